@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+import { ToolError } from './errors.js';
+
+/** Longest JSON text of a call's arguments rho accepts. */
+export const maxArgumentBytes = 1024 * 1024;
+
+function fieldName(issuePath: readonly PropertyKey[]): string {
+  return issuePath.length === 0 ? '(arguments)' : issuePath.map(String).join('.');
+}
+
+/** Formats zod issues as `field: message` lines, each naming the field. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys') return `${fieldName(issue.path)}: unknown field(s) ${issue.keys.join(', ')}`;
+      return `${fieldName(issue.path)}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/** Parses a call's untrusted arguments against its tool's strict schema. */
+export function parseArguments<S extends z.ZodType>(tool: string, schema: S, rawArgs: unknown): z.infer<S> {
+  let size: number;
+  try {
+    size = Buffer.byteLength(JSON.stringify(rawArgs ?? {}));
+  } catch (cause) {
+    throw new ToolError('invalid_arguments', `${tool}: arguments are not JSON data`, { cause });
+  }
+  if (size > maxArgumentBytes) throw new ToolError('invalid_arguments', `${tool}: arguments are ${size} bytes, over the ${maxArgumentBytes}-byte limit`);
+  const parsed = schema.safeParse(rawArgs ?? {});
+  if (!parsed.success) {
+    throw new ToolError('invalid_arguments', `${tool}: invalid arguments: ${describeIssues(parsed.error.issues)}`, {
+      details: { fields: parsed.error.issues.map((issue) => fieldName(issue.path)) },
+    });
+  }
+  return parsed.data;
+}

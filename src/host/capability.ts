@@ -1,0 +1,172 @@
+import type { ResolvedPath } from './workspace.js';
+
+/** How a child process's environment is built from the host's. */
+export type EnvMode =
+  | { mode: 'inherit' }
+  | { mode: 'empty' }
+  | { mode: 'inherit_except'; names: readonly string[] }
+  | { mode: 'inherit_only'; names: readonly string[] };
+
+export interface ExecutableSelection {
+  /** As written in the call. */
+  requested: string;
+  /** Absolute path the process will run. */
+  resolved: string;
+  /** `exact` when the call named a path, `path_search` when it was looked up on PATH. */
+  lookup: 'exact' | 'path_search';
+}
+
+interface ProcessFacts {
+  cwd: string;
+  executable: ExecutableSelection;
+  /** Arguments after the executable. */
+  argv: readonly string[];
+  envMode: EnvMode;
+  /** Names of variables the call sets explicitly (values are never part of a request). */
+  envNames: readonly string[];
+  outputLimitBytes: number;
+  wallLimitMs: number;
+}
+
+export interface ReadRequest {
+  class: 'read';
+  path: ResolvedPath;
+  target: 'file' | 'tree';
+}
+
+export interface WriteRequest {
+  class: 'write';
+  path: ResolvedPath;
+}
+
+export interface ProcessRequest extends ProcessFacts {
+  class: 'process';
+  invocation: 'direct';
+}
+
+export interface ShellRequest extends ProcessFacts {
+  class: 'shell';
+  invocation: 'shell';
+  shell: 'sh' | 'bash';
+  script: string;
+}
+
+export interface NetworkRequest {
+  class: 'network';
+  method: string;
+  scheme: 'http' | 'https';
+  /** Normalized host with a non-default port (`example.org`, `127.0.0.1:8080`). */
+  host: string;
+  /** scheme://host/path — never user info or a query string. */
+  url: string;
+}
+
+export interface NetworkToolRequest {
+  class: 'network_tool';
+  tool: string;
+}
+
+export interface SkillRequest {
+  class: 'skill';
+  name: string;
+  path: ResolvedPath;
+}
+
+export interface InstructionsRequest {
+  class: 'instructions';
+  path: ResolvedPath;
+}
+
+export type CapabilityRequest =
+  | ReadRequest
+  | WriteRequest
+  | ProcessRequest
+  | ShellRequest
+  | NetworkRequest
+  | NetworkToolRequest
+  | SkillRequest
+  | InstructionsRequest;
+
+export type CapabilityClass = CapabilityRequest['class'];
+
+export const capabilityClasses: readonly CapabilityClass[] = [
+  'read',
+  'write',
+  'process',
+  'shell',
+  'network',
+  'network_tool',
+  'skill',
+  'instructions',
+];
+
+/** Rule names that exist only as policy rules, not as request classes. */
+export type RuleClass = CapabilityClass | 'outside';
+
+function quoteIfNeeded(part: string): string {
+  return /^[\w./@:+,=-]+$/.test(part) ? part : JSON.stringify(part);
+}
+
+/** The path a path-bearing request is matched and displayed by (relative inside its root). */
+export function displayPath(resolved: ResolvedPath): string {
+  if (resolved.scope === 'workspace') return resolved.relativeToRoot() || '.';
+  return resolved.canonical;
+}
+
+function commandLine(request: ProcessRequest): string {
+  return [request.executable.requested, ...request.argv].map(quoteIfNeeded).join(' ');
+}
+
+/** One line a person reads: what the request would do. */
+export function describeRequest(request: CapabilityRequest): string {
+  switch (request.class) {
+    case 'read':
+      return `read ${request.target === 'tree' ? 'directory tree' : 'file'} ${displayPath(request.path)}`;
+    case 'write':
+      return `write ${displayPath(request.path)}${request.path.state === 'missing' ? ' (new)' : ''}`;
+    case 'process':
+      return `run ${commandLine(request)}`;
+    case 'shell':
+      return `run ${request.shell} script`;
+    case 'network':
+      return `${request.method} ${request.url}`;
+    case 'network_tool':
+      return `network access managed by tool ${request.tool}`;
+    case 'skill':
+      return `load skill ${request.name}`;
+    case 'instructions':
+      return `read instructions ${displayPath(request.path)}`;
+  }
+}
+
+/**
+ * The narrowest rule that grants this exact request, in the syntax of `--allow`/`--approve`.
+ * Used by every denial message so a person can copy it.
+ */
+export function grantingRule(request: CapabilityRequest): string {
+  switch (request.class) {
+    case 'read':
+    case 'write':
+    case 'instructions': {
+      const target = request.class === 'instructions' ? undefined : displayPath(request.path);
+      if (request.class === 'instructions') return 'instructions';
+      const glob = request.class === 'read' && request.target === 'tree' ? `${target === '.' ? '' : `${target}/`}**` : target;
+      return `${request.class}(${glob})`;
+    }
+    case 'process':
+      return `process(${commandLine(request)})`;
+    case 'shell':
+      return 'shell';
+    case 'network':
+      return `network(${request.host})`;
+    case 'network_tool':
+      return `network_tool(${request.tool})`;
+    case 'skill':
+      return `skill(${request.name})`;
+  }
+}
+
+/** Whether the request touches a path outside the primary workspace (and so also needs `outside`). */
+export function isOutsideWorkspace(request: CapabilityRequest): boolean {
+  return 'path' in request && request.path.scope !== 'workspace';
+}

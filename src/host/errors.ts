@@ -1,0 +1,58 @@
+/**
+ * Typed errors. Every failure rho reports carries a `kind` a script can switch on and a
+ * message that says what was refused and how to fix it.
+ */
+export const toolErrorKinds = [
+  'invalid_arguments',
+  'unknown_tool',
+  'policy_denied',
+  'hook_denied',
+  'approval_denied',
+  'cancelled',
+  'interrupted',
+  'timeout',
+  'path_refused',
+  'not_found',
+  'conflict',
+  'execution_failed',
+  'unsupported',
+  'internal',
+] as const;
+
+export type ToolErrorKind = (typeof toolErrorKinds)[number];
+
+/** Kinds that mean "an authority said no"; a run failed by one of them exits 3. */
+export const denialKinds: ReadonlySet<ToolErrorKind> = new Set(['policy_denied', 'hook_denied', 'approval_denied']);
+
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+  readonly kind: ToolErrorKind;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(kind: ToolErrorKind, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.details = options.details ?? {};
+  }
+
+  toJSON(): { kind: ToolErrorKind; message: string } {
+    return { kind: this.kind, message: this.message };
+  }
+}
+
+/** Turns anything thrown inside a tool into a ToolError, keeping typed errors as they are. */
+export function toToolError(thrown: unknown, fallbackKind: ToolErrorKind = 'execution_failed'): ToolError {
+  if (thrown instanceof ToolError) return thrown;
+  if (thrown instanceof Error) return new ToolError(fallbackKind, thrown.message, { cause: thrown });
+  return new ToolError(fallbackKind, `tool failed: ${String(thrown)}`, { cause: thrown });
+}
+
+/** A fault of the host or of its input (bad workflow, bad configuration): not a tool result. */
+export class HostError extends Error {
+  override readonly name = 'HostError';
+  readonly kind: string;
+  constructor(kind: string, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+  }
+}

@@ -1,0 +1,39 @@
+import type { CapabilityRequest } from './capability.js';
+import type { ResourceAccess } from './resources.js';
+import type { ExecuteContext, Tool, ToolContext, ToolOutput } from './tool.js';
+
+/** One call as the caller wrote it. */
+export interface ToolCall {
+  id: string;
+  tool: string;
+  args: unknown;
+  stepId?: string;
+  /** Per-call wall limit; the tool's own default when absent. */
+  timeoutMs?: number;
+}
+
+/**
+ * A call after preparation: arguments parsed, paths and executables resolved, and what it will
+ * ask for and touch declared. `resources` undefined means the call is exclusive (a barrier).
+ */
+export type PreparedCall =
+  | {
+      kind: 'planned';
+      call: ToolCall;
+      tool: Tool;
+      timeoutMs: number;
+      requests: readonly CapabilityRequest[];
+      resources: readonly ResourceAccess[];
+      summary: string | undefined;
+      execute(ctx: ExecuteContext): Promise<ToolOutput>;
+    }
+  | {
+      kind: 'exclusive';
+      call: ToolCall;
+      tool: Tool;
+      timeoutMs: number;
+      requests: readonly [];
+      resources: undefined;
+      summary: undefined;
+      run(ctx: ToolContext): Promise<ToolOutput>;
+    };

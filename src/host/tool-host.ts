@@ -1,0 +1,220 @@
+import { parseArguments } from './arguments.js';
+import type { Approver } from './approval.js';
+import { Authorizer, type ScriptedApprovals } from './authorization.js';
+import type { CapabilityRequest } from './capability.js';
+import { Deadline } from './deadline.js';
+import { ToolError, toToolError, denialKinds } from './errors.js';
+import type { AuditRecord, EventSink, HostEvent } from './events.js';
+import type { PreToolGate } from './gates.js';
+import type { HostInput, HostInputResponse, Questioner } from './host-input.js';
+import type { Policy } from './policy.js';
+import type { PreparedCall, ToolCall } from './prepared-call.js';
+import type { ToolRegistry } from './registry.js';
+import type { ExecuteContext, HostEnvironment, ToolOutput, ToolResult, ToolStatus } from './tool.js';
+import type { Workspace } from './workspace.js';
+
+export interface ToolHostOptions {
+  workspace: Workspace;
+  policy: Policy;
+  tools: ToolRegistry;
+  environment: HostEnvironment;
+  approver?: Approver;
+  scripted?: ScriptedApprovals;
+  questioner?: Questioner;
+  gates?: readonly PreToolGate[];
+  onEvent?: EventSink;
+}
+
+/** Why a signal was aborted: an interrupt (SIGINT) is reported differently from a cancellation. */
+export const interruptReason = 'interrupt';
+
+/**
+ * Runs registered tools without a model: every call is prepared, authorized (policy → gates →
+ * remembered → scripted → approver), executed with a limit, and reported as a typed result.
+ */
+export class ToolHost {
+  readonly workspace: Workspace;
+  readonly tools: ToolRegistry;
+  private readonly authorizer: Authorizer;
+  private readonly listeners: EventSink[] = [];
+
+  constructor(private readonly options: ToolHostOptions) {
+    this.workspace = options.workspace;
+    this.tools = options.tools;
+    if (options.onEvent) this.listeners.push(options.onEvent);
+    this.authorizer = new Authorizer({
+      policy: options.policy,
+      workspaceRoot: options.workspace.root,
+      gates: options.gates ?? [],
+      scripted: options.scripted ?? { rules: [], yes: false },
+      approver: options.approver,
+      emit: (event) => this.emit(event),
+    });
+  }
+
+  /** Adds an event listener; returns a function that removes it. */
+  subscribe(listener: EventSink): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index >= 0) this.listeners.splice(index, 1);
+    };
+  }
+
+  auditSnapshot(): readonly AuditRecord[] {
+    return this.authorizer.auditSnapshot();
+  }
+
+  /** Runs one call to completion: prepare → authorize → execute → finish. Never throws for a tool's failure. */
+  async invoke(call: ToolCall, signal: AbortSignal = new AbortController().signal): Promise<ToolResult> {
+    const startedAt = performance.now();
+    const prepared = await this.prepare(call, signal);
+    if (prepared instanceof ToolError) return this.finish(call, failed(call, prepared, signal), startedAt);
+    const denial = await this.authorize(prepared, signal);
+    if (denial) return this.finish(call, failed(call, denial, signal), startedAt);
+    return this.execute(prepared, signal, startedAt);
+  }
+
+  /** Parses and resolves a call once; returns the typed error instead of throwing. */
+  async prepare(call: ToolCall, signal: AbortSignal): Promise<PreparedCall | ToolError> {
+    const tool = this.tools.get(call.tool);
+    if (!tool) return new ToolError('unknown_tool', `no tool named ${call.tool} is registered`);
+    const timeoutMs = call.timeoutMs ?? tool.timeoutMs;
+    try {
+      const args = parseArguments(tool.name, tool.schema, call.args);
+      if (!('prepare' in tool) || tool.executionPolicy !== 'resource-aware') {
+        if (!('run' in tool)) throw new ToolError('internal', `tool ${call.tool} has neither prepare nor run`);
+        const run = tool.run.bind(tool, args);
+        return { kind: 'exclusive', call, tool, timeoutMs, requests: [], resources: undefined, summary: undefined, run };
+      }
+      const plan = await tool.prepare(args, {
+        callId: call.id,
+        stepId: call.stepId,
+        workspace: this.workspace,
+        host: this.options.environment,
+        signal,
+        timeoutMs,
+      });
+      return { kind: 'planned', call, tool, timeoutMs, ...plan, summary: plan.summary };
+    } catch (thrown) {
+      return toToolError(thrown, 'invalid_arguments');
+    }
+  }
+
+  /** Authorizes every request a planned call declared, in order; the first refusal is returned. */
+  async authorize(prepared: PreparedCall, signal: AbortSignal): Promise<ToolError | undefined> {
+    for (const request of prepared.requests) {
+      try {
+        await this.authorizeOne(prepared.call, request, signal);
+      } catch (thrown) {
+        return toToolError(thrown, 'policy_denied');
+      }
+    }
+    return undefined;
+  }
+
+  /** Executes an authorized call under its wall limit and reports its result. */
+  async execute(prepared: PreparedCall, signal: AbortSignal, startedAt = performance.now()): Promise<ToolResult> {
+    const { call } = prepared;
+    this.emit({ type: 'call_started', callId: call.id, stepId: call.stepId, tool: call.tool });
+    const deadline = new Deadline(prepared.timeoutMs);
+    const callSignal = AbortSignal.any([signal, deadline.signal]);
+    const context = this.executeContext(call, prepared.timeoutMs, callSignal, deadline);
+    try {
+      const work =
+        prepared.kind === 'planned'
+          ? prepared.execute(context)
+          : prepared.run({ ...context, authorize: (request) => this.authorizeOne(call, request, callSignal) });
+      const output = await raceAbort(work, callSignal);
+      return this.finish(call, { status: 'success', output }, startedAt);
+    } catch (thrown) {
+      const error = deadline.expired
+        ? new ToolError('timeout', `${call.tool} did not finish within ${formatMs(prepared.timeoutMs)}`)
+        : toToolError(thrown);
+      return this.finish(call, failed(call, error, signal), startedAt);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  private executeContext(call: ToolCall, timeoutMs: number, signal: AbortSignal, deadline: Deadline): ExecuteContext {
+    return {
+      callId: call.id,
+      stepId: call.stepId,
+      workspace: this.workspace,
+      host: this.options.environment,
+      signal,
+      timeoutMs,
+      progress: (update) => this.emit({ type: 'call_progress', callId: call.id, stepId: call.stepId, ...update }),
+      ask: (input) => this.ask(call, input, signal, deadline),
+    };
+  }
+
+  private async ask(call: ToolCall, input: HostInput, signal: AbortSignal, deadline: Deadline): Promise<HostInputResponse> {
+    const questioner = this.options.questioner;
+    if (!questioner) throw new ToolError('unsupported', `${call.tool} asked a question, but this host has no way to ask one`);
+    this.emit({ type: 'question_asked', callId: call.id, stepId: call.stepId, questionIds: input.questions.map((q) => q.id) });
+    deadline.pause();
+    try {
+      const response = await questioner.ask({ ...input, callId: call.id, stepId: call.stepId, tool: call.tool }, signal);
+      this.emit({ type: 'question_answered', callId: call.id, stepId: call.stepId, source: response.source });
+      return response;
+    } finally {
+      deadline.resume();
+    }
+  }
+
+  private authorizeOne(call: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
+    return this.authorizer.authorize({ callId: call.id, stepId: call.stepId, tool: call.tool }, request, signal);
+  }
+
+  private finish(call: ToolCall, outcome: Pick<ToolResult, 'status' | 'output' | 'error'>, startedAt: number): ToolResult {
+    const result: ToolResult = { callId: call.id, tool: call.tool, ...outcome, durationMs: performance.now() - startedAt };
+    this.emit({ type: 'call_finished', callId: call.id, stepId: call.stepId, result });
+    return result;
+  }
+
+  private emit(event: HostEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+/** The result of a call that did not succeed, with the status its error implies. */
+export function failed(call: ToolCall, error: ToolError, signal: AbortSignal): Pick<ToolResult, 'status' | 'error'> {
+  let status: ToolStatus = 'failure';
+  if (denialKinds.has(error.kind)) status = 'denied';
+  else if (signal.aborted) status = signal.reason === interruptReason ? 'interrupted' : 'cancelled';
+  else if (error.kind === 'cancelled') status = 'cancelled';
+  return { status, error: signal.aborted && !denialKinds.has(error.kind) ? cancellationError(call, signal) : error };
+}
+
+function cancellationError(call: ToolCall, signal: AbortSignal): ToolError {
+  return signal.reason === interruptReason
+    ? new ToolError('interrupted', `${call.tool} was interrupted`)
+    : new ToolError('cancelled', `${call.tool} was cancelled`);
+}
+
+/** Settles with the work, or rejects as soon as the signal aborts (a tool that ignores it cannot hang the run). */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+export function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+export type { ToolOutput };

@@ -1,0 +1,141 @@
+import type { z } from 'zod';
+import type { CapabilityClass, CapabilityRequest } from './capability.js';
+import type { ToolError } from './errors.js';
+import type { HostInput, HostInputResponse } from './host-input.js';
+import type { ResourceAccess } from './resources.js';
+import type { Workspace } from './workspace.js';
+
+export type ToolOrigin = 'built-in' | 'host';
+/** `exclusive`: runs alone, a barrier in model order. `resource-aware`: declares what it touches. */
+export type ExecutionPolicy = 'exclusive' | 'resource-aware';
+export type ExecutionMode = 'sync' | 'async';
+
+export const defaultToolTimeoutMs = 30_000;
+
+export interface ImageContent {
+  mediaType: string;
+  /** base64 */
+  data: string;
+}
+
+/** What a successful tool call returns. `text` is the step's `output`, `data` its structured result. */
+export interface ToolOutput {
+  text: string;
+  data?: unknown;
+  images?: readonly ImageContent[];
+  /** Presentation values (diffs, summaries): never used to authorize anything. */
+  metadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface ToolProgress {
+  message: string;
+  stream?: 'stdout' | 'stderr';
+}
+
+/** Facts about the host that tools may use: rho's `src/host` never reads the process's globals. */
+export interface HostEnvironment {
+  /** The environment a child process may inherit from (already scrubbed of nothing: tools scrub). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Names of `secrets:` the workflow passes to processes. */
+  secretNames: readonly string[];
+  /** Default environment mode for processes (the workflow's `policy.process_env`). */
+  processEnv: import('./capability.js').EnvMode;
+}
+
+/** Context available while a call is prepared: resolution only, no side effects. */
+export interface PrepareContext {
+  callId: string;
+  stepId: string | undefined;
+  workspace: Workspace;
+  host: HostEnvironment;
+  signal: AbortSignal;
+  /** The per-call wall limit the host will enforce (step `timeout` or the tool's default). */
+  timeoutMs: number;
+}
+
+/** Context for executing an authorized call: it has no way to authorize anything further. */
+export interface ExecuteContext {
+  callId: string;
+  stepId: string | undefined;
+  workspace: Workspace;
+  host: HostEnvironment;
+  signal: AbortSignal;
+  timeoutMs: number;
+  progress(update: ToolProgress): void;
+  /** Ask a person (or the scripted answers) questions; time spent here does not count against the timeout. */
+  ask(input: HostInput): Promise<HostInputResponse>;
+}
+
+/** Context for an exclusive tool that authorizes as it goes. */
+export interface ToolContext extends ExecuteContext {
+  authorize(request: CapabilityRequest): Promise<void>;
+}
+
+/** The result of preparing a resource-aware call: everything it will need, declared up front. */
+export interface PreparedExecution {
+  requests: readonly CapabilityRequest[];
+  resources: readonly ResourceAccess[];
+  /** One short line for progress displays (never used to authorize). */
+  summary?: string;
+  execute(ctx: ExecuteContext): Promise<ToolOutput>;
+}
+
+interface ToolDefinitionBase<S extends z.ZodType> {
+  name: string;
+  description: string;
+  /** Strict zod schema of the arguments: the single source of validation, types and JSON Schema. */
+  schema: S;
+  origin?: ToolOrigin;
+  /** Capability classes the tool enforces (inspectable metadata, not a sandbox). */
+  classes?: readonly CapabilityClass[];
+  mode?: ExecutionMode;
+  timeoutMs?: number;
+  /** Checks the tool works, without side effects outside the given temp dir. */
+  selftest?(tempDir: string): Promise<void>;
+}
+
+export interface ResourceAwareToolDefinition<S extends z.ZodType> extends ToolDefinitionBase<S> {
+  executionPolicy: 'resource-aware';
+  prepare(args: z.infer<S>, ctx: PrepareContext): Promise<PreparedExecution>;
+}
+
+export interface ExclusiveToolDefinition<S extends z.ZodType> extends ToolDefinitionBase<S> {
+  executionPolicy?: 'exclusive';
+  run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+export type ToolDefinition<S extends z.ZodType = z.ZodType> = ResourceAwareToolDefinition<S> | ExclusiveToolDefinition<S>;
+
+/** A registered tool with every default filled in. */
+export type Tool<S extends z.ZodType = z.ZodType> = ToolDefinition<S> & {
+  origin: ToolOrigin;
+  classes: readonly CapabilityClass[];
+  executionPolicy: ExecutionPolicy;
+  mode: ExecutionMode;
+  timeoutMs: number;
+};
+
+export function defineTool<S extends z.ZodType>(definition: ResourceAwareToolDefinition<S>): Tool<S>;
+export function defineTool<S extends z.ZodType>(definition: ExclusiveToolDefinition<S>): Tool<S>;
+export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<S> {
+  return {
+    ...definition,
+    origin: definition.origin ?? 'host',
+    classes: definition.classes ?? [],
+    executionPolicy: definition.executionPolicy ?? 'exclusive',
+    mode: definition.mode ?? 'sync',
+    timeoutMs: definition.timeoutMs ?? defaultToolTimeoutMs,
+  } as Tool<S>;
+}
+
+export type ToolStatus = 'success' | 'failure' | 'denied' | 'cancelled' | 'interrupted';
+
+/** The outcome of one call. Success and failure share this shape; only host faults throw. */
+export interface ToolResult {
+  callId: string;
+  tool: string;
+  status: ToolStatus;
+  output?: ToolOutput;
+  error?: ToolError;
+  durationMs: number;
+}
