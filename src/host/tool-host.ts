@@ -6,10 +6,11 @@ import { Deadline } from './deadline.js';
 import { ToolError, toToolError, denialKinds } from './errors.js';
 import type { AuditRecord, EventSink, HostEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
-import type { HostInput, HostInputResponse, Questioner } from './host-input.js';
+import { isHostInput, validateHostInputResponse, type HostInput, type HostInputResponse, type Questioner } from './host-input.js';
 import type { Policy } from './policy.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
 import type { ToolRegistry } from './registry.js';
+import { SessionState } from './session-state.js';
 import type { ExecuteContext, HostEnvironment, ToolOutput, ToolResult, ToolStatus } from './tool.js';
 import type { Workspace } from './workspace.js';
 
@@ -35,6 +36,8 @@ export const interruptReason = 'interrupt';
 export class ToolHost {
   readonly workspace: Workspace;
   readonly tools: ToolRegistry;
+  /** State shared by this host's calls (background processes), cleaned up by `dispose()`. */
+  readonly session = new SessionState();
   private readonly authorizer: Authorizer;
   private readonly listeners: EventSink[] = [];
 
@@ -65,13 +68,18 @@ export class ToolHost {
     return this.authorizer.auditSnapshot();
   }
 
+  /** Ends the run's session: stops what calls left running and returns notices about it. */
+  dispose(): Promise<readonly string[]> {
+    return this.session.dispose();
+  }
+
   /** Runs one call to completion: prepare → authorize → execute → finish. Never throws for a tool's failure. */
   async invoke(call: ToolCall, signal: AbortSignal = new AbortController().signal): Promise<ToolResult> {
     const startedAt = performance.now();
     const prepared = await this.prepare(call, signal);
-    if (prepared instanceof ToolError) return this.finish(call, failed(call, prepared, signal), startedAt);
+    if (prepared instanceof ToolError) return this.reportFailure(call, prepared, signal, startedAt);
     const denial = await this.authorize(prepared, signal);
-    if (denial) return this.finish(call, failed(call, denial, signal), startedAt);
+    if (denial) return this.reportFailure(call, denial, signal, startedAt);
     return this.execute(prepared, signal, startedAt);
   }
 
@@ -94,6 +102,7 @@ export class ToolHost {
         host: this.options.environment,
         signal,
         timeoutMs,
+        session: this.session,
       });
       return { kind: 'planned', call, tool, timeoutMs, ...plan, summary: plan.summary };
     } catch (thrown) {
@@ -137,6 +146,11 @@ export class ToolHost {
     }
   }
 
+  /** Reports a call that failed before it executed (preparation, authorization, scheduling). */
+  reportFailure(call: ToolCall, error: ToolError, signal: AbortSignal, startedAt = performance.now()): ToolResult {
+    return this.finish(call, failed(call, error, signal), startedAt);
+  }
+
   private executeContext(call: ToolCall, timeoutMs: number, signal: AbortSignal, deadline: Deadline): ExecuteContext {
     return {
       callId: call.id,
@@ -145,6 +159,7 @@ export class ToolHost {
       host: this.options.environment,
       signal,
       timeoutMs,
+      session: this.session,
       progress: (update) => this.emit({ type: 'call_progress', callId: call.id, stepId: call.stepId, ...update }),
       ask: (input) => this.ask(call, input, signal, deadline),
     };
@@ -153,10 +168,11 @@ export class ToolHost {
   private async ask(call: ToolCall, input: HostInput, signal: AbortSignal, deadline: Deadline): Promise<HostInputResponse> {
     const questioner = this.options.questioner;
     if (!questioner) throw new ToolError('unsupported', `${call.tool} asked a question, but this host has no way to ask one`);
+    if (!isHostInput(input)) throw new ToolError('internal', `${call.tool} asked questions that were not built with createHostInput`);
     this.emit({ type: 'question_asked', callId: call.id, stepId: call.stepId, questionIds: input.questions.map((q) => q.id) });
     deadline.pause();
     try {
-      const response = await questioner.ask({ ...input, callId: call.id, stepId: call.stepId, tool: call.tool }, signal);
+      const response = validateHostInputResponse(input, await questioner.ask({ ...input, callId: call.id, stepId: call.stepId, tool: call.tool }, signal));
       this.emit({ type: 'question_answered', callId: call.id, stepId: call.stepId, source: response.source });
       return response;
     } finally {

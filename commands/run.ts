@@ -1,0 +1,47 @@
+import { Args, Command } from '@oclif/core';
+import { readCliEnvironment } from '../src/ui/cli/environment.js';
+import { runFlags } from '../src/ui/cli/run-flags.js';
+import { runWorkflowCommand } from '../src/ui/cli/run-workflow.js';
+import type { OutputMode } from '../src/ui/render/choose.js';
+
+export default class Run extends Command {
+  static override summary = 'Run a workflow.';
+  static override description = `Every step is a tool call that goes through rho's ToolHost: strict argument parsing, a default-deny policy, hooks, approvals and resource-aware scheduling.
+
+Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothing ran), 3 a step was denied, 124 --timeout expired, 130 interrupted.`;
+
+  static override examples = [
+    '<%= config.bin %> run workflows/hello.yml',
+    `<%= config.bin %> run release.yml -i tag=v1.2.0 --allow 'write(dist/**)' --approve 'process(npm publish)'`,
+    '<%= config.bin %> run ci.yml -j 4 --output plain --timeout 10m',
+  ];
+
+  static override args = {
+    workflow: Args.string({ description: 'Workflow file (YAML)', required: true }),
+  };
+
+  static override flags = runFlags;
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Run);
+    const code = await runWorkflowCommand(
+      {
+        file: args.workflow,
+        ...(flags.workspace !== undefined && { workspace: flags.workspace }),
+        ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
+        inputs: flags.input,
+        allow: flags.allow,
+        ask: flags.ask,
+        deny: flags.deny,
+        approve: flags.approve,
+        yes: flags.yes,
+        noInput: flags['no-input'],
+        output: flags.output as OutputMode,
+        ...(flags.timeout !== undefined && { timeout: flags.timeout }),
+      },
+      readCliEnvironment(),
+      { stdout: process.stdout, stderr: process.stderr },
+    );
+    if (code !== 0) this.exit(code);
+  }
+}

@@ -1,0 +1,18 @@
+import { Args, Command } from '@oclif/core';
+import { validateWorkflowFiles } from '../src/ui/cli/validate-files.js';
+
+export default class Validate extends Command {
+  static override summary = 'Check workflow files without running anything.';
+  static override description =
+    'Prints every problem as FILE:LINE:COL: message and exits 2 when any file is invalid: YAML syntax, the schema, unique step ids, references to earlier steps, unknown tools, tool arguments, expressions and policy rules.';
+
+  static override examples = ['<%= config.bin %> validate workflows/hello.yml', '<%= config.bin %> validate workflows/*.yml'];
+  static override strict = false;
+  static override args = { workflow: Args.string({ description: 'Workflow file(s) to check', required: true }) };
+
+  async run(): Promise<void> {
+    const { argv } = await this.parse(Validate);
+    const code = await validateWorkflowFiles(argv as string[], { stdout: process.stdout, stderr: process.stderr });
+    if (code !== 0) this.exit(code);
+  }
+}

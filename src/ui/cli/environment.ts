@@ -1,0 +1,18 @@
+/** Facts about where the CLI runs, read once from the process (never inside src/host). */
+export interface CliEnvironment {
+  env: Readonly<Record<string, string | undefined>>;
+  ci: boolean;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+}
+
+export function readCliEnvironment(): CliEnvironment {
+  const env = { ...process.env };
+  const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
+  return { env, ci, stdinIsTTY: process.stdin.isTTY === true, stdoutIsTTY: process.stdout.isTTY === true };
+}
+
+/** Whether anyone can be asked anything: a TTY on stdin, not CI, and not --no-input. */
+export function canPrompt(environment: CliEnvironment, noInput: boolean): boolean {
+  return environment.stdinIsTTY && !environment.ci && !noInput;
+}

@@ -1,0 +1,54 @@
+import type { RunEvent, StepStatus } from '../../workflow/events.js';
+
+type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
+type RunFinished = Extract<RunEvent, { type: 'run_finished' }>;
+
+export const statusSymbol: Readonly<Record<StepStatus, string>> = {
+  success: '✔',
+  failure: '✖',
+  denied: '⛔',
+  skipped: '↷',
+  cancelled: '◌',
+  interrupted: '⏹',
+};
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  return `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
+}
+
+/** One line describing how a step ended. */
+export function describeFinish(event: StepFinished): string {
+  const base = `${statusSymbol[event.status]} ${event.status} (${formatDuration(event.durationMs)})`;
+  const note = event.continueOnError ? ' [continue_on_error]' : '';
+  if (event.error) return `${base}${note}: ${event.error.message}`;
+  if (event.reason) return `${base}: ${event.reason}`;
+  return base;
+}
+
+/**
+ * The end-of-run summary: the first failure named first, then every step in model order with
+ * its status and duration.
+ */
+export function formatSummary(finished: readonly StepFinished[], run: RunFinished, names: ReadonlyMap<string, string>): string[] {
+  const lines: string[] = [];
+  const first = finished.find((event) => event.stepId === run.firstFailure);
+  if (first) lines.push(`First failure: ${first.stepId} — ${first.error?.message ?? first.status}`);
+  const width = Math.max(...finished.map((event) => event.stepId.length), 4);
+  lines.push('Summary:');
+  for (const event of [...finished].sort((a, b) => a.index - b.index)) {
+    const name = names.get(event.stepId);
+    const label = name && name !== event.stepId ? ` ${name}` : '';
+    const because = event.status === 'skipped' || event.status === 'cancelled' ? (event.reason ? ` (${event.reason})` : '') : '';
+    lines.push(
+      `  ${statusSymbol[event.status]} ${event.stepId.padEnd(width)}  ${event.status.padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
+    );
+  }
+  const counts = Object.entries(run.counts)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => `${count} ${status}`)
+    .join(', ');
+  lines.push(`Result: exit ${run.exitCode} (${counts}) in ${formatDuration(run.durationMs)}`);
+  return lines;
+}

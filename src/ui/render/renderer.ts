@@ -1,0 +1,13 @@
+import type { RunEvent } from '../../workflow/events.js';
+
+/** Shows a run to a person or a log. It only draws: the runner owns order and concurrency. */
+export interface Renderer {
+  handle(event: RunEvent): void;
+  /** Resolves once everything has been drawn (called after run_finished). */
+  close(): Promise<void>;
+}
+
+/** Where text goes; `write` receives whole lines (with their newline). */
+export interface TextSink {
+  write(text: string): void;
+}

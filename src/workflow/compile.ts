@@ -1,0 +1,204 @@
+import type { z } from 'zod';
+import { describeIssues } from '../host/arguments.js';
+import type { ToolRegistry } from '../host/registry.js';
+import { parseRule } from '../host/rules.js';
+import { parseDuration } from './duration.js';
+import {
+  ExpressionError,
+  isLiteralTemplate,
+  parseTemplate,
+  templateReferences,
+  walkTemplates,
+  type Template,
+} from './expressions/index.js';
+import type { CompiledStep, CompiledWorkflow } from './model.js';
+import type { Problem } from './problems.js';
+import { workflowSchema, type StepFile, type WorkflowFile } from './schema.js';
+import type { NodePath, WorkflowSource } from './source.js';
+import { closestNames } from './suggest.js';
+
+/** Keys the format accepts whose behaviour this build of rho does not provide. */
+const unsupportedKeys: readonly (keyof WorkflowFile)[] = ['hooks', 'tools'];
+
+/**
+ * Validates a parsed workflow and compiles it for the runner. Every problem is collected in one
+ * pass, each located in the file.
+ */
+export function compileWorkflow(source: WorkflowSource, tools: ToolRegistry): { workflow?: CompiledWorkflow; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const report = (nodePath: NodePath, message: string, options: { key?: boolean } = {}) =>
+    problems.push({ file: source.file, ...source.position(nodePath, options), message });
+
+  const parsed = workflowSchema.safeParse(source.toData());
+  if (!parsed.success) {
+    reportSchemaIssues(parsed.error.issues, report);
+    return { problems };
+  }
+  const file = parsed.data;
+  for (const key of unsupportedKeys) {
+    if (file[key] !== undefined) report([key], `"${key}" is not supported yet by this version of rho`, { key: true });
+  }
+  for (const list of ['allow', 'ask', 'deny'] as const) {
+    file.policy?.[list]?.forEach((rule, index) => {
+      try {
+        parseRule(rule);
+      } catch (error) {
+        report(['policy', list, index], (error as Error).message);
+      }
+    });
+  }
+  const steps = compileSteps(source, file, tools, problems);
+  return problems.length > 0 ? { problems } : { workflow: { source, file, steps }, problems };
+}
+
+function reportSchemaIssues(
+  issues: readonly z.core.$ZodIssue[],
+  report: (nodePath: NodePath, message: string, options?: { key?: boolean }) => void,
+): void {
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) report([...issue.path, key], `unknown key "${key}"`, { key: true });
+      continue;
+    }
+    const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    report(issue.path, `${where}${describeIssues([issue]).replace(/^[^:]*: /, '')}`);
+  }
+}
+
+interface StepContext {
+  source: WorkflowSource;
+  file: WorkflowFile;
+  tools: ToolRegistry;
+  problems: Problem[];
+  indexById: Map<string, number>;
+}
+
+function compileSteps(source: WorkflowSource, file: WorkflowFile, tools: ToolRegistry, problems: Problem[]): CompiledStep[] {
+  const context: StepContext = { source, file, tools, problems, indexById: new Map() };
+  const compiled: CompiledStep[] = [];
+  file.steps.forEach((step, index) => {
+    if (context.indexById.has(step.id)) {
+      reportAt(context, ['steps', index, 'id'], `duplicate step id "${step.id}" (first used by step ${context.indexById.get(step.id)! + 1})`);
+    }
+    const result = compileStep(context, step, index);
+    if (result) compiled.push(result);
+    if (!context.indexById.has(step.id)) context.indexById.set(step.id, index);
+  });
+  return compiled;
+}
+
+function reportAt(context: StepContext, nodePath: NodePath, message: string, offset?: number): void {
+  const position = offset === undefined ? context.source.position(nodePath) : context.source.positionInString(nodePath, offset);
+  context.problems.push({ file: context.source.file, ...position, message });
+}
+
+function compileStep(context: StepContext, step: StepFile, index: number): CompiledStep | undefined {
+  const at = (...rest: PropertyKey[]): NodePath => ['steps', index, ...rest];
+  const before = context.problems.length;
+  const dependencies = new Set<number>();
+  const needs = step.needs === undefined ? [] : Array.isArray(step.needs) ? step.needs : [step.needs];
+  needs.forEach((id, position) => {
+    const target = resolveEarlierStep(context, id, step.id);
+    if (typeof target === 'string') reportAt(context, Array.isArray(step.needs) ? at('needs', position) : at('needs'), target);
+    else dependencies.add(target);
+  });
+
+  const tool = context.tools.get(step.tool);
+  if (!tool) {
+    const suggestions = closestNames(step.tool, context.tools.names());
+    const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((name) => `"${name}"`).join(' or ')}?` : '';
+    reportAt(context, at('tool'), `unknown tool "${step.tool}"${hint}`);
+  }
+
+  let withHasExpressions = false;
+  walkTemplates(step.with ?? {}, (text, valuePath) => {
+    const template = parseOrReport(context, text, at('with', ...valuePath));
+    if (template && !isLiteralTemplate(template)) {
+      withHasExpressions = true;
+      checkReferences(context, template, at('with', ...valuePath), step.id, dependencies);
+    }
+  });
+
+  let condition: Template | boolean | undefined = step.if;
+  let conditionUsesStatus = false;
+  if (typeof step.if === 'string') {
+    const text = /\$\{\{/.test(step.if) ? step.if : `\${{ ${step.if} }}`;
+    const template = parseOrReport(context, text, at('if'), text === step.if ? 0 : -4);
+    if (template) {
+      condition = template;
+      conditionUsesStatus = templateReferences(template).statusFunctions;
+      checkReferences(context, template, at('if'), step.id, dependencies);
+    }
+  }
+
+  if (tool && step.with !== undefined && !withHasExpressions) {
+    const checked = tool.schema.safeParse(step.with);
+    if (!checked.success) reportAt(context, at('with'), `invalid arguments for ${tool.name}: ${describeIssues(checked.error.issues)}`);
+  }
+  if (step.async && tool && tool.mode !== 'async') {
+    reportAt(context, at('async'), `tool ${tool.name} cannot run detached (it does not declare async mode)`);
+  }
+  let timeoutMs: number | undefined;
+  if (step.timeout !== undefined) {
+    try {
+      timeoutMs = parseDuration(step.timeout);
+    } catch (error) {
+      reportAt(context, at('timeout'), (error as Error).message);
+    }
+  }
+  if (context.problems.length > before) return undefined;
+  return {
+    index,
+    id: step.id,
+    name: step.name ?? step.id,
+    tool: step.tool,
+    with: step.with ?? {},
+    withHasExpressions,
+    condition,
+    conditionUsesStatus,
+    dependencies: [...dependencies].sort((a, b) => a - b),
+    async: step.async ?? false,
+    continueOnError: step.continue_on_error ?? false,
+    timeoutMs,
+    resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
+  };
+}
+
+function parseOrReport(context: StepContext, text: string, nodePath: NodePath, offsetShift = 0): Template | undefined {
+  try {
+    return parseTemplate(text);
+  } catch (error) {
+    if (!(error instanceof ExpressionError)) throw error;
+    reportAt(context, nodePath, `invalid expression: ${error.message}`, Math.max(0, error.offset + offsetShift));
+    return undefined;
+  }
+}
+
+function resolveEarlierStep(context: StepContext, id: string, from: string): number | string {
+  const index = context.indexById.get(id);
+  if (index !== undefined) return index;
+  if (id === from) return `step "${from}" cannot depend on itself`;
+  const later = context.file.steps.some((step) => step.id === id);
+  if (later) return `step "${id}" comes later; a step can only refer to earlier steps (this also rules out cycles)`;
+  const suggestions = closestNames(id, [...context.indexById.keys()]);
+  return `unknown step "${id}"${suggestions.length > 0 ? `; did you mean "${suggestions[0]}"?` : ''}`;
+}
+
+function checkReferences(context: StepContext, template: Template, nodePath: NodePath, from: string, dependencies: Set<number>): void {
+  const references = templateReferences(template);
+  for (const id of references.steps) {
+    const target = resolveEarlierStep(context, id, from);
+    if (typeof target === 'string') reportAt(context, nodePath, target);
+    else dependencies.add(target);
+  }
+  const declared = {
+    inputs: Object.keys(context.file.inputs ?? {}),
+    secrets: context.file.secrets ?? [],
+    env: Object.keys(context.file.env ?? {}),
+  };
+  for (const kind of ['inputs', 'secrets', 'env'] as const) {
+    for (const name of references[kind]) {
+      if (!declared[kind].includes(name)) reportAt(context, nodePath, `${kind}.${name} is not declared under "${kind}:"`);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import path from 'node:path';
+import type { Approver } from '../host/approval.js';
+import type { EnvMode } from '../host/capability.js';
+import { HostError } from '../host/errors.js';
+import type { PreToolGate } from '../host/gates.js';
+import type { Questioner } from '../host/host-input.js';
+import { Policy } from '../host/policy.js';
+import { ToolRegistry } from '../host/registry.js';
+import { parseRule } from '../host/rules.js';
+import { ToolHost } from '../host/tool-host.js';
+import { Workspace } from '../host/workspace.js';
+import { builtinTools } from '../tools/index.js';
+import type { RunEvent } from './events.js';
+import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
+import { parseInputs } from './inputs.js';
+import { loadWorkflowFile } from './load.js';
+import type { CompiledWorkflow } from './model.js';
+import { runWorkflow, type RunSummary } from './runner.js';
+import type { ProcessEnvSetting } from './schema.js';
+
+/** Shortest secret value rho accepts: masking a shorter one would hide ordinary text. */
+export const minSecretLength = 4;
+
+/** Everything a front end decides about one run; the CLI fills it from flags. */
+export interface LaunchOptions {
+  file: string;
+  /** Directory relative paths on the command line are resolved against. */
+  cwd: string;
+  /** `--workspace`; overrides the file's `workspace:`. */
+  workspace?: string;
+  maxParallel?: number;
+  inputs: readonly string[];
+  rules: { allow: readonly string[]; ask: readonly string[]; deny: readonly string[] };
+  approve: readonly string[];
+  yes: boolean;
+  /** The environment rho was started with: source of secrets and of inherited process variables. */
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  approver?: Approver;
+  questioner?: Questioner;
+  gates?: readonly PreToolGate[];
+  signal: AbortSignal;
+  emit(event: RunEvent): void;
+}
+
+export function builtinRegistry(): ToolRegistry {
+  return new ToolRegistry(builtinTools());
+}
+
+/** Values of the workflow's declared secrets, refused when missing or too short to mask. */
+export function readSecrets(names: readonly string[], hostEnv: LaunchOptions['hostEnv']): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const name of names) {
+    const value = hostEnv[name];
+    if (value === undefined) throw new HostError('usage', `secret ${name} is declared by the workflow but not set in the environment`);
+    if (value.length < minSecretLength) {
+      throw new HostError('usage', `secret ${name} is shorter than ${minSecretLength} characters and cannot be masked safely`);
+    }
+    secrets[name] = value;
+  }
+  return secrets;
+}
+
+function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
+  if (raw === undefined || raw === 'inherit') return { mode: 'inherit' };
+  if (raw === 'empty') return { mode: 'empty' };
+  if ('inherit_except' in raw) return { mode: 'inherit_except', names: raw.inherit_except };
+  return { mode: 'inherit_only', names: raw.inherit_only };
+}
+
+function parseRules(rules: readonly string[]) {
+  return rules.map((rule) => {
+    try {
+      return parseRule(rule);
+    } catch (error) {
+      throw new HostError('usage', (error as Error).message, { cause: error });
+    }
+  });
+}
+
+/** Builds the host a workflow runs in: workspace, policy (file rules joined by flag rules), tools. */
+export async function createHost(workflow: CompiledWorkflow, options: Omit<LaunchOptions, 'emit' | 'signal' | 'file' | 'inputs'>, tools: ToolRegistry) {
+  const file = workflow.file;
+  const root = options.workspace
+    ? path.resolve(options.cwd, options.workspace)
+    : file.workspace
+      ? path.resolve(workflow.source.directory, file.workspace)
+      : options.cwd;
+  let workspace: Workspace;
+  try {
+    workspace = await Workspace.create(root, {
+      grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir)),
+    });
+  } catch (error) {
+    throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
+  }
+  const policy = new Policy({
+    allow: parseRules([...(file.policy?.allow ?? []), ...options.rules.allow]),
+    ask: parseRules([...(file.policy?.ask ?? []), ...options.rules.ask]),
+    deny: parseRules([...(file.policy?.deny ?? []), ...options.rules.deny]),
+  });
+  return new ToolHost({
+    workspace,
+    policy,
+    tools,
+    environment: { env: options.hostEnv, secretNames: file.secrets ?? [], processEnv: processEnvMode(file.policy?.process_env) },
+    scripted: { rules: parseRules(options.approve), yes: options.yes },
+    ...(options.approver && { approver: options.approver }),
+    ...(options.questioner && { questioner: options.questioner }),
+    ...(options.gates && { gates: options.gates }),
+  });
+}
+
+/** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
+export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
+  const tools = builtinRegistry();
+  const workflow = await loadWorkflowFile(options.file, tools);
+  const inputs = parseInputs(options.inputs, workflow.file.inputs ?? {});
+  const secrets = readSecrets(workflow.file.secrets ?? [], options.hostEnv);
+  const maxParallel = options.maxParallel ?? workflow.file.max_parallel ?? 1;
+  const host = await createHost(workflow, options, tools);
+  const envContext: ExpressionContext = { inputs, steps: {}, env: {}, secrets, run: { failed: false, cancelled: false } };
+  const env = Object.fromEntries(
+    Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')]),
+  );
+  return runWorkflow({ host, workflow, inputs, secrets, env, maxParallel, signal: options.signal, emit: options.emit });
+}

@@ -1,0 +1,30 @@
+import type { Template } from './expressions/index.js';
+import type { WorkflowFile } from './schema.js';
+import type { WorkflowSource } from './source.js';
+
+/** One step after validation: everything the runner needs, with expressions parsed. */
+export interface CompiledStep {
+  index: number;
+  id: string;
+  name: string;
+  tool: string;
+  /** The raw `with:` value; strings may hold templates evaluated when the step is ready. */
+  with: Record<string, unknown>;
+  /** Whether `with:` holds any expression (then it is validated against the tool only at run time). */
+  withHasExpressions: boolean;
+  condition: Template | boolean | undefined;
+  /** The condition uses success()/failure()/always()/cancelled(): it decides alone, after every earlier step. */
+  conditionUsesStatus: boolean;
+  /** Indices of earlier steps this one waits for (`needs` and `steps.X` references). */
+  dependencies: readonly number[];
+  async: boolean;
+  continueOnError: boolean;
+  timeoutMs: number | undefined;
+  resources: { shared: readonly string[]; exclusive: readonly string[] } | undefined;
+}
+
+export interface CompiledWorkflow {
+  source: WorkflowSource;
+  file: WorkflowFile;
+  steps: readonly CompiledStep[];
+}

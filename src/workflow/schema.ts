@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { durationPattern } from './duration.js';
+
+/** Step ids: lower case, digits, `_` and `-`; usable as `steps.<id>` in expressions. */
+export const stepIdPattern = /^[a-z0-9][a-z0-9_-]*$/;
+const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const duration = z
+  .union([z.string().regex(durationPattern, 'expected a duration such as 500ms, 90s, 5m or 1h'), z.number().positive()])
+  .describe('A duration: 500ms, 90s, 5m, 1h, or a number of seconds');
+
+const stepId = z.string().regex(stepIdPattern, 'step ids use lower case letters, digits, _ and -, starting with a letter or digit');
+
+const input = z.strictObject({
+  type: z.enum(['string', 'number', 'boolean']).default('string'),
+  required: z.boolean().optional(),
+  default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+  description: z.string().max(1000).optional(),
+});
+
+const processEnv = z.union([
+  z.enum(['inherit', 'empty']),
+  z.strictObject({ inherit_except: z.array(z.string().regex(identifierPattern)).max(1000) }),
+  z.strictObject({ inherit_only: z.array(z.string().regex(identifierPattern)).max(1000) }),
+]);
+
+const ruleList = z.array(z.string().min(1).max(4096)).max(10_000);
+
+const policy = z.strictObject({
+  allow: ruleList.optional(),
+  ask: ruleList.optional(),
+  deny: ruleList.optional(),
+  granted_roots: z.array(z.string().min(1).max(4096)).max(100).optional(),
+  process_env: processEnv.optional(),
+});
+
+const toolSource = z.union([
+  z.strictObject({ module: z.string().min(1).max(4096) }),
+  z.strictObject({
+    mcp: z.strictObject({
+      name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
+      command: z.array(z.string().min(1)).min(1),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string(), z.string()).optional(),
+      cwd: z.string().optional(),
+    }),
+  }),
+]);
+
+const resourceList = z.array(z.string().min(1).max(4096)).max(1000);
+
+const step = z.strictObject({
+  id: stepId,
+  name: z.string().min(1).max(200).optional(),
+  tool: z.string().min(1).max(200),
+  with: z.record(z.string(), z.unknown()).optional(),
+  needs: z.union([stepId, z.array(stepId)]).optional(),
+  if: z.union([z.string().max(65_536), z.boolean()]).optional(),
+  async: z.boolean().optional(),
+  continue_on_error: z.boolean().optional(),
+  timeout: duration.optional(),
+  resources: z
+    .strictObject({ shared: resourceList.optional(), exclusive: resourceList.optional() })
+    .optional()
+    .describe('Paths (globs end in /**) or owner:key names this step touches; replaces the tool’s own declaration for scheduling'),
+});
+
+/** The workflow file format (SPEC §2). The single source of the TypeScript types and `rho schema`. */
+export const workflowSchema = z.strictObject({
+  version: z.literal(1),
+  name: z.string().min(1).max(200),
+  description: z.string().max(10_000).optional(),
+  workspace: z.string().min(1).max(4096).optional(),
+  max_parallel: z.number().int().min(1).max(1024).optional(),
+  inputs: z.record(z.string().regex(identifierPattern, 'input names are identifiers'), input).optional(),
+  env: z.record(z.string().regex(identifierPattern, 'variable names are identifiers'), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  secrets: z.array(z.string().regex(identifierPattern, 'secret names are identifiers')).max(100).optional(),
+  policy: policy.optional(),
+  hooks: z.unknown().optional(),
+  tools: z.array(toolSource).max(100).optional(),
+  steps: z.array(step).min(1, 'a workflow needs at least one step').max(100_000),
+});
+
+export type WorkflowFile = z.infer<typeof workflowSchema>;
+export type StepFile = WorkflowFile['steps'][number];
+export type InputDeclaration = z.infer<typeof input>;
+export type ProcessEnvSetting = z.infer<typeof processEnv>;

@@ -1,0 +1,95 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import type { Problem } from './problems.js';
+
+/** Largest workflow file rho reads. */
+export const maxWorkflowBytes = 1024 * 1024;
+
+export type NodePath = readonly PropertyKey[];
+
+/** A parsed YAML workflow that can still say where each value came from. */
+export class WorkflowSource {
+  private constructor(
+    readonly file: string,
+    readonly text: string,
+    private readonly document: Document,
+    private readonly lines: LineCounter,
+  ) {}
+
+  /** Reads and parses a file; syntax problems are returned, never thrown. */
+  static async read(file: string): Promise<{ source?: WorkflowSource; problems: Problem[] }> {
+    const at = (message: string): { problems: Problem[] } => ({ problems: [{ file, line: 1, col: 1, message }] });
+    let size: number;
+    try {
+      const info = await stat(file);
+      if (!info.isFile()) return at('not a regular file');
+      size = info.size;
+    } catch (cause) {
+      return at(`cannot read the workflow: ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (cause as Error).message}`);
+    }
+    if (size > maxWorkflowBytes) return at(`the file is ${size} bytes; workflows are limited to ${maxWorkflowBytes} bytes`);
+    const text = await readFile(file, 'utf8');
+    return WorkflowSource.parse(file, text);
+  }
+
+  static parse(file: string, text: string): { source?: WorkflowSource; problems: Problem[] } {
+    const lines = new LineCounter();
+    const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true });
+    const problems = [...document.errors, ...document.warnings].map((error) => {
+      const position = error.linePos?.[0] ?? { line: 1, col: 1 };
+      return { file, line: position.line, col: position.col, message: error.message.split('\n')[0]! };
+    });
+    if (document.errors.length > 0) return { problems };
+    return { source: new WorkflowSource(file, text, document, lines), problems };
+  }
+
+  get directory(): string {
+    return path.dirname(path.resolve(this.file));
+  }
+
+  /** The plain data of the document (aliases bounded to stop "billion laughs" expansion). */
+  toData(): unknown {
+    return this.document.toJS({ maxAliasCount: 100 });
+  }
+
+  /** Where the value at `nodePath` starts; the nearest existing ancestor when it is missing. */
+  position(nodePath: NodePath, options: { key?: boolean } = {}): { line: number; col: number } {
+    const node = this.nodeAt(nodePath, options.key ?? false);
+    const offset = node?.range?.[0] ?? 0;
+    return this.lines.linePos(offset);
+  }
+
+  /**
+   * The position of a character inside a string value: exact for plain and single-line quoted
+   * scalars, the value's start otherwise.
+   */
+  positionInString(nodePath: NodePath, offset: number): { line: number; col: number } {
+    const node = this.nodeAt(nodePath, false);
+    if (!node || !isScalar(node) || !node.range) return this.position(nodePath);
+    const raw = this.text.slice(node.range[0], node.range[1]);
+    const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
+    const exact = (node.type === 'PLAIN' || quoted) && !raw.includes('\n') && !raw.includes('\\') && !raw.includes("''");
+    return this.lines.linePos(node.range[0] + (exact ? offset + (quoted ? 1 : 0) : 0));
+  }
+
+  private nodeAt(nodePath: NodePath, key: boolean): Node | undefined {
+    let node: unknown = this.document.contents;
+    let found: Node | undefined = node as Node;
+    for (const [index, segment] of nodePath.entries()) {
+      const last = index === nodePath.length - 1;
+      if (isMap(node)) {
+        const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === segment);
+        if (!pair) return found;
+        node = last && key ? pair.key : pair.value;
+      } else if (isSeq(node) && typeof segment === 'number') {
+        node = node.items[segment];
+      } else {
+        return found;
+      }
+      if (!node) return found;
+      found = node as Node;
+    }
+    return found;
+  }
+}
