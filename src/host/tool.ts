@@ -3,6 +3,7 @@ import type { CapabilityClass, CapabilityRequest } from './capability.js';
 import type { ToolError } from './errors.js';
 import type { HostInput, HostInputResponse } from './host-input.js';
 import type { ResourceAccess } from './resources.js';
+import type { SessionState } from './session-state.js';
 import type { Workspace } from './workspace.js';
 
 export type ToolOrigin = 'built-in' | 'host';
@@ -51,6 +52,8 @@ export interface PrepareContext {
   signal: AbortSignal;
   /** The per-call wall limit the host will enforce (step `timeout` or the tool's default). */
   timeoutMs: number;
+  /** State shared by the calls of one run (background processes); absent on hosts without runs. */
+  session?: SessionState;
 }
 
 /** Context for executing an authorized call: it has no way to authorize anything further. */
@@ -61,6 +64,8 @@ export interface ExecuteContext {
   host: HostEnvironment;
   signal: AbortSignal;
   timeoutMs: number;
+  /** State shared by the calls of one run (background processes); absent on hosts without runs. */
+  session?: SessionState;
   progress(update: ToolProgress): void;
   /** Ask a person (or the scripted answers) questions; time spent here does not count against the timeout. */
   ask(input: HostInput): Promise<HostInputResponse>;
