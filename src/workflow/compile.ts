@@ -119,7 +119,7 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     }
   });
 
-  let condition: Template | boolean | undefined = step.if;
+  let condition: Template | boolean | undefined = typeof step.if === 'string' ? undefined : step.if;
   let conditionUsesStatus = false;
   if (typeof step.if === 'string') {
     const text = /\$\{\{/.test(step.if) ? step.if : `\${{ ${step.if} }}`;

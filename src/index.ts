@@ -1,0 +1,34 @@
+/** rho as a library: the provider-free ToolHost and what it is built from. */
+export { ToolHost, interruptReason, type ToolHostOptions } from './host/tool-host.js';
+export { defineTool, defaultToolTimeoutMs } from './host/tool.js';
+export type {
+  Tool,
+  ToolDefinition,
+  ToolOutput,
+  ToolResult,
+  ToolStatus,
+  ToolOrigin,
+  ExecutionPolicy,
+  ExecutionMode,
+  ExecuteContext,
+  PrepareContext,
+  ToolContext,
+  PreparedExecution,
+  HostEnvironment,
+  ImageContent,
+  ToolProgress,
+} from './host/tool.js';
+export { Workspace, ResolvedPath, type PathScope } from './host/workspace.js';
+export { Policy, type PolicyDecision } from './host/policy.js';
+export { parseRule, type Rule } from './host/rules.js';
+export { ToolRegistry } from './host/registry.js';
+export { ToolError, toolErrorKinds, type ToolErrorKind } from './host/errors.js';
+export type { CapabilityRequest, CapabilityClass } from './host/capability.js';
+export { describeRequest, grantingRule } from './host/capability.js';
+export type { Approver, ApprovalAnswer, ApprovalRequest, Decider } from './host/approval.js';
+export type { PreToolGate, GateInput, GateAnswer } from './host/gates.js';
+export type { Questioner, HostInput, HostInputResponse, Question } from './host/host-input.js';
+export type { HostEvent, AuditRecord } from './host/events.js';
+export type { ToolCall } from './host/prepared-call.js';
+export type { ResourceAccess, Resource } from './host/resources.js';
+export { builtinTools } from './tools/index.js';

@@ -1,0 +1,137 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, runCli, writeFiles } from '../support/cli.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+afterEach(() => cleanup());
+
+describe('rho run (end to end)', () => {
+  it('runs a successful workflow, wiring step data through expressions (exit 0)', async () => {
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: ok
+inputs:
+  who: { type: string, default: world }
+policy:
+  allow: ["write(out/**)", "read(out/**)"]
+steps:
+  - id: write
+    tool: write_file
+    with: { path: out/greeting.txt, content: "hi \${{ inputs.who }}", create_dirs: true }
+  - id: read
+    tool: read_file
+    with: { path: out/greeting.txt }
+  - id: show
+    tool: echo
+    with: { value: "\${{ steps.read.data.content }}!" }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml', '-i', 'who=rho'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(await readFile(path.join(dir, 'out/greeting.txt'), 'utf8')).toBe('hi rho');
+    expect(result.stdout).toMatch(/\[show\] ✔ success/);
+    expect(result.stdout).toMatch(/Result: exit 0 \(3 success\)/);
+  });
+
+  it('exits 1 when a step fails, skips later steps and names the first failure', async () => {
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: failing
+policy:
+  allow: [read]
+steps:
+  - id: missing
+    tool: read_file
+    with: { path: no-such-file.txt }
+  - id: after
+    tool: echo
+    with: { value: never }
+  - id: cleanup
+    if: \${{ always() }}
+    tool: echo
+    with: { value: "cleanup saw \${{ steps.missing.status }}" }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(/First failure: missing/);
+    expect(result.stdout).toMatch(/\[after\] ↷ skipped .*missing failed/);
+    expect(result.stdout).toMatch(/\[cleanup\] ✔ success/);
+  });
+
+  it('treats a failure with continue_on_error as success of the run', async () => {
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: tolerant
+steps:
+  - id: missing
+    tool: read_file
+    continue_on_error: true
+    with: { path: nope.txt }
+  - id: next
+    tool: echo
+    with: { value: "\${{ steps.missing.status }}" }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/\[next\] ✔ success/);
+  });
+
+  it('rejects an invalid file with every problem located by line and column (exit 2)', async () => {
+    await writeFiles(dir, {
+      'bad.yml': `version: 1
+name: bad
+steps:
+  - id: one
+    tool: ech
+    with: { value: 1 }
+  - id: two
+    tool: echo
+    colour: red
+`,
+    });
+    const result = await runCli(['run', 'bad.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toContain('bad.yml:9:5: unknown key "colour"');
+    expect(lines.some((line) => /^bad\.yml:5:11: unknown tool "ech"; did you mean "echo"/.test(line))).toBe(true);
+    expect(result.stdout).not.toMatch(/▶/);
+  });
+
+  it('denies a write outside the allow rules (exit 3) and names the rule that would grant it', async () => {
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: denied
+policy:
+  allow: ["write(dist/**)"]
+steps:
+  - id: sneaky
+    tool: write_file
+    with: { path: src/index.js, content: "x", create_dirs: true }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(3);
+    expect(result.stdout).toMatch(/⛔ denied/);
+    expect(result.stdout).toContain("--allow 'write(src/index.js)'");
+    await expect(readFile(path.join(dir, 'src/index.js'))).rejects.toThrow();
+  });
+
+  it('reports usage errors with exit 2 before running anything', async () => {
+    await writeFiles(dir, { 'flow.yml': 'version: 1\nname: x\ninputs:\n  tag: { type: string, required: true }\nsteps:\n  - { id: a, tool: echo, with: { value: 1 } }\n' });
+    const missingInput = await runCli(['run', 'flow.yml'], { cwd: dir });
+    expect(missingInput.exitCode).toBe(2);
+    expect(missingInput.stderr).toContain('input tag is required: pass --input tag=VALUE');
+    const badRule = await runCli(['run', 'flow.yml', '-i', 'tag=1', '--allow', 'rede(x)'], { cwd: dir });
+    expect(badRule.exitCode).toBe(2);
+    expect(badRule.stderr).toContain('unknown class "rede"');
+    const missingFile = await runCli(['run', 'nope.yml'], { cwd: dir });
+    expect(missingFile.exitCode).toBe(2);
+    expect(missingFile.stderr).toContain('nope.yml:1:1: cannot read the workflow: no such file');
+  });
+});

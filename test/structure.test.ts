@@ -1,0 +1,77 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from './support/cli.js';
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+function relativeImports(text: string): string[] {
+  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) => (m[1] ?? m[2])!);
+}
+
+describe('the house rules', () => {
+  it('keeps src/host free of CLI, rendering, prompt and file-format libraries and of process globals', async () => {
+    const offenders: string[] = [];
+    for (const file of await sourceFiles(path.join(repoRoot, 'src/host'))) {
+      const text = await readFile(file, 'utf8');
+      if (/from ['"](@oclif\/core|listr2|enquirer|yaml|smol-toml)['"]|import\(['"](listr2|enquirer|yaml|smol-toml)['"]\)/.test(text)) offenders.push(`${file}: forbidden import`);
+      if (/process\.(env|stdin)\b/.test(text)) offenders.push(`${file}: reads process.env/stdin`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps the direction of dependence: host imports no other layer, tools import only host', async () => {
+    const offenders: string[] = [];
+    const forbidden: Record<string, RegExp> = { host: /^(workflow|ui|hooks|tools)\//, tools: /^(workflow|ui|hooks)\// };
+    for (const layer of ['host', 'tools']) {
+      for (const file of await sourceFiles(path.join(repoRoot, 'src', layer))) {
+        for (const specifier of relativeImports(await readFile(file, 'utf8'))) {
+          const target = path.relative(path.join(repoRoot, 'src'), path.resolve(path.dirname(file), specifier));
+          if (forbidden[layer]!.test(target) || target.startsWith('..')) offenders.push(`${path.relative(repoRoot, file)} → ${specifier}`);
+        }
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('has no import cycles in src/', async () => {
+    const graph = new Map<string, string[]>();
+    for (const file of await sourceFiles(path.join(repoRoot, 'src'))) {
+      const text = await readFile(file, 'utf8');
+      const staticImports = [...text.matchAll(/^(?:import|export)(?!\s+type\b)[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)].map((m) => m[1]!);
+      graph.set(
+        file,
+        staticImports.map((specifier) => path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts')),
+      );
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (node: string, trail: string[]) => {
+      if (state.get(node) === 'done') return;
+      if (state.get(node) === 'visiting') {
+        cycles.push([...trail.slice(trail.indexOf(node)), node].map((f) => path.relative(repoRoot, f)).join(' → '));
+        return;
+      }
+      state.set(node, 'visiting');
+      for (const next of graph.get(node) ?? []) if (graph.has(next)) visit(next, [...trail, node]);
+      state.set(node, 'done');
+    };
+    for (const node of graph.keys()) visit(node, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it('has no focused or skipped tests', async () => {
+    const offenders: string[] = [];
+    for (const file of await sourceFiles(path.join(repoRoot, 'test'))) {
+      if (file.endsWith('structure.test.ts')) continue;
+      const text = await readFile(file, 'utf8');
+      if (/\b(it|test|describe)\.(only|skip)\(/.test(text)) offenders.push(path.relative(repoRoot, file));
+    }
+    expect(offenders).toEqual([]);
+  });
+});

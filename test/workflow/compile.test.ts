@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ToolRegistry } from '../../src/host/registry.js';
+import { defineTool } from '../../src/host/tool.js';
+import { compileWorkflow } from '../../src/workflow/compile.js';
+import { WorkflowSource } from '../../src/workflow/source.js';
+import { echoTool } from '../../src/tools/echo.js';
+
+const countTool = defineTool({
+  name: 'count',
+  description: 'test tool',
+  schema: z.strictObject({ n: z.number().int() }),
+  async run() {
+    return { text: '' };
+  },
+});
+const tools = new ToolRegistry([echoTool, countTool]);
+
+/** The source text at a problem's line:col, to check that a problem points at the right token. */
+function textAt(source: string, problem: string): string {
+  const [line, col] = problem.split(':').map(Number) as [number, number];
+  return source.split('\n')[line - 1]!.slice(col - 1);
+}
+
+function problemsOf(text: string): string[] {
+  const parsed = WorkflowSource.parse('w.yml', text);
+  if (!parsed.source) return parsed.problems.map((p) => `${p.line}:${p.col}: ${p.message}`);
+  return compileWorkflow(parsed.source, tools).problems.map((p) => `${p.line}:${p.col}: ${p.message}`);
+}
+
+const header = 'version: 1\nname: t\n';
+
+describe('workflow validation', () => {
+  it('accepts a valid workflow and compiles dependencies from needs and expressions', () => {
+    const parsed = WorkflowSource.parse(
+      'w.yml',
+      `${header}steps:
+  - { id: a, tool: echo, with: { value: 1 } }
+  - { id: b, tool: echo, with: { value: 2 } }
+  - id: c
+    needs: a
+    tool: echo
+    with: { value: "\${{ steps.b.output }}" }
+  - id: d
+    if: \${{ always() }}
+    tool: count
+    with: { n: 3 }
+`,
+    );
+    const { workflow, problems } = compileWorkflow(parsed.source!, tools);
+    expect(problems).toEqual([]);
+    expect(workflow!.steps.map((s) => s.dependencies)).toEqual([[], [], [0, 1], []]);
+    expect(workflow!.steps[2]!.withHasExpressions).toBe(true);
+    expect(workflow!.steps[3]!.conditionUsesStatus).toBe(true);
+  });
+
+  it('reports YAML syntax errors with their position', () => {
+    expect(problemsOf('version: 1\nname: [unclosed\n')[0]).toMatch(/^\d+:\d+: /);
+    expect(problemsOf('version: 1\nversion: 2\n')[0]).toMatch(/^\d+:\d+: Map keys must be unique/);
+  });
+
+  it('reports every schema problem in one pass, at the offending key or value', () => {
+    const problems = problemsOf(`version: 2
+name: t
+surprise: true
+steps:
+  - id: Bad_Id
+    tool: echo
+`);
+    expect(problems).toContain('3:1: unknown key "surprise"');
+    expect(problems.some((p) => p.startsWith('1:10: version'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('5:9: steps.0.id'))).toBe(true);
+  });
+
+  it('rejects duplicate ids, references to later or unknown steps, and self references', () => {
+    const text = `${header}steps:
+  - { id: a, tool: echo, with: { value: "\${{ steps.b.output }}" } }
+  - { id: b, tool: echo, needs: [a, zz] }
+  - { id: b, tool: echo, needs: b }
+`;
+    const problems = problemsOf(text);
+    const find = (pattern: RegExp) => problems.find((p) => pattern.test(p))!;
+    expect(textAt(text, find(/step "b" comes later; a step can only refer to earlier steps/))).toMatch(/^"\$\{\{ steps\.b/);
+    expect(textAt(text, find(/unknown step "zz"/))).toMatch(/^zz\b/);
+    expect(textAt(text, find(/duplicate step id "b" \(first used by step 2\)/))).toMatch(/^b, tool/);
+    expect(problemsOf(`${header}steps:\n  - { id: a, tool: echo, needs: a }\n`)).toEqual(['4:33: step "a" cannot depend on itself']);
+  });
+
+  it('suggests the closest tool name for an unknown tool', () => {
+    expect(problemsOf(`${header}steps:\n  - { id: a, tool: ecoh }\n`)).toEqual(['4:20: unknown tool "ecoh"; did you mean "echo"?']);
+  });
+
+  it('checks literal arguments against the tool schema, and defers those holding expressions', () => {
+    expect(problemsOf(`${header}steps:\n  - { id: a, tool: count, with: { n: "3" } }\n`)[0]).toMatch(/^4:33: invalid arguments for count: n: /);
+    expect(problemsOf(`${header}steps:\n  - { id: a, tool: count, with: { n: "\${{ 1 }}", extra: 1 } }\n`)).toEqual([]);
+  });
+
+  it('locates expression errors at the character inside the value', () => {
+    const problems = problemsOf(`${header}steps:\n  - id: a\n    tool: echo\n    with: { value: "x \${{ 1 + }}" }\n`);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^6:\d+: invalid expression/);
+    const col = Number(/^6:(\d+)/.exec(problems[0]!)![1]);
+    expect(col).toBeGreaterThan(21);
+  });
+
+  it('rejects undeclared inputs, secrets and env, and malformed policy rules', () => {
+    const text = `${header}policy:
+  allow: ["write(../x)", "teleport"]
+steps:
+  - { id: a, tool: echo, with: { value: "\${{ inputs.nope }}\${{ secrets.S }}" } }
+`;
+    const problems = problemsOf(text);
+    const find = (pattern: RegExp) => problems.find((p) => pattern.test(p))!;
+    expect(textAt(text, find(/invalid rule "write\(\.\.\/x\)"/))).toMatch(/^"write/);
+    expect(textAt(text, find(/invalid rule "teleport": unknown class/))).toMatch(/^"teleport"/);
+    expect(textAt(text, find(/inputs\.nope is not declared under "inputs:"/))).toMatch(/^"\$\{\{ inputs/);
+    expect(find(/secrets\.S is not declared under "secrets:"/)).toBeDefined();
+  });
+
+  it('says which keys are not supported yet instead of ignoring them', () => {
+    expect(problemsOf(`${header}tools: [{ module: ./x.mjs }]\nsteps:\n  - { id: a, tool: echo }\n`)).toEqual([
+      '3:1: "tools" is not supported yet by this version of rho',
+    ]);
+  });
+});
