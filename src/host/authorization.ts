@@ -1,166 +1,181 @@
+import { raceAbort } from './abort.js';
+import { ApprovalAudit } from './approval-audit.js';
+import { ApprovalTurns } from './approval-turns.js';
 import type { ApprovalAnswer, Approver, Decider } from './approval.js';
-import { describeRequest, grantingRule, type CapabilityRequest } from './capability.js';
-import { ToolError } from './errors.js';
+import type { CapabilityRequest } from './capability.js';
+import {
+  approvalDenied,
+  approverFailed,
+  cancelled,
+  hookDenied,
+  policyDenied,
+  unanswered,
+  type AuthorizationSubject,
+} from './denials.js';
 import type { AuditRecord, EventSink } from './events.js';
 import { requestFingerprint } from './fingerprint.js';
-import type { GateAnswer, PreToolGate } from './gates.js';
-import type { Policy, PolicyDecision } from './policy.js';
-import { ruleMatches, type Rule } from './rules.js';
+import type { PreToolGate } from './gates.js';
+import { protectedEnvNames, type PolicyEvaluation, type PolicyEvaluator } from './policy.js';
+import { isUnrestricted, ruleMatches, type Rule } from './rules.js';
+
+export type { AuthorizationSubject } from './denials.js';
+
+/** Which flag answered a request ahead of time. */
+export type ScriptedAnswer = { flag: 'yes' } | { flag: 'approve'; rule: string };
+
+/** A decision made by `--approve`/`--yes`, for the output to echo (it may name paths and commands; the audit never does). */
+export interface ScriptedDecision extends AuthorizationSubject {
+  request: CapabilityRequest;
+  answeredBy: ScriptedAnswer;
+}
 
 /** Answers given ahead of time, by `--approve RULE` and `--yes`. */
 export interface ScriptedApprovals {
   rules: readonly Rule[];
   yes: boolean;
-}
-
-export interface AuthorizationSubject {
-  callId: string;
-  stepId: string | undefined;
-  tool: string;
+  /** Called for every request a flag answered, so a log shows who decided what. */
+  onDecision?: (decision: ScriptedDecision) => void;
 }
 
 export interface AuthorizerOptions {
-  policy: Policy;
+  policy: PolicyEvaluator;
   workspaceRoot: string;
   gates: readonly PreToolGate[];
   scripted: ScriptedApprovals;
+  /** Undefined when nobody can answer (no TTY, CI, `--no-input`): unanswered requests are denied at once. */
   approver: Approver | undefined;
   emit: EventSink;
 }
 
+type GateVerdict = { decision: 'continue' } | { decision: 'deny'; reason: string; hook: string };
+
+const answers: ReadonlySet<unknown> = new Set<ApprovalAnswer>(['allow_once', 'allow_run', 'deny']);
+
 /**
  * The authorization path of one run: policy → gates → remembered → scripted → approver.
- * Each request is answered exactly once; remembered rules live only in this object.
+ * Each request gets exactly one decision, recorded once in the audit. Approvals are asked one
+ * at a time; "allow for this run" answers live only in this object and never outrank the
+ * policy or a gate, which are consulted first on every request.
  */
 export class Authorizer {
   private seq = 0;
   private readonly remembered = new Set<string>();
-  private readonly audit: AuditRecord[] = [];
+  private readonly audit = new ApprovalAudit();
+  private readonly turns = new ApprovalTurns();
 
   constructor(private readonly options: AuthorizerOptions) {}
 
   auditSnapshot(): readonly AuditRecord[] {
-    return [...this.audit];
+    return this.audit.snapshot();
   }
 
   async authorize(subject: AuthorizationSubject, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) throw cancelled(subject, request);
     const seq = ++this.seq;
+    const decide = (result: 'allow' | 'deny', decider: Decider) => this.record(subject, request, seq, result, decider);
     const evaluation = this.options.policy.evaluate(request, this.options.workspaceRoot);
     if (evaluation.decision === 'deny') {
-      this.record(subject, request, seq, 'deny', 'policy');
-      throw policyDenied(subject, request, evaluation.rule?.text, evaluation.decidedByOutside);
+      decide('deny', 'policy');
+      throw policyDenied(subject, request, evaluation);
     }
     const gate = await this.consultGates(subject, request, evaluation.decision, signal);
     if (gate.decision === 'deny') {
-      this.record(subject, request, seq, 'deny', 'hook');
-      throw new ToolError('hook_denied', `${describe(subject, request)} was denied by hook ${gate.hook}: ${gate.reason}`, {
-        details: { class: request.class, hook: gate.hook },
-      });
+      decide('deny', 'hook');
+      throw hookDenied(subject, request, gate.hook, gate.reason);
     }
-    if (evaluation.decision === 'allow') {
-      this.record(subject, request, seq, 'allow', 'policy');
-      return;
-    }
+    if (evaluation.decision === 'allow') return decide('allow', 'policy');
     const fingerprint = requestFingerprint(request, subject.tool);
-    if (this.remembered.has(fingerprint)) {
-      this.record(subject, request, seq, 'allow', 'remembered');
+    if (this.remembered.has(fingerprint)) return decide('allow', 'remembered');
+    const scripted = this.scriptedAnswer(request);
+    if (scripted) {
+      decide('allow', 'flag');
+      this.options.scripted.onDecision?.({ ...subject, request, answeredBy: scripted });
       return;
     }
-    if (this.options.scripted.yes || this.options.scripted.rules.some((rule) => ruleMatches(rule, request, this.options.workspaceRoot))) {
-      this.record(subject, request, seq, 'allow', 'flag');
-      return;
+    const approver = this.options.approver;
+    if (!approver) {
+      decide('deny', 'policy');
+      throw unanswered(subject, request, evaluation.rule?.text);
     }
-    const answer = await this.askApprover(subject, request, seq, evaluation.rule?.text, signal);
-    if (answer === 'deny') {
+    this.options.emit({ type: 'approval_requested', seq, callId: subject.callId, stepId: subject.stepId, class: request.class });
+    const release = await this.turns.acquire(signal, () => cancelled(subject, request));
+    try {
+      // An identical request ahead in the queue may have been allowed for the run meanwhile.
+      if (this.remembered.has(fingerprint)) return decide('allow', 'remembered');
+      const answer = await this.ask(approver, subject, request, seq, evaluation, signal);
+      if (answer === 'deny') {
+        decide('deny', 'user');
+        throw approvalDenied(subject, request);
+      }
+      if (answer === 'allow_run') this.remembered.add(fingerprint);
+      decide('allow', 'user');
+    } finally {
+      release();
+    }
+  }
+
+  private scriptedAnswer(request: CapabilityRequest): ScriptedAnswer | undefined {
+    const { yes, rules } = this.options.scripted;
+    if (yes) return { flag: 'yes' };
+    // Setting PATH, LD_* or DYLD_* takes an unrestricted rule, here as in the policy.
+    const eligible = protectedEnvNames(request).length > 0 ? rules.filter(isUnrestricted) : rules;
+    const rule = eligible.find((candidate) => ruleMatches(candidate, request, this.options.workspaceRoot));
+    return rule && { flag: 'approve', rule: rule.text };
+  }
+
+  /** Asks the approver; a cancellation wins at once and the answer that may follow is ignored. */
+  private async ask(
+    approver: Approver,
+    subject: AuthorizationSubject,
+    request: CapabilityRequest,
+    seq: number,
+    evaluation: PolicyEvaluation,
+    signal: AbortSignal,
+  ): Promise<ApprovalAnswer> {
+    let answer: unknown;
+    try {
+      answer = await raceAbort(approver.approve({ ...subject, seq, request, askedBy: evaluation.rule?.text }, signal), signal);
+    } catch (cause) {
+      if (signal.aborted) throw cancelled(subject, request);
       this.record(subject, request, seq, 'deny', 'user');
-      throw new ToolError('approval_denied', `${describe(subject, request)} was not approved`, { details: { class: request.class } });
+      throw approverFailed(subject, request, cause);
     }
-    if (answer === 'allow_run') this.remembered.add(fingerprint);
-    this.record(subject, request, seq, 'allow', 'user');
+    // Anything but a known answer is a no: an approver in doubt says no.
+    return answers.has(answer) ? (answer as ApprovalAnswer) : 'deny';
   }
 
   private async consultGates(
     subject: AuthorizationSubject,
     request: CapabilityRequest,
-    policyDecision: Exclude<PolicyDecision, 'deny'>,
+    policyDecision: 'allow' | 'ask',
     signal: AbortSignal,
-  ): Promise<{ decision: 'continue' } | { decision: 'deny'; reason: string; hook: string }> {
-    const answers = await Promise.all(
-      this.options.gates.map(async (gate) => {
-        let answer: GateAnswer;
-        try {
-          answer = await gate.evaluate({ ...subject, request, policyDecision }, signal);
-        } catch (cause) {
-          answer = { decision: 'deny', reason: `the gate failed: ${(cause as Error).message}` };
-        }
-        return { gate, answer };
-      }),
-    );
-    if (signal.aborted) throw cancelled(subject, request);
-    const denied = answers.find(({ answer }) => answer.decision !== 'continue');
-    if (!denied) return { decision: 'continue' };
-    const reason = denied.answer.decision === 'deny' ? denied.answer.reason : 'malformed answer';
-    return { decision: 'deny', reason, hook: denied.gate.name };
-  }
-
-  private async askApprover(
-    subject: AuthorizationSubject,
-    request: CapabilityRequest,
-    seq: number,
-    askedBy: string | undefined,
-    signal: AbortSignal,
-  ): Promise<ApprovalAnswer> {
-    const approver = this.options.approver;
-    const hint = `--approve '${grantingRule(request)}'`;
-    if (!approver) {
-      this.record(subject, request, seq, 'deny', 'policy');
-      throw new ToolError(
-        'approval_denied',
-        `${describe(subject, request)} needs approval${askedBy ? ` (rule ask: ${askedBy})` : ''} and nobody can answer here; run again with ${hint} or --yes`,
-        { details: { class: request.class, hint } },
-      );
-    }
-    this.options.emit({ type: 'approval_requested', seq, callId: subject.callId, stepId: subject.stepId, class: request.class });
-    if (signal.aborted) throw cancelled(subject, request);
-    let settle: (answer: ApprovalAnswer) => void = () => {};
-    const waitForCancel = new Promise<never>((_, reject) => {
-      const onAbort = () => reject(cancelled(subject, request));
-      signal.addEventListener('abort', onAbort, { once: true });
-      settle = () => signal.removeEventListener('abort', onAbort);
+  ): Promise<GateVerdict> {
+    const verdicts = this.options.gates.map(async (gate): Promise<GateVerdict> => {
+      try {
+        const answer = await gate.evaluate({ ...subject, request, policyDecision }, signal);
+        if (answer.decision === 'continue') return { decision: 'continue' };
+        const reason = answer.decision === 'deny' && typeof answer.reason === 'string' ? answer.reason : 'malformed answer';
+        return { decision: 'deny', reason, hook: gate.name };
+      } catch (cause) {
+        return { decision: 'deny', reason: `the gate failed: ${messageOf(cause)}`, hook: gate.name };
+      }
     });
+    let all: GateVerdict[];
     try {
-      const answer = await Promise.race([approver.approve({ ...subject, seq, request, askedBy }, signal), waitForCancel]);
-      return answer === 'allow_once' || answer === 'allow_run' ? answer : 'deny';
-    } catch (cause) {
-      if (signal.aborted) throw cancelled(subject, request);
-      throw new ToolError('approval_denied', `${describe(subject, request)} was not approved: the approver failed`, { cause });
-    } finally {
-      settle('deny');
+      all = await raceAbort(Promise.all(verdicts), signal);
+    } catch {
+      throw cancelled(subject, request);
     }
+    if (signal.aborted) throw cancelled(subject, request);
+    return all.find((verdict) => verdict.decision === 'deny') ?? { decision: 'continue' };
   }
 
   private record(subject: AuthorizationSubject, request: CapabilityRequest, seq: number, result: 'allow' | 'deny', decider: Decider): void {
-    if (this.audit.some((entry) => entry.seq === seq)) return;
-    this.audit.push({ seq, class: request.class, result, decider });
+    this.audit.add({ seq, class: request.class, result, decider });
     this.options.emit({ type: 'approval_decided', seq, callId: subject.callId, stepId: subject.stepId, class: request.class, result, decider });
   }
 }
 
-function describe(subject: AuthorizationSubject, request: CapabilityRequest): string {
-  const where = subject.stepId ? `step ${subject.stepId}: ` : '';
-  return `${where}${request.class} request "${describeRequest(request)}"`;
-}
-
-function policyDenied(subject: AuthorizationSubject, request: CapabilityRequest, rule: string | undefined, byOutside: boolean): ToolError {
-  const grant = byOutside ? 'outside' : grantingRule(request);
-  const reason = rule ? `the rule deny: ${rule} matches` : `no rule allows it`;
-  const fix = rule ? `remove or narrow that deny rule` : `add --allow '${grant}' (or policy.allow: ["${grant}"])`;
-  const outsideNote = byOutside ? ' (the path is outside the workspace, which also needs the "outside" rule)' : '';
-  return new ToolError('policy_denied', `${describe(subject, request)} was denied by policy: ${reason}${outsideNote}; to grant it, ${fix}`, {
-    details: { class: request.class, rule: grant },
-  });
-}
-
-function cancelled(subject: AuthorizationSubject, request: CapabilityRequest): ToolError {
-  return new ToolError('cancelled', `${describe(subject, request)} was cancelled while waiting for a decision`);
+function messageOf(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
 }

@@ -1,3 +1,4 @@
+import { globLiteral } from './rules.js';
 import type { ResolvedPath } from './workspace.js';
 
 /** How a child process's environment is built from the host's. */
@@ -145,16 +146,20 @@ export function describeRequest(request: CapabilityRequest): string {
  */
 export function grantingRule(request: CapabilityRequest): string {
   switch (request.class) {
+    case 'instructions':
+      return 'instructions';
     case 'read':
-    case 'write':
-    case 'instructions': {
-      const target = request.class === 'instructions' ? undefined : displayPath(request.path);
-      if (request.class === 'instructions') return 'instructions';
-      const glob = request.class === 'read' && request.target === 'tree' ? `${target === '.' ? '' : `${target}/`}**` : target;
+    case 'write': {
+      const target = displayPath(request.path);
+      const literal = globLiteral(target);
+      const glob = request.class === 'read' && request.target === 'tree' ? `${target === '.' ? '' : `${literal}/`}**` : literal;
       return `${request.class}(${glob})`;
     }
-    case 'process':
-      return `process(${commandLine(request)})`;
+    case 'process': {
+      // A program named by path is matched by its resolved file, whatever cwd it was written against.
+      const executable = request.executable.lookup === 'exact' ? request.executable.resolved : request.executable.requested;
+      return `process(${[executable, ...request.argv].map(quoteIfNeeded).join(' ')})`;
+    }
     case 'shell':
       return 'shell';
     case 'network':

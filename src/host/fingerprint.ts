@@ -1,17 +1,30 @@
 import type { CapabilityRequest } from './capability.js';
 import { ResolvedPath } from './workspace.js';
 
+/**
+ * The facts that name a path. Every field of ResolvedPath is listed (the type makes a new field
+ * a compile error here) except the inode identities: an approval is for a path, and the files
+ * behind it are guarded by revalidation right before I/O.
+ */
+type PathFacts = Omit<ResolvedPath, 'relativeToRoot' | 'identity' | 'ancestorIdentity'>;
+
+function pathFacts(resolved: ResolvedPath): PathFacts {
+  return {
+    requested: resolved.requested,
+    lexical: resolved.lexical,
+    canonical: resolved.canonical,
+    existingAncestor: resolved.existingAncestor,
+    scope: resolved.scope,
+    root: resolved.root,
+    purpose: resolved.purpose,
+    state: resolved.state,
+    entry: resolved.entry,
+  };
+}
+
+/** Plain data with object keys sorted, so equal facts always encode the same way. */
 function factsOf(value: unknown): unknown {
-  if (value instanceof ResolvedPath) {
-    return {
-      requested: value.requested,
-      lexical: value.lexical,
-      canonical: value.canonical,
-      scope: value.scope,
-      state: value.state,
-      entry: value.entry,
-    };
-  }
+  if (value instanceof ResolvedPath) return factsOf(pathFacts(value));
   if (Array.isArray(value)) return value.map(factsOf);
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
@@ -24,9 +37,11 @@ function factsOf(value: unknown): unknown {
 }
 
 /**
- * The exact identity of a request: every structured fact, in a stable order. A remembered
- * "allow for this run" matches only a request with the same fingerprint, so any change of
- * class, path, scope, command, argv, cwd, env mode, limit, URL or skill needs a new approval.
+ * The exact identity of a request: the tool that asks (names are unique in a run, so this is
+ * also the request's source) and every structured fact. A remembered "allow for this run"
+ * matches only a request with the same fingerprint, so any change of class, path, scope,
+ * command, executable, argv, cwd, env mode or names, limit, URL, method or skill needs a new
+ * approval.
  */
 export function requestFingerprint(request: CapabilityRequest, tool: string): string {
   return JSON.stringify({ tool, request: factsOf(request) });

@@ -1,5 +1,5 @@
 import { isOutsideWorkspace, type CapabilityRequest } from './capability.js';
-import { parseRule, ruleMatches, type Rule } from './rules.js';
+import { isUnrestricted, parseRule, ruleMatches, type Rule } from './rules.js';
 
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
 
@@ -9,12 +9,26 @@ export interface PolicyRules {
   deny: readonly Rule[];
 }
 
+/**
+ * Why the policy decided as it did:
+ * - `rule`: `rule` matched;
+ * - `no_rule`: nothing matched, so the default (deny) applies;
+ * - `outside`: the path lies outside the workspace and the `outside` rules decided (`rule` is
+ *   the matching `outside` rule, or undefined when none allows it);
+ * - `protected_env`: a process sets PATH, LD_* or DYLD_*, which only an unrestricted `process`
+ *   rule may allow; `rule` is the narrower rule that matched.
+ */
+export type PolicyReason = 'rule' | 'no_rule' | 'outside' | 'protected_env';
+
 export interface PolicyEvaluation {
   decision: PolicyDecision;
-  /** The rule that decided, or undefined when nothing matched (default deny). */
   rule: Rule | undefined;
-  /** True when the request needed `outside` and that is what decided. */
-  decidedByOutside: boolean;
+  reason: PolicyReason;
+}
+
+/** Anything that decides requests like a Policy (the authorizer needs nothing more). */
+export interface PolicyEvaluator {
+  evaluate(request: CapabilityRequest, workspaceRoot: string): PolicyEvaluation;
 }
 
 const strictness: Readonly<Record<PolicyDecision, number>> = { allow: 0, ask: 1, deny: 2 };
@@ -23,12 +37,20 @@ export function stricterOf(a: PolicyDecision, b: PolicyDecision): PolicyDecision
   return strictness[a] >= strictness[b] ? a : b;
 }
 
+/** Variables that change which program runs or what it loads: setting one needs an unrestricted `process` rule. */
+const protectedEnvName = /^(PATH|LD_.*|DYLD_.*)$/i;
+
+/** The protected variables a process request sets explicitly (empty for other requests). */
+export function protectedEnvNames(request: CapabilityRequest): readonly string[] {
+  return request.class === 'process' ? request.envNames.filter((name) => protectedEnvName.test(name)) : [];
+}
+
 /**
  * Default-deny policy. A deny that matches the path as written or as resolved wins; then ask;
  * then an allow that matches the resolved path; then deny. A request outside the workspace
  * must also pass the `outside` rules, and the stricter of the two answers stands.
  */
-export class Policy {
+export class Policy implements PolicyEvaluator {
   readonly rules: PolicyRules;
 
   constructor(rules: Partial<PolicyRules> = {}) {
@@ -54,25 +76,24 @@ export class Policy {
 
   evaluate(request: CapabilityRequest, workspaceRoot: string): PolicyEvaluation {
     const own = this.evaluateRules(request, workspaceRoot, (rule) => rule.class !== 'outside');
-    if (!isOutsideWorkspace(request) || own.decision === 'deny') return { ...own, decidedByOutside: false };
+    if (own.decision !== 'deny' && own.rule && !isUnrestricted(own.rule) && protectedEnvNames(request).length > 0) {
+      return { decision: 'deny', rule: own.rule, reason: 'protected_env' };
+    }
+    if (!isOutsideWorkspace(request) || own.decision === 'deny') return own;
     const outside = this.evaluateRules(request, workspaceRoot, (rule) => rule.class === 'outside');
-    if (stricterOf(own.decision, outside.decision) === own.decision) return { ...own, decidedByOutside: false };
-    return { ...outside, decidedByOutside: true };
+    if (stricterOf(own.decision, outside.decision) === own.decision) return own;
+    return { ...outside, reason: 'outside' };
   }
 
-  private evaluateRules(
-    request: CapabilityRequest,
-    root: string,
-    include: (rule: Rule) => boolean,
-  ): { decision: PolicyDecision; rule: Rule | undefined } {
+  private evaluateRules(request: CapabilityRequest, root: string, include: (rule: Rule) => boolean): PolicyEvaluation {
     const find = (rules: readonly Rule[], views: readonly ('written' | 'resolved')[]) =>
       rules.find((rule) => include(rule) && views.some((view) => ruleMatches(rule, request, root, view)));
     const denied = find(this.rules.deny, ['written', 'resolved']);
-    if (denied) return { decision: 'deny', rule: denied };
+    if (denied) return { decision: 'deny', rule: denied, reason: 'rule' };
     const asked = find(this.rules.ask, ['written', 'resolved']);
-    if (asked) return { decision: 'ask', rule: asked };
+    if (asked) return { decision: 'ask', rule: asked, reason: 'rule' };
     const allowed = find(this.rules.allow, ['resolved']);
-    if (allowed) return { decision: 'allow', rule: allowed };
-    return { decision: 'deny', rule: undefined };
+    if (allowed) return { decision: 'allow', rule: allowed, reason: 'rule' };
+    return { decision: 'deny', rule: undefined, reason: 'no_rule' };
   }
 }

@@ -1,16 +1,19 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
-import type { CapabilityRequest, RuleClass } from './capability.js';
+import type { CapabilityRequest, ExecutableSelection, NetworkRequest, RuleClass } from './capability.js';
 import { ToolError } from './errors.js';
 import { normalizeHost } from './network-host.js';
 import type { ResolvedPath } from './workspace.js';
 
-/** A parsed policy rule: a class and an optional argument that narrows it. */
+/**
+ * A parsed policy rule: a class and an optional argument that narrows it. A network rule keeps
+ * the host each scheme must show, so `network(example.org:443)` means port 443 for `http` too.
+ */
 export type Rule =
   | { class: 'read' | 'write'; text: string; glob?: string }
   | { class: 'process'; text: string; executable?: string; args?: readonly string[] }
   | { class: 'shell' | 'instructions' | 'outside'; text: string }
-  | { class: 'network'; text: string; host?: string }
+  | { class: 'network'; text: string; hosts?: Readonly<Record<NetworkRequest['scheme'], string>> }
   | { class: 'network_tool' | 'skill'; text: string; name?: string };
 
 const ruleClasses: ReadonlySet<string> = new Set<RuleClass>([
@@ -31,14 +34,25 @@ function ruleError(text: string, reason: string): ToolError {
   return new ToolError('invalid_arguments', `invalid rule ${JSON.stringify(text)}: ${reason}`);
 }
 
-/** Splits `npm run "a b"` into words; double quotes group, backslash escapes inside quotes. */
+/**
+ * Splits `npm run "a b"` into words. A double-quoted word is a JSON string, so every argument a
+ * request can carry (spaces, quotes, control characters) can be written in a rule.
+ */
 function splitWords(text: string, rule: string): string[] {
   const words: string[] = [];
-  const pattern = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
-  for (const match of text.matchAll(pattern)) {
-    if (match[1] !== undefined) words.push(match[1].replace(/\\(.)/g, '$1'));
-    else if (match[2]!.includes('"')) throw ruleError(rule, 'unbalanced quote');
-    else words.push(match[2]!);
+  for (const match of text.matchAll(/"(?:[^"\\]|\\.)*"|\S+/gs)) {
+    const word = match[0];
+    if (word.startsWith('"') && word.endsWith('"') && word.length >= 2) {
+      try {
+        words.push(JSON.parse(word) as string);
+      } catch {
+        throw ruleError(rule, `${word} is not a valid quoted word (quoted words use JSON string escapes)`);
+      }
+    } else if (word.includes('"')) {
+      throw ruleError(rule, 'unbalanced quote');
+    } else {
+      words.push(word);
+    }
   }
   return words;
 }
@@ -70,7 +84,7 @@ export function parseRule(text: string): Rule {
     case 'network':
       if (argument === undefined) return { class: 'network', text };
       try {
-        return { class: 'network', text, host: normalizeHost(argument) };
+        return { class: 'network', text, hosts: { http: normalizeHost(argument, 'http'), https: normalizeHost(argument, 'https') } };
       } catch (cause) {
         throw ruleError(text, (cause as Error).message);
       }
@@ -81,6 +95,29 @@ export function parseRule(text: string): Rule {
       if (argument !== undefined) throw ruleError(text, `"${ruleClass}" takes no argument`);
       return { class: ruleClass as 'shell' | 'instructions' | 'outside', text };
   }
+}
+
+/** Whether a rule grants its whole class (`process`, not `process(npm)`). */
+export function isUnrestricted(rule: Rule): boolean {
+  switch (rule.class) {
+    case 'read':
+    case 'write':
+      return rule.glob === undefined;
+    case 'process':
+      return rule.executable === undefined;
+    case 'network':
+      return rule.hosts === undefined;
+    case 'network_tool':
+    case 'skill':
+      return rule.name === undefined;
+    default:
+      return true;
+  }
+}
+
+/** A glob that matches exactly this path and nothing else (glob syntax characters escaped). */
+export function globLiteral(rulePath: string): string {
+  return rulePath.replace(/[\\*?[\]{}()!+@,|^$ #~]/g, '\\$&');
 }
 
 /** A path in the form rules are written against: relative inside the workspace, absolute elsewhere. */
@@ -104,16 +141,24 @@ function globMatcher(glob: string): (subject: string) => boolean {
 /** A name no real entry can have, to ask whether a glob covers the inside of a directory. */
 const treeProbe = '\u0000tree';
 
+/**
+ * Whether a glob covers a path. A directory tree is covered only when the glob also covers
+ * entries inside it at two depths (`src/**` covers the tree `src`; `src/*` does not). The
+ * workspace root has no name a glob could match, so it is covered through what it contains.
+ */
 function pathMatches(glob: string | undefined, subject: string, tree: boolean): boolean {
   if (glob === undefined) return true;
   const matcher = globMatcher(glob);
-  if (!matcher(subject)) return false;
-  return !tree || matcher(subject === '.' ? treeProbe : `${subject}/${treeProbe}`);
+  const isRoot = subject === '.';
+  if (!isRoot && !matcher(subject)) return false;
+  if (!tree && !isRoot) return true;
+  const inside = isRoot ? treeProbe : `${subject}/${treeProbe}`;
+  return matcher(inside) && matcher(`${inside}/${treeProbe}`);
 }
 
 export type PathView = 'written' | 'resolved';
 
-function pathSubjects(resolved: ResolvedPath, root: string, view: PathView): string {
+function pathSubject(resolved: ResolvedPath, root: string, view: PathView): string {
   return ruleSubject(view === 'written' ? resolved.lexical : resolved.canonical, root);
 }
 
@@ -125,9 +170,9 @@ export function ruleMatches(rule: Rule, request: CapabilityRequest, workspaceRoo
   switch (rule.class) {
     case 'read':
       if (request.class !== 'read') return false;
-      return pathMatches(rule.glob, pathSubjects(request.path, workspaceRoot, view), request.target === 'tree');
+      return pathMatches(rule.glob, pathSubject(request.path, workspaceRoot, view), request.target === 'tree');
     case 'write':
-      return request.class === 'write' && pathMatches(rule.glob, pathSubjects(request.path, workspaceRoot, view), false);
+      return request.class === 'write' && pathMatches(rule.glob, pathSubject(request.path, workspaceRoot, view), false);
     case 'process': {
       if (request.class !== 'process') return false;
       if (rule.executable === undefined) return true;
@@ -138,7 +183,7 @@ export function ruleMatches(rule: Rule, request: CapabilityRequest, workspaceRoo
     case 'shell':
       return request.class === 'shell';
     case 'network':
-      return request.class === 'network' && (rule.host === undefined || rule.host === request.host);
+      return request.class === 'network' && (rule.hosts === undefined || rule.hosts[request.scheme] === request.host);
     case 'network_tool':
       return request.class === 'network_tool' && (rule.name === undefined || rule.name === request.tool);
     case 'skill':
@@ -152,14 +197,10 @@ export function ruleMatches(rule: Rule, request: CapabilityRequest, workspaceRoo
 
 /**
  * `process(npm)` names a program found on PATH; `process(./bin/x)` or `process(/usr/bin/x)` names
- * one file. A bare name never matches a program given by path, so `process(rm)` cannot be met
- * by a workspace script called `rm`.
+ * one file (relative to the workspace root). A bare name never matches a program given by path,
+ * so `process(rm)` cannot be met by a workspace script called `rm`.
  */
-function executableMatches(
-  ruleExecutable: string,
-  executable: { requested: string; resolved: string; lookup: 'exact' | 'path_search' },
-  workspaceRoot: string,
-): boolean {
+function executableMatches(ruleExecutable: string, executable: ExecutableSelection, workspaceRoot: string): boolean {
   if (!ruleExecutable.includes('/')) return executable.lookup === 'path_search' && executable.requested === ruleExecutable;
   return path.resolve(workspaceRoot, ruleExecutable) === executable.resolved;
 }

@@ -1,0 +1,95 @@
+import { describeRequest, grantingRule, type CapabilityRequest } from './capability.js';
+import { ToolError } from './errors.js';
+import { protectedEnvNames, type PolicyEvaluation } from './policy.js';
+
+/** Who asks: enough to name the step in a message. */
+export interface AuthorizationSubject {
+  callId: string;
+  stepId: string | undefined;
+  tool: string;
+}
+
+/** Quotes a word for a POSIX shell, so a hint can be pasted as it is. */
+export function shellQuote(word: string): string {
+  return /^[\w./@:+,=()-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The flag that would answer this request without asking, ready to paste. */
+export function approveFlag(request: CapabilityRequest): string {
+  return `--approve ${shellQuote(grantingRule(request))}`;
+}
+
+function describe(subject: AuthorizationSubject, request: CapabilityRequest): string {
+  const where = subject.stepId ? `step ${subject.stepId}: ` : '';
+  return `${where}${request.class} request "${describeRequest(request)}"`;
+}
+
+function details(request: CapabilityRequest, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { class: request.class, rule: grantingRule(request), ...extra };
+}
+
+export function policyDenied(subject: AuthorizationSubject, request: CapabilityRequest, evaluation: PolicyEvaluation): ToolError {
+  const what = `${describe(subject, request)} was denied by policy`;
+  const rule = evaluation.rule?.text;
+  let message: string;
+  switch (evaluation.reason) {
+    case 'protected_env': {
+      const names = protectedEnvNames(request).join(', ');
+      message = `${what}: it sets ${names} in the process environment, which only the unrestricted rule "process" may allow, and the rule that matched (${rule}) is narrower; to grant it, add --allow process, or leave ${names} out of the step's env`;
+      break;
+    }
+    case 'outside':
+      message = rule
+        ? `${what}: the path is outside the workspace and the rule deny: ${rule} matches; remove or narrow that deny rule`
+        : `${what}: the path is outside the workspace, which needs the "outside" rule; to grant it, add --allow outside (or policy.allow: ["outside"])`;
+      break;
+    case 'rule':
+      message = `${what}: the rule deny: ${rule} matches; remove or narrow that deny rule`;
+      break;
+    case 'no_rule': {
+      const grant = grantingRule(request);
+      message = `${what}: no rule allows it; to grant it, add --allow ${shellQuote(grant)} (or policy.allow: [${JSON.stringify(grant)}])`;
+      break;
+    }
+  }
+  return new ToolError('policy_denied', message, { details: details(request, { reason: evaluation.reason }) });
+}
+
+export function hookDenied(subject: AuthorizationSubject, request: CapabilityRequest, hook: string, reason: string): ToolError {
+  return new ToolError(
+    'hook_denied',
+    `${describe(subject, request)} was denied by hook ${hook}: ${reason}; a hook's deny cannot be overridden by flags, change the hook or the request`,
+    { details: details(request, { hook }) },
+  );
+}
+
+/** Nobody can answer (no TTY, `CI=true` or `--no-input`) and no flag did: denied at once. */
+export function unanswered(subject: AuthorizationSubject, request: CapabilityRequest, askedBy: string | undefined): ToolError {
+  const why = askedBy ? ` (the rule ask: ${askedBy} matches)` : '';
+  return new ToolError(
+    'approval_denied',
+    `${describe(subject, request)} needs approval${why} and nobody can answer here (no terminal, CI=true or --no-input); to approve it, run again with ${approveFlag(request)} (or --yes to approve every request)`,
+    { details: details(request) },
+  );
+}
+
+export function approvalDenied(subject: AuthorizationSubject, request: CapabilityRequest): ToolError {
+  return new ToolError(
+    'approval_denied',
+    `${describe(subject, request)} was denied at the approval prompt; to approve it without a prompt, run again with ${approveFlag(request)}`,
+    { details: details(request) },
+  );
+}
+
+export function approverFailed(subject: AuthorizationSubject, request: CapabilityRequest, cause: unknown): ToolError {
+  return new ToolError('approval_denied', `${describe(subject, request)} was not approved: the approver failed (${cause instanceof Error ? cause.message : String(cause)})`, {
+    cause,
+    details: details(request),
+  });
+}
+
+export function cancelled(subject: AuthorizationSubject, request: CapabilityRequest): ToolError {
+  return new ToolError('cancelled', `${describe(subject, request)} was cancelled while waiting for a decision`, {
+    details: { class: request.class },
+  });
+}
