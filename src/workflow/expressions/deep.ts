@@ -1,0 +1,44 @@
+import type { ExpressionContext } from './context.js';
+import { ExpressionError } from './errors.js';
+import { evaluateTemplate, parseTemplate } from './template.js';
+
+export type ValuePath = (string | number)[];
+
+/** Calls `visit` for every string inside a nested JSON value (object keys are not templates). */
+export function walkTemplates(value: unknown, visit: (text: string, path: ValuePath) => void): void {
+  walk(value, [], visit);
+}
+
+function walk(value: unknown, path: ValuePath, visit: (text: string, path: ValuePath) => void): void {
+  if (typeof value === 'string') visit(value, path);
+  else if (Array.isArray(value)) value.forEach((element, index) => walk(element, [...path, index], visit));
+  else if (isRecord(value)) for (const [key, element] of Object.entries(value)) walk(element, [...path, key], visit);
+}
+
+/**
+ * A copy of `value` with every string evaluated as a template. An error names the failing
+ * string's place through `ExpressionError.path`.
+ */
+export function evaluateDeep(value: unknown, context: ExpressionContext): unknown {
+  return evaluateAt(value, [], context);
+}
+
+function evaluateAt(value: unknown, path: ValuePath, context: ExpressionContext): unknown {
+  if (typeof value === 'string') {
+    try {
+      return evaluateTemplate(parseTemplate(value), context);
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      throw new ExpressionError(error.message, error.offset, { cause: error.cause, path });
+    }
+  }
+  if (Array.isArray(value)) return value.map((element, index) => evaluateAt(element, [...path, index], context));
+  if (isRecord(value)) {
+    return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, evaluateAt(element, [...path, key], context)]));
+  }
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
