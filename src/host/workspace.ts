@@ -1,15 +1,25 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from './errors.js';
+import { pathTextProblem, quotePath } from './path-text.js';
+
+export { maxPathLength } from './path-text.js';
 
 export type PathScope = 'workspace' | 'granted_root' | 'unrestricted';
 export type PathState = 'existing' | 'missing';
 export type EntryKind = 'file' | 'directory' | 'other';
+/** Which resolver produced a path; `revalidate` repeats the same one. */
+export type PathPurpose = 'read' | 'write';
 
-/** Longest path rho accepts from a tool argument. */
-export const maxPathLength = 4096;
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
 
 const constructionToken = Symbol('ResolvedPath');
+
+type ResolvedPathFields = Omit<ResolvedPath, 'relativeToRoot'>;
 
 /**
  * A path that the workspace has resolved and checked. Only `Workspace.resolveForRead` and
@@ -28,10 +38,15 @@ export class ResolvedPath {
   /** The canonical root the path lies under ('/' for unrestricted). */
   readonly root: string;
   readonly state: PathState;
+  readonly purpose: PathPurpose;
+  /** What the target is; undefined when it is missing. */
   readonly entry: EntryKind | undefined;
+  /** Device and inode of the target; undefined when it is missing. */
   readonly identity: FileIdentity | undefined;
+  /** Device and inode of `existingAncestor`: a directory swapped for another is noticed. */
+  readonly ancestorIdentity: FileIdentity;
 
-  constructor(token: symbol, fields: Omit<ResolvedPath, 'relativeToRoot'>) {
+  constructor(token: symbol, fields: ResolvedPathFields) {
     if (token !== constructionToken) throw new Error('ResolvedPath is created only by Workspace');
     this.requested = fields.requested;
     this.lexical = fields.lexical;
@@ -40,8 +55,10 @@ export class ResolvedPath {
     this.scope = fields.scope;
     this.root = fields.root;
     this.state = fields.state;
+    this.purpose = fields.purpose;
     this.entry = fields.entry;
     this.identity = fields.identity;
+    this.ancestorIdentity = fields.ancestorIdentity;
     Object.freeze(this);
   }
 
@@ -51,181 +68,316 @@ export class ResolvedPath {
   }
 }
 
-export interface FileIdentity {
-  dev: number;
-  ino: number;
-}
-
 export interface WorkspaceOptions {
   grantedRoots?: readonly string[];
   unrestricted?: boolean;
 }
 
-function refuse(requested: string, reason: string): ToolError {
-  return new ToolError('path_refused', `path ${JSON.stringify(requested)} refused: ${reason}`, {
-    details: { path: requested, reason },
+/** A root as the host named it and as it really is; requests may use either spelling. */
+interface Root {
+  canonical: string;
+  given: string;
+}
+
+const fixes = {
+  outside: 'name a path inside the workspace, or add its directory to policy.granted_roots (it then also needs the "outside" rule)',
+  parent: 'name the path from the workspace root without ".." components',
+} as const;
+
+function refuse(requested: string, reason: string, fix?: string): ToolError {
+  return new ToolError('path_refused', `path ${quotePath(requested)} refused: ${reason}${fix ? `; ${fix}` : ''}`, {
+    details: { path: requested.slice(0, 1024), reason },
   });
 }
 
-async function canonicalDirectory(dir: string): Promise<string> {
-  if (!path.isAbsolute(dir)) throw refuse(dir, 'a workspace root must be an absolute path');
+function notFound(requested: string, reason: string, cause: unknown): ToolError {
+  return new ToolError('not_found', `path ${quotePath(requested)} ${reason}`, { cause, details: { path: requested.slice(0, 1024), reason } });
+}
+
+function errorCode(cause: unknown): string | undefined {
+  return (cause as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** Turns a failed lookup into the typed error a person can act on. */
+function lookupFailure(requested: string, cause: unknown): ToolError {
+  switch (errorCode(cause)) {
+    case 'ENOENT':
+      return notFound(requested, 'does not exist', cause);
+    case 'ENOTDIR':
+      return notFound(requested, 'does not exist (a parent component is not a directory)', cause);
+    case 'ELOOP':
+      return refuse(requested, 'symlink loop');
+    case 'ENAMETOOLONG':
+      return refuse(requested, 'a component or the resolved path is too long for the file system');
+    case 'EACCES':
+    case 'EPERM':
+      return refuse(requested, 'permission denied by the file system');
+    default:
+      return refuse(requested, `cannot be resolved (${errorCode(cause) ?? String(cause)})`);
+  }
+}
+
+/** Whether `candidate` is `root` or lies under it, component-wise (`/a/bc` is not under `/a/b`). */
+export function isWithin(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
+
+function identityOf(info: Stats): FileIdentity {
+  return { dev: info.dev, ino: info.ino };
+}
+
+function sameIdentity(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
+  return a?.dev === b?.dev && a?.ino === b?.ino;
+}
+
+function entryKind(info: Stats): EntryKind {
+  return info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other';
+}
+
+/** Separators of the native platform: on POSIX a backslash is an ordinary file-name character. */
+const separator = path.sep === '\\' ? /[\\/]/ : /\//;
+const trailingSeparators = path.sep === '\\' ? /[\\/]+$/ : /\/+$/;
+
+async function parseRoot(dir: string): Promise<Root> {
+  if (typeof dir !== 'string' || dir.length === 0) throw refuse(String(dir), 'a workspace root must be a non-empty path');
   if (dir.includes('\0')) throw refuse(dir, 'NUL byte in path');
-  if (dir.split(/[\\/]/).includes('..')) throw refuse(dir, 'parent traversal in a workspace root');
+  if (!path.isAbsolute(dir)) throw refuse(dir, 'a workspace root must be an absolute path');
+  if (dir.split(separator).includes('..')) throw refuse(dir, 'parent traversal in a workspace root', 'name the directory without ".." components');
   let canonical: string;
   try {
     canonical = await realpath(dir);
   } catch (cause) {
-    throw new ToolError('not_found', `workspace root ${dir} does not exist`, { cause });
+    throw errorCode(cause) === 'ENOENT' ? notFound(dir, 'does not exist (workspace root)', cause) : lookupFailure(dir, cause);
   }
   if (!(await stat(canonical)).isDirectory()) throw refuse(dir, 'a workspace root must be a directory');
-  return canonical;
-}
-
-function isWithin(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  return { canonical, given: path.resolve(dir) };
 }
 
 /**
  * The directories a run may touch and the rules for naming paths inside them. Resolution
- * decides scope; it grants nothing — reads and writes still need policy rules.
+ * decides scope; it grants nothing — reads and writes still need policy rules, and any scope
+ * other than `workspace` also needs the `outside` rule.
+ *
+ * Checks are portable path checks (realpath, lstat, device and inode): they catch symlink
+ * swaps that happen while a call waits for authorization, but not every race a hostile
+ * process on the same machine could run. Hosts needing more should add an OS sandbox.
  */
 export class Workspace {
   private constructor(
-    readonly root: string,
-    readonly grantedRoots: readonly string[],
+    private readonly primary: Root,
+    private readonly granted: readonly Root[],
     readonly unrestricted: boolean,
   ) {}
 
   static async create(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
-    const canonicalRoot = await canonicalDirectory(root);
-    const granted = await Promise.all((options.grantedRoots ?? []).map(canonicalDirectory));
-    return new Workspace(canonicalRoot, granted, options.unrestricted ?? false);
+    const primary = await parseRoot(root);
+    const granted = await Promise.all((options.grantedRoots ?? []).map(parseRoot));
+    return new Workspace(primary, granted, options.unrestricted ?? false);
   }
 
+  /** The canonical primary root. */
+  get root(): string {
+    return this.primary.canonical;
+  }
+
+  /** Canonical granted roots, in the order they were added. */
+  get grantedRoots(): readonly string[] {
+    return this.granted.map((root) => root.canonical);
+  }
+
+  /** A workspace that also accepts paths under `dir` (scope `granted_root`). */
   async withGrantedRoot(dir: string): Promise<Workspace> {
-    return new Workspace(this.root, [...this.grantedRoots, await canonicalDirectory(dir)], this.unrestricted);
+    return new Workspace(this.primary, [...this.granted, await parseRoot(dir)], this.unrestricted);
   }
 
+  /** A workspace that accepts any path, `..` included (scope `unrestricted` outside the roots). Grants nothing by itself. */
   withUnrestrictedFileAccess(): Workspace {
-    return new Workspace(this.root, this.grantedRoots, true);
+    return new Workspace(this.primary, this.granted, true);
   }
 
   /** Resolves an existing path for reading; symlinks are followed and must stay in scope. */
   async resolveForRead(requested: string): Promise<ResolvedPath> {
-    const lexical = this.lexicalPath(requested);
+    const { lexical, namesDirectory } = this.lexicalPath(requested);
     let canonical: string;
     try {
-      canonical = await realpath(lexical);
+      canonical = await realpath(namesDirectory ? `${lexical}${path.sep}` : lexical);
     } catch (cause) {
-      const code = (cause as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') throw refuse(requested, 'symlink loop');
-      throw new ToolError('not_found', `path ${JSON.stringify(requested)} does not exist`, { cause, details: { path: requested } });
+      throw lookupFailure(requested, cause);
     }
-    return this.build(requested, lexical, canonical, canonical, 'existing');
-  }
-
-  /** Resolves a path for writing: the canonical existing target, or its nearest existing parent. */
-  async resolveForWrite(requested: string): Promise<ResolvedPath> {
-    const lexical = this.lexicalPath(requested);
-    const link = await lstat(lexical).catch(() => undefined);
-    if (link?.isSymbolicLink()) {
-      const target = await realpath(lexical).catch((cause: NodeJS.ErrnoException) => {
-        if (cause.code === 'ELOOP') throw refuse(requested, 'symlink loop');
-        throw refuse(requested, 'dangling symlink: writing through it would create a file elsewhere');
-      });
-      return this.build(requested, lexical, target, target, 'existing');
-    }
-    if (link) {
-      const canonical = await realpath(lexical);
-      return this.build(requested, lexical, canonical, canonical, 'existing');
-    }
-    const missing: string[] = [];
-    let cursor = lexical;
-    for (;;) {
-      missing.unshift(path.basename(cursor));
-      cursor = path.dirname(cursor);
-      const entry = await lstat(cursor).catch(() => undefined);
-      if (entry) break;
-    }
-    let ancestor: string;
-    try {
-      ancestor = await realpath(cursor);
-    } catch (cause) {
-      throw refuse(requested, (cause as NodeJS.ErrnoException).code === 'ELOOP' ? 'symlink loop' : 'dangling symlink in parent');
-    }
-    if (!(await stat(ancestor)).isDirectory()) throw refuse(requested, `${cursor} is not a directory`);
-    return this.build(requested, lexical, path.join(ancestor, ...missing), ancestor, 'missing');
+    return this.build(requested, lexical, canonical, 'read');
   }
 
   /**
-   * Re-resolves a path right before I/O and refuses it if anything changed since it was
-   * resolved: canonical target, parent chain, scope, or existing/missing state.
+   * Resolves a path for writing: the canonical existing target (a symlink is followed and
+   * must stay in scope), or, for a missing target, its canonical nearest existing parent with
+   * the state `missing`. A dangling symlink is refused: writing through it would create a
+   * file wherever it points.
+   */
+  async resolveForWrite(requested: string): Promise<ResolvedPath> {
+    const { lexical, namesDirectory } = this.lexicalPath(requested);
+    if (namesDirectory) throw refuse(requested, 'a path ending in "/" names a directory and cannot be written as a file');
+    const link = await lstat(lexical).catch((cause: unknown) => {
+      if (errorCode(cause) === 'ENOENT' || errorCode(cause) === 'ENOTDIR') return undefined;
+      throw lookupFailure(requested, cause);
+    });
+    if (link) {
+      let canonical: string;
+      try {
+        canonical = await realpath(lexical);
+      } catch (cause) {
+        if (errorCode(cause) === 'ENOENT') throw refuse(requested, 'dangling symlink: writing through it would create a file wherever it points');
+        throw lookupFailure(requested, cause);
+      }
+      return this.build(requested, lexical, canonical, 'write');
+    }
+    return this.buildMissing(requested, lexical);
+  }
+
+  /**
+   * Resolves the path again right before I/O and refuses it if anything changed since it was
+   * resolved: canonical target, parent chain, scope, identity, or existing/missing state.
+   * Returns the same object, which the caller keeps using.
    */
   async revalidate(resolved: ResolvedPath): Promise<ResolvedPath> {
-    const again =
-      resolved.state === 'existing' ? await this.resolveForRead(resolved.requested) : await this.resolveForWrite(resolved.requested);
-    const changed =
-      again.canonical !== resolved.canonical ||
-      again.existingAncestor !== resolved.existingAncestor ||
-      again.scope !== resolved.scope ||
-      again.state !== resolved.state ||
-      (resolved.identity !== undefined &&
-        (again.identity?.dev !== resolved.identity.dev || again.identity?.ino !== resolved.identity.ino));
-    if (changed) throw refuse(resolved.requested, 'the path changed on disk after it was authorized');
+    if (!(resolved instanceof ResolvedPath)) throw new ToolError('internal', 'revalidate needs a ResolvedPath made by a Workspace');
+    let again: ResolvedPath;
+    try {
+      again = resolved.purpose === 'read' ? await this.resolveForRead(resolved.requested) : await this.resolveForWrite(resolved.requested);
+    } catch (cause) {
+      const reason = cause instanceof ToolError ? String(cause.details['reason'] ?? cause.message) : String(cause);
+      throw changed(resolved, `it no longer resolves (${reason})`, cause);
+    }
+    const difference = differenceBetween(resolved, again);
+    if (difference) throw changed(resolved, difference);
     return resolved;
   }
 
   /** The scope a canonical path falls in, or undefined when it is outside every root. */
   scopeOf(canonical: string): { scope: PathScope; root: string } | undefined {
-    if (isWithin(this.root, canonical)) return { scope: 'workspace', root: this.root };
-    const granted = this.grantedRoots.find((root) => isWithin(root, canonical));
-    if (granted) return { scope: 'granted_root', root: granted };
+    if (isWithin(this.primary.canonical, canonical)) return { scope: 'workspace', root: this.primary.canonical };
+    const granted = this.granted.find((root) => isWithin(root.canonical, canonical));
+    if (granted) return { scope: 'granted_root', root: granted.canonical };
     if (this.unrestricted) return { scope: 'unrestricted', root: path.parse(canonical).root };
     return undefined;
   }
 
-  private lexicalPath(requested: string): string {
-    if (typeof requested !== 'string' || requested.length === 0) throw refuse(String(requested), 'empty path');
-    if (requested.length > maxPathLength) throw refuse(requested.slice(0, 64) + '…', `longer than ${maxPathLength} characters`);
-    if (requested.includes('\0')) throw refuse(requested, 'NUL byte in path');
-    const components = requested.split('/');
-    if (!this.unrestricted && components.includes('..')) throw refuse(requested, 'parent traversal (..) is not allowed');
-    const lexical = path.isAbsolute(requested) ? path.normalize(requested) : path.join(this.root, requested);
-    if (!this.unrestricted && !this.scopeOfLexical(lexical)) throw refuse(requested, 'outside the workspace and every granted root');
-    return lexical;
+  /** How a result shows an absolute path: relative to the primary root inside it ('.' for the root), absolute elsewhere. */
+  showPath(absolute: string): string {
+    if (!isWithin(this.primary.canonical, absolute)) return absolute;
+    return path.relative(this.primary.canonical, absolute).split(path.sep).join('/') || '.';
   }
 
-  private scopeOfLexical(lexical: string): boolean {
-    return isWithin(this.root, lexical) || this.grantedRoots.some((root) => isWithin(root, lexical));
-  }
-
-  private async build(
-    requested: string,
-    lexical: string,
-    canonical: string,
-    existingAncestor: string,
-    state: PathState,
-  ): Promise<ResolvedPath> {
-    const placed = this.scopeOf(canonical);
-    if (!placed) throw refuse(requested, `resolves to ${canonical}, outside the workspace and every granted root`);
-    let entry: EntryKind | undefined;
-    let identity: FileIdentity | undefined;
-    if (state === 'existing') {
-      const info = await stat(canonical);
-      entry = info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other';
-      identity = { dev: info.dev, ino: info.ino };
+  /**
+   * Checks the text of a request and places it under a root without touching the disk.
+   * Absolute requests written with a root's given (non-canonical) spelling are rebased onto
+   * its canonical form, so rules always see one spelling.
+   */
+  private lexicalPath(requested: string): { lexical: string; namesDirectory: boolean } {
+    if (typeof requested !== 'string') throw refuse(String(requested), 'a path must be a string');
+    const problem = pathTextProblem(requested);
+    if (problem) throw refuse(requested, problem);
+    if (!this.unrestricted && requested.split(separator).includes('..')) throw refuse(requested, 'parent traversal (..) is not allowed', fixes.parent);
+    const namesDirectory = trailingSeparators.test(requested) && requested.replace(trailingSeparators, '') !== '';
+    if (!path.isAbsolute(requested)) {
+      return { lexical: path.resolve(this.primary.canonical, requested), namesDirectory };
     }
+    const absolute = path.resolve(requested);
+    for (const root of [this.primary, ...this.granted]) {
+      for (const spelling of [root.canonical, root.given]) {
+        if (isWithin(spelling, absolute)) return { lexical: path.join(root.canonical, path.relative(spelling, absolute)), namesDirectory };
+      }
+    }
+    if (this.unrestricted) return { lexical: absolute, namesDirectory };
+    throw refuse(requested, 'outside the workspace and every granted root', fixes.outside);
+  }
+
+  private async buildMissing(requested: string, lexical: string): Promise<ResolvedPath> {
+    const missing: string[] = [];
+    let cursor = lexical;
+    for (;;) {
+      missing.unshift(path.basename(cursor));
+      const parent = path.dirname(cursor);
+      if (parent === cursor) throw refuse(requested, 'no existing parent directory');
+      cursor = parent;
+      const found = await lstat(cursor).catch((cause: unknown) => {
+        if (errorCode(cause) === 'ENOENT' || errorCode(cause) === 'ENOTDIR') return undefined;
+        throw lookupFailure(requested, cause);
+      });
+      if (found) break;
+    }
+    let ancestor: string;
+    try {
+      ancestor = await realpath(cursor);
+    } catch (cause) {
+      if (errorCode(cause) === 'ENOENT') throw refuse(requested, `dangling symlink in a parent (${this.showPath(cursor)})`);
+      throw lookupFailure(requested, cause);
+    }
+    const ancestorInfo = await lstat(ancestor).catch((cause: unknown) => {
+      throw lookupFailure(requested, cause);
+    });
+    if (!ancestorInfo.isDirectory()) throw refuse(requested, `${this.showPath(cursor)} is not a directory`);
+    const canonical = path.join(ancestor, ...missing);
+    const placed = this.place(requested, canonical);
     return new ResolvedPath(constructionToken, {
       requested,
       lexical,
       canonical,
-      existingAncestor,
-      scope: placed.scope,
-      root: placed.root,
-      state,
-      entry,
-      identity,
+      existingAncestor: ancestor,
+      ...placed,
+      state: 'missing',
+      purpose: 'write',
+      entry: undefined,
+      identity: undefined,
+      ancestorIdentity: identityOf(ancestorInfo),
     });
   }
+
+  private async build(requested: string, lexical: string, canonical: string, purpose: PathPurpose): Promise<ResolvedPath> {
+    const placed = this.place(requested, canonical);
+    const info = await lstat(canonical).catch((cause: unknown) => {
+      throw lookupFailure(requested, cause);
+    });
+    // realpath returned a path free of symlinks; one appearing now means a swap mid-resolution.
+    if (info.isSymbolicLink()) throw refuse(requested, 'the path changed while it was being resolved');
+    const identity = identityOf(info);
+    return new ResolvedPath(constructionToken, {
+      requested,
+      lexical,
+      canonical,
+      existingAncestor: canonical,
+      ...placed,
+      state: 'existing',
+      purpose,
+      entry: entryKind(info),
+      identity,
+      ancestorIdentity: identity,
+    });
+  }
+
+  private place(requested: string, canonical: string): { scope: PathScope; root: string } {
+    const placed = this.scopeOf(canonical);
+    if (!placed) throw refuse(requested, `resolves to ${canonical}, outside the workspace and every granted root`, fixes.outside);
+    return placed;
+  }
+}
+
+function changed(resolved: ResolvedPath, what: string, cause?: unknown): ToolError {
+  return new ToolError('path_refused', `path ${quotePath(resolved.requested)} refused: it changed on disk after it was authorized: ${what}`, {
+    cause,
+    details: { path: resolved.requested.slice(0, 1024), reason: `changed after authorization: ${what}` },
+  });
+}
+
+/** The first fact that differs between two resolutions of one request, described for a person. */
+function differenceBetween(before: ResolvedPath, after: ResolvedPath): string | undefined {
+  if (after.state !== before.state) return before.state === 'missing' ? 'it now exists' : 'it no longer exists';
+  if (after.canonical !== before.canonical) return `it now resolves to ${after.canonical} instead of ${before.canonical}`;
+  if (after.scope !== before.scope || after.root !== before.root) return `its scope is now ${after.scope}`;
+  if (after.entry !== before.entry) return `it is now a ${after.entry ?? 'missing entry'}`;
+  if (!sameIdentity(after.identity, before.identity)) return 'it was replaced by another file';
+  if (after.existingAncestor !== before.existingAncestor || !sameIdentity(after.ancestorIdentity, before.ancestorIdentity)) {
+    return 'a parent directory was replaced';
+  }
+  return undefined;
 }

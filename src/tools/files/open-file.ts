@@ -1,0 +1,75 @@
+import { constants, type Stats } from 'node:fs';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { ToolError } from '../../host/errors.js';
+import type { FileIdentity, ResolvedPath } from '../../host/workspace.js';
+
+/**
+ * Never follow a symlink in the last component (the path is already canonical), and never
+ * block on a FIFO: a pipe swapped in for a file is opened, inspected and refused.
+ */
+const readFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+export interface OpenedFile {
+  handle: FileHandle;
+  info: Stats;
+}
+
+function changedUnderneath(shown: string, what: string): ToolError {
+  return new ToolError('path_refused', `${shown} refused: ${what}; nothing was read or written`, { details: { path: shown, reason: what } });
+}
+
+/**
+ * Opens a regular file for reading and proves the handle is the file that was checked: its
+ * device and inode match `expected`, and its path still resolves to itself (no symlink was
+ * swapped into the parent chain between the check and the open).
+ */
+export async function openCheckedFile(absolute: string, expected: FileIdentity | undefined, shown: string): Promise<OpenedFile> {
+  let handle: FileHandle;
+  try {
+    handle = await open(absolute, readFlags);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw changedUnderneath(shown, 'the file became a symlink after it was checked');
+    if (code === 'ENOENT') throw new ToolError('not_found', `${shown} no longer exists`, { cause, details: { path: shown } });
+    throw new ToolError('execution_failed', `cannot open ${shown}: ${(cause as Error).message}`, { cause });
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw changedUnderneath(shown, 'it is not a regular file');
+    if (expected && (info.dev !== expected.dev || info.ino !== expected.ino)) throw changedUnderneath(shown, 'it was replaced after it was checked');
+    if ((await realpath(absolute)) !== absolute) throw changedUnderneath(shown, 'a symlink appeared in its parent directories');
+    return { handle, info };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Opens the file a ResolvedPath names (call `workspace.revalidate` first). */
+export function openResolvedFile(resolved: ResolvedPath, shown: string): Promise<OpenedFile> {
+  return openCheckedFile(resolved.canonical, resolved.identity, shown);
+}
+
+/** Reads a whole open file, refusing one larger than `limit` bytes. */
+export async function readWhole(opened: OpenedFile, limit: number, shown: string): Promise<Buffer> {
+  if (opened.info.size > limit) {
+    throw new ToolError('unsupported', `${shown} is ${opened.info.size} bytes, over the ${limit}-byte limit for this operation`, {
+      details: { path: shown },
+    });
+  }
+  const buffer = Buffer.alloc(opened.info.size);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const { bytesRead } = await opened.handle.read(buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** Reads up to `length` bytes from the start of an open file. */
+export async function readHead(opened: OpenedFile, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(Math.min(length, opened.info.size));
+  const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
+  return buffer.subarray(0, bytesRead);
+}

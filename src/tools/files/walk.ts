@@ -1,0 +1,110 @@
+import type { Stats } from 'node:fs';
+import { lstat, readdir, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../../host/errors.js';
+import { isWithin, type FileIdentity, type ResolvedPath } from '../../host/workspace.js';
+
+export type WalkedKind = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface WalkedEntry {
+  absolute: string;
+  /** Path relative to the walk's root, with '/' separators. */
+  relative: string;
+  kind: WalkedKind;
+  /** lstat of the entry: a symlink is described, never followed. */
+  info: Stats;
+}
+
+export interface WalkOptions {
+  recursive: boolean;
+  /** Directory names listed but never descended into. */
+  skipDirectories: ReadonlySet<string>;
+  /** Entries looked at before the walk stops and reports `limitReached`. */
+  maxVisited: number;
+  signal: AbortSignal;
+}
+
+/** Directories that searches and recursive listings do not descend into. */
+export const unsearchedDirectories: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+
+const maxDepth = 128;
+
+function kindOf(info: Stats): WalkedKind {
+  if (info.isSymbolicLink()) return 'symlink';
+  if (info.isFile()) return 'file';
+  if (info.isDirectory()) return 'directory';
+  return 'other';
+}
+
+/**
+ * A bounded, sorted, depth-first walk of a canonical directory tree that never follows a
+ * symlink: every directory it reads is checked, after reading, to still be the real directory
+ * it found (no symlink swapped in), so a walk cannot wander out of the tree it was given.
+ */
+export class TreeWalk {
+  limitReached = false;
+  private visited = 0;
+
+  /** `root` is an existing directory the caller has just revalidated. */
+  constructor(
+    private readonly root: ResolvedPath,
+    private readonly options: WalkOptions,
+  ) {}
+
+  entries(): AsyncGenerator<WalkedEntry> {
+    if (this.root.entry !== 'directory' || !this.root.identity) {
+      throw new ToolError('internal', `TreeWalk needs an existing directory, got ${this.root.canonical}`);
+    }
+    return this.directory(this.root.canonical, '', this.root.identity, 0);
+  }
+
+  private async *directory(absolute: string, relative: string, identity: FileIdentity, depth: number): AsyncGenerator<WalkedEntry> {
+    const names = await this.readChecked(absolute, identity, depth === 0);
+    for (const name of names) {
+      this.options.signal.throwIfAborted();
+      if (this.visited >= this.options.maxVisited) {
+        this.limitReached = true;
+        return;
+      }
+      this.visited += 1;
+      const child = path.join(absolute, name);
+      const info = await lstat(child).catch(() => undefined);
+      if (!info) continue;
+      const entry: WalkedEntry = { absolute: child, relative: relative ? `${relative}/${name}` : name, kind: kindOf(info), info };
+      yield entry;
+      if (entry.kind === 'directory' && this.options.recursive && !this.options.skipDirectories.has(name) && depth < maxDepth) {
+        yield* this.directory(child, entry.relative, { dev: info.dev, ino: info.ino }, depth + 1);
+      }
+    }
+  }
+
+  /** Reads a directory's names (sorted), then proves the path still names that same real directory. */
+  private async readChecked(absolute: string, identity: FileIdentity, isRoot: boolean): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(absolute);
+    } catch (cause) {
+      // An unreadable or vanished subdirectory is left out; the tree's own root must be readable.
+      if (isRoot) throw new ToolError('execution_failed', `cannot read directory ${absolute}: ${(cause as Error).message}`, { cause });
+      return [];
+    }
+    const [real, info] = await Promise.all([realpath(absolute).catch(() => undefined), lstat(absolute).catch(() => undefined)]);
+    if (real !== absolute || info?.dev !== identity.dev || info?.ino !== identity.ino) {
+      throw new ToolError('path_refused', `directory ${absolute} changed while it was being read (a symlink or another directory was swapped in); nothing was returned`, {
+        details: { path: absolute, reason: 'changed during walk' },
+      });
+    }
+    return names.sort();
+  }
+}
+
+/**
+ * The regular file a symlink met during a walk points at, when it lies inside the walked tree;
+ * undefined for links that dangle, loop, point at directories or leave the tree.
+ */
+export async function fileBehindLink(link: string, treeRoot: string): Promise<{ absolute: string; info: Stats } | undefined> {
+  const target = await realpath(link).catch(() => undefined);
+  if (target === undefined || !isWithin(treeRoot, target)) return undefined;
+  const info = await lstat(target).catch(() => undefined);
+  return info?.isFile() ? { absolute: target, info } : undefined;
+}

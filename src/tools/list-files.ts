@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { displayPath } from '../host/capability.js';
+import { shared } from '../host/resources.js';
+import { defineTool } from '../host/tool.js';
+import { globArgument, pathArgument } from './files/arguments.js';
+import { refuseEntry } from './files/entry-checks.js';
+import { compileGlob } from './files/glob.js';
+import { TreeWalk, unsearchedDirectories, type WalkedKind } from './files/walk.js';
+
+const defaultMaxResults = 1000;
+/** Entries a glob walk may look at before it stops, however few of them match. */
+const maxVisited = 200_000;
+
+const listFilesArgs = z.strictObject({
+  path: pathArgument('Directory to list, relative to the workspace root (default ".")').optional(),
+  glob: globArgument.optional().describe('Walk the tree and keep paths (relative to `path`) matching this glob, e.g. "**/*.ts"; without it only direct children are listed'),
+  max_results: z.int().min(1).max(10_000).optional().describe(`Most entries to return (default ${defaultMaxResults})`),
+});
+
+interface ListedEntry {
+  path: string;
+  type: WalkedKind;
+  size?: number;
+}
+
+export const listFilesTool = defineTool({
+  name: 'list_files',
+  description:
+    'List a directory: its direct children, or with `glob` every matching path below it (bounded; symlinks are listed, never followed; .git and node_modules are not walked)',
+  origin: 'built-in',
+  classes: ['read'],
+  executionPolicy: 'resource-aware',
+  schema: listFilesArgs,
+  async prepare(args, ctx) {
+    const resolved = await ctx.workspace.resolveForRead(args.path ?? '.');
+    const shown = displayPath(resolved);
+    refuseEntry(resolved, shown, 'directory', 'use read_file for a file');
+    const maxResults = args.max_results ?? defaultMaxResults;
+    const matches = args.glob === undefined ? () => true : compileGlob(args.glob);
+    return {
+      requests: [{ class: 'read', path: resolved, target: 'tree' }],
+      resources: [shared({ kind: 'tree', path: resolved.canonical })],
+      summary: `list ${shown}`,
+      async execute(ectx) {
+        await ectx.workspace.revalidate(resolved);
+        const walk = new TreeWalk(resolved, {
+          recursive: args.glob !== undefined,
+          skipDirectories: unsearchedDirectories,
+          maxVisited,
+          signal: ectx.signal,
+        });
+        const entries: ListedEntry[] = [];
+        let truncated = false;
+        for await (const entry of walk.entries()) {
+          if (!matches(entry.relative)) continue;
+          if (entries.length === maxResults) {
+            truncated = true;
+            break;
+          }
+          entries.push({ path: ectx.workspace.showPath(entry.absolute), type: entry.kind, ...(entry.kind === 'file' && { size: entry.info.size }) });
+        }
+        truncated ||= walk.limitReached;
+        const lines = entries.map((entry) => (entry.type === 'directory' ? `${entry.path}/` : entry.path));
+        if (truncated) lines.push(`(listing stopped after ${entries.length} entries; narrow it with path or glob, or raise max_results)`);
+        return { text: lines.join('\n'), data: { entries, truncated } };
+      },
+    };
+  },
+});

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { displayPath } from '../host/capability.js';
+import { ToolError } from '../host/errors.js';
+import { exclusive } from '../host/resources.js';
+import { defineTool } from '../host/tool.js';
+import type { ResolvedPath } from '../host/workspace.js';
+import { mebibyte, pathArgument } from './files/arguments.js';
+import { rewriteFile } from './files/checked-rewrite.js';
+import { unifiedDiff } from './files/diff.js';
+import { refuseEntry } from './files/entry-checks.js';
+import { createMissingDirectories, parentIsMissing } from './files/missing-directories.js';
+import { openResolvedFile, readWhole } from './files/open-file.js';
+import { stageFile } from './files/staged-file.js';
+
+/** Largest existing file `append` rewrites (appending goes through a staged copy, like every write). */
+const appendableBytes = 64 * mebibyte;
+/** Largest existing file whose old content is read to show a diff when it is overwritten. */
+const diffedBytes = 512 * 1024;
+
+const writeFileArgs = z.strictObject({
+  path: pathArgument('File to write, relative to the workspace root (or absolute under a granted root)'),
+  content: z
+    .string()
+    .max(10 * mebibyte)
+    .describe('Text to write (UTF-8)'),
+  mode: z
+    .enum(['create', 'overwrite', 'append'])
+    .optional()
+    .describe('create: fail if the file exists; overwrite (default): create or replace; append: add to the end (creating it if missing)'),
+  create_dirs: z.boolean().optional().describe('Create missing parent directories (default false)'),
+});
+
+type WriteMode = NonNullable<z.infer<typeof writeFileArgs>['mode']>;
+
+/** What was there before an overwrite, for the diff and to keep the file's permissions. */
+async function previousFile(resolved: ResolvedPath, shown: string): Promise<{ before: Buffer | undefined; mode: number }> {
+  const opened = await openResolvedFile(resolved, shown);
+  try {
+    const before = opened.info.size <= diffedBytes ? await readWhole(opened, diffedBytes, shown) : undefined;
+    return { before, mode: opened.info.mode & 0o7777 };
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+/** Writes the new content the way `mode` asks and returns the diff to show. */
+async function writeContent(resolved: ResolvedPath, shown: string, mode: WriteMode, content: Buffer): Promise<string> {
+  if (resolved.state === 'existing' && mode === 'append') {
+    const { before, after } = await rewriteFile(resolved, shown, appendableBytes, (old) => Buffer.concat([old, content]));
+    return unifiedDiff(shown, before, after);
+  }
+  if (resolved.state === 'existing') {
+    const previous = await previousFile(resolved, shown);
+    const staged = await stageFile(resolved.canonical, content, previous.mode);
+    await staged.replace();
+    return previous.before ? unifiedDiff(shown, previous.before, content) : `(no diff for ${shown}: the old content is larger than ${diffedBytes} bytes)`;
+  }
+  const staged = await stageFile(resolved.canonical, content, undefined);
+  // A file that appeared while the call waited is never clobbered, whatever the mode.
+  await staged.createNew(shown);
+  return unifiedDiff(shown, undefined, content);
+}
+
+export const writeFileTool = defineTool({
+  name: 'write_file',
+  description: 'Create, overwrite or append to a text file atomically (temp file + rename); the result metadata holds a unified diff',
+  origin: 'built-in',
+  classes: ['write'],
+  executionPolicy: 'resource-aware',
+  schema: writeFileArgs,
+  async prepare(args, ctx) {
+    const resolved = await ctx.workspace.resolveForWrite(args.path);
+    const shown = displayPath(resolved);
+    const mode = args.mode ?? 'overwrite';
+    refuseEntry(resolved, shown, 'file', 'write_file writes files only');
+    if (mode === 'create' && resolved.state === 'existing') {
+      throw new ToolError('conflict', `${shown} already exists; use mode "overwrite" to replace it or "append" to add to it`, { details: { path: shown } });
+    }
+    if (parentIsMissing(resolved) && !args.create_dirs) {
+      throw new ToolError('not_found', `the parent directory of ${shown} does not exist; pass create_dirs: true to create it`, {
+        details: { path: shown },
+      });
+    }
+    const content = Buffer.from(args.content, 'utf8');
+    return {
+      requests: [{ class: 'write', path: resolved }],
+      resources: [exclusive({ kind: 'path', path: resolved.canonical })],
+      summary: `${mode === 'append' ? 'append to' : 'write'} ${shown}`,
+      async execute(ectx) {
+        await ectx.workspace.revalidate(resolved);
+        if (parentIsMissing(resolved)) await createMissingDirectories(resolved, shown);
+        const diff = await writeContent(resolved, shown, mode, content);
+        const verb = resolved.state === 'missing' ? 'created' : mode === 'append' ? 'appended to' : 'overwrote';
+        return {
+          text: `${verb} ${shown} (${content.length} bytes written)`,
+          data: { path: shown, bytes: content.length },
+          metadata: { diff },
+        };
+      },
+    };
+  },
+});
