@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { exclusive } from '../host/resources.js';
+import { defineTool } from '../host/tool.js';
+import { backgroundProcesses, processStatus } from './process/background.js';
+import { backgroundProcessResource } from './process/resources.js';
+
+const processStopArgs = z.strictObject({
+  process_id: z.string().min(1).max(64).describe('Id returned by process_start'),
+});
+
+export const processStopTool = defineTool({
+  name: 'process_stop',
+  description: 'Stop a background process and everything it started (SIGTERM, then SIGKILL after a grace period)',
+  origin: 'built-in',
+  classes: [],
+  executionPolicy: 'resource-aware',
+  schema: processStopArgs,
+  async prepare(args, ctx) {
+    const processes = backgroundProcesses(ctx.session);
+    return {
+      requests: [],
+      resources: [exclusive(backgroundProcessResource(args.process_id))],
+      summary: `stop ${args.process_id}`,
+      async execute() {
+        const entry = processes.get(args.process_id);
+        const wasRunning = entry.state === 'running';
+        await entry.stop();
+        const status = processStatus(entry);
+        const text = wasRunning ? `stopped ${entry.id}` : `${entry.id} had already ended (${status.state})`;
+        return { text, data: { ...status, was_running: wasRunning } };
+      },
+    };
+  },
+});

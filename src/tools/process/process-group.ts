@@ -1,0 +1,103 @@
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { ToolError } from '../../host/errors.js';
+import { isGroupAlive, terminateGroup, terminationGraceMs, trackGroup, untrackGroup } from './process-tree.js';
+
+/** Everything needed to start one child: no shell, an absolute program, an explicit environment. */
+export interface ProcessLaunch {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  /** Text written to stdin; stdin is closed when absent. */
+  stdin: string | undefined;
+}
+
+export interface ExitStatus {
+  /** null when a signal ended the process. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * How long to keep reading a pipe after the whole group is gone: a process that escaped the
+ * group (a daemon that called setsid) may hold it open forever, and must not hang the call.
+ */
+const pipeDrainMs = 500;
+
+async function drained(stream: Readable): Promise<void> {
+  if (stream.destroyed || stream.readableEnded) return;
+  await once(stream, 'close').catch(() => undefined);
+}
+
+/**
+ * A started child that leads its own process group. The group is what gets stopped, so
+ * grandchildren go with it. `finished` settles when the child has exited, anything it left in
+ * its group has been stopped, and both pipes are drained.
+ */
+export class ProcessGroup {
+  readonly finished: Promise<ExitStatus>;
+  private stopping: Promise<void> | undefined;
+  private exitStatus: ExitStatus | undefined;
+
+  private constructor(
+    readonly pid: number,
+    readonly stdout: Readable,
+    readonly stderr: Readable,
+    exited: Promise<ExitStatus>,
+  ) {
+    this.finished = this.settle(exited);
+  }
+
+  /** Starts the child in its own group (stdin closed unless text is given). */
+  static async spawn(launch: ProcessLaunch): Promise<ProcessGroup> {
+    const subprocess = execa(launch.file, [...launch.args], {
+      cwd: launch.cwd,
+      env: launch.env,
+      extendEnv: false,
+      ...(launch.stdin === undefined ? { stdin: 'ignore' as const } : { input: launch.stdin }),
+      buffer: false,
+      detached: true,
+      reject: false,
+    });
+    const { pid, stdout, stderr } = subprocess;
+    if (pid === undefined || !stdout || !stderr) {
+      const result = await subprocess;
+      throw new ToolError('execution_failed', `could not start ${launch.file}: ${result.originalMessage || result.shortMessage}`, {
+        cause: result.cause,
+      });
+    }
+    trackGroup(pid);
+    const exited = new Promise<ExitStatus>((resolve) => {
+      subprocess.once('exit', (exitCode, signal) => resolve({ exitCode, signal }));
+    });
+    return new ProcessGroup(pid, stdout, stderr, exited);
+  }
+
+  /** The exit status once the child has exited; undefined while it runs. */
+  get status(): ExitStatus | undefined {
+    return this.exitStatus;
+  }
+
+  /** Stops the whole group (SIGTERM, then SIGKILL after the grace period). Safe to call more than once. */
+  stop(graceMs: number = terminationGraceMs): Promise<void> {
+    this.stopping ??= terminateGroup(this.pid, graceMs);
+    return this.stopping;
+  }
+
+  private async settle(exited: Promise<ExitStatus>): Promise<ExitStatus> {
+    const status = await exited;
+    this.exitStatus = status;
+    if (isGroupAlive(this.pid)) await this.stop();
+    else untrackGroup(this.pid);
+    const pipes = Promise.all([drained(this.stdout), drained(this.stderr)]);
+    const timedOut = await Promise.race([pipes.then(() => false), sleep(pipeDrainMs, true, { ref: false })]);
+    if (timedOut) {
+      this.stdout.destroy();
+      this.stderr.destroy();
+    }
+    return status;
+  }
+}

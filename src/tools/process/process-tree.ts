@@ -1,0 +1,80 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How long a process group gets to exit after SIGTERM before it is sent SIGKILL. */
+export const terminationGraceMs = 2000;
+
+const pollIntervalMs = 20;
+/** How long to wait for the kernel to remove a group after SIGKILL before giving up on it. */
+const killSettleMs = 2000;
+
+/** Whether any process of the group led by `pgid` still exists. */
+export function isGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+async function waitForGroupExit(pgid: number, withinMs: number): Promise<boolean> {
+  const until = Date.now() + withinMs;
+  while (isGroupAlive(pgid)) {
+    if (Date.now() >= until) return false;
+    await sleep(pollIntervalMs);
+  }
+  return true;
+}
+
+/**
+ * Process groups rho started and has not yet seen disappear. If rho itself exits (a second
+ * Ctrl-C, an uncaught error) while some are alive, they are killed on the way out: a child
+ * leads its own group, so nothing else would stop it.
+ */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function killLiveGroupsOnExit(): void {
+  for (const pgid of liveGroups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // Already gone: nothing to do on the way out.
+    }
+  }
+}
+
+export function trackGroup(pgid: number): void {
+  if (!exitHookInstalled) {
+    process.on('exit', killLiveGroupsOnExit);
+    exitHookInstalled = true;
+  }
+  liveGroups.add(pgid);
+}
+
+/** Forgets a group once it is known to be empty, so its id can never be signalled after reuse. */
+export function untrackGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+}
+
+/**
+ * Stops every process of a group, grandchildren included: SIGTERM, then SIGKILL for whatever is
+ * left after the grace period. Resolves once the group is gone (or the kernel did not remove it
+ * within a bounded wait after SIGKILL, which only a process stuck in the kernel can cause).
+ */
+export async function terminateGroup(pgid: number, graceMs: number = terminationGraceMs): Promise<void> {
+  signalGroup(pgid, 'SIGTERM');
+  if (!(await waitForGroupExit(pgid, graceMs))) {
+    signalGroup(pgid, 'SIGKILL');
+    await waitForGroupExit(pgid, killSettleMs);
+  }
+  if (!isGroupAlive(pgid)) untrackGroup(pgid);
+}

@@ -1,0 +1,83 @@
+import type { Readable } from 'node:stream';
+import type { ToolProgress } from '../../host/tool.js';
+import { LineSplitter, ProgressThrottle } from './line-progress.js';
+import { BoundedCapture } from './output-capture.js';
+import { ProcessGroup, type ExitStatus, type ProcessLaunch } from './process-group.js';
+
+/** Why a process stopped: one discriminant instead of a handful of booleans. */
+export type Termination = 'exited' | 'timed_out' | 'cancelled';
+
+export interface ProcessOutcome extends ExitStatus {
+  termination: Termination;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+}
+
+export interface RunLimits {
+  outputLimitBytes: number;
+  wallLimitMs: number;
+}
+
+export interface RunObserver {
+  /** Aborted on the host's deadline, a cancellation or an interrupt: the whole tree is stopped. */
+  signal: AbortSignal;
+  progress(update: ToolProgress): void;
+}
+
+interface StreamCapture {
+  capture: BoundedCapture;
+  lines: LineSplitter;
+}
+
+function captureStream(stream: Readable, name: 'stdout' | 'stderr', limitBytes: number, throttle: ProgressThrottle): StreamCapture {
+  const capture = new BoundedCapture(limitBytes);
+  const lines = new LineSplitter((message) => throttle.offer({ message, stream: name }));
+  stream.on('data', (chunk: Buffer) => {
+    capture.add(chunk);
+    lines.push(chunk);
+  });
+  return { capture, lines };
+}
+
+/**
+ * Runs one child to completion with bounded output, streaming its complete lines as throttled
+ * progress. On its wall limit or when the signal aborts, the child's whole process group is
+ * stopped; the outcome says which of those ended it.
+ */
+export async function runToCompletion(launch: ProcessLaunch, limits: RunLimits, observer: RunObserver): Promise<ProcessOutcome> {
+  const group = await ProcessGroup.spawn(launch);
+  const throttle = new ProgressThrottle((update) => {
+    if (!observer.signal.aborted) observer.progress(update);
+  });
+  const stdout = captureStream(group.stdout, 'stdout', limits.outputLimitBytes, throttle);
+  const stderr = captureStream(group.stderr, 'stderr', limits.outputLimitBytes, throttle);
+
+  let termination: Termination = 'exited';
+  const stopBecause = (reason: Exclude<Termination, 'exited'>) => {
+    if (group.status) return;
+    if (termination === 'exited') termination = reason;
+    void group.stop();
+  };
+  const onAbort = () => stopBecause('cancelled');
+  const timer = setTimeout(() => stopBecause('timed_out'), limits.wallLimitMs);
+  observer.signal.addEventListener('abort', onAbort, { once: true });
+  if (observer.signal.aborted) onAbort();
+
+  try {
+    const status = await group.finished;
+    stdout.lines.end();
+    stderr.lines.end();
+    return {
+      ...status,
+      termination,
+      stdout: stdout.capture.text(),
+      stderr: stderr.capture.text(),
+      truncated: stdout.capture.truncated || stderr.capture.truncated,
+    };
+  } finally {
+    clearTimeout(timer);
+    observer.signal.removeEventListener('abort', onAbort);
+    throttle.close();
+  }
+}

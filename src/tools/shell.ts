@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { describeRequest } from '../host/capability.js';
+import { defineTool } from '../host/tool.js';
+import { completionOutput } from './process/completion-result.js';
+import { resolveExecutable } from './process/executable.js';
+import { argumentText, callWallLimitMs, launchOptionsShape, okExitCodesSchema, planLaunch } from './process/launch-options.js';
+import { shellRequest } from './process/request.js';
+import { processStepResources } from './process/resources.js';
+import { runToCompletion } from './process/run-to-completion.js';
+
+const shellArgs = z.strictObject({
+  script: argumentText.min(1).describe('Shell script text, run as `sh -c SCRIPT` (or bash)'),
+  shell: z.enum(['sh', 'bash']).default('sh').describe('Which shell runs the script (looked up on PATH)'),
+  ...launchOptionsShape,
+  ok_exit_codes: okExitCodesSchema,
+});
+
+/** The shell's own arguments, kept apart from the script text. */
+const shellFlags = ['-c'] as const;
+
+export const shellTool = defineTool({
+  name: 'shell',
+  description: 'Run a shell script with sh -c or bash -c (needs the shell rule: process rules never grant it), with bounded output',
+  origin: 'built-in',
+  classes: ['shell'],
+  executionPolicy: 'resource-aware',
+  schema: shellArgs,
+  async prepare(args, ctx) {
+    const plan = await planLaunch(args, ctx);
+    const executable = await resolveExecutable(args.shell, { pathVariable: ctx.host.env.PATH, cwd: plan.cwd.canonical });
+    const request = shellRequest({
+      cwd: plan.cwd.canonical,
+      executable,
+      argv: shellFlags,
+      shell: args.shell,
+      script: args.script,
+      envMode: plan.envMode,
+      envNames: plan.envNames,
+      outputLimitBytes: plan.outputLimitBytes,
+      wallLimitMs: callWallLimitMs(args, ctx),
+    });
+    return {
+      requests: [request],
+      resources: processStepResources(plan.cwd),
+      summary: describeRequest(request),
+      async execute(run) {
+        const cwd = await run.workspace.revalidate(plan.cwd);
+        const launch = { file: executable.resolved, args: [...shellFlags, args.script], cwd: cwd.canonical, env: plan.env, stdin: args.stdin };
+        const outcome = await runToCompletion(launch, request, run);
+        return completionOutput(`${args.shell} script`, outcome, args.ok_exit_codes, request.wallLimitMs);
+      },
+    };
+  },
+});

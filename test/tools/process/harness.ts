@@ -1,0 +1,89 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { EnvMode } from '../../../src/host/capability.js';
+import type { HostEvent } from '../../../src/host/events.js';
+import { Policy } from '../../../src/host/policy.js';
+import { ToolRegistry } from '../../../src/host/registry.js';
+import type { HostEnvironment, ToolResult } from '../../../src/host/tool.js';
+import { ToolHost } from '../../../src/host/tool-host.js';
+import { Workspace } from '../../../src/host/workspace.js';
+import { builtinTools } from '../../../src/tools/index.js';
+
+export const scriptsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/scripts');
+export const script = (name: string) => path.join(scriptsDir, name);
+export const node = process.execPath;
+
+export interface HostSetup {
+  allow?: readonly string[];
+  env?: Record<string, string | undefined>;
+  secretNames?: readonly string[];
+  processEnv?: EnvMode;
+}
+
+/** A ToolHost over a fresh temp workspace with every built-in tool, recording its events. */
+export class ProcessHarness {
+  readonly events: HostEvent[] = [];
+  private calls = 0;
+
+  private constructor(
+    readonly root: string,
+    readonly host: ToolHost,
+  ) {}
+
+  static async create(setup: HostSetup = {}): Promise<ProcessHarness> {
+    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'rho-process-')));
+    const environment: HostEnvironment = {
+      env: setup.env ?? { PATH: process.env.PATH },
+      secretNames: setup.secretNames ?? [],
+      processEnv: setup.processEnv ?? { mode: 'inherit' },
+    };
+    const host = new ToolHost({
+      workspace: await Workspace.create(root),
+      policy: Policy.fromText({ allow: setup.allow ?? ['process', 'shell'] }),
+      tools: new ToolRegistry(builtinTools()),
+      environment,
+    });
+    const harness = new ProcessHarness(root, host);
+    host.subscribe((event) => harness.events.push(event));
+    return harness;
+  }
+
+  invoke(tool: string, args: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ToolResult> {
+    const call = { id: `call-${++this.calls}`, tool, args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) };
+    return this.host.invoke(call, options.signal);
+  }
+
+  /** Stops what the run left behind and removes the workspace. */
+  async dispose(): Promise<readonly string[]> {
+    const notices = await this.host.dispose();
+    await rm(this.root, { recursive: true, force: true });
+    return notices;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until a process is gone; false if it is still there after `withinMs`. */
+export async function waitUntilGone(pid: number, withinMs: number): Promise<boolean> {
+  const until = Date.now() + withinMs;
+  while (isAlive(pid)) {
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+/** The data of a successful result (fails the test with the error otherwise). */
+export function dataOf<T>(result: ToolResult): T {
+  if (result.status !== 'success') throw new Error(`expected success, got ${result.status}: ${result.error?.message}`);
+  return result.output!.data as T;
+}
