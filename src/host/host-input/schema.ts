@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/**
+ * The questionnaire as a tool or workflow writes it (SPEC §8). These schemas are the single
+ * source of the questionnaire's shape, its TypeScript types and its JSON Schema; the rules that
+ * relate one field to another live in `problems.ts`.
+ */
+export const questionTypes = ['text', 'choice', 'multi', 'confirm'] as const;
+
+/** Ids appear in `--answer ID=VALUE` and in expressions, so they stay plain words. */
+export const questionIdPattern = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
+
+export const questionnaireLimits = {
+  questions: 50,
+  choices: 100,
+  labelLength: 200,
+  questionLength: 2000,
+  reasonLength: 1000,
+  textAnswerLength: 64 * 1024,
+  /** Secrets shorter than this cannot be masked without masking ordinary text. */
+  secretMinLength: 4,
+} as const;
+
+export const answerSchema = z.union([z.string(), z.boolean(), z.array(z.string())]);
+
+export const rawQuestionSchema = z.strictObject({
+  id: z
+    .string()
+    .regex(questionIdPattern, 'an id is 1-64 letters, digits, "_" or "-", not starting with "-"')
+    .optional()
+    .describe('Key of the answer; required when on_timeout is given'),
+  question: z.string().min(1).max(questionnaireLimits.questionLength).describe('The text a person reads'),
+  type: z.enum(questionTypes).default('text'),
+  choices: z
+    .array(z.string().min(1).max(questionnaireLimits.labelLength))
+    .min(1)
+    .max(questionnaireLimits.choices)
+    .optional()
+    .describe('Exact labels offered by choice and multi questions'),
+  default: answerSchema.optional().describe('Preselected answer in a prompt (never applied without a person)'),
+  required: z.boolean().default(true),
+  secret: z.boolean().default(false).describe('Mask the answer everywhere (text questions only)'),
+});
+
+export const rawTimeoutFallbackSchema = z.strictObject({
+  answers: z.record(z.string(), answerSchema).describe('Answers used when --question-timeout expires untouched'),
+  reason: z.string().max(questionnaireLimits.reasonLength).describe('Why these answers are safe to apply unattended'),
+});
+
+export const rawQuestionnaireShape = {
+  questions: z.array(rawQuestionSchema).min(1).max(questionnaireLimits.questions),
+  on_timeout: rawTimeoutFallbackSchema.optional(),
+};
+
+export type QuestionType = (typeof questionTypes)[number];
+export type Answer = string | boolean | readonly string[];
+export type RawQuestion = z.output<typeof rawQuestionSchema>;
+export type RawQuestionnaire = z.output<z.ZodObject<typeof rawQuestionnaireShape>>;
+
+/** A checked question: every default filled in and an id assigned. */
+export type Question = Readonly<Omit<RawQuestion, 'id' | 'choices' | 'default'>> & {
+  readonly id: string;
+  readonly choices?: readonly string[];
+  readonly default?: Answer;
+};

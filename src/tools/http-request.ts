@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import { ToolError } from '../host/errors.js';
+import { defineTool, type ToolContext, type ToolOutput } from '../host/tool.js';
+import { parseJsonBody, readBoundedBody, type BoundedBody } from './network/body.js';
+import { boundedResponseHeaders, headerNamePattern, headerValuePattern, managedHeaders } from './network/headers.js';
+import { isRedirect, nextHop, type Hop } from './network/redirects.js';
+import { maxUrlLength, networkRequest, parseHttpTarget } from './network/url.js';
+
+const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+export const httpRequestLimits = {
+  requestBodyBytes: 1024 * 1024,
+  defaultResponseBytes: 1024 * 1024,
+  responseBytes: 16 * 1024 * 1024,
+  redirects: 10,
+  headerValueLength: 8192,
+  timeoutSeconds: 3600,
+} as const;
+
+const httpRequestArgs = z
+  .strictObject({
+    url: z.string().min(1).max(maxUrlLength).describe('http or https URL without user info'),
+    method: z.enum(methods).default('GET'),
+    headers: z
+      .record(
+        z.string().regex(headerNamePattern, 'not a valid header name'),
+        z.string().max(httpRequestLimits.headerValueLength).regex(headerValuePattern, 'a header value cannot contain line breaks or NUL'),
+      )
+      .optional()
+      .describe('Request headers; Authorization and Cookie are never logged nor sent to another origin after a redirect'),
+    body: z.string().optional().describe('Request body as text'),
+    json: z.json().optional().describe('Request body as JSON (sets content-type: application/json)'),
+    timeout: z.number().positive().max(httpRequestLimits.timeoutSeconds).optional().describe('Seconds to wait for the whole response'),
+    max_response_bytes: z.number().int().positive().max(httpRequestLimits.responseBytes).default(httpRequestLimits.defaultResponseBytes),
+    follow_redirects: z.boolean().default(true).describe('Follow redirects, each one checked against the policy first'),
+    max_redirects: z.number().int().min(0).max(httpRequestLimits.redirects).default(5),
+    ok_status: z.array(z.number().int().min(100).max(599)).min(1).optional().describe('Statuses that count as success (default 200-299)'),
+  })
+  .superRefine((args, ctx) => {
+    const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    if (args.body !== undefined && args.json !== undefined) issue(['json'], 'give body or json, not both');
+    if ((args.method === 'GET' || args.method === 'HEAD') && (args.body !== undefined || args.json !== undefined)) {
+      issue(['body'], `a ${args.method} request has no body`);
+    }
+    const names = Object.keys(args.headers ?? {}).map((name) => name.toLowerCase());
+    names.forEach((name, index) => {
+      if (managedHeaders.has(name)) issue(['headers', name], `${name} is set by rho itself`);
+      if (names.indexOf(name) !== index) issue(['headers', name], `${name} is given more than once`);
+    });
+    if (Buffer.byteLength(requestBody(args) ?? '') > httpRequestLimits.requestBodyBytes) {
+      issue(['body'], `the request body is over ${httpRequestLimits.requestBodyBytes} bytes`);
+    }
+    try {
+      parseHttpTarget(args.url);
+    } catch (error) {
+      issue(['url'], (error as Error).message);
+    }
+  });
+
+type HttpRequestArgs = z.infer<typeof httpRequestArgs>;
+
+function requestBody(args: Pick<HttpRequestArgs, 'body' | 'json'>): string | undefined {
+  return args.json !== undefined ? JSON.stringify(args.json) : args.body;
+}
+
+function requestHeaders(args: HttpRequestArgs): Headers {
+  const headers = new Headers(args.headers);
+  if (args.json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+  return headers;
+}
+
+/** Describes a failed fetch by its cause's code, never by a message that could quote the URL. */
+function fetchFailure(hop: Hop, error: unknown): ToolError {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  const reason = typeof cause?.code === 'string' ? cause.code : 'the connection failed';
+  return new ToolError('execution_failed', `${hop.method} ${hop.target.display} failed: ${reason}`, { cause: error });
+}
+
+interface Limits {
+  signal: AbortSignal;
+  /** Aborts when the call's own `timeout` (not the step's) runs out. */
+  timeout: AbortSignal | undefined;
+  timeoutSeconds: number | undefined;
+  callSignal: AbortSignal;
+}
+
+type Sent = { kind: 'redirect'; status: number; location: string } | { kind: 'final'; response: Response; body: BoundedBody };
+
+/** Sends one hop; a redirect to follow comes back unread, any other response read to its (bounded) end. */
+async function send(hop: Hop, limits: Limits, maxBytes: number, follow: boolean): Promise<Sent> {
+  try {
+    const response = await fetch(hop.target.url, {
+      method: hop.method,
+      headers: hop.headers,
+      body: hop.body,
+      redirect: 'manual',
+      signal: limits.signal,
+    });
+    const location = response.headers.get('location');
+    if (follow && isRedirect(response.status, location)) {
+      await response.body?.cancel().catch(() => undefined);
+      return { kind: 'redirect', status: response.status, location };
+    }
+    return { kind: 'final', response, body: await readBoundedBody(response.body, maxBytes) };
+  } catch (error) {
+    if (limits.callSignal.aborted) throw error;
+    if (limits.timeout?.aborted) {
+      throw new ToolError('timeout', `${hop.method} ${hop.target.display} did not complete within ${limits.timeoutSeconds}s`, { cause: error });
+    }
+    throw fetchFailure(hop, error);
+  }
+}
+
+function finalOutput(args: HttpRequestArgs, hop: Hop, response: Response, body: BoundedBody, redirects: readonly string[]): ToolOutput {
+  const ok = args.ok_status ? args.ok_status.includes(response.status) : response.status >= 200 && response.status < 300;
+  if (!ok) {
+    throw new ToolError('execution_failed', `${hop.method} ${hop.target.display} answered ${response.status}; to accept it, add ok_status: [${response.status}]`, {
+      details: { status: response.status },
+    });
+  }
+  const text = new TextDecoder().decode(body.bytes);
+  const headers = boundedResponseHeaders(response.headers);
+  const json = parseJsonBody(text, response.headers.get('content-type'), body.truncated);
+  return {
+    text,
+    data: {
+      status: response.status,
+      headers: headers.headers,
+      body: text,
+      truncated: body.truncated || headers.truncated,
+      ...(json !== undefined && { json }),
+    },
+    metadata: { method: hop.method, url: hop.target.display, status: response.status, redirects },
+  };
+}
+
+/** Authorizes and sends each hop in turn: the first URL and every redirect are checked before they are requested. */
+async function request(args: HttpRequestArgs, ctx: ToolContext): Promise<ToolOutput> {
+  const timeout = args.timeout === undefined ? undefined : AbortSignal.timeout(args.timeout * 1000);
+  const limits: Limits = {
+    signal: timeout ? AbortSignal.any([ctx.signal, timeout]) : ctx.signal,
+    timeout,
+    timeoutSeconds: args.timeout,
+    callSignal: ctx.signal,
+  };
+  let hop: Hop = { method: args.method, target: parseHttpTarget(args.url), headers: requestHeaders(args), body: requestBody(args) };
+  const first = hop;
+  const redirects: string[] = [];
+  for (;;) {
+    await ctx.authorize(networkRequest(hop.method, hop.target));
+    ctx.progress({ message: `${hop.method} ${hop.target.display}` });
+    const sent = await send(hop, limits, args.max_response_bytes, args.follow_redirects);
+    if (sent.kind === 'final') return finalOutput(args, hop, sent.response, sent.body, redirects);
+    if (redirects.length >= args.max_redirects) {
+      throw new ToolError('execution_failed', `${first.method} ${first.target.display} redirected more than ${args.max_redirects} times`);
+    }
+    hop = nextHop(hop, sent.status, sent.location);
+    redirects.push(hop.target.display);
+  }
+}
+
+export const httpRequestTool = defineTool({
+  name: 'http_request',
+  description:
+    'Send an HTTP(S) request to a host the policy allows (network(HOST)); every redirect is checked against the policy ' +
+    'before it is followed. Returns {status, headers, body, truncated, json?} with bounded headers and body.',
+  origin: 'built-in',
+  classes: ['network'],
+  executionPolicy: 'exclusive',
+  schema: httpRequestArgs,
+  run: request,
+});

@@ -1,0 +1,56 @@
+/** Headers that carry credentials: never shown, logged, or sent to another origin after a redirect. */
+export const credentialHeaders: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+/** Headers fetch manages itself; setting them by hand would let a call smuggle a different request. */
+export const managedHeaders: ReadonlySet<string> = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
+
+export const headerNamePattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const headerValuePattern = /^[^\r\n\0]*$/;
+
+export const responseHeaderLimits = { count: 100, valueLength: 4096, totalLength: 32 * 1024 } as const;
+
+/** Response headers that carry credentials; their values are replaced before anything is returned. */
+const credentialResponseHeaders: ReadonlySet<string> = new Set(['set-cookie']);
+
+export const redactedValue = '[redacted]';
+
+/** Headers for the next hop of a redirect: credentials dropped when the origin changes. */
+export function headersForHop(headers: Headers, crossOrigin: boolean, dropBody: boolean): Headers {
+  const next = new Headers(headers);
+  if (crossOrigin) for (const name of credentialHeaders) next.delete(name);
+  if (dropBody) next.delete('content-type');
+  return next;
+}
+
+/** Response headers as a bounded plain object: lower-case names, credentials redacted, sizes capped. */
+export function boundedResponseHeaders(headers: Headers): { headers: Record<string, string>; truncated: boolean } {
+  const bounded: Record<string, string> = {};
+  let truncated = false;
+  let total = 0;
+  let count = 0;
+  for (const [name, rawValue] of headers) {
+    let value = credentialResponseHeaders.has(name) ? redactedValue : rawValue;
+    if (value.length > responseHeaderLimits.valueLength) {
+      value = value.slice(0, responseHeaderLimits.valueLength);
+      truncated = true;
+    }
+    if (count >= responseHeaderLimits.count || total + name.length + value.length > responseHeaderLimits.totalLength) {
+      truncated = true;
+      break;
+    }
+    bounded[name] = value;
+    total += name.length + value.length;
+    count += 1;
+  }
+  return { headers: bounded, truncated };
+}

@@ -1,0 +1,57 @@
+import type { NetworkRequest } from '../../host/capability.js';
+import { ToolError } from '../../host/errors.js';
+import { normalizeHost } from '../../host/network-host.js';
+
+export const maxUrlLength = 8192;
+
+/** A URL rho may call: http or https, no user info, its host normalized as policy rules compare it. */
+export interface HttpTarget {
+  /** The URL fetched (fragment removed). Its query string is never shown or logged. */
+  readonly url: URL;
+  readonly scheme: 'http' | 'https';
+  readonly host: string;
+  /** scheme://host/path: what messages, metadata and policy requests show. */
+  readonly display: string;
+}
+
+/** User info hides in the authority: `http://user:pw@host`, `//user@host` (a relative redirect). */
+const authorityPattern = /^(?:[a-z][a-z0-9+.-]*:)?[\\/]{2}([^\\/?#]*)/i;
+
+/**
+ * Parses a URL from a call's arguments or a redirect's Location (relative to `base`). Throws
+ * a ToolError whose message never repeats the URL: it may carry credentials or a query string.
+ */
+export function parseHttpTarget(raw: string, base?: URL): HttpTarget {
+  const refuse = (reason: string) => new ToolError('invalid_arguments', `URL refused: ${reason}`);
+  if (raw.length > maxUrlLength) throw refuse(`longer than ${maxUrlLength} characters`);
+  if (authorityPattern.exec(raw.trim())?.[1]?.includes('@')) {
+    throw refuse('it carries user info (user@host); pass credentials in a header instead');
+  }
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    throw refuse('not a valid absolute URL');
+  }
+  if (url.username !== '' || url.password !== '') throw refuse('it carries user info (user@host); pass credentials in a header instead');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse(`only http and https are allowed, not ${url.protocol.replace(/:$/, '')}`);
+  const scheme = url.protocol === 'http:' ? 'http' : 'https';
+  let host: string;
+  try {
+    host = normalizeHost(url.host, scheme);
+  } catch (cause) {
+    throw new ToolError('invalid_arguments', `URL refused: ${(cause as Error).message}`, { cause });
+  }
+  url.hash = '';
+  return Object.freeze({ url, scheme, host, display: `${scheme}://${host}${url.pathname}` });
+}
+
+/** The capability request for calling a target: the facts policy decides on, without query or user info. */
+export function networkRequest(method: string, target: HttpTarget): NetworkRequest {
+  return { class: 'network', method, scheme: target.scheme, host: target.host, url: target.display };
+}
+
+/** Whether two targets share an origin (scheme, host and port); credentials never cross origins. */
+export function sameOrigin(a: HttpTarget, b: HttpTarget): boolean {
+  return a.scheme === b.scheme && a.host === b.host;
+}

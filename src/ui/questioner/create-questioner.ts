@@ -1,0 +1,106 @@
+import { ToolError } from '../../host/errors.js';
+import {
+  secretAnswerValues,
+  timeoutFallbackResponse,
+  userResponse,
+  type Answer,
+  type HostInputRequest,
+  type HostInputResponse,
+  type Question,
+  type Questioner,
+} from '../../host/host-input.js';
+import { convertScriptedAnswer, questionLabel } from './convert-answer.js';
+import { promptForAnswers, type PromptTerminal } from './enquirer-prompts.js';
+import { createPromptLock } from './prompt-lock.js';
+import type { ScriptedAnswers } from './scripted-answers.js';
+
+export interface QuestionerOptions {
+  /** Whether a person can be prompted: a TTY on stdin, not CI, no --no-input. */
+  interactive: boolean;
+  /** `--answers FILE` and `--answer ID=VALUE`, combined (see `combineAnswers`). */
+  answers?: ScriptedAnswers;
+  /** `--question-timeout SECONDS`: enables on_timeout fallbacks. Off when undefined. */
+  timeoutSeconds?: number;
+  /** Receives one line per scripted or fallback answer, so a log shows who decided what (secrets as ***). */
+  report?: (line: string) => void;
+  /** Receives every secret answer, so the output can mask it. */
+  onSecret?: (value: string) => void;
+  /** Where prompts read and draw; defaults to stdin and stderr with a lock of its own. */
+  terminal?: PromptTerminal;
+}
+
+function where(request: HostInputRequest): string {
+  return request.stepId ? `step ${request.stepId}` : `${request.tool} (call ${request.callId})`;
+}
+
+function display(question: Question, answer: Answer): string {
+  if (question.secret) return '***';
+  return Array.isArray(answer) ? answer.join(',') : String(answer);
+}
+
+/** Scripted answers for this request's questions, converted and checked; the questions nobody scripted. */
+function scriptedPart(request: HostInputRequest, answers: ScriptedAnswers, report: (line: string) => void) {
+  const given: Record<string, Answer> = {};
+  const missing: Question[] = [];
+  for (const question of request.questions) {
+    const scripted = answers.get(question.id);
+    if (!scripted) {
+      missing.push(question);
+      continue;
+    }
+    given[question.id] = convertScriptedAnswer(request, question, scripted);
+    report(`${where(request)}: answered ${question.id}=${display(question, given[question.id]!)} (${scripted.origin})`);
+  }
+  return { given, missing };
+}
+
+function missingAnswer(request: HostInputRequest, question: Question, timeoutSeconds: number | undefined, nothingGiven: boolean): ToolError {
+  const fallbackHint =
+    request.timeoutFallback && timeoutSeconds === undefined && nothingGiven ? ', or with --question-timeout SECONDS to apply its on_timeout answers' : '';
+  return new ToolError(
+    'unsupported',
+    `${questionLabel(request, question)} (${question.question}) has no answer and nobody can be asked here; ` +
+      `run again with --answer ${question.id}=VALUE (or --answers FILE)${fallbackHint}`,
+  );
+}
+
+/**
+ * The questioner the CLI passes to the host. Answers given by flags are used first and echoed;
+ * the remaining questions are prompted on a terminal (with a countdown when --question-timeout
+ * is set, the questionnaire has on_timeout, and nothing was scripted). Unattended, a fallback
+ * applies at once when --question-timeout is set (nobody can start answering, so the timer's
+ * end is certain); otherwise a question without an answer fails the step, naming the flag.
+ */
+export function createQuestioner(options: QuestionerOptions): Questioner {
+  const report = options.report ?? (() => {});
+  const answers = options.answers ?? new Map();
+  const terminal = options.terminal ?? { input: process.stdin, output: process.stderr, lock: createPromptLock() };
+
+  async function answer(request: HostInputRequest, signal: AbortSignal): Promise<HostInputResponse> {
+    const { given, missing } = scriptedPart(request, answers, report);
+    const nothingGiven = Object.keys(given).length === 0;
+    const fallbackApplies = nothingGiven && request.timeoutFallback !== undefined && options.timeoutSeconds !== undefined;
+    if (missing.length === 0) return userResponse(request, given);
+    if (options.interactive) {
+      const outcome = await promptForAnswers(terminal, request, missing, fallbackApplies ? options.timeoutSeconds : undefined, signal);
+      if (outcome.kind === 'answered') return userResponse(request, { ...given, ...outcome.answers });
+      report(`${where(request)}: no answer within ${options.timeoutSeconds}s; applied the on_timeout answers (${request.timeoutFallback?.reason})`);
+      return timeoutFallbackResponse(request);
+    }
+    if (fallbackApplies) {
+      report(`${where(request)}: nobody can answer here; applied the on_timeout answers (${request.timeoutFallback?.reason})`);
+      return timeoutFallbackResponse(request);
+    }
+    const unanswered = missing.find((question) => question.required);
+    if (unanswered) throw missingAnswer(request, unanswered, options.timeoutSeconds, nothingGiven);
+    return userResponse(request, given);
+  }
+
+  return {
+    async ask(request, signal) {
+      const response = await answer(request, signal);
+      for (const secret of secretAnswerValues(request, response.answers)) options.onSecret?.(secret);
+      return response;
+    },
+  };
+}

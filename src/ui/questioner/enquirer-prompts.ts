@@ -1,0 +1,116 @@
+import type { EventEmitter } from 'node:events';
+import Enquirer from 'enquirer';
+import { ToolError } from '../../host/errors.js';
+import { answerProblem, type Answer, type HostInputRequest, type Question } from '../../host/host-input.js';
+import { Countdown } from './countdown.js';
+import type { PromptLock } from './prompt-lock.js';
+
+/** Where prompts read keys and draw. */
+export interface PromptTerminal {
+  input: NodeJS.ReadStream;
+  output: NodeJS.WriteStream;
+  lock: PromptLock;
+}
+
+/** The part of an enquirer prompt rho uses (enquirer's own typings only declare the base class). */
+interface Prompt extends EventEmitter {
+  run(): Promise<unknown>;
+  render(): unknown;
+  cancel(): Promise<void>;
+}
+type PromptClass = new (options: Record<string, unknown>) => Prompt;
+const prompts = Enquirer as unknown as Record<'Input' | 'Password' | 'Select' | 'MultiSelect' | 'Confirm', PromptClass>;
+
+export type PromptOutcome = { kind: 'answered'; answers: Record<string, Answer> } | { kind: 'expired' };
+
+/** What a prompt returned, as the question's answer (an optional text left empty has none). */
+function answerOf(question: Question, value: unknown): Answer | undefined {
+  if (question.type === 'text' && value === '' && !question.required) return undefined;
+  return value as Answer;
+}
+
+function promptOptions(question: Question, terminal: PromptTerminal, message: string): { type: keyof typeof prompts; options: Record<string, unknown> } {
+  const base = {
+    name: question.id,
+    message,
+    stdin: terminal.input,
+    stdout: terminal.output,
+    validate: (value: unknown) => {
+      const answer = answerOf(question, value);
+      return answer === undefined ? true : (answerProblem(question, answer) ?? true);
+    },
+  };
+  switch (question.type) {
+    case 'text':
+      return question.secret ? { type: 'Password', options: base } : { type: 'Input', options: { ...base, initial: question.default } };
+    case 'confirm':
+      return { type: 'Confirm', options: { ...base, initial: question.default } };
+    case 'choice': {
+      const choices = (question.choices ?? []).map((label) => ({ name: label }));
+      const initial = question.default === undefined ? undefined : question.choices?.indexOf(question.default as string);
+      return { type: 'Select', options: { ...base, choices, initial } };
+    }
+    case 'multi': {
+      const preselected = Array.isArray(question.default) ? question.default : [];
+      const choices = (question.choices ?? []).map((label) => ({ name: label, enabled: preselected.includes(label) }));
+      return { type: 'MultiSelect', options: { ...base, choices } };
+    }
+  }
+}
+
+function countdownLine(countdown: Countdown, reason: string): string {
+  return `  no answer in ${countdown.remainingSeconds()}s applies the fallback (${reason}); press any key to answer yourself`;
+}
+
+/**
+ * Asks the questions one prompt at a time. With `countdownSeconds`, a countdown runs from the
+ * moment the form opens; the first key the person presses stops it for good, and when it
+ * expires untouched the prompt closes and the outcome is `expired` (the caller applies the fallback).
+ */
+export async function promptForAnswers(
+  terminal: PromptTerminal,
+  request: HostInputRequest,
+  questions: readonly Question[],
+  countdownSeconds: number | undefined,
+  signal: AbortSignal,
+): Promise<PromptOutcome> {
+  return terminal.lock.run(async () => {
+    const answers: Record<string, Answer> = {};
+    let active: Prompt | undefined;
+    const countdown =
+      countdownSeconds === undefined
+        ? undefined
+        : new Countdown(countdownSeconds, { tick: () => void active?.render(), expire: () => void active?.cancel() });
+    const onAbort = () => void active?.cancel();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (const question of questions) {
+        if (signal.aborted || countdown?.expired) break;
+        const message = `${request.stepId ? `[${request.stepId}] ` : ''}${question.question}`;
+        const { type, options } = promptOptions(question, terminal, message);
+        const reason = request.timeoutFallback?.reason ?? '';
+        const footer = () => (countdown?.running ? countdownLine(countdown, reason) : '');
+        active = new prompts[type]({ ...options, footer });
+        active.once('keypress', () => countdown?.stop());
+        let value: unknown;
+        try {
+          value = await active.run();
+        } catch (cancelled) {
+          if (countdown?.expired) break;
+          if (signal.aborted) break;
+          throw new ToolError('cancelled', `the questions of ${request.stepId ? `step ${request.stepId}` : request.tool} were cancelled at the prompt`, {
+            cause: cancelled,
+          });
+        }
+        const answer = answerOf(question, value);
+        if (answer !== undefined) answers[question.id] = answer;
+      }
+    } finally {
+      countdown?.stop();
+      signal.removeEventListener('abort', onAbort);
+    }
+    if (signal.aborted) throw new ToolError('cancelled', `the questions of ${request.stepId ? `step ${request.stepId}` : request.tool} were cancelled`);
+    if (countdown?.expired) return { kind: 'expired' };
+    return { kind: 'answered', answers };
+  });
+}

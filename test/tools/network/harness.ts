@@ -1,0 +1,62 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Approver } from '../../../src/host/approval.js';
+import type { HostEvent } from '../../../src/host/events.js';
+import type { Questioner } from '../../../src/host/host-input.js';
+import { Policy } from '../../../src/host/policy.js';
+import { ToolRegistry } from '../../../src/host/registry.js';
+import type { Tool, ToolResult } from '../../../src/host/tool.js';
+import { ToolHost } from '../../../src/host/tool-host.js';
+import { Workspace } from '../../../src/host/workspace.js';
+import { builtinTools } from '../../../src/tools/index.js';
+
+export interface HarnessSetup {
+  allow?: readonly string[];
+  ask?: readonly string[];
+  deny?: readonly string[];
+  questioner?: Questioner;
+  approver?: Approver;
+  /** Extra tools registered beside the built-ins. */
+  tools?: readonly Tool[];
+}
+
+/** A ToolHost over a fresh temp workspace with the built-in tools, recording its events. */
+export class HostHarness {
+  readonly events: HostEvent[] = [];
+  private calls = 0;
+
+  private constructor(
+    readonly root: string,
+    readonly host: ToolHost,
+  ) {}
+
+  static async create(setup: HarnessSetup = {}): Promise<HostHarness> {
+    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'rho-net-')));
+    const host = new ToolHost({
+      workspace: await Workspace.create(root),
+      policy: Policy.fromText({ allow: setup.allow ?? [], ask: setup.ask ?? [], deny: setup.deny ?? [] }),
+      tools: new ToolRegistry([...builtinTools(), ...(setup.tools ?? [])]),
+      environment: { env: {}, secretNames: [], processEnv: { mode: 'inherit' } },
+      ...(setup.questioner && { questioner: setup.questioner }),
+      ...(setup.approver && { approver: setup.approver }),
+    });
+    const harness = new HostHarness(root, host);
+    host.subscribe((event) => harness.events.push(event));
+    return harness;
+  }
+
+  invoke(tool: string, args: unknown, options: { timeoutMs?: number; stepId?: string } = {}): Promise<ToolResult> {
+    return this.host.invoke({ id: `call-${++this.calls}`, tool, args, ...options });
+  }
+
+  async dispose(): Promise<void> {
+    await rm(this.root, { recursive: true, force: true });
+  }
+}
+
+/** The data of a successful result (fails the test with the error otherwise). */
+export function dataOf<T>(result: ToolResult): T {
+  if (result.status !== 'success') throw new Error(`expected success, got ${result.status}: ${result.error?.message}`);
+  return result.output!.data as T;
+}
