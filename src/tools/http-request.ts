@@ -23,7 +23,7 @@ const httpRequestArgs = z
     method: z.enum(methods).default('GET'),
     headers: z
       .record(
-        z.string().regex(headerNamePattern, 'not a valid header name'),
+        z.string(),
         z.string().max(httpRequestLimits.headerValueLength).regex(headerValuePattern, 'a header value cannot contain line breaks or NUL'),
       )
       .optional()
@@ -42,7 +42,9 @@ const httpRequestArgs = z
     if ((args.method === 'GET' || args.method === 'HEAD') && (args.body !== undefined || args.json !== undefined)) {
       issue(['body'], `a ${args.method} request has no body`);
     }
-    const names = Object.keys(args.headers ?? {}).map((name) => name.toLowerCase());
+    const written = Object.keys(args.headers ?? {});
+    for (const name of written) if (!headerNamePattern.test(name)) issue(['headers', name], 'not a valid header name');
+    const names = written.map((name) => name.toLowerCase());
     names.forEach((name, index) => {
       if (managedHeaders.has(name)) issue(['headers', name], `${name} is set by rho itself`);
       if (names.indexOf(name) !== index) issue(['headers', name], `${name} is given more than once`);

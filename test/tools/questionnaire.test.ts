@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { timeoutFallbackResponse, userResponse, type Questioner } from '../../src/host/host-input.js';
 import { questionnaireTool } from '../../src/tools/questionnaire.js';
-import { dataOf, HostHarness } from './network/harness.js';
+import { dataOf, HostHarness } from './host-harness.js';
 
 const confirmArgs = {
   questions: [

@@ -1,15 +1,15 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Approver } from '../../../src/host/approval.js';
-import type { HostEvent } from '../../../src/host/events.js';
-import type { Questioner } from '../../../src/host/host-input.js';
-import { Policy } from '../../../src/host/policy.js';
-import { ToolRegistry } from '../../../src/host/registry.js';
-import type { Tool, ToolResult } from '../../../src/host/tool.js';
-import { ToolHost } from '../../../src/host/tool-host.js';
-import { Workspace } from '../../../src/host/workspace.js';
-import { builtinTools } from '../../../src/tools/index.js';
+import type { Approver } from '../../src/host/approval.js';
+import type { HostEvent } from '../../src/host/events.js';
+import type { Questioner } from '../../src/host/host-input.js';
+import { Policy } from '../../src/host/policy.js';
+import { ToolRegistry } from '../../src/host/registry.js';
+import type { Tool, ToolResult } from '../../src/host/tool.js';
+import { ToolHost } from '../../src/host/tool-host.js';
+import { Workspace } from '../../src/host/workspace.js';
+import { builtinTools } from '../../src/tools/index.js';
 
 export interface HarnessSetup {
   allow?: readonly string[];
