@@ -1,0 +1,23 @@
+import { Args, Command } from '@oclif/core';
+import { hookJsonSchemaText, hookSchemaNames, type HookSchemaName } from '../../src/hooks/json-schemas.js';
+
+export default class HooksSchema extends Command {
+  static override summary = 'Print the JSON Schema of hook envelopes or gate answers.';
+  static override description = `envelope: the JSON object a hook program reads on stdin (schema_version 2).
+gate-answer: what a [[pre_tool_use]] gate prints on stdout.
+The same files ship in the package under schemas/.`;
+
+  static override examples = [
+    '<%= config.bin %> hooks schema > hook-envelope.schema.json',
+    '<%= config.bin %> hooks schema gate-answer',
+  ];
+
+  static override args = {
+    which: Args.string({ description: 'Which schema', options: [...hookSchemaNames], default: 'envelope' }),
+  };
+
+  async run(): Promise<void> {
+    const { args } = await this.parse(HooksSchema);
+    process.stdout.write(hookJsonSchemaText(args.which as HookSchemaName));
+  }
+}

@@ -1,0 +1,153 @@
+import path from 'node:path';
+import type { GateEntry, HookLimits, ObserverEntry } from './config.js';
+import { defaultPayloadBounds } from '../host/hooks/bounds.js';
+import { buildEnvelope, type Delegation, type EnvelopeContext } from '../host/hooks/envelope.js';
+import { parseHostLabelMap } from '../host/hooks/labels.js';
+import { HookLatency, type HookLatencyEntry } from '../host/hooks/latency.js';
+import { defaultDrainTimeoutMs, defaultObserverCapacity, ObserverQueue, type ObserverDrainReport } from '../host/hooks/observer.js';
+import { hookPayloadFor, type HookSourceEvent } from '../host/hooks/payloads.js';
+import type { PreToolGate } from '../host/gates.js';
+import { hookEnvironment } from './hook-environment.js';
+import { parseInlineHooks, readHooksFile, type HooksSource } from './load-config.js';
+import { ProgramGate } from './program-gate.js';
+import { ProgramObserver } from './program-observer.js';
+import type { HookProgram } from './run-program.js';
+
+export interface LoadHooksOptions {
+  /** `--hooks FILE` (TOML), relative to `cwd`. */
+  file?: string;
+  /** The workflow's `hooks:` value as parsed from YAML. */
+  inline?: unknown;
+  /** Where relative paths of inline hooks start (the workflow file's directory); also resolves `file`. */
+  cwd: string;
+  /** The host environment; hook programs get it scrubbed of credentials and of `secretNames`. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** The workflow's `secrets:` names. */
+  secretNames?: readonly string[];
+  /** `--label KEY=VALUE` values. */
+  labels: Readonly<Record<string, string>>;
+  runId: string;
+  /** Defaults to `runId`. */
+  sessionId?: string;
+  /** Defaults to a root run. */
+  delegation?: Delegation;
+  /** The run's secret masker, applied to every string of every envelope. */
+  redact?: (text: string) => string;
+  /** Observer failures, drops and advisory gate failures; they never fail the run. */
+  onWarning?: (message: string) => void;
+}
+
+export interface HookRunSummary {
+  /** Per-hook latency in configuration order, gates first. */
+  hooks: HookLatencyEntry[];
+  warnings: string[];
+}
+
+export interface LoadedHooks {
+  /** Pass to `ToolHost` as `gates`. */
+  gates: PreToolGate[];
+  observers: ObserverQueue;
+  /** The identity and bounds every envelope of this run uses. */
+  context: EnvelopeContext;
+  /** Builds the envelope of an observed event and queues it; returns at once. */
+  notify(event: HookSourceEvent): void;
+  /** At the end of the run: waits for observers up to the configured drain deadline. */
+  finish(): Promise<ObserverDrainReport>;
+  summary(): HookRunSummary;
+}
+
+/** Warnings kept for the summary; beyond this they are still passed to `onWarning`. */
+const maxKeptWarnings = 100;
+
+/**
+ * Loads the hooks of a run from the hooks file and the workflow's `hooks:` key (both apply:
+ * hooks only tighten, so more gates can never loosen anything) and turns them into host gates
+ * and a queue of observers.
+ */
+export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks> {
+  const sources: HooksSource[] = [];
+  if (options.inline !== undefined && options.inline !== null) sources.push(parseInlineHooks(options.inline, options.cwd));
+  if (options.file !== undefined) sources.push(await readHooksFile(options.file, options.cwd));
+  const limits: HookLimits = Object.assign({}, ...sources.map((source) => source.config.limits));
+
+  const warnings: string[] = [];
+  const onWarning = (message: string) => {
+    if (warnings.length < maxKeptWarnings) warnings.push(message);
+    options.onWarning?.(message);
+  };
+  const context: EnvelopeContext = {
+    runId: options.runId,
+    sessionId: options.sessionId ?? options.runId,
+    delegation: options.delegation ?? { role: 'root' },
+    hostLabels: parseHostLabelMap(options.labels),
+    bounds: {
+      fieldBytes: limits.field_bytes ?? defaultPayloadBounds.fieldBytes,
+      envelopeBytes: limits.envelope_bytes ?? defaultPayloadBounds.envelopeBytes,
+    },
+    ...(options.redact && { redact: options.redact }),
+  };
+  const env = hookEnvironment(options.env, options.secretNames ?? []);
+  const latency = new HookLatency();
+  const names = new UniqueNames();
+
+  const gates = sources.flatMap((source) =>
+    source.config.pre_tool_use.map(
+      (entry) =>
+        new ProgramGate({
+          name: names.take(entry),
+          program: programOf(entry, source.baseDir, env),
+          tools: entry.tools,
+          onError: entry.on_error,
+          context,
+          latency,
+          onWarning,
+        }),
+    ),
+  );
+  const observers = new ObserverQueue(
+    sources.flatMap((source) =>
+      source.config.observer.map((entry) => new ProgramObserver(names.take(entry), entry.events, programOf(entry, source.baseDir, env))),
+    ),
+    { capacity: limits.observer_queue ?? defaultObserverCapacity, latency, onWarning },
+  );
+  const drainTimeoutMs = limits.drain_timeout_ms ?? defaultDrainTimeoutMs;
+
+  return {
+    gates,
+    observers,
+    context,
+    notify(event) {
+      if (observers.size === 0) return;
+      const { kind, payload } = hookPayloadFor(event);
+      observers.observe(buildEnvelope(kind, payload, context));
+    },
+    finish: () => observers.drain(drainTimeoutMs),
+    summary: () => ({ hooks: latency.report().hooks, warnings: [...warnings] }),
+  };
+}
+
+export function programOf(entry: GateEntry | ObserverEntry, baseDir: string, env: Record<string, string>): HookProgram {
+  const [program, ...args] = entry.command;
+  // A program named by a relative path lives beside the file that declares it; a bare name is looked up on PATH.
+  const file = program.includes('/') ? path.resolve(baseDir, program) : program;
+  return { command: [file, ...args], cwd: baseDir, env, timeoutMs: entry.timeout_ms };
+}
+
+/** Hook names as the summary and denials show them: the configured name or the command, made unique. */
+class UniqueNames {
+  private readonly seen = new Map<string, number>();
+
+  take(entry: GateEntry | ObserverEntry): string {
+    const base = hookName(entry);
+    const count = (this.seen.get(base) ?? 0) + 1;
+    this.seen.set(base, count);
+    return count === 1 ? base : `${base} #${count}`;
+  }
+}
+
+/** A hook's own name: the configured one, or its command. */
+export function hookName(entry: GateEntry | ObserverEntry): string {
+  if (entry.name) return entry.name;
+  const text = entry.command.join(' ');
+  return text.length > 64 ? `${text.slice(0, 63)}…` : text;
+}
