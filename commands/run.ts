@@ -14,6 +14,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     '<%= config.bin %> run workflows/hello.yml',
     `<%= config.bin %> run release.yml -i tag=v1.2.0 --allow 'write(dist/**)' --approve 'process(npm publish)'`,
     '<%= config.bin %> run ci.yml -j 4 --output plain --timeout 10m',
+    '<%= config.bin %> run ci.yml --junit reports/rho.xml --events reports/events.ndjson',
   ];
 
   static override args = {
@@ -38,6 +39,8 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
         noInput: flags['no-input'],
         output: flags.output as OutputMode,
         ...(flags.timeout !== undefined && { timeout: flags.timeout }),
+        ...(flags.events !== undefined && { eventsFile: flags.events }),
+        ...(flags.junit !== undefined && { junitFile: flags.junit }),
       },
       readCliEnvironment(),
       { stdout: process.stdout, stderr: process.stderr },

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Approver } from '../host/approval.js';
 import type { EnvMode } from '../host/capability.js';
 import { HostError } from '../host/errors.js';
+import { SecretMasker } from '../host/masking.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { Questioner } from '../host/host-input.js';
 import { Policy } from '../host/policy.js';
@@ -39,6 +40,8 @@ export interface LaunchOptions {
   questioner?: Questioner;
   gates?: readonly PreToolGate[];
   signal: AbortSignal;
+  /** Every event passes through it before `emit`; the CLI shares it with its other outputs. */
+  masker?: SecretMasker;
   emit(event: RunEvent): void;
 }
 
@@ -122,5 +125,8 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
   const env = Object.fromEntries(
     Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')]),
   );
-  return runWorkflow({ host, workflow, inputs, secrets, env, maxParallel, signal: options.signal, emit: options.emit });
+  const masker = options.masker ?? new SecretMasker();
+  masker.add(...Object.values(secrets));
+  const emit = (event: RunEvent) => options.emit(masker.maskDeep(event));
+  return runWorkflow({ host, workflow, inputs, secrets, env, maxParallel, signal: options.signal, emit });
 }

@@ -65,7 +65,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     runId,
     workflow: workflow.file.name,
     file: workflow.source.file,
-    steps: steps.map(({ id, name, tool }) => ({ id, name, tool })),
+    steps: steps.map(({ id, name, tool, index }) => ({ id, name, tool, line: workflow.source.position(['steps', index]).line })),
   });
   const unsubscribe = host.subscribe((event) => forwardHostEvent(event, emit));
   const scheduler = new Scheduler({ count: steps.length, maxParallel: options.maxParallel });
@@ -127,7 +127,6 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       ...(complete.error && { error: complete.error }),
       ...(complete.reason && { reason: complete.reason }),
       ...(continueOnError && { continueOnError }),
-      ...(complete.output && { output: complete.output }),
     });
   };
   const notStarted = (): boolean => {

@@ -4,12 +4,21 @@ export interface CliEnvironment {
   ci: boolean;
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
+  githubActions: boolean;
+  stepSummaryFile: string | undefined;
 }
 
 export function readCliEnvironment(): CliEnvironment {
   const env = { ...process.env };
   const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
-  return { env, ci, stdinIsTTY: process.stdin.isTTY === true, stdoutIsTTY: process.stdout.isTTY === true };
+  return {
+    env,
+    ci,
+    stdinIsTTY: process.stdin.isTTY === true,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    githubActions: env.GITHUB_ACTIONS === 'true',
+    stepSummaryFile: env.GITHUB_STEP_SUMMARY || undefined,
+  };
 }
 
 /** Whether anyone can be asked anything: a TTY on stdin, not CI, and not --no-input. */

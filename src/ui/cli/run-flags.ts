@@ -22,9 +22,11 @@ export const runFlags = {
   'max-parallel': Flags.integer({ char: 'j', summary: 'Limit on concurrently executing steps.', min: 1, helpValue: 'N' }),
   input: Flags.string({ char: 'i', summary: 'Workflow input KEY=VALUE. Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
   output: Flags.string({
-    summary: 'Output mode: fancy (listr2) on a terminal outside CI, else plain.',
+    summary: 'Output: auto (fancy on a terminal outside CI, else plain), fancy, plain, or json (NDJSON events on stdout).',
     options: [...outputModes],
     default: 'auto',
   }),
+  events: Flags.string({ summary: 'Also write NDJSON events to FILE.', helpValue: 'FILE' }),
+  junit: Flags.string({ summary: 'Write a JUnit XML report (one testcase per step) to FILE.', helpValue: 'FILE' }),
   timeout: Flags.string({ summary: 'Whole-run wall limit (90s, 5m); exit 124 when it expires.', helpValue: 'DURATION' }),
 };

@@ -1,9 +1,11 @@
 import { HostError } from '../../host/errors.js';
+import { SecretMasker } from '../../host/masking.js';
 import { parseDuration } from '../../workflow/duration.js';
 import { launchWorkflow } from '../../workflow/launch.js';
 import { InvalidWorkflowError, formatProblem } from '../../workflow/problems.js';
 import { timeoutReason } from '../../workflow/runner.js';
-import { createRenderer, resolveOutputMode, type OutputMode } from '../render/choose.js';
+import { createOutputs, type OutputMode } from '../render/choose.js';
+import type { Renderer } from '../render/renderer.js';
 import type { CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
 
@@ -19,6 +21,8 @@ export interface RunRequest {
   yes: boolean;
   noInput: boolean;
   output: OutputMode;
+  eventsFile?: string;
+  junitFile?: string;
   timeout?: string;
 }
 
@@ -29,21 +33,25 @@ export interface RunStreams {
 
 /** Runs a workflow for the CLI and returns the exit code of SPEC §1. */
 export async function runWorkflowCommand(request: RunRequest, environment: CliEnvironment, streams: RunStreams): Promise<number> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  if (request.timeout !== undefined) {
-    let limitMs: number;
-    try {
-      limitMs = parseDuration(request.timeout);
-    } catch (error) {
-      streams.stderr.write(`rho: --timeout: ${(error as Error).message}\n`);
-      return 2;
-    }
-    timer = setTimeout(() => controller.abort(timeoutReason), limitMs);
+  const masker = new SecretMasker();
+  const stderr = { write: (text: string) => streams.stderr.write(masker.mask(text)) };
+  let limitMs: number | undefined;
+  let outputs: Renderer;
+  try {
+    limitMs = request.timeout === undefined ? undefined : parseDuration(request.timeout);
+    outputs = await createOutputs(
+      { mode: request.output, ...(request.eventsFile && { eventsFile: request.eventsFile }), ...(request.junitFile && { junitFile: request.junitFile }) },
+      { isTTY: environment.stdoutIsTTY, ci: environment.ci, githubActions: environment.githubActions, stepSummaryFile: environment.stepSummaryFile },
+      streams.stdout,
+      stderr,
+    );
+  } catch (error) {
+    stderr.write(`rho: ${(error as Error).message}\n`);
+    return 2;
   }
+  const controller = new AbortController();
+  const timer = limitMs === undefined ? undefined : setTimeout(() => controller.abort(timeoutReason), limitMs);
   const stopListening = abortOnSignals(controller, () => process.exit(130));
-  const mode = resolveOutputMode(request.output, { isTTY: environment.stdoutIsTTY, ci: environment.ci });
-  const renderer = await createRenderer(mode, streams.stdout);
   try {
     const summary = await launchWorkflow({
       file: request.file,
@@ -56,23 +64,23 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
       yes: request.yes,
       hostEnv: environment.env,
       signal: controller.signal,
-      emit: (event) => renderer.handle(event),
+      masker,
+      emit: (event) => outputs.handle(event),
     });
-    await renderer.close();
     return summary.exitCode;
   } catch (error) {
-    await renderer.close();
     if (error instanceof InvalidWorkflowError) {
-      for (const problem of error.problems) streams.stderr.write(`${formatProblem(problem)}\n`);
+      for (const problem of error.problems) stderr.write(`${formatProblem(problem)}\n`);
       return 2;
     }
     if (error instanceof HostError) {
-      streams.stderr.write(`rho: ${error.message}\n`);
+      stderr.write(`rho: ${error.message}\n`);
       return 2;
     }
     throw error;
   } finally {
     clearTimeout(timer);
     stopListening();
+    await outputs.close();
   }
 }

@@ -1,27 +1,67 @@
+import { FanoutRenderer } from './fanout.js';
+import { openFileSink } from './file-sink.js';
 import type { Renderer, TextSink } from './renderer.js';
 
-export type OutputMode = 'auto' | 'fancy' | 'plain';
-export const outputModes: readonly OutputMode[] = ['auto', 'fancy', 'plain'];
+export type OutputMode = 'auto' | 'fancy' | 'plain' | 'json';
+export const outputModes: readonly OutputMode[] = ['auto', 'fancy', 'plain', 'json'];
 
 export interface Terminal {
   /** stdout is a terminal. */
   isTTY: boolean;
   /** CI=true (or another CI marker) is set. */
   ci: boolean;
+  /** GITHUB_ACTIONS=true: plain output uses workflow commands. */
+  githubActions: boolean;
+  /** $GITHUB_STEP_SUMMARY, where the summary table is appended on GitHub Actions. */
+  stepSummaryFile: string | undefined;
+}
+
+export interface OutputRequest {
+  mode: OutputMode;
+  /** `--events FILE` */
+  eventsFile?: string;
+  /** `--junit FILE` */
+  junitFile?: string;
 }
 
 /** `auto` means fancy on a terminal outside CI, plain everywhere else. */
-export function resolveOutputMode(mode: OutputMode, terminal: Terminal): Exclude<OutputMode, 'auto'> {
+export function resolveOutputMode(mode: OutputMode, terminal: Pick<Terminal, 'isTTY' | 'ci'>): Exclude<OutputMode, 'auto'> {
   if (mode !== 'auto') return mode;
   return terminal.isTTY && !terminal.ci ? 'fancy' : 'plain';
 }
 
-/** The renderer for a resolved mode; the listr2 one is loaded only when it is used. */
-export async function createRenderer(mode: Exclude<OutputMode, 'auto'>, out: TextSink): Promise<Renderer> {
+/** The display for a resolved mode; listr2 and the report writers load only when used. */
+async function createDisplay(mode: Exclude<OutputMode, 'auto'>, terminal: Terminal, stdout: TextSink, stderr: TextSink): Promise<Renderer> {
   if (mode === 'fancy') {
     const { FancyRenderer } = await import('./fancy.js');
-    return new FancyRenderer(out);
+    return new FancyRenderer(stdout);
+  }
+  if (mode === 'json') {
+    const { NdjsonRenderer } = await import('./ndjson.js');
+    const { PlainRenderer } = await import('./plain.js');
+    return new FanoutRenderer([new NdjsonRenderer(stdout), new PlainRenderer(stderr)]);
+  }
+  if (terminal.githubActions) {
+    const { GitHubActionsRenderer } = await import('./github.js');
+    return new GitHubActionsRenderer(stdout, terminal.stepSummaryFile);
   }
   const { PlainRenderer } = await import('./plain.js');
-  return new PlainRenderer(out);
+  return new PlainRenderer(stdout);
+}
+
+/**
+ * Every output a run writes: the display, plus the events file and the JUnit report when asked.
+ * Files are opened before the run starts so a bad path is a usage error, not a lost report.
+ */
+export async function createOutputs(request: OutputRequest, terminal: Terminal, stdout: TextSink, stderr: TextSink): Promise<Renderer> {
+  const renderers = [await createDisplay(resolveOutputMode(request.mode, terminal), terminal, stdout, stderr)];
+  if (request.eventsFile !== undefined) {
+    const { NdjsonRenderer } = await import('./ndjson.js');
+    renderers.push(new NdjsonRenderer(await openFileSink(request.eventsFile)));
+  }
+  if (request.junitFile !== undefined) {
+    const { JunitReporter } = await import('../reports/junit.js');
+    renderers.push(new JunitReporter(request.junitFile));
+  }
+  return renderers.length === 1 ? renderers[0]! : new FanoutRenderer(renderers);
 }

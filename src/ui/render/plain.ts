@@ -4,55 +4,60 @@ import type { Renderer, TextSink } from './renderer.js';
 
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
 
+/** The lines one event adds to a log, and the step they belong to (none for run-level lines). */
+export interface FormattedLines {
+  stepId: string | undefined;
+  lines: string[];
+}
+
 /**
- * Line-oriented output for logs and CI: every line is written whole, prefixed with `[step-id]`,
- * so parallel steps never interleave mid-line.
+ * Formats run events as plain log lines: every step line is prefixed with `[step-id]`, and the
+ * run ends with the summary.
+ */
+export class PlainFormatter {
+  readonly finished: StepFinished[] = [];
+  readonly names = new Map<string, string>();
+
+  format(event: RunEvent): FormattedLines {
+    const step = (stepId: string, ...lines: string[]): FormattedLines => ({ stepId, lines: lines.map((line) => `[${stepId}] ${line}`) });
+    switch (event.type) {
+      case 'run_started':
+        for (const entry of event.steps) this.names.set(entry.id, entry.name);
+        return { stepId: undefined, lines: [`rho: ${event.workflow} (${event.steps.length} step${event.steps.length === 1 ? '' : 's'})`] };
+      case 'step_started':
+        return step(event.stepId, `▶ ${this.names.get(event.stepId) ?? event.stepId} (${event.tool})`);
+      case 'step_progress':
+        return step(event.stepId, ...event.message.split('\n'));
+      case 'approval_requested':
+        return step(event.stepId, `waiting for approval of a ${event.class} request (#${event.seq})`);
+      case 'approval_decided':
+        if (event.decider === 'policy') return { stepId: event.stepId, lines: [] };
+        return step(event.stepId, `${event.class} request #${event.seq} ${event.result === 'allow' ? 'allowed' : 'denied'} by ${event.decider}`);
+      case 'question_asked':
+        return step(event.stepId, `waiting for an answer to: ${event.questionIds.join(', ')}`);
+      case 'question_answered':
+        return step(event.stepId, `answered (${event.source})`);
+      case 'step_finished':
+        this.finished.push(event);
+        return step(event.stepId, describeFinish(event));
+      case 'run_finished':
+        return { stepId: undefined, lines: formatSummary(this.finished, event, this.names) };
+    }
+  }
+}
+
+/**
+ * Line-oriented output for logs and CI: every line is written whole, so parallel steps never
+ * interleave mid-line.
  */
 export class PlainRenderer implements Renderer {
-  private readonly finished: StepFinished[] = [];
-  private readonly names = new Map<string, string>();
+  private readonly formatter = new PlainFormatter();
 
   constructor(private readonly out: TextSink) {}
 
   handle(event: RunEvent): void {
-    switch (event.type) {
-      case 'run_started':
-        for (const step of event.steps) this.names.set(step.id, step.name);
-        this.line(`rho: ${event.workflow} (${event.steps.length} step${event.steps.length === 1 ? '' : 's'})`);
-        return;
-      case 'step_started':
-        this.line(`[${event.stepId}] ▶ ${this.names.get(event.stepId) ?? event.stepId} (${event.tool})`);
-        return;
-      case 'step_progress':
-        for (const line of event.message.split('\n')) this.line(`[${event.stepId}] ${line}`);
-        return;
-      case 'approval_requested':
-        this.line(`[${event.stepId}] waiting for approval of a ${event.class} request (#${event.seq})`);
-        return;
-      case 'approval_decided':
-        if (event.decider !== 'policy') {
-          this.line(`[${event.stepId}] ${event.class} request #${event.seq} ${event.result === 'allow' ? 'allowed' : 'denied'} by ${event.decider}`);
-        }
-        return;
-      case 'question_asked':
-        this.line(`[${event.stepId}] waiting for an answer to: ${event.questionIds.join(', ')}`);
-        return;
-      case 'question_answered':
-        this.line(`[${event.stepId}] answered (${event.source})`);
-        return;
-      case 'step_finished':
-        this.finished.push(event);
-        this.line(`[${event.stepId}] ${describeFinish(event)}`);
-        return;
-      case 'run_finished':
-        for (const line of formatSummary(this.finished, event, this.names)) this.line(line);
-        return;
-    }
+    for (const line of this.formatter.format(event).lines) this.out.write(`${line}\n`);
   }
 
   async close(): Promise<void> {}
-
-  private line(text: string): void {
-    this.out.write(`${text}\n`);
-  }
 }

@@ -1,0 +1,20 @@
+import { Args, Command, Flags } from '@oclif/core';
+import { writeStarterWorkflow } from '../src/ui/cli/init-file.js';
+
+export default class Init extends Command {
+  static override summary = 'Write a commented example workflow.';
+  static override description = 'The example validates and runs as written; its comments are a short tour of the format.';
+  static override examples = ['<%= config.bin %> init', '<%= config.bin %> init ci/release.yml', '<%= config.bin %> init --force'];
+  static override args = { file: Args.string({ description: 'Where to write it', default: 'rho.yml' }) };
+  static override flags = { force: Flags.boolean({ summary: 'Replace the file if it exists.', default: false }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Init);
+    try {
+      await writeStarterWorkflow(args.file, flags.force);
+    } catch (error) {
+      this.error((error as Error).message, { exit: 2 });
+    }
+    this.log(`Wrote ${args.file}. Run it with: rho run ${args.file}`);
+  }
+}

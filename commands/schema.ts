@@ -1,0 +1,25 @@
+import { Args, Command } from '@oclif/core';
+import { jsonSchemas, type SchemaName } from '../src/workflow/json-schemas.js';
+
+export default class Schema extends Command {
+  static override summary = 'Print a JSON Schema: the workflow format (default) or an NDJSON event line.';
+  static override description =
+    'The schemas are generated from the zod schemas rho validates with, so editors and scripts see exactly what rho accepts. Copies ship in the package under schemas/.';
+
+  static override examples = [
+    '<%= config.bin %> schema > workflow.schema.json',
+    '<%= config.bin %> schema events',
+    '# in a workflow file, for editor completion:\n# yaml-language-server: $schema=./node_modules/rho/schemas/workflow.schema.json',
+  ];
+
+  static override args = {
+    name: Args.string({ description: 'Which schema', options: Object.keys(jsonSchemas), default: 'workflow' }),
+  };
+
+  static override enableJsonFlag = false;
+
+  async run(): Promise<void> {
+    const { args } = await this.parse(Schema);
+    this.log(JSON.stringify(jsonSchemas[args.name as SchemaName](), null, 2));
+  }
+}

@@ -1,0 +1,31 @@
+import type { RunEvent } from '../../workflow/events.js';
+import type { Renderer, TextSink } from './renderer.js';
+
+/** Version of the event line format (`v`); bumped only on incompatible changes. */
+export const eventFormatVersion = 1;
+
+/**
+ * NDJSON events (SPEC §7): one JSON object per line with `v`, a monotonically increasing
+ * `seq`, the time and the run id, then the event's own fields.
+ */
+export class NdjsonRenderer implements Renderer {
+  private seq = 0;
+  private runId = '';
+
+  constructor(
+    private readonly out: TextSink & { end?(): Promise<void> | void },
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  handle(event: RunEvent): void {
+    if (event.type === 'run_started') this.runId = event.runId;
+    const { type, ...fields } = event;
+    if ('runId' in fields) delete (fields as { runId?: string }).runId;
+    const line = { v: eventFormatVersion, seq: ++this.seq, time: this.now().toISOString(), run_id: this.runId, type, ...fields };
+    this.out.write(`${JSON.stringify(line)}\n`);
+  }
+
+  async close(): Promise<void> {
+    await this.out.end?.();
+  }
+}
