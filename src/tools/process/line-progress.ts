@@ -10,18 +10,31 @@ const newline = 0x0a;
 
 /**
  * Splits a byte stream into complete lines, keeping at most `maxProgressLineBytes` of each, so a
- * child that prints one endless line costs no memory here.
+ * child that prints one endless line costs no memory here. While `wantsEveryLine` says no (the
+ * throttle is full), only the last complete line of each chunk is produced, so a flood of short
+ * lines costs one line per chunk rather than one per line.
  */
 export class LineSplitter {
   private partial: Buffer[] = [];
   private partialBytes = 0;
   private cut = false;
 
-  constructor(private readonly onLine: (line: string) => void) {}
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly wantsEveryLine: () => boolean = () => true,
+  ) {}
 
   push(chunk: Buffer): void {
     let start = 0;
-    for (let end = chunk.indexOf(newline, start); end !== -1; end = chunk.indexOf(newline, start)) {
+    for (let end = chunk.indexOf(newline); end !== -1; end = chunk.indexOf(newline, start)) {
+      if (!this.wantsEveryLine()) {
+        end = chunk.lastIndexOf(newline);
+        const previous = chunk.lastIndexOf(newline, end - 1);
+        if (previous >= start) {
+          this.discardPartial();
+          start = previous + 1;
+        }
+      }
       this.keep(chunk.subarray(start, end));
       this.flush();
       start = end + 1;
@@ -46,6 +59,10 @@ export class LineSplitter {
   private flush(): void {
     const line = decodeUtf8(Buffer.concat(this.partial, this.partialBytes)).replace(/\r$/, '');
     this.onLine(this.cut ? `${line}…` : line);
+    this.discardPartial();
+  }
+
+  private discardPartial(): void {
     this.partial = [];
     this.partialBytes = 0;
     this.cut = false;
@@ -68,9 +85,14 @@ export class ProgressThrottle {
     private readonly now: () => number = Date.now,
   ) {}
 
-  offer(update: ToolProgress): void {
+  /** Whether an update offered now would be emitted at once rather than held. */
+  hasRoom(): boolean {
     this.rollWindow();
-    if (this.emittedInWindow < maxProgressLinesPerSecond) {
+    return this.emittedInWindow < maxProgressLinesPerSecond;
+  }
+
+  offer(update: ToolProgress): void {
+    if (this.hasRoom()) {
       this.emittedInWindow++;
       this.emit(update);
       return;

@@ -59,6 +59,8 @@ export class ProcessGroup {
       extendEnv: false,
       ...(launch.stdin === undefined ? { stdin: 'ignore' as const } : { input: launch.stdin }),
       buffer: false,
+      // Raw chunks: no decoding or line handling inside execa, output is bounded and split here.
+      encoding: 'buffer',
       detached: true,
       reject: false,
     });

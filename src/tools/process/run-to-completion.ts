@@ -32,7 +32,10 @@ interface StreamCapture {
 
 function captureStream(stream: Readable, name: 'stdout' | 'stderr', limitBytes: number, throttle: ProgressThrottle): StreamCapture {
   const capture = new BoundedCapture(limitBytes);
-  const lines = new LineSplitter((message) => throttle.offer({ message, stream: name }));
+  const lines = new LineSplitter(
+    (message) => throttle.offer({ message, stream: name }),
+    () => throttle.hasRoom(),
+  );
   stream.on('data', (chunk: Buffer) => {
     capture.add(chunk);
     lines.push(chunk);

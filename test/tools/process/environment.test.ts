@@ -1,0 +1,118 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { composeEnvironment, isCredentialName, scrubEnvironment, validateStepEnvironment } from '../../../src/tools/process/environment.js';
+import { ProcessHarness, dataOf, node, script } from './harness.js';
+
+const canaries: Record<string, string> = {
+  OPENAI_API_KEY: 'canary-openai',
+  ANTHROPIC_API_KEY: 'canary-anthropic',
+  AWS_ACCESS_KEY_ID: 'canary-aws-id',
+  AWS_SECRET_ACCESS_KEY: 'canary-aws-secret',
+  GITHUB_TOKEN: 'canary-github',
+  NPM_TOKEN: 'canary-npm',
+  DB_PASSWORD: 'canary-password',
+  STRIPE_SECRET: 'canary-stripe',
+  CLIENT_SECRET_VALUE: 'canary-client-secret',
+  GOOGLE_APPLICATION_CREDENTIALS: 'canary-google',
+  npm_config__authToken: 'canary-npmrc',
+  hf_token: 'canary-lowercase',
+};
+
+describe('credential names', () => {
+  it.each(Object.keys(canaries))('%s is a credential', (name) => {
+    expect(isCredentialName(name)).toBe(true);
+  });
+
+  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_ENV', 'CI', 'SSH_AUTH_SOCK', 'TOKENIZERS_PARALLELISM', 'KEYBOARD', 'GITHUB_ACTIONS'])(
+    '%s is not a credential',
+    (name) => {
+      expect(isCredentialName(name)).toBe(false);
+    },
+  );
+
+  it('scrubEnvironment removes credentials except the allowed secret names', () => {
+    const scrubbed = scrubEnvironment({ HOME: '/home/u', NPM_TOKEN: 'n', GITHUB_TOKEN: 'g', UNSET: undefined }, ['NPM_TOKEN']);
+    expect(scrubbed).toEqual({ HOME: '/home/u', NPM_TOKEN: 'n' });
+  });
+});
+
+describe('composeEnvironment', () => {
+  const hostEnv = { HOME: '/home/u', LANG: 'C', OPENAI_API_KEY: 'k', EXTRA: 'x' };
+
+  it('inherits per mode and always scrubs', () => {
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit' }, stepEnv: {} })).toEqual({ HOME: '/home/u', LANG: 'C', EXTRA: 'x' });
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'empty' }, stepEnv: {} })).toEqual({});
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_except', names: ['EXTRA'] }, stepEnv: {} })).toEqual({ HOME: '/home/u', LANG: 'C' });
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_only', names: ['LANG', 'OPENAI_API_KEY'] }, stepEnv: {} })).toEqual({ LANG: 'C' });
+  });
+
+  it('adds the step variables over the inherited ones', () => {
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'empty' }, stepEnv: { LANG: 'en', NPM_TOKEN: 'passed' } })).toEqual({ LANG: 'en', NPM_TOKEN: 'passed' });
+  });
+
+  it('refuses a credential-like step variable that is not one of the secrets', () => {
+    expect(() => validateStepEnvironment({ DEPLOY_TOKEN: 'literal' }, ['NPM_TOKEN'])).toThrow(/secrets: \[DEPLOY_TOKEN\]/);
+    expect(() => validateStepEnvironment({ NPM_TOKEN: 'x', NODE_ENV: 'production' }, ['NPM_TOKEN'])).not.toThrow();
+  });
+});
+
+describe('child process environments', () => {
+  let harness: ProcessHarness | undefined;
+  afterEach(async () => {
+    await harness?.dispose();
+    harness = undefined;
+  });
+
+  async function childEnv(setup: Parameters<typeof ProcessHarness.create>[0], env?: Record<string, string>): Promise<Record<string, string>> {
+    harness = await ProcessHarness.create(setup);
+    const result = await harness.invoke('exec', { command: node, args: [script('print-env.mjs')], ...(env && { env }) });
+    return JSON.parse(dataOf<{ stdout: string }>(result).stdout) as Record<string, string>;
+  }
+
+  it.each([{ mode: 'inherit' as const }, { mode: 'inherit_only' as const, names: Object.keys(canaries) }, { mode: 'inherit_except' as const, names: ['HOME'] }])(
+    'never receive credential canaries ($mode)',
+    async (processEnv) => {
+      const env = await childEnv({ env: { PATH: process.env.PATH, HOME: '/home/canary', ...canaries }, processEnv });
+      const text = JSON.stringify(env);
+      for (const value of Object.values(canaries)) expect(text).not.toContain(value);
+      if (processEnv.mode === 'inherit') expect(env.HOME).toBe('/home/canary');
+    },
+  );
+
+  it('receive a secret only when the step passes it explicitly', async () => {
+    const env = await childEnv(
+      { env: { PATH: process.env.PATH, ...canaries }, secretNames: ['NPM_TOKEN', 'GITHUB_TOKEN'] },
+      { NPM_TOKEN: 'explicit-npm' },
+    );
+    expect(env.NPM_TOKEN).toBe('explicit-npm');
+    expect(env.GITHUB_TOKEN).toBeUndefined();
+  });
+
+  it('get an empty environment in empty mode, apart from what the step sets', async () => {
+    const env = await childEnv({ env: { PATH: process.env.PATH, HOME: '/home/u' }, processEnv: { mode: 'empty' } }, { GREETING: 'hi' });
+    expect(env.GREETING).toBe('hi');
+    expect(env.HOME).toBeUndefined();
+  });
+});
+
+describe('protected variables', () => {
+  let harness: ProcessHarness | undefined;
+  afterEach(async () => {
+    await harness?.dispose();
+    harness = undefined;
+  });
+
+  it('are named in the request, and setting one needs an unrestricted process rule', async () => {
+    harness = await ProcessHarness.create({ allow: [`process(${node})`] });
+    const args = { command: node, args: ['-e', 'console.log(process.env.LD_PRELOAD ?? "")'], env: { LD_PRELOAD: '/tmp/x.so', GREETING: 'hi' } };
+    const prepared = await harness.host.prepare({ id: 'p', tool: 'exec', args }, new AbortController().signal);
+    if (!('requests' in prepared)) throw prepared;
+    expect(prepared.requests[0]).toMatchObject({ envNames: ['GREETING', 'LD_PRELOAD'] });
+    const narrow = await harness.invoke('exec', args);
+    expect(narrow.status).toBe('denied');
+    await harness.dispose();
+
+    harness = await ProcessHarness.create({ allow: ['process'] });
+    const unrestricted = await harness.invoke('exec', args);
+    expect(dataOf<{ stdout: string }>(unrestricted).stdout.trim()).toBe('/tmp/x.so');
+  });
+});

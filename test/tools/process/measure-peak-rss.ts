@@ -1,0 +1,24 @@
+/**
+ * Runs `exec` on a child that prints 1 GiB through a ToolHost in this process, then prints the
+ * result facts and this process's peak RSS as JSON. Started by output-bounds tests with tsx, so
+ * the measurement is not disturbed by the test runner's own memory.
+ */
+import { ProcessHarness, node, script } from './harness.js';
+
+const harness = await ProcessHarness.create();
+try {
+  const result = await harness.invoke('exec', { command: node, args: [script('print-gigabyte.mjs')] }, { timeoutMs: 60_000 });
+  const data = result.output?.data as { stdout: string; truncated: boolean } | undefined;
+  const progressEvents = harness.events.filter((event) => event.type === 'call_progress').length;
+  console.log(
+    JSON.stringify({
+      status: result.status,
+      truncated: data?.truncated,
+      stdoutBytes: data === undefined ? undefined : Buffer.byteLength(data.stdout),
+      progressEvents,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+    }),
+  );
+} finally {
+  await harness.dispose();
+}
