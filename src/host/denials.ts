@@ -11,7 +11,7 @@ export interface AuthorizationSubject {
 
 /** Quotes a word for a POSIX shell, so a hint can be pasted as it is. */
 export function shellQuote(word: string): string {
-  return /^[\w./@:+,=()-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  return /^[\w./@:+,=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The flag that would answer this request without asking, ready to paste. */

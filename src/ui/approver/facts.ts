@@ -1,0 +1,130 @@
+import type { ApprovalRequest } from '../../host/approval.js';
+import { describeRequest, displayPath, type CapabilityRequest, type EnvMode } from '../../host/capability.js';
+import { approveFlag, shellQuote } from '../../host/denials.js';
+import type { ResolvedPath } from '../../host/workspace.js';
+
+/** One labelled line of an approval prompt. */
+export interface Fact {
+  label: string;
+  value: string;
+}
+
+/**
+ * Text from a request made safe for a terminal: control characters, DEL, C1 codes and
+ * bidirectional overrides are shown as escapes, so an argument cannot repaint the prompt
+ * or disguise what is being approved.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (character) => {
+    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\e' };
+    return named[character] ?? `\\u{${character.codePointAt(0)!.toString(16)}}`;
+  });
+}
+
+function words(parts: readonly string[]): string {
+  return parts.length === 0 ? '(none)' : parts.map((part) => printable(shellQuote(part))).join(' ');
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1 && value % 1024 === 0) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value} ${units[unit]}`;
+}
+
+export function formatLimit(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+function envFacts(mode: EnvMode, names: readonly string[]): string {
+  const inherited =
+    mode.mode === 'inherit'
+      ? 'inherits the environment (credentials removed)'
+      : mode.mode === 'empty'
+        ? 'starts from an empty environment'
+        : mode.mode === 'inherit_except'
+          ? `inherits all but ${words(mode.names)} (credentials removed)`
+          : `inherits only ${words(mode.names)}`;
+  return names.length === 0 ? inherited : `${inherited}; sets ${words(names)}`;
+}
+
+const scopeText: Readonly<Record<ResolvedPath['scope'], string>> = {
+  workspace: 'inside the workspace',
+  granted_root: 'in a granted root, outside the workspace',
+  unrestricted: 'outside the workspace (unrestricted)',
+};
+
+function pathFacts(resolved: ResolvedPath): Fact[] {
+  const facts = [{ label: 'path', value: printable(displayPath(resolved)) }];
+  if (resolved.lexical !== resolved.canonical) facts.push({ label: 'written as', value: printable(resolved.requested) });
+  facts.push({ label: 'where', value: scopeText[resolved.scope] });
+  return facts;
+}
+
+/** Lines shown for a script: the first few, so a long one cannot push the choices off screen. */
+const scriptLinesShown = 12;
+
+function scriptFacts(script: string): Fact[] {
+  const lines = script.split('\n');
+  const shown = lines.slice(0, scriptLinesShown).map((line, index) => ({ label: index === 0 ? 'script' : '', value: printable(line) }));
+  if (lines.length > scriptLinesShown) shown.push({ label: '', value: `… ${lines.length - scriptLinesShown} more lines` });
+  return shown;
+}
+
+/** The structured facts of a request, in the order a person checks them. */
+export function requestFacts(request: CapabilityRequest): Fact[] {
+  switch (request.class) {
+    case 'read':
+      return [...pathFacts(request.path), { label: 'reads', value: request.target === 'tree' ? 'the directory and everything under it' : 'one file' }];
+    case 'write':
+      return [...pathFacts(request.path), { label: 'writes', value: request.path.state === 'missing' ? 'a new file' : 'over an existing file' }];
+    case 'process':
+    case 'shell': {
+      const { executable } = request;
+      const found =
+        executable.lookup === 'path_search' ? `found on PATH as ${printable(executable.requested)}` : `given as ${printable(executable.requested)}`;
+      return [
+        ...(request.class === 'shell' ? scriptFacts(request.script) : []),
+        { label: 'program', value: `${printable(executable.resolved)} (${found})` },
+        { label: 'arguments', value: words(request.argv) },
+        { label: 'directory', value: printable(request.cwd) },
+        { label: 'environment', value: envFacts(request.envMode, request.envNames) },
+        { label: 'timeout', value: formatLimit(request.wallLimitMs) },
+        { label: 'output', value: `at most ${formatBytes(request.outputLimitBytes)}` },
+        { label: 'runs', value: request.class === 'shell' ? `as a ${request.shell} script (a shell can run anything)` : 'directly, no shell' },
+      ];
+    }
+    case 'network':
+      return [
+        { label: 'method', value: printable(request.method) },
+        { label: 'url', value: printable(request.url) },
+        { label: 'host', value: printable(request.host) },
+      ];
+    case 'network_tool':
+      return [{ label: 'tool', value: `${printable(request.tool)} manages its own network access` }];
+    case 'skill':
+      return [{ label: 'skill', value: printable(request.name) }, ...pathFacts(request.path)];
+    case 'instructions':
+      return pathFacts(request.path);
+  }
+}
+
+/** The block above the choices: who asks, what for, the facts, and the flag that would answer it. */
+export function approvalHeader(request: ApprovalRequest): string {
+  const who = [request.stepId ? `step ${printable(request.stepId)}` : undefined, `tool ${printable(request.tool)}`].filter(Boolean).join(', ');
+  const facts = requestFacts(request.request);
+  if (request.askedBy) facts.push({ label: 'asked by', value: `the rule ask: ${printable(request.askedBy)}` });
+  facts.push({ label: 'next time', value: printable(approveFlag(request.request)) });
+  const width = Math.max(...facts.map((fact) => fact.label.length));
+  return [
+    `Approval needed (${who}): ${request.request.class} request`,
+    `  ${printable(describeRequest(request.request))}`,
+    ...facts.map((fact) => `    ${fact.label.padEnd(width)}  ${fact.value}`),
+  ].join('\n');
+}
