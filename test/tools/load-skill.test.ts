@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ToolError } from '../../src/host/errors.js';
 import { maxSkillBytes } from '../../src/tools/load-skill.js';
 import { dataOf, HostHarness } from './host-harness.js';
 
@@ -38,7 +39,7 @@ describe('load_skill', () => {
     await withSkill(['read', 'skill(other)']);
     const result = await harness!.invoke('load_skill', { name: 'deploy' });
     expect(result.error?.kind).toBe('policy_denied');
-    expect(result.error?.message).toContain('--allow skill(deploy)');
+    expect(result.error?.message).toMatch(/--allow '?skill\(deploy\)/);
   });
 
   it('does not let a skill grant read the same file or discover instructions', async () => {
@@ -94,7 +95,7 @@ describe('load_skill', () => {
     const call = { id: 'swap', tool: 'load_skill', args: { name: 'deploy' } };
     const signal = new AbortController().signal;
     const prepared = await harness!.host.prepare(call, signal);
-    if (!('kind' in prepared)) throw prepared;
+    if (prepared instanceof ToolError) throw prepared;
     expect(await harness!.host.authorize(prepared, signal)).toBeUndefined();
     const skillFile = path.join(harness!.root, '.agents/skills/deploy/SKILL.md');
     await rename(skillFile, `${skillFile}.old`);

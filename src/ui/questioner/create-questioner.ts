@@ -25,7 +25,7 @@ export interface QuestionerOptions {
   report?: (line: string) => void;
   /** Receives every secret answer, so the output can mask it. */
   onSecret?: (value: string) => void;
-  /** Where prompts read and draw; defaults to stdin and stderr with a lock of its own. */
+  /** Where prompts read and draw when interactive; defaults to stdin and stderr with a lock of its own. */
   terminal?: PromptTerminal;
 }
 
@@ -74,14 +74,15 @@ function missingAnswer(request: HostInputRequest, question: Question, timeoutSec
 export function createQuestioner(options: QuestionerOptions): Questioner {
   const report = options.report ?? (() => {});
   const answers = options.answers ?? new Map();
-  const terminal = options.terminal ?? { input: process.stdin, output: process.stderr, lock: createPromptLock() };
+  // Unattended, stdin is never touched (not even to create its stream).
+  const terminal = options.interactive ? (options.terminal ?? { input: process.stdin, output: process.stderr, lock: createPromptLock() }) : undefined;
 
   async function answer(request: HostInputRequest, signal: AbortSignal): Promise<HostInputResponse> {
     const { given, missing } = scriptedPart(request, answers, report);
     const nothingGiven = Object.keys(given).length === 0;
     const fallbackApplies = nothingGiven && request.timeoutFallback !== undefined && options.timeoutSeconds !== undefined;
     if (missing.length === 0) return userResponse(request, given);
-    if (options.interactive) {
+    if (terminal) {
       const outcome = await promptForAnswers(terminal, request, missing, fallbackApplies ? options.timeoutSeconds : undefined, signal);
       if (outcome.kind === 'answered') return userResponse(request, { ...given, ...outcome.answers });
       report(`${where(request)}: no answer within ${options.timeoutSeconds}s; applied the on_timeout answers (${request.timeoutFallback?.reason})`);
