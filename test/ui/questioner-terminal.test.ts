@@ -82,12 +82,13 @@ const choiceAndSecret = {
 };
 
 /** Started together, so the scripts' start-up time overlaps. */
-let started: { typing: Session; expiry: Session; choices: Session };
+let started: { typing: Session; expiry: Session; choices: Session; interrupt: Session };
 beforeAll(async () => {
   started = {
     typing: await ask(nameQuestionnaire, 3),
     expiry: await ask(nameQuestionnaire, 1),
     choices: await ask(choiceAndSecret, 1),
+    interrupt: await ask(nameQuestionnaire, 'off'),
   };
 });
 
@@ -124,5 +125,13 @@ describe('enquirer questioner in a terminal', () => {
     session.press('Enter');
     expect(await session.result()).toEqual({ answers: { color: 'blue', token: 'sk-abcdef' }, source: 'user' });
     expect(session.screen()).not.toContain('sk-abcdef');
+  });
+
+  it('interrupts the run on Ctrl-C instead of answering', async () => {
+    const session = started.interrupt;
+    await waitFor(() => session.screen().includes('Name?'), 'the prompt');
+    expect(session.screen()).not.toContain(countdownText);
+    session.press('C-c');
+    expect(await session.result()).toEqual({ error: 'the run was interrupted at a question of step ask (Ctrl-C)', interrupted: true });
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { minMaskableLength } from '../masking.js';
 
 /**
  * The questionnaire as a tool or workflow writes it (SPEC §8). These schemas are the single
@@ -17,8 +18,8 @@ export const questionnaireLimits = {
   questionLength: 2000,
   reasonLength: 1000,
   textAnswerLength: 64 * 1024,
-  /** Secrets shorter than this cannot be masked without masking ordinary text. */
-  secretMinLength: 4,
+  /** Secret answers are masked in every output, which needs this many characters. */
+  secretMinLength: minMaskableLength,
 } as const;
 
 export const answerSchema = z.union([z.string(), z.boolean(), z.array(z.string())]);

@@ -25,8 +25,15 @@ export interface QuestionerOptions {
   report?: (line: string) => void;
   /** Receives every secret answer, so the output can mask it. */
   onSecret?: (value: string) => void;
-  /** Where prompts read and draw when interactive; defaults to stdin and stderr with a lock of its own. */
+  /**
+   * Where prompts read and draw when interactive; share it (and its lock) with the approver
+   * (`ListrPromptHost.terminal` under the fancy renderer). Defaults to stdin and stderr.
+   */
   terminal?: PromptTerminal;
+  /** Ctrl-C at a question: stop the run as SIGINT does (exit 130). */
+  onInterrupt?: () => void;
+  /** Hides secrets in what prompts show. */
+  mask?: (text: string) => string;
 }
 
 function where(request: HostInputRequest): string {
@@ -83,8 +90,13 @@ export function createQuestioner(options: QuestionerOptions): Questioner {
     const fallbackApplies = nothingGiven && request.timeoutFallback !== undefined && options.timeoutSeconds !== undefined;
     if (missing.length === 0) return userResponse(request, given);
     if (terminal) {
-      const outcome = await promptForAnswers(terminal, request, missing, fallbackApplies ? options.timeoutSeconds : undefined, signal);
+      const countdown = fallbackApplies ? options.timeoutSeconds : undefined;
+      const outcome = await promptForAnswers(terminal, request, missing, countdown, signal, options.mask);
       if (outcome.kind === 'answered') return userResponse(request, { ...given, ...outcome.answers });
+      if (outcome.kind === 'interrupted') {
+        options.onInterrupt?.();
+        throw new ToolError('interrupted', `the run was interrupted at a question of ${where(request)} (Ctrl-C)`);
+      }
       report(`${where(request)}: no answer within ${options.timeoutSeconds}s; applied the on_timeout answers (${request.timeoutFallback?.reason})`);
       return timeoutFallbackResponse(request);
     }

@@ -21,7 +21,13 @@ interface Prompt extends EventEmitter {
 type PromptClass = new (options: Record<string, unknown>) => Prompt;
 const prompts = Enquirer as unknown as Record<'Input' | 'Password' | 'Select' | 'MultiSelect' | 'Confirm', PromptClass>;
 
-export type PromptOutcome = { kind: 'answered'; answers: Record<string, Answer> } | { kind: 'expired' };
+/** How a form ended: answered, the countdown expired untouched, or Ctrl-C (which interrupts the whole run). */
+export type PromptOutcome = { kind: 'answered'; answers: Record<string, Answer> } | { kind: 'expired' } | { kind: 'interrupted' };
+
+interface Keypress {
+  name?: string;
+  ctrl?: boolean;
+}
 
 /** What a prompt returned, as the question's answer (an optional text left empty has none). */
 function answerOf(question: Question, value: unknown): Answer | undefined {
@@ -73,6 +79,7 @@ export async function promptForAnswers(
   questions: readonly Question[],
   countdownSeconds: number | undefined,
   signal: AbortSignal,
+  mask: (text: string) => string = (text) => text,
 ): Promise<PromptOutcome> {
   return terminal.lock.run(async () => {
     const answers: Record<string, Answer> = {};
@@ -86,18 +93,22 @@ export async function promptForAnswers(
     try {
       for (const question of questions) {
         if (signal.aborted || countdown?.expired) break;
-        const message = `${request.stepId ? `[${request.stepId}] ` : ''}${question.question}`;
+        const message = mask(`${request.stepId ? `[${request.stepId}] ` : ''}${question.question}`);
         const { type, options } = promptOptions(question, terminal, message);
-        const reason = request.timeoutFallback?.reason ?? '';
+        const reason = mask(request.timeoutFallback?.reason ?? '');
         const footer = () => (countdown?.running ? countdownLine(countdown, reason) : '');
+        let lastKey: Keypress = {};
         active = new prompts[type]({ ...options, footer });
-        active.once('keypress', () => countdown?.stop());
+        active.on('keypress', (_input: unknown, key: Keypress | undefined) => {
+          countdown?.stop();
+          lastKey = key ?? {};
+        });
         let value: unknown;
         try {
           value = await active.run();
         } catch (cancelled) {
-          if (countdown?.expired) break;
-          if (signal.aborted) break;
+          if (countdown?.expired || signal.aborted) break;
+          if (lastKey.ctrl === true && lastKey.name === 'c') return { kind: 'interrupted' };
           throw new ToolError('cancelled', `the questions of ${request.stepId ? `step ${request.stepId}` : request.tool} were cancelled at the prompt`, {
             cause: cancelled,
           });
