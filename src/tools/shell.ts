@@ -3,7 +3,8 @@ import { describeRequest } from '../host/capability.js';
 import { defineTool } from '../host/tool.js';
 import { completionOutput } from './process/completion-result.js';
 import { resolveExecutable } from './process/executable.js';
-import { argumentText, callWallLimitMs, launchOptionsShape, okExitCodesSchema, planLaunch } from './process/launch-options.js';
+import { argumentText, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
+import { callWallLimitMs, launchFromRequest, planLaunch } from './process/launch-plan.js';
 import { shellRequest } from './process/request.js';
 import { processStepResources } from './process/resources.js';
 import { runToCompletion } from './process/run-to-completion.js';
@@ -14,9 +15,6 @@ const shellArgs = z.strictObject({
   ...launchOptionsShape,
   ok_exit_codes: okExitCodesSchema,
 });
-
-/** The shell's own arguments, kept apart from the script text. */
-const shellFlags = ['-c'] as const;
 
 export const shellTool = defineTool({
   name: 'shell',
@@ -31,7 +29,8 @@ export const shellTool = defineTool({
     const request = shellRequest({
       cwd: plan.cwd.canonical,
       executable,
-      argv: shellFlags,
+      // The shell's own arguments, kept apart from the script text.
+      argv: ['-c'],
       shell: args.shell,
       script: args.script,
       envMode: plan.envMode,
@@ -44,8 +43,7 @@ export const shellTool = defineTool({
       resources: processStepResources(plan.cwd),
       summary: describeRequest(request),
       async execute(run) {
-        const cwd = await run.workspace.revalidate(plan.cwd);
-        const launch = { file: executable.resolved, args: [...shellFlags, args.script], cwd: cwd.canonical, env: plan.env, stdin: args.stdin };
+        const launch = await launchFromRequest(request, plan, args.stdin, run.workspace);
         const outcome = await runToCompletion(launch, request, run);
         return completionOutput(`${args.shell} script`, outcome, args.ok_exit_codes, request.wallLimitMs);
       },

@@ -1,9 +1,4 @@
 import { z } from 'zod';
-import type { EnvMode } from '../../host/capability.js';
-import { ToolError } from '../../host/errors.js';
-import type { PrepareContext } from '../../host/tool.js';
-import type { ResolvedPath } from '../../host/workspace.js';
-import { composeEnvironment, validateStepEnvironment } from './environment.js';
 import { defaultOutputLimitBytes, maxOutputLimitBytes } from './output-capture.js';
 
 const envNamePattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -14,6 +9,14 @@ const maxTextBytes = 128 * 1024;
 export const maxTimeoutSeconds = 86_400;
 
 export const argumentText = z.string().max(maxTextBytes).refine(withoutNul, 'may not contain a NUL byte');
+
+/** The program of a direct (argv) process and its arguments. */
+export const commandShape = {
+  command: z.string().min(1).max(4096).refine(withoutNul, 'may not contain a NUL byte').describe(
+    'Program to run: a name looked up on PATH, or a path (relative to cwd) containing a /',
+  ),
+  args: z.array(argumentText).max(4096).default([]).describe('Arguments, passed as they are (no shell)'),
+};
 
 /** Options every process-starting tool accepts, beside what it runs. */
 export const launchOptionsShape = {
@@ -43,44 +46,5 @@ export const okExitCodesSchema = z
 
 const launchOptions = z.strictObject(launchOptionsShape);
 export type LaunchOptions = z.infer<typeof launchOptions>;
-
-/** What preparation learned about where and how a process runs, shared by every process tool. */
-export interface LaunchPlan {
-  cwd: ResolvedPath;
-  env: Record<string, string>;
-  envMode: EnvMode;
-  envNames: string[];
-  outputLimitBytes: number;
-}
-
-/** The working directory of a process: an existing directory inside the primary workspace. */
-export async function resolveWorkingDirectory(requested: string, ctx: PrepareContext): Promise<ResolvedPath> {
-  const cwd = await ctx.workspace.resolveForRead(requested);
-  if (cwd.entry !== 'directory') throw new ToolError('invalid_arguments', `cwd ${JSON.stringify(requested)} is not a directory`);
-  if (cwd.scope !== 'workspace') {
-    throw new ToolError('path_refused', `cwd ${JSON.stringify(requested)} is outside the workspace; processes run inside it`, {
-      details: { path: requested },
-    });
-  }
-  return cwd;
-}
-
-/** Resolves the cwd and composes the one environment the child will get. */
-export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): Promise<LaunchPlan> {
-  const cwd = await resolveWorkingDirectory(options.cwd ?? '.', ctx);
-  const stepEnv = options.env ?? {};
-  validateStepEnvironment(stepEnv, ctx.host.secretNames);
-  const envMode = ctx.host.processEnv;
-  return {
-    cwd,
-    env: composeEnvironment({ hostEnv: ctx.host.env, mode: envMode, stepEnv }),
-    envMode,
-    envNames: Object.keys(stepEnv).sort(),
-    outputLimitBytes: options.max_output_bytes,
-  };
-}
-
-/** The wall limit of a call that runs to completion: its own `timeout`, never beyond the host's. */
-export function callWallLimitMs(options: LaunchOptions, ctx: PrepareContext): number {
-  return options.timeout === undefined ? ctx.timeoutMs : Math.min(Math.round(options.timeout * 1000), ctx.timeoutMs);
-}
+const command = z.strictObject(commandShape);
+export type CommandOptions = z.infer<typeof command>;

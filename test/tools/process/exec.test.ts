@@ -1,3 +1,5 @@
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProcessHarness, dataOf, node, script } from './harness.js';
@@ -103,6 +105,18 @@ describe('exec', () => {
     const progress = harness.events.filter((event) => event.type === 'call_progress' && event.stream === 'stdout');
     expect(progress.length).toBeLessThanOrEqual(60);
     expect(progress.at(-1)).toMatchObject({ message: 'line 2000' });
+  });
+
+  it('fails with execution_failed when the program vanished between preparation and execution', async () => {
+    await writeFile(path.join(harness.root, 'tool.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+    const signal = new AbortController().signal;
+    const prepared = await harness.host.prepare({ id: 'v', tool: 'exec', args: { command: './tool.sh' } }, signal);
+    if (!('requests' in prepared)) throw prepared;
+    expect(prepared.requests[0]).toMatchObject({ executable: { requested: './tool.sh', resolved: path.join(harness.root, 'tool.sh'), lookup: 'exact' } });
+    await rm(path.join(harness.root, 'tool.sh'));
+    const result = await harness.host.execute(prepared, signal);
+    expect(result.error?.kind).toBe('execution_failed');
+    expect(result.error?.message).toContain('could not start');
   });
 
   it('reports a missing program before anything runs', async () => {

@@ -1,0 +1,85 @@
+import type { EnvMode, ProcessRequest, ShellRequest } from '../../host/capability.js';
+import { ToolError } from '../../host/errors.js';
+import type { PrepareContext } from '../../host/tool.js';
+import type { ResolvedPath, Workspace } from '../../host/workspace.js';
+import { composeEnvironment, validateStepEnvironment } from './environment.js';
+import { resolveExecutable } from './executable.js';
+import type { CommandOptions, LaunchOptions } from './launch-options.js';
+import type { ProcessLaunch } from './process-group.js';
+import { processRequest } from './request.js';
+
+/** What preparation learned about where and how a process runs, shared by every process tool. */
+export interface LaunchPlan {
+  cwd: ResolvedPath;
+  env: Record<string, string>;
+  envMode: EnvMode;
+  envNames: string[];
+  outputLimitBytes: number;
+}
+
+/** The working directory of a process: an existing directory inside the primary workspace. */
+export async function resolveWorkingDirectory(requested: string, ctx: PrepareContext): Promise<ResolvedPath> {
+  const cwd = await ctx.workspace.resolveForRead(requested);
+  if (cwd.entry !== 'directory') throw new ToolError('invalid_arguments', `cwd ${JSON.stringify(requested)} is not a directory`);
+  if (cwd.scope !== 'workspace') {
+    throw new ToolError('path_refused', `cwd ${JSON.stringify(requested)} is outside the workspace; processes run inside it`, {
+      details: { path: requested },
+    });
+  }
+  return cwd;
+}
+
+/** Resolves the cwd and composes the one environment the child will get. */
+export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): Promise<LaunchPlan> {
+  const cwd = await resolveWorkingDirectory(options.cwd ?? '.', ctx);
+  const stepEnv = options.env ?? {};
+  validateStepEnvironment(stepEnv, ctx.host.secretNames);
+  const envMode = ctx.host.processEnv;
+  return {
+    cwd,
+    env: composeEnvironment({ hostEnv: ctx.host.env, mode: envMode, stepEnv }),
+    envMode,
+    envNames: Object.keys(stepEnv).sort(),
+    outputLimitBytes: options.max_output_bytes,
+  };
+}
+
+/** The wall limit of a call that runs to completion: its own `timeout`, never beyond the host's. */
+export function callWallLimitMs(options: LaunchOptions, ctx: PrepareContext): number {
+  return options.timeout === undefined ? ctx.timeoutMs : Math.min(Math.round(options.timeout * 1000), ctx.timeoutMs);
+}
+
+/** Prepares a direct (argv) process: where it runs, its environment, and the request to authorize. */
+export async function planDirectProcess(
+  options: CommandOptions & LaunchOptions,
+  ctx: PrepareContext,
+  wallLimitMs: number,
+): Promise<{ plan: LaunchPlan; request: ProcessRequest }> {
+  const plan = await planLaunch(options, ctx);
+  const executable = await resolveExecutable(options.command, { pathVariable: ctx.host.env.PATH, cwd: plan.cwd.canonical });
+  const request = processRequest({
+    cwd: plan.cwd.canonical,
+    executable,
+    argv: options.args,
+    envMode: plan.envMode,
+    envNames: plan.envNames,
+    outputLimitBytes: plan.outputLimitBytes,
+    wallLimitMs,
+  });
+  return { plan, request };
+}
+
+/**
+ * What to start, taken from the authorized request itself (so what runs is what was approved),
+ * after checking that the cwd did not change on disk since preparation.
+ */
+export async function launchFromRequest(
+  request: ProcessRequest | ShellRequest,
+  plan: LaunchPlan,
+  stdin: string | undefined,
+  workspace: Workspace,
+): Promise<ProcessLaunch> {
+  const cwd = await workspace.revalidate(plan.cwd);
+  const args = request.class === 'shell' ? [...request.argv, request.script] : request.argv;
+  return { file: request.executable.resolved, args, cwd: cwd.canonical, env: plan.env, stdin };
+}
