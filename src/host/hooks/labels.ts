@@ -1,17 +1,13 @@
-import { z } from 'zod';
 import { HostError } from '../errors.js';
 
 export const maxHostLabels = 32;
+const labelKeyPattern = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 /**
  * Non-secret strings a host attaches to every envelope for correlation (a CI job id, a ticket).
  * Never put prompts, credentials, environment values or tool output in labels.
  */
-export const hostLabelsSchema = z
-  .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'a label key is a letter followed by up to 63 of A-Z a-z 0-9 _ . -'), z.string())
-  .refine((labels) => Object.keys(labels).length <= maxHostLabels, `at most ${maxHostLabels} host labels`);
-
-export type HostLabels = z.infer<typeof hostLabelsSchema>;
+export type HostLabels = Readonly<Record<string, string>>;
 
 /** Parses `--label KEY=VALUE` entries; a repeated key keeps its last value. */
 export function parseHostLabels(entries: readonly string[]): HostLabels {
@@ -25,10 +21,14 @@ export function parseHostLabels(entries: readonly string[]): HostLabels {
 }
 
 /** Checks a label map a host passes in, so a bad key fails before the run rather than inside a hook. */
-export function parseHostLabelMap(labels: Readonly<Record<string, string>>): HostLabels {
-  const parsed = hostLabelsSchema.safeParse(labels);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.length ? ` (${issue.path.join('.')})` : '';
-  throw new HostError('invalid_label', `invalid host label${where}: ${issue?.message ?? 'not a string map'}`);
+export function parseHostLabelMap(labels: Readonly<Record<string, unknown>>): HostLabels {
+  const entries = Object.entries(labels);
+  if (entries.length > maxHostLabels) throw new HostError('invalid_label', `${entries.length} host labels given; at most ${maxHostLabels} are allowed`);
+  for (const [key, value] of entries) {
+    if (!labelKeyPattern.test(key)) {
+      throw new HostError('invalid_label', `host label key "${key}" is invalid: a label key is a letter followed by up to 63 of A-Z a-z 0-9 _ . -`);
+    }
+    if (typeof value !== 'string') throw new HostError('invalid_label', `host label ${key} must be a string`);
+  }
+  return { ...(labels as Record<string, string>) };
 }
