@@ -1,0 +1,110 @@
+import { Command, Flags } from '@oclif/core';
+import { HostError, ToolError, denialKinds } from '../src/host/errors.js';
+import { readCliEnvironment } from '../src/ui/cli/environment.js';
+import { policyFlags } from '../src/ui/cli/run-flags.js';
+import { runSelftests, type SelftestResult } from '../src/workflow/extensions/selftest.js';
+import { openToolCatalog, toolListing, type ToolListing } from '../src/workflow/extensions/tool-catalog.js';
+import { InvalidWorkflowError, formatProblem } from '../src/workflow/problems.js';
+
+type ListedTool = ToolListing & { selftest?: SelftestResult };
+
+export default class Tools extends Command {
+  static override summary = 'List registered tools.';
+  static override description = `Shows each tool's name, origin (built-in, host for a workflow's module tools, mcp for an MCP server's tools), declared capability classes, execution policy, mode and description; --json adds JSON Schemas of the arguments.
+
+With --file, the workflow's tools are listed too: its modules are loaded and its MCP servers are started, each start authorized by the workflow's policy (plus --allow and the other policy flags) exactly as in a run, then stopped.
+
+Host tools are trusted in-process code: the classes they declare are inspectable metadata, not a sandbox.
+
+Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server failed, 2 invalid workflow or usage, 3 a server start was denied.`;
+
+  static override examples = [
+    '<%= config.bin %> tools',
+    '<%= config.bin %> tools --json',
+    '<%= config.bin %> tools -f workflows/mcp.yml',
+    '<%= config.bin %> tools -f workflows/module-tool.yml --selftest',
+  ];
+
+  static override enableJsonFlag = true;
+
+  static override flags = {
+    ...policyFlags,
+    file: Flags.string({ char: 'f', summary: 'Also list the module and MCP tools of this workflow.', helpValue: 'WORKFLOW' }),
+    input: Flags.string({ char: 'i', summary: 'Workflow input KEY=VALUE (for MCP server env). Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
+    selftest: Flags.boolean({ summary: "Run each tool's selftest in a temporary directory.", default: false }),
+  };
+
+  async run(): Promise<ListedTool[]> {
+    const { flags } = await this.parse(Tools);
+    const environment = readCliEnvironment();
+    let catalog;
+    try {
+      catalog = await openToolCatalog({
+        file: flags.file,
+        cwd: process.cwd(),
+        ...(flags.workspace !== undefined && { workspace: flags.workspace }),
+        inputs: flags.input,
+        rules: { allow: flags.allow, ask: flags.ask, deny: flags.deny },
+        approve: flags.approve,
+        yes: flags.yes,
+        hostEnv: environment.env,
+        signal: new AbortController().signal,
+        warn: (line) => process.stderr.write(`${line}\n`),
+      });
+    } catch (error) {
+      return this.failed(error);
+    }
+    try {
+      const listed: ListedTool[] = catalog.tools.map((tool) => toolListing(tool, this.jsonEnabled()));
+      if (flags.selftest) {
+        const results = await runSelftests(catalog.tools);
+        results.forEach((result, index) => (listed[index]!.selftest = result));
+      }
+      this.log(formatTable(listed));
+      if (listed.some((tool) => tool.origin === 'host')) {
+        this.log('\nhost tools are trusted in-process code: their classes are declarations, not a sandbox.');
+      }
+      if (flags.selftest) this.log(`\n${formatSelftests(listed)}`);
+      if (listed.some((tool) => tool.selftest?.status === 'failed')) process.exitCode = 1;
+      return listed;
+    } finally {
+      for (const notice of await catalog.close()) process.stderr.write(`rho: ${notice}\n`);
+    }
+  }
+
+  private failed(error: unknown): never {
+    if (error instanceof InvalidWorkflowError) {
+      for (const problem of error.problems) process.stderr.write(`${formatProblem(problem)}\n`);
+      this.exit(2);
+    }
+    if (error instanceof HostError) this.error(error.message, { exit: 2 });
+    if (error instanceof ToolError) this.error(error.message, { exit: denialKinds.has(error.kind) ? 3 : 1 });
+    throw error;
+  }
+}
+
+function formatTable(tools: readonly ListedTool[]): string {
+  const rows = tools.map((tool) => [
+    tool.name,
+    tool.origin,
+    tool.classes.length > 0 ? tool.classes.join(',') : '-',
+    tool.execution_policy,
+    tool.mode,
+    `${tool.description.split('\n')[0]}${tool.untrusted_content ? ' [results are untrusted content]' : ''}`,
+  ]);
+  const header = ['NAME', 'ORIGIN', 'CLASSES', 'POLICY', 'MODE', 'DESCRIPTION'];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  return [header, ...rows]
+    .map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '))
+    .join('\n');
+}
+
+function formatSelftests(tools: readonly ListedTool[]): string {
+  return tools
+    .filter((tool) => tool.selftest && tool.selftest.status !== 'none')
+    .map(({ name, selftest }) => {
+      const took = `(${Math.round(selftest!.durationMs)} ms)`;
+      return selftest!.status === 'passed' ? `selftest ${name}: passed ${took}` : `selftest ${name}: FAILED ${took}: ${selftest!.message}`;
+    })
+    .join('\n') || 'no tool has a selftest';
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/** Largest JSON Schema (as JSON text) rho accepts for one tool's arguments. */
+export const maxSchemaBytes = 256 * 1024;
+/** Deepest nesting of objects and arrays in such a schema. */
+const maxSchemaDepth = 64;
+
+export type JsonSchemaObject = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+}
+
+function depthOf(value: unknown, depth = 0): number {
+  if (depth > maxSchemaDepth || typeof value !== 'object' || value === null) return depth;
+  let deepest = depth;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child, depth + 1));
+  return deepest;
+}
+
+/**
+ * Copies an untrusted JSON Schema into plain data and checks it describes an arguments object.
+ * The copy goes through JSON text, so getters, cycles, functions and class instances cannot
+ * survive it: what is kept is what was read once, within the size and depth bounds.
+ */
+export function parseArgumentsJsonSchema(raw: unknown): JsonSchemaObject {
+  if (!isPlainObject(raw)) throw new Error('the schema is not a JSON Schema object');
+  let text: string;
+  try {
+    text = JSON.stringify(raw);
+  } catch (cause) {
+    throw new Error(`the schema is not plain JSON data (${(cause as Error).message})`, { cause });
+  }
+  if (Buffer.byteLength(text) > maxSchemaBytes) throw new Error(`the schema is larger than ${maxSchemaBytes / 1024} KiB`);
+  const schema = JSON.parse(text) as JsonSchemaObject;
+  if (depthOf(schema) > maxSchemaDepth) throw new Error(`the schema nests deeper than ${maxSchemaDepth} levels`);
+  if (schema.type !== 'object') throw new Error('the schema must describe an object of arguments ("type": "object")');
+  return schema;
+}
+
+/**
+ * The zod schema that validates a call's arguments against a JSON Schema (zod's
+ * `z.fromJSONSchema`). Arguments are strict, as for every rho tool: unless the schema says
+ * otherwise, a field it does not name is rejected rather than passed on.
+ */
+export function argumentSchemaFromJsonSchema(schema: JsonSchemaObject): z.ZodType {
+  const strict = 'additionalProperties' in schema ? schema : { ...schema, additionalProperties: false };
+  try {
+    return z.fromJSONSchema(strict as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (cause) {
+    throw new Error(`the schema cannot be used to check arguments: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/** Whether a value is a zod schema (from any copy of zod 4, such as a module's own). */
+export function isZodSchema(value: unknown): value is z.ZodType {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    '_zod' in value &&
+    typeof (value as { safeParse?: unknown }).safeParse === 'function'
+  );
+}

@@ -1,0 +1,120 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ProcessLaunch } from '../process/process-group.js';
+import { isGroupAlive, terminateGroup, trackGroup, untrackGroup } from '../process/process-tree.js';
+import { RetainedOutput } from '../process/retained-output.js';
+
+/** Largest single JSON-RPC message a server may send; a larger one stops the server. */
+export const maxMessageBytes = 16 * 1024 * 1024;
+/** Newest bytes of the server's stderr kept for error messages. */
+const stderrTailBytes = 4096;
+/** How long a server gets to exit by itself once its stdin is closed, before its group is signalled. */
+const closeGraceMs = 500;
+
+export type ServerLaunch = Omit<ProcessLaunch, 'stdin'>;
+
+/**
+ * An MCP stdio transport over a server rho started itself: the exact program that was
+ * authorized (an absolute path, no shell), the composed environment, and its own process group,
+ * so stopping it stops whatever it started too. The SDK's own stdio transport resolves the
+ * command itself and kills only the direct child, which is why rho does not use it.
+ */
+export class ServerProcess implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private readonly buffer = new ReadBuffer({ maxBufferSize: maxMessageBytes });
+  private readonly stderrTail = new RetainedOutput(stderrTailBytes);
+  private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly launch: ServerLaunch) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the server ended, once it has; undefined while it runs. */
+  get exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    return this.exitStatus;
+  }
+
+  /** The last lines the server wrote to stderr, for a message about why it failed. */
+  stderr(): string {
+    return this.stderrTail.read(0, stderrTailBytes).content.trim();
+  }
+
+  async start(): Promise<void> {
+    if (this.child) throw new Error('this MCP server process was already started');
+    const child = spawn(this.launch.file, [...this.launch.args], {
+      cwd: this.launch.cwd,
+      env: { ...this.launch.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      shell: false,
+    });
+    this.child = child;
+    this.exited = new Promise<void>((resolve) => {
+      child.once('exit', (code, signal) => void this.onExit(child, code, signal).then(resolve));
+      // A program that could not be started never exits: nothing is left to wait for.
+      child.once('error', () => child.pid === undefined && resolve());
+    });
+    child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
+    child.stderr.on('data', (chunk: Buffer) => this.stderrTail.add(chunk));
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream.on('error', (error) => this.onerror?.(error));
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    trackGroup(child.pid!);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed || this.exitStatus) throw new Error('the MCP server is not running');
+    if (!stdin.write(serializeMessage(message))) await once(stdin, 'drain');
+  }
+
+  /** Stops the server and everything in its process group: stdin closed, then SIGTERM, then SIGKILL. */
+  close(): Promise<void> {
+    this.stopping ??= this.stop();
+    return this.stopping;
+  }
+
+  private async stop(): Promise<void> {
+    const child = this.child;
+    if (!child?.pid) return;
+    child.stdin.end();
+    if (!this.exitStatus) await Promise.race([this.exited, sleep(closeGraceMs, undefined, { ref: false })]);
+    if (isGroupAlive(child.pid)) await terminateGroup(child.pid);
+    await this.exited;
+  }
+
+  private receive(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      void this.close();
+    }
+  }
+
+  private async onExit(child: ChildProcessWithoutNullStreams, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    this.exitStatus = { code, signal };
+    // The server is gone, but what it started may still hold its group: stop that too.
+    if (child.pid !== undefined) {
+      if (isGroupAlive(child.pid)) await terminateGroup(child.pid);
+      else untrackGroup(child.pid);
+    }
+    this.buffer.clear();
+    this.onclose?.();
+  }
+}
