@@ -86,14 +86,22 @@ function withoutTrailingSeparator(canonical: string): string {
   return canonical.slice(0, end);
 }
 
-/** Component-wise: `/a/b` is inside `/a` and `/a/b` itself, but not inside `/a/bc`. */
-function isSameOrInside(outer: string, inner: string): boolean {
-  const container = withoutTrailingSeparator(outer);
-  const candidate = withoutTrailingSeparator(inner);
-  if (container === candidate) return true;
-  const prefix = container.endsWith(path.sep) ? container : container + path.sep;
-  return candidate.startsWith(prefix);
+/**
+ * The path itself and every directory that contains it, component-wise: `/a/b` is inside `/a`
+ * and `/`, never inside `/a/bc`. The one definition of containment for trees.
+ */
+function containersOf(canonical: string): string[] {
+  const normal = withoutTrailingSeparator(canonical);
+  const root = path.parse(normal).root;
+  const containers = [normal];
+  for (let end = normal.length - 1; end >= root.length; end -= 1) {
+    if (normal[end] === path.sep) containers.push(normal.slice(0, end));
+  }
+  if (root.length > 0 && normal !== root) containers.push(root);
+  return containers;
 }
+
+const isSameOrInside = (outer: string, inner: string): boolean => containersOf(inner).includes(withoutTrailingSeparator(outer));
 
 export function resourcesOverlap(a: Resource, b: Resource): boolean {
   switch (a.kind) {
@@ -117,12 +125,35 @@ export function accessesConflict(a: ResourceAccess, b: ResourceAccess): boolean 
   return (a.mode === 'exclusive' || b.mode === 'exclusive') && resourcesOverlap(a.resource, b.resource);
 }
 
-/** The kind of the first resource on which two calls' declared accesses conflict, if any. */
-export function findConflict(earlier: readonly ResourceAccess[], later: readonly ResourceAccess[]): ResourceKind | undefined {
-  for (const a of earlier) {
-    for (const b of later) {
-      if (accessesConflict(a, b)) return b.resource.kind;
+/**
+ * Lookup keys for finding overlaps without comparing every pair: resources `a` and `b` overlap
+ * exactly when `b`'s probe keys meet `a`'s entry keys (and the other way round). A path is
+ * entered under itself and under every directory containing it; a tree probes the trees that
+ * contain it and everything entered under it.
+ */
+export function resourceIndexKeys(resource: Resource): { entries: string[]; probes: string[] } {
+  switch (resource.kind) {
+    case 'path': {
+      const containers = containersOf(resource.path);
+      return {
+        entries: [`path:${containers[0]}`, ...containers.map((dir) => `under:${dir}`)],
+        probes: [`path:${containers[0]}`, ...containers.map((dir) => `tree:${dir}`)],
+      };
+    }
+    case 'tree': {
+      const containers = containersOf(resource.path);
+      return {
+        entries: [`tree:${containers[0]}`, ...containers.map((dir) => `under:${dir}`)],
+        probes: [...containers.map((dir) => `tree:${dir}`), `under:${containers[0]}`],
+      };
+    }
+    case 'process':
+      return { entries: [`process:${resource.id}`], probes: [`process:${resource.id}`] };
+    case 'session':
+      return { entries: ['session'], probes: ['session'] };
+    case 'key': {
+      const key = `key:${JSON.stringify([resource.owner, resource.key])}`;
+      return { entries: [key], probes: [key] };
     }
   }
-  return undefined;
 }

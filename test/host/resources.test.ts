@@ -1,13 +1,14 @@
 import { inspect } from 'node:util';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/host/errors.js';
 import {
   accessesConflict,
   describeResourceKind,
   exclusive,
-  findConflict,
   opaqueKey,
   redactedResource,
+  resourceIndexKeys,
   resourcesOverlap,
   shared,
   type Resource,
@@ -65,12 +66,30 @@ describe('resource overlap', () => {
   });
 });
 
-describe('findConflict', () => {
-  it('names the kind of the first conflicting resource', () => {
-    const earlier = [shared(session), exclusive(tree('/w/out'))];
-    const later = [shared(processId('1')), shared(file('/w/out/x.js'))];
-    expect(findConflict(earlier, later)).toBe('path');
-    expect(findConflict([shared(session)], [shared(session), shared(file('/w/a'))])).toBeUndefined();
+describe('resourceIndexKeys', () => {
+  const somePath = fc
+    .tuple(fc.array(fc.constantFrom('a', 'b', 'bc'), { maxLength: 3 }), fc.boolean())
+    .map(([parts, trailing]) => '/' + parts.join('/') + (trailing && parts.length > 0 ? '/' : ''));
+  const someResource: fc.Arbitrary<Resource> = fc.oneof(
+    somePath.map(file),
+    somePath.map(tree),
+    fc.constantFrom('1', '2').map(processId),
+    fc.constant(session),
+    fc.tuple(fc.constantFrom('git', 'npm'), fc.constantFrom('index', 'git')).map(([owner, key]) => opaqueKey(owner, key)),
+  );
+  const meet = (a: Resource, b: Resource): boolean => {
+    const entries = new Set(resourceIndexKeys(a).entries);
+    return resourceIndexKeys(b).probes.some((probe) => entries.has(probe));
+  };
+
+  it('finds exactly the overlapping resources, in both directions', () => {
+    fc.assert(
+      fc.property(someResource, someResource, (a, b) => {
+        const overlap = resourcesOverlap(a, b);
+        return meet(a, b) === overlap && meet(b, a) === overlap;
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

@@ -1,0 +1,172 @@
+import { ConflictIndex } from './conflict-index.js';
+import { HostError } from './errors.js';
+import type { Blocker, Declaration, WaitReason } from './schedule-types.js';
+import { insertSorted } from './sorted-indices.js';
+
+/** Lets a simulation (`planWaves`) see each time a call is found blocked or ready. */
+export interface ScheduleObserver {
+  blocked?(index: number, blocker: Blocker): void;
+  ready?(index: number): void;
+}
+
+type CallState = 'pending' | 'declared' | 'waiting' | 'running' | 'finished';
+
+export function validateMaxParallel(maxParallel: number): void {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1) {
+    throw new HostError(
+      'invalid_configuration',
+      `max_parallel must be a whole number of at least 1 (got ${maxParallel}); pass -j 1 or more`,
+    );
+  }
+}
+
+function misuse(message: string): HostError {
+  return new HostError('scheduler_misuse', message);
+}
+
+/**
+ * The scheduler's bookkeeping, synchronous and free of promises so that the live scheduler and
+ * the planner share one set of rules. Calls are numbered in model order. A call may start when
+ * a slot is free, every earlier call is declared (or finished), and no earlier unfinished call
+ * conflicts with it or is exclusive; an exclusive call also needs every earlier call finished.
+ *
+ * A waiting call remembers the nearest earlier call that blocks it and is looked at again only
+ * when that call changes state, so each event costs work only for the calls it can release.
+ * Conflicting calls finish in model order, so the nearest blocker is usually the last to finish.
+ */
+export class ScheduleBook {
+  private readonly states: CallState[];
+  /** Waiting calls held back by an earlier call, and the reason. */
+  private readonly blockers = new Map<number, Blocker>();
+  /** Earlier call → the waiting calls it holds back. */
+  private readonly holding = new Map<number, number[]>();
+  /** Waiting calls that need only a slot, in ascending index order. */
+  private readonly ready: number[] = [];
+  private readonly conflicts = new ConflictIndex();
+  private firstPending = 0;
+  private running = 0;
+
+  constructor(
+    readonly count: number,
+    readonly maxParallel: number,
+    private readonly observer: ScheduleObserver = {},
+  ) {
+    if (!Number.isInteger(count) || count < 0) throw misuse(`a schedule needs a whole number of calls (got ${count})`);
+    validateMaxParallel(maxParallel);
+    this.states = new Array<CallState>(count).fill('pending');
+  }
+
+  declare(index: number, declaration: Declaration): void {
+    this.expectState(index, ['pending'], 'declare');
+    this.states[index] = 'declared';
+    this.conflicts.add(index, declaration);
+    while (this.firstPending < this.count && this.states[this.firstPending] !== 'pending') this.firstPending += 1;
+    this.release(index);
+  }
+
+  /** The call will never execute; finished calls stay finished. */
+  skip(index: number): void {
+    if (this.stateOf(index) === 'finished') return;
+    this.expectState(index, ['pending', 'declared'], 'skip');
+    this.markFinished(index);
+  }
+
+  /** The declared call asks to start: it becomes ready or waits on an earlier call. */
+  request(index: number): void {
+    this.expectState(index, ['declared'], 'acquire');
+    this.states[index] = 'waiting';
+    this.evaluate(index);
+  }
+
+  /** The call gave up before starting (its wait was aborted): it will never execute. */
+  withdraw(index: number): void {
+    this.expectState(index, ['declared', 'waiting'], 'withdraw');
+    const blocker = this.blockers.get(index);
+    this.blockers.delete(index);
+    const queue = blocker ? this.holding.get(blocker.index) : this.ready;
+    const position = queue?.indexOf(index) ?? -1;
+    if (position >= 0) queue?.splice(position, 1);
+    this.markFinished(index);
+  }
+
+  /** A running call ended and gives back its slot. */
+  finish(index: number): void {
+    this.expectState(index, ['running'], 'release');
+    this.running -= 1;
+    this.markFinished(index);
+  }
+
+  /** Starts the lowest ready calls while slots are free; returns them in the order they started. */
+  startReady(): number[] {
+    const started: number[] = [];
+    while (this.running < this.maxParallel && this.ready.length > 0) {
+      const index = this.ready.shift() as number;
+      this.states[index] = 'running';
+      this.running += 1;
+      started.push(index);
+    }
+    return started;
+  }
+
+  /** Why a declared call has not started; undefined when it is not waiting on anything. */
+  waitReason(index: number): WaitReason | undefined {
+    switch (this.stateOf(index)) {
+      case 'waiting':
+        return this.blockers.get(index) ?? { kind: 'slot' };
+      case 'declared':
+        return this.findBlocker(index) ?? (this.running >= this.maxParallel ? { kind: 'slot' } : undefined);
+      default:
+        return undefined;
+    }
+  }
+
+  private markFinished(index: number): void {
+    this.states[index] = 'finished';
+    this.conflicts.forget(index);
+    while (this.firstPending < this.count && this.states[this.firstPending] !== 'pending') this.firstPending += 1;
+    this.release(index);
+  }
+
+  /** Looks again at the waiting calls that `index` was holding back. */
+  private release(index: number): void {
+    const held = this.holding.get(index);
+    if (!held) return;
+    this.holding.delete(index);
+    for (const waiting of held.sort((a, b) => a - b)) {
+      this.blockers.delete(waiting);
+      this.evaluate(waiting);
+    }
+  }
+
+  private evaluate(index: number): void {
+    const blocker = this.findBlocker(index);
+    if (blocker) {
+      this.blockers.set(index, blocker);
+      const held = this.holding.get(blocker.index);
+      if (held) held.push(index);
+      else this.holding.set(blocker.index, [index]);
+      this.observer.blocked?.(index, blocker);
+      return;
+    }
+    insertSorted(this.ready, index);
+    this.observer.ready?.(index);
+  }
+
+  /** The earlier call that keeps `index` from starting: the first undeclared one, else the nearest that conflicts. */
+  private findBlocker(index: number): Blocker | undefined {
+    if (this.firstPending < index) return { kind: 'undeclared', index: this.firstPending };
+    return this.conflicts.nearestBlocker(index);
+  }
+
+  private stateOf(index: number): CallState {
+    if (!Number.isInteger(index) || index < 0 || index >= this.count) {
+      throw misuse(`call index ${index} is outside this schedule of ${this.count} calls`);
+    }
+    return this.states[index] as CallState;
+  }
+
+  private expectState(index: number, allowed: readonly CallState[], action: string): void {
+    const state = this.stateOf(index);
+    if (!allowed.includes(state)) throw misuse(`cannot ${action} call ${index}: it is ${state}`);
+  }
+}

@@ -1,0 +1,119 @@
+import { describeResourceKind } from './resources.js';
+import { ScheduleBook } from './schedule-book.js';
+import type { Declaration, WaitReason } from './schedule-types.js';
+
+export type { Declaration, WaitReason } from './schedule-types.js';
+export { planWaves, type PlanStep, type PlanWait } from './plan-waves.js';
+
+/** The right to execute, held from `acquire` until `release`. Releasing twice is harmless. */
+export interface SlotLease {
+  release(): void;
+}
+
+/**
+ * Decides when prepared, authorized calls may execute. Calls are numbered in model order
+ * (0..count-1). A call is declared once it is prepared and authorized, so approval waits never
+ * hold a slot; it then acquires a lease, executes, and releases the lease.
+ *
+ * A call may start when a slot is free (at most `maxParallel` leases are held), every earlier
+ * call has been declared, skipped or finished, no earlier unfinished call conflicts with it or
+ * is exclusive, and — if it is exclusive itself — every earlier call has finished. Later calls
+ * never delay earlier ones except by competing for slots; a freed slot goes to the lowest ready
+ * index. Every decision is taken synchronously inside these methods, so the same sequence of
+ * calls gives the same start order.
+ *
+ * Detached (`async: true`) calls use the same lease: the runner acquires it, starts the call
+ * without awaiting it, and releases the lease when the call completes. The call holds its slot
+ * while it runs, and because its plan is shared-only (see `validateAsyncPlan`) later calls wait
+ * for it only when they take exclusive access to a resource it touches or are exclusive.
+ */
+export class Scheduler {
+  private readonly book: ScheduleBook;
+  /** Waiting calls → what to do when they are granted a slot. */
+  private readonly grants = new Map<number, () => void>();
+
+  constructor(options: { count: number; maxParallel: number }) {
+    this.book = new ScheduleBook(options.count, options.maxParallel);
+  }
+
+  /** The call at `index` has been prepared and authorized and is ready to execute. */
+  declare(index: number, declaration: Declaration): void {
+    this.book.declare(index, declaration);
+    this.startReady();
+  }
+
+  /** The call at `index` will never execute (skipped, failed in preparation, denied): it counts as finished. */
+  skip(index: number): void {
+    this.book.skip(index);
+    this.startReady();
+  }
+
+  /**
+   * Resolves when the declared call may start. If `signal` aborts first, the promise rejects
+   * with `signal.reason` and the call is withdrawn: it holds no slot and counts as finished, so
+   * later calls no longer wait for it.
+   */
+  acquire(index: number, signal: AbortSignal): Promise<SlotLease> {
+    if (signal.aborted) {
+      this.book.withdraw(index);
+      this.startReady();
+      return Promise.reject(signal.reason);
+    }
+    this.book.request(index);
+    return new Promise<SlotLease>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.grants.delete(index);
+        this.book.withdraw(index);
+        reject(signal.reason);
+        this.startReady();
+      };
+      this.grants.set(index, () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(this.leaseFor(index));
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.startReady();
+    });
+  }
+
+  /** For displays: why the call is waiting now, or undefined when it is not waiting. */
+  waitReason(index: number): WaitReason | undefined {
+    return this.book.waitReason(index);
+  }
+
+  private leaseFor(index: number): SlotLease {
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.book.finish(index);
+        this.startReady();
+      },
+    };
+  }
+
+  private startReady(): void {
+    for (const index of this.book.startReady()) {
+      const grant = this.grants.get(index);
+      this.grants.delete(index);
+      grant?.();
+    }
+  }
+}
+
+/** Why a call cannot be detached (`async: true`), or undefined when its plan allows it. */
+export function validateAsyncPlan(declaration: Declaration): string | undefined {
+  if (declaration === 'exclusive') {
+    return (
+      'an async step must declare its resources with shared access only, but this tool cannot declare ' +
+      'its resources and runs exclusively; remove `async: true` from the step'
+    );
+  }
+  const exclusiveAccess = declaration.find((access) => access.mode === 'exclusive');
+  if (exclusiveAccess) {
+    const kind = describeResourceKind(exclusiveAccess.resource);
+    return `an async step may take only shared access, but this call takes exclusive access to its ${kind}; remove \`async: true\` from the step`;
+  }
+  return undefined;
+}
