@@ -203,6 +203,9 @@ export class Workspace {
     try {
       canonical = await realpath(namesDirectory ? `${lexical}${path.sep}` : lexical);
     } catch (cause) {
+      // A missing path below a link that leaves scope is refused as such: "does not exist"
+      // would tell a caller which paths exist outside.
+      if (errorCode(cause) === 'ENOENT' || errorCode(cause) === 'ENOTDIR') await this.missingTarget(requested, lexical);
       throw lookupFailure(requested, cause);
     }
     return this.build(requested, lexical, canonical, 'read');
@@ -293,6 +296,29 @@ export class Workspace {
   }
 
   private async buildMissing(requested: string, lexical: string): Promise<ResolvedPath> {
+    const target = await this.missingTarget(requested, lexical);
+    return new ResolvedPath(constructionToken, {
+      requested,
+      lexical,
+      canonical: target.canonical,
+      existingAncestor: target.ancestor,
+      ...target.placed,
+      state: 'missing',
+      purpose: 'write',
+      entry: undefined,
+      identity: undefined,
+      ancestorIdentity: target.ancestorIdentity,
+    });
+  }
+
+  /**
+   * Places a missing path: its nearest existing ancestor, canonicalized, joined with the
+   * missing rest. Refuses it when that ancestor is not a directory, dangles, or lies out of scope.
+   */
+  private async missingTarget(
+    requested: string,
+    lexical: string,
+  ): Promise<{ canonical: string; ancestor: string; ancestorIdentity: FileIdentity; placed: { scope: PathScope; root: string } }> {
     const missing: string[] = [];
     let cursor = lexical;
     for (;;) {
@@ -316,21 +342,10 @@ export class Workspace {
     const ancestorInfo = await lstat(ancestor).catch((cause: unknown) => {
       throw lookupFailure(requested, cause);
     });
-    if (!ancestorInfo.isDirectory()) throw refuse(requested, `${this.showPath(cursor)} is not a directory`);
     const canonical = path.join(ancestor, ...missing);
     const placed = this.place(requested, canonical);
-    return new ResolvedPath(constructionToken, {
-      requested,
-      lexical,
-      canonical,
-      existingAncestor: ancestor,
-      ...placed,
-      state: 'missing',
-      purpose: 'write',
-      entry: undefined,
-      identity: undefined,
-      ancestorIdentity: identityOf(ancestorInfo),
-    });
+    if (!ancestorInfo.isDirectory()) throw refuse(requested, `${this.showPath(cursor)} is not a directory`);
+    return { canonical, ancestor, ancestorIdentity: identityOf(ancestorInfo), placed };
   }
 
   private async build(requested: string, lexical: string, canonical: string, purpose: PathPurpose): Promise<ResolvedPath> {

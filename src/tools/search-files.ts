@@ -17,7 +17,7 @@ const defaultMaxMatches = 500;
 /** Files larger than this are skipped: they are rarely source and would dominate the search. */
 const searchableBytes = 8 * mebibyte;
 const maxVisited = 200_000;
-const patternTimeoutMs = 2000;
+const patternTimeoutMs = 1000;
 
 function patternProblem(source: string, caseInsensitive: boolean | undefined): string | undefined {
   try {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { displayPath } from '../host/capability.js';
 import { ToolError } from '../host/errors.js';
 import { exclusive } from '../host/resources.js';
+import { maxArgumentBytes } from '../host/arguments.js';
 import { defineTool } from '../host/tool.js';
 import type { ResolvedPath } from '../host/workspace.js';
 import { mebibyte, pathArgument } from './files/arguments.js';
@@ -19,10 +20,7 @@ const diffedBytes = 512 * 1024;
 
 const writeFileArgs = z.strictObject({
   path: pathArgument('File to write, relative to the workspace root (or absolute under a granted root)'),
-  content: z
-    .string()
-    .max(10 * mebibyte)
-    .describe('Text to write (UTF-8)'),
+  content: z.string().max(maxArgumentBytes).describe('Text to write (UTF-8)'),
   mode: z
     .enum(['create', 'overwrite', 'append'])
     .optional()

@@ -38,22 +38,25 @@ export function compilePattern(source: string, caseInsensitive: boolean): RegExp
   return new RegExp(source, caseInsensitive ? 'i' : '');
 }
 
-export class LineMatcher {
-  private readonly context: vm.Context;
+/**
+ * One context serves every matcher: creating a V8 context costs milliseconds, and a run is
+ * synchronous, so its inputs are set and cleared with no other run in between.
+ */
+let sharedContext: vm.Context | undefined;
 
+export class LineMatcher {
   constructor(
     private readonly pattern: RegExp,
     private readonly timeoutMs: number,
-  ) {
-    this.context = vm.createContext({});
-  }
+  ) {}
 
   /** Lines of `text` the pattern matches, at most `limit` of them. */
   matches(text: string, limit: number, shown: string): LineMatch[] {
     const found: (number | string)[] = [];
-    Object.assign(this.context, { text, pattern: this.pattern, found, limit });
+    const context = (sharedContext ??= vm.createContext({}));
+    Object.assign(context, { text, pattern: this.pattern, found, limit });
     try {
-      matchScript.runInContext(this.context, { timeout: this.timeoutMs });
+      matchScript.runInContext(context, { timeout: this.timeoutMs });
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
         throw new ToolError('execution_failed', `the pattern took longer than ${this.timeoutMs} ms on ${shown} (it probably backtracks badly); simplify it`, {
@@ -63,7 +66,7 @@ export class LineMatcher {
       }
       throw cause;
     } finally {
-      Object.assign(this.context, { text: '' });
+      Object.assign(context, { text: '', pattern: undefined, found: undefined });
     }
     const matches: LineMatch[] = [];
     for (let index = 0; index < found.length; index += 2) {

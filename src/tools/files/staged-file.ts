@@ -10,8 +10,9 @@ const longestNamePart = 100;
 
 /**
  * New content written to a temp file beside its target, not yet visible under the target's
- * name. `commit` makes it visible in one step (rename), so readers see the old or the new
- * file, never a half-written one.
+ * name. Committing makes it visible in one step (rename or link), so readers see the old or
+ * the new file, never a half-written one. The temp file is not fsynced: the promise is
+ * atomicity for readers, not durability across a power cut.
  */
 export interface StagedFile {
   /** Replaces the target (or creates it) atomically. */
@@ -30,7 +31,6 @@ export async function stageFile(target: string, bytes: Uint8Array, mode: number 
     await handle.writeFile(bytes);
     // The umask may have cleared bits the original file had.
     if (mode !== undefined) await handle.chmod(mode);
-    await handle.sync();
   } catch (error) {
     await handle.close();
     await unlink(temp).catch(() => undefined);
