@@ -18,6 +18,13 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     .join('; ');
 }
 
+/** The top-level field whose JSON text is longest, so an oversized call names what to shrink. */
+function largestField(rawArgs: unknown): string | undefined {
+  if (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs)) return undefined;
+  const sizes = Object.entries(rawArgs).map(([key, value]) => [key, JSON.stringify(value)?.length ?? 0] as const);
+  return sizes.sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
 /** Parses a call's untrusted arguments against its tool's strict schema. */
 export function parseArguments<S extends z.ZodType>(tool: string, schema: S, rawArgs: unknown): z.infer<S> {
   let size: number;
@@ -26,7 +33,12 @@ export function parseArguments<S extends z.ZodType>(tool: string, schema: S, raw
   } catch (cause) {
     throw new ToolError('invalid_arguments', `${tool}: arguments are not JSON data`, { cause });
   }
-  if (size > maxArgumentBytes) throw new ToolError('invalid_arguments', `${tool}: arguments are ${size} bytes, over the ${maxArgumentBytes}-byte limit`);
+  if (size > maxArgumentBytes) {
+    const field = largestField(rawArgs);
+    throw new ToolError('invalid_arguments', `${tool}: arguments are ${size} bytes, over the ${maxArgumentBytes}-byte limit${field ? ` (largest field: ${field})` : ''}`, {
+      details: { fields: field ? [field] : [] },
+    });
+  }
   const parsed = schema.safeParse(rawArgs ?? {});
   if (!parsed.success) {
     throw new ToolError('invalid_arguments', `${tool}: invalid arguments: ${describeIssues(parsed.error.issues)}`, {
