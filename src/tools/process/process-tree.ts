@@ -1,20 +1,48 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long a process group gets to exit after SIGTERM before it is sent SIGKILL. */
 export const terminationGraceMs = 2000;
 
-const pollIntervalMs = 20;
+const pollIntervalMs = 25;
 /** How long to wait for the kernel to remove a group after SIGKILL before giving up on it. */
 const killSettleMs = 2000;
 
-/** Whether any process of the group led by `pgid` still exists. */
+/**
+ * Whether a group still has a member that is not a zombie, read from Linux's /proc. A killed
+ * grandchild is re-parented to PID 1, which may take seconds to reap it; until then `kill(0)`
+ * still finds it, though it is already dead. Undefined where /proc is not available.
+ */
+function hasLiveMember(pgid: number): boolean | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after the command name, which may itself contain spaces and parentheses.
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(group) === pgid && state !== 'Z') return true;
+  }
+  return false;
+}
+
+/** Whether any living process of the group led by `pgid` still exists. */
 export function isGroupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return hasLiveMember(pgid) ?? true;
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

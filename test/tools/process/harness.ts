@@ -11,6 +11,8 @@ import { ToolHost } from '../../../src/host/tool-host.js';
 import { Workspace } from '../../../src/host/workspace.js';
 import { builtinTools } from '../../../src/tools/index.js';
 
+export { isAlive, waitUntilGone } from '../../support/processes.js';
+
 export const scriptsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/scripts');
 export const script = (name: string) => path.join(scriptsDir, name);
 export const node = process.execPath;
@@ -61,25 +63,6 @@ export class ProcessHarness {
     await rm(this.root, { recursive: true, force: true });
     return notices;
   }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Waits until a process is gone; false if it is still there after `withinMs`. */
-export async function waitUntilGone(pid: number, withinMs: number): Promise<boolean> {
-  const until = Date.now() + withinMs;
-  while (isAlive(pid)) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return true;
 }
 
 /** The data of a successful result (fails the test with the error otherwise). */
