@@ -10,8 +10,6 @@ export const gateAnswerSchema = z.discriminatedUnion('decision', [
   }),
 ]);
 
-export type GateAnswerWire = z.infer<typeof gateAnswerSchema>;
-
 export type ParsedGateAnswer = { ok: true; answer: GateAnswer } | { ok: false; problem: string };
 
 /** Parses a gate's stdout strictly: one JSON object, a known decision, no other field. */

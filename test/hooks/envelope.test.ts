@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { CapabilityRequest } from '../../src/host/capability.js';
 import { cutUtf8, utf8Length } from '../../src/host/hooks/bounds.js';
 import { buildEnvelope, hookEnvelopeSchema, hookSchemaVersion, rootEnvelopeContext } from '../../src/host/hooks/envelope.js';
 import { hookEventKinds } from '../../src/host/hooks/kinds.js';
@@ -8,7 +9,7 @@ import { sampleEnvelope, sampleGateInput, sampleProcessRequest, sampleShellReque
 
 const context = rootEnvelopeContext('run-1');
 
-function gateEnvelope(request = sampleProcessRequest(), overrides: Partial<typeof context> = {}) {
+function gateEnvelope(request: CapabilityRequest = sampleProcessRequest(), overrides: Partial<typeof context> = {}) {
   return buildEnvelope('before_tool_use', beforeToolUsePayload(sampleGateInput({ request })), { ...context, ...overrides });
 }
 
