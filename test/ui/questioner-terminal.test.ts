@@ -58,7 +58,8 @@ async function ask(questionnaire: unknown, timeout: number | 'off'): Promise<Ses
   const resultFile = path.join(dir, `${name}.result.json`);
   await writeFile(questionFile, JSON.stringify(questionnaire));
   const command = [process.execPath, '--import', 'tsx', fixture, questionFile, String(timeout), resultFile].map((part) => `'${part}'`).join(' ');
-  tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '20', '-c', repoRoot, command);
+  // remain-on-exit keeps the screen readable after the script has written its result and ended.
+  tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '20', '-c', repoRoot, command, ';', 'set-option', '-t', name, 'remain-on-exit', 'on');
   const session: Session = {
     resultFile,
     screen: () => tmux('capture-pane', '-p', '-t', name),
@@ -122,6 +123,8 @@ describe('enquirer questioner in a terminal', () => {
     session.press('Enter');
     await waitFor(() => session.screen().includes('Token?'), 'the secret prompt');
     session.type('sk-abcdef');
+    await waitFor(() => session.screen().includes('*********'), 'the masked secret');
+    expect(session.screen()).not.toContain('sk-abcdef');
     session.press('Enter');
     expect(await session.result()).toEqual({ answers: { color: 'blue', token: 'sk-abcdef' }, source: 'user' });
     expect(session.screen()).not.toContain('sk-abcdef');

@@ -1,5 +1,6 @@
 import { ToolError } from '../../host/errors.js';
 import { answerProblem, type Answer, type HostInputRequest, type Question } from '../../host/host-input.js';
+import { askedBy } from './request-label.js';
 import type { ScriptedAnswer } from './scripted-answers.js';
 
 const yes = /^(true|yes|y)$/i;
@@ -28,8 +29,7 @@ function convert(question: Question, value: ScriptedAnswer['value']): Conversion
 
 /** Where a step's question is named in messages. */
 export function questionLabel(request: HostInputRequest, question: Question): string {
-  const where = request.stepId ? `step ${request.stepId}` : `${request.tool} (call ${request.callId})`;
-  return `${where}: question ${JSON.stringify(question.id)}`;
+  return `${askedBy(request)}: question ${JSON.stringify(question.id)}`;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import { convertScriptedAnswer, questionLabel } from './convert-answer.js';
 import { promptForAnswers, type PromptTerminal } from './enquirer-prompts.js';
 import { createPromptLock } from './prompt-lock.js';
+import { askedBy } from './request-label.js';
 import type { ScriptedAnswers } from './scripted-answers.js';
 
 export interface QuestionerOptions {
@@ -36,10 +37,6 @@ export interface QuestionerOptions {
   mask?: (text: string) => string;
 }
 
-function where(request: HostInputRequest): string {
-  return request.stepId ? `step ${request.stepId}` : `${request.tool} (call ${request.callId})`;
-}
-
 function display(question: Question, answer: Answer): string {
   if (question.secret) return '***';
   return Array.isArray(answer) ? answer.join(',') : String(answer);
@@ -56,7 +53,7 @@ function scriptedPart(request: HostInputRequest, answers: ScriptedAnswers, repor
       continue;
     }
     given[question.id] = convertScriptedAnswer(request, question, scripted);
-    report(`${where(request)}: answered ${question.id}=${display(question, given[question.id]!)} (${scripted.origin})`);
+    report(`${askedBy(request)}: answered ${question.id}=${display(question, given[question.id]!)} (${scripted.origin})`);
   }
   return { given, missing };
 }
@@ -95,13 +92,13 @@ export function createQuestioner(options: QuestionerOptions): Questioner {
       if (outcome.kind === 'answered') return userResponse(request, { ...given, ...outcome.answers });
       if (outcome.kind === 'interrupted') {
         options.onInterrupt?.();
-        throw new ToolError('interrupted', `the run was interrupted at a question of ${where(request)} (Ctrl-C)`);
+        throw new ToolError('interrupted', `the run was interrupted at a question of ${askedBy(request)} (Ctrl-C)`);
       }
-      report(`${where(request)}: no answer within ${options.timeoutSeconds}s; applied the on_timeout answers (${request.timeoutFallback?.reason})`);
+      report(`${askedBy(request)}: no answer within ${options.timeoutSeconds}s; applied the on_timeout answers (${request.timeoutFallback?.reason})`);
       return timeoutFallbackResponse(request);
     }
     if (fallbackApplies) {
-      report(`${where(request)}: nobody can answer here; applied the on_timeout answers (${request.timeoutFallback?.reason})`);
+      report(`${askedBy(request)}: nobody can answer here; applied the on_timeout answers (${request.timeoutFallback?.reason})`);
       return timeoutFallbackResponse(request);
     }
     const unanswered = missing.find((question) => question.required);

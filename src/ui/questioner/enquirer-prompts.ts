@@ -4,6 +4,7 @@ import { ToolError } from '../../host/errors.js';
 import { answerProblem, type Answer, type HostInputRequest, type Question } from '../../host/host-input.js';
 import { Countdown } from './countdown.js';
 import type { PromptLock } from './prompt-lock.js';
+import { askedBy } from './request-label.js';
 
 /** Where prompts read keys and draw. */
 export interface PromptTerminal {
@@ -68,6 +69,23 @@ function countdownLine(countdown: Countdown, reason: string): string {
   return `  no answer in ${countdown.remainingSeconds()}s applies the fallback (${reason}); press any key to answer yourself`;
 }
 
+/** How one prompt ended: a value, closed without one (countdown, cancellation, Escape), or Ctrl-C. */
+type PromptEnding = { kind: 'value'; value: unknown } | { kind: 'closed' } | { kind: 'interrupted' };
+
+/** Runs a prompt; any key stops the countdown for good. */
+async function runPrompt(prompt: Prompt, countdown: Countdown | undefined): Promise<PromptEnding> {
+  let lastKey: Keypress = {};
+  prompt.on('keypress', (_input: unknown, key: Keypress | undefined) => {
+    countdown?.stop();
+    lastKey = key ?? {};
+  });
+  try {
+    return { kind: 'value', value: await prompt.run() };
+  } catch {
+    return lastKey.ctrl === true && lastKey.name === 'c' ? { kind: 'interrupted' } : { kind: 'closed' };
+  }
+}
+
 /**
  * Asks the questions one prompt at a time. With `countdownSeconds`, a countdown runs from the
  * moment the form opens; the first key the person presses stops it for good, and when it
@@ -88,40 +106,31 @@ export async function promptForAnswers(
       countdownSeconds === undefined
         ? undefined
         : new Countdown(countdownSeconds, { tick: () => void active?.render(), expire: () => void active?.cancel() });
+    const reason = mask(request.timeoutFallback?.reason ?? '');
+    const footer = () => (countdown?.running ? countdownLine(countdown, reason) : '');
     const onAbort = () => void active?.cancel();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       for (const question of questions) {
-        if (signal.aborted || countdown?.expired) break;
+        if (signal.aborted) break;
         const message = mask(`${request.stepId ? `[${request.stepId}] ` : ''}${question.question}`);
         const { type, options } = promptOptions(question, terminal, message);
-        const reason = mask(request.timeoutFallback?.reason ?? '');
-        const footer = () => (countdown?.running ? countdownLine(countdown, reason) : '');
-        let lastKey: Keypress = {};
         active = new prompts[type]({ ...options, footer });
-        active.on('keypress', (_input: unknown, key: Keypress | undefined) => {
-          countdown?.stop();
-          lastKey = key ?? {};
-        });
-        let value: unknown;
-        try {
-          value = await active.run();
-        } catch (cancelled) {
-          if (countdown?.expired || signal.aborted) break;
-          if (lastKey.ctrl === true && lastKey.name === 'c') return { kind: 'interrupted' };
-          throw new ToolError('cancelled', `the questions of ${request.stepId ? `step ${request.stepId}` : request.tool} were cancelled at the prompt`, {
-            cause: cancelled,
-          });
+        const ending = await runPrompt(active, countdown);
+        if (ending.kind === 'interrupted') return ending;
+        if (ending.kind === 'closed') {
+          if (countdown?.expired) return { kind: 'expired' };
+          if (signal.aborted) break;
+          throw new ToolError('cancelled', `the questions of ${askedBy(request)} were closed without an answer`);
         }
-        const answer = answerOf(question, value);
+        const answer = answerOf(question, ending.value);
         if (answer !== undefined) answers[question.id] = answer;
       }
     } finally {
       countdown?.stop();
       signal.removeEventListener('abort', onAbort);
     }
-    if (signal.aborted) throw new ToolError('cancelled', `the questions of ${request.stepId ? `step ${request.stepId}` : request.tool} were cancelled`);
-    if (countdown?.expired) return { kind: 'expired' };
+    if (signal.aborted) throw new ToolError('cancelled', `the questions of ${askedBy(request)} were cancelled`);
     return { kind: 'answered', answers };
   });
 }
