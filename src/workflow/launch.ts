@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Approver } from '../host/approval.js';
+import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
 import { HostError } from '../host/errors.js';
 import { SecretMasker } from '../host/masking.js';
@@ -37,6 +38,8 @@ export interface LaunchOptions {
   /** The environment rho was started with: source of secrets and of inherited process variables. */
   hostEnv: Readonly<Record<string, string | undefined>>;
   approver?: Approver;
+  /** Receives every decision `--approve`/`--yes` made, so the output can echo it. */
+  onScriptedDecision?: (decision: ScriptedDecision) => void;
   questioner?: Questioner;
   gates?: readonly PreToolGate[];
   signal: AbortSignal;
@@ -106,7 +109,11 @@ export async function createHost(workflow: CompiledWorkflow, options: Omit<Launc
     policy,
     tools,
     environment: { env: options.hostEnv, secretNames: file.secrets ?? [], processEnv: processEnvMode(file.policy?.process_env) },
-    scripted: { rules: parseRules(options.approve), yes: options.yes },
+    scripted: {
+      rules: parseRules(options.approve),
+      yes: options.yes,
+      ...(options.onScriptedDecision && { onDecision: options.onScriptedDecision }),
+    },
     ...(options.approver && { approver: options.approver }),
     ...(options.questioner && { questioner: options.questioner }),
     ...(options.gates && { gates: options.gates }),

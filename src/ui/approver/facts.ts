@@ -1,6 +1,6 @@
 import type { ApprovalRequest } from '../../host/approval.js';
 import { describeRequest, displayPath, type CapabilityRequest, type EnvMode } from '../../host/capability.js';
-import { approveFlag, shellQuote } from '../../host/denials.js';
+import { approveFlag } from '../../host/denials.js';
 import type { ResolvedPath } from '../../host/workspace.js';
 
 /** One labelled line of an approval prompt. */
@@ -21,8 +21,9 @@ export function printable(text: string): string {
   });
 }
 
+/** Words as `describeRequest` writes them: plain when safe, else a JSON string (which also escapes control characters). */
 function words(parts: readonly string[]): string {
-  return parts.length === 0 ? '(none)' : parts.map((part) => printable(shellQuote(part))).join(' ');
+  return parts.length === 0 ? '(none)' : parts.map((part) => printable(/^[\w./@:+,=-]+$/.test(part) ? part : JSON.stringify(part))).join(' ');
 }
 
 export function formatBytes(bytes: number): string {

@@ -6,15 +6,14 @@ import { formatScriptedDecision } from './scripted-echo.js';
 
 export { approvalHeader, requestFacts, printable } from './facts.js';
 export { InteractiveApprover, type InteractiveApproverOptions } from './interactive-approver.js';
-export { ListrPromptHost } from './listr-prompt-host.js';
 export { formatScriptedDecision } from './scripted-echo.js';
 
 export interface ApprovalsOptions {
   /** Whether a person can be asked: a TTY on stdin, not CI, no --no-input (see `canPrompt`). */
   interactive: boolean;
   /**
-   * Where prompts read and draw, shared with the questioner: `ListrPromptHost.terminal` under the
-   * fancy renderer; stdin and stderr by default.
+   * Where prompts read and draw, shared with the questioner: the fancy renderer's
+   * `promptTerminal` (a `ListrPromptHost`); stdin and stderr by default.
    */
   terminal?: PromptTerminal;
   /** Ctrl-C at an approval prompt: stop the run as SIGINT does (exit 130). */

@@ -4,9 +4,11 @@ import { parseDuration } from '../../workflow/duration.js';
 import { launchWorkflow } from '../../workflow/launch.js';
 import { InvalidWorkflowError, formatProblem } from '../../workflow/problems.js';
 import { timeoutReason } from '../../workflow/runner.js';
+import { interruptReason } from '../../host/tool-host.js';
+import { createApprovals } from '../approver/index.js';
 import { createOutputs, type OutputMode } from '../render/choose.js';
 import type { Renderer } from '../render/renderer.js';
-import type { CliEnvironment } from './environment.js';
+import { canPrompt, type CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
 
 export interface RunRequest {
@@ -52,6 +54,13 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
   const controller = new AbortController();
   const timer = limitMs === undefined ? undefined : setTimeout(() => controller.abort(timeoutReason), limitMs);
   const stopListening = abortOnSignals(controller, () => process.exit(130));
+  const approvals = createApprovals({
+    interactive: canPrompt(environment, request.noInput),
+    ...(outputs.promptTerminal && { terminal: outputs.promptTerminal }),
+    onInterrupt: () => controller.abort(interruptReason),
+    echo: (stepId, line) => outputs.handle({ type: 'step_progress', stepId: stepId ?? '', message: line }),
+    mask: (text) => masker.mask(text),
+  });
   try {
     const summary = await launchWorkflow({
       file: request.file,
@@ -65,6 +74,8 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
       hostEnv: environment.env,
       signal: controller.signal,
       masker,
+      ...(approvals.approver && { approver: approvals.approver }),
+      onScriptedDecision: approvals.onScriptedDecision,
       emit: (event) => outputs.handle(event),
     });
     return summary.exitCode;

@@ -1,4 +1,5 @@
 import type { RunEvent } from '../../workflow/events.js';
+import { ListrPromptHost } from '../approver/listr-prompt-host.js';
 import { describeFinish, formatSummary } from './format.js';
 import type { Renderer, TextSink } from './renderer.js';
 
@@ -25,6 +26,8 @@ export class FancyRenderer implements Renderer {
   private readonly names = new Map<string, string>();
   private listDone: Promise<unknown> = Promise.resolve();
   private summary: string[] = [];
+  private readonly prompts = new ListrPromptHost();
+  readonly promptTerminal = this.prompts.terminal;
 
   constructor(private readonly out: TextSink) {}
 
@@ -59,6 +62,7 @@ export class FancyRenderer implements Renderer {
   }
 
   async close(): Promise<void> {
+    this.prompts.close();
     await this.listDone;
     for (const line of this.summary) this.out.write(`${line}\n`);
   }
@@ -66,7 +70,8 @@ export class FancyRenderer implements Renderer {
   private async start(steps: readonly { id: string; name: string }[]): Promise<void> {
     const { Listr } = await import('listr2');
     const list = new Listr(
-      steps.map((step) => {
+      [
+        ...steps.map((step) => {
         const entry: StepTask = { name: step.name };
         this.tasks.set(step.id, entry);
         const settled = new Promise<StepFinished>((resolve) => (entry.settle = resolve));
@@ -85,6 +90,8 @@ export class FancyRenderer implements Renderer {
           },
         };
       }),
+        this.prompts.task,
+      ],
       {
         concurrent: true,
         exitOnError: false,
