@@ -98,6 +98,19 @@ describe('discover_instructions', () => {
     expect(result.output?.metadata?.['skipped']).toEqual([{ path: 'CLAUDE.md', reason: expect.any(String) }]);
   });
 
+  it('follows links only to other instruction files, and includes each file once', async () => {
+    await workspaceWith(['instructions'], { 'AGENTS.md': 'shared rules', '.env': 'TOKEN=s3cret', 'sub/keep.txt': '' });
+    await symlink(path.join(harness!.root, 'AGENTS.md'), path.join(harness!.root, 'CLAUDE.md'));
+    await symlink(path.join(harness!.root, '.env'), path.join(harness!.root, 'sub/AGENTS.md'));
+    const result = await harness!.invoke('discover_instructions', {});
+    expect(dataOf<Sources>(result).sources.map((source) => source.path)).toEqual(['AGENTS.md']);
+    expect(JSON.stringify(result.output)).not.toContain('s3cret');
+    expect(result.output?.metadata?.['skipped']).toEqual([
+      { path: 'CLAUDE.md', reason: 'it is the same file as AGENTS.md' },
+      { path: 'sub/AGENTS.md', reason: 'it links to a file that is not an instruction file' },
+    ]);
+  });
+
   it('bounds each file and marks it truncated', async () => {
     await workspaceWith(['instructions'], { 'AGENTS.md': 'x'.repeat(maxInstructionBytes + 10) });
     const [source] = dataOf<Sources>(await harness!.invoke('discover_instructions', {})).sources;

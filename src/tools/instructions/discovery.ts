@@ -58,7 +58,7 @@ export async function findInstructionFiles(workspace: Workspace, options: Discov
           return discovery;
         }
         const relative = relativeDir ? `${relativeDir}/${name}` : name;
-        const placed = await placeCandidate(workspace, relative);
+        const placed = await placeCandidate(workspace, relative, discovery.files);
         if (typeof placed === 'string') discovery.skipped.push({ path: relative, reason: placed });
         else discovery.files.push(placed);
       }
@@ -72,12 +72,18 @@ export async function findInstructionFiles(workspace: Workspace, options: Discov
   return discovery;
 }
 
-/** The resolved file, or why it is left out. */
-async function placeCandidate(workspace: Workspace, relative: string): Promise<ResolvedPath | string> {
+/**
+ * The resolved file, or why it is left out. A link is followed only to another instruction
+ * file (CLAUDE.md → AGENTS.md), so an instructions grant never reads `.env` through a link.
+ */
+async function placeCandidate(workspace: Workspace, relative: string, found: readonly ResolvedPath[]): Promise<ResolvedPath | string> {
   try {
     const resolved = await workspace.resolveForRead(relative);
     if (resolved.scope !== 'workspace') return 'it links outside the workspace';
     if (resolved.entry !== 'file') return 'it is not a regular file';
+    if (!instructionFileNames.includes(path.basename(resolved.canonical))) return 'it links to a file that is not an instruction file';
+    const same = found.find((file) => file.canonical === resolved.canonical);
+    if (same) return `it is the same file as ${same.relativeToRoot()}`;
     return resolved;
   } catch (cause) {
     return (cause as Error).message;
