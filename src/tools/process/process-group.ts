@@ -51,7 +51,10 @@ export class ProcessGroup {
     this.finished = this.settle(exited);
   }
 
-  /** Starts the child in its own group (stdin closed unless text is given). */
+  /**
+   * Starts the child in its own group (stdin closed unless text is given). Attach the output
+   * listeners before yielding to the event loop: execa lets unread pipes flow on the next turn.
+   */
   static async spawn(launch: ProcessLaunch): Promise<ProcessGroup> {
     const subprocess = execa(launch.file, [...launch.args], {
       cwd: launch.cwd,
