@@ -6,11 +6,14 @@ export const maxPathLength = 4096;
  * such as `..∕..∕etc` would be shown to a person approving it as if it climbed out of the
  * workspace while naming something else, so such paths are refused outright.
  */
-const lookAlikeSeparators = /[\u2024\u2044\u2215\u2216\u29f5\u29f8\u29f9\u3002\ufe52\ufe68\uff0e\uff0f\uff3c]/u;
+const lookAlikeSeparators = /[\u2024\u2044\u2215\u2216\u29f5\u29f8\u29f9\ufe52\ufe68\uff0e\uff0f\uff3c]/u;
 /** Control characters can forge lines in logs and approval prompts. */
 const controlCharacters = /[\u0001-\u001f\u007f-\u009f]/u;
-/** Invisible or direction-changing marks make a displayed path differ from the real one. */
-const invisibleMarks = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+/**
+ * Invisible characters and direction overrides make a displayed path differ from the real one.
+ * Joiners and directional marks that real names in some scripts use are left alone.
+ */
+const invisibleMarks = /[\u200b\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
 
 /** Why a requested path's text is unacceptable, or undefined when it is fine. */
 export function pathTextProblem(text: string): string | undefined {

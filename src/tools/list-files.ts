@@ -5,11 +5,9 @@ import { defineTool } from '../host/tool.js';
 import { globArgument, pathArgument } from './files/arguments.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
-import { TreeWalk, unsearchedDirectories, type WalkedKind } from './files/walk.js';
+import { TreeWalk, type WalkedKind } from './files/walk.js';
 
 const defaultMaxResults = 1000;
-/** Entries a glob walk may look at before it stops, however few of them match. */
-const maxVisited = 200_000;
 
 const listFilesArgs = z.strictObject({
   path: pathArgument('Directory to list, relative to the workspace root (default ".")').optional(),
@@ -43,12 +41,7 @@ export const listFilesTool = defineTool({
       summary: `list ${shown}`,
       async execute(ectx) {
         await ectx.workspace.revalidate(resolved);
-        const walk = new TreeWalk(resolved, {
-          recursive: args.glob !== undefined,
-          skipDirectories: unsearchedDirectories,
-          maxVisited,
-          signal: ectx.signal,
-        });
+        const walk = new TreeWalk(resolved, { recursive: args.glob !== undefined, signal: ectx.signal });
         const entries: ListedEntry[] = [];
         let truncated = false;
         for await (const entry of walk.entries()) {

@@ -10,13 +10,12 @@ import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
 import { compilePattern, LineMatcher, type LineMatch } from './files/line-matcher.js';
 import { openCheckedFile, readWhole } from './files/open-file.js';
-import { fileBehindLink, TreeWalk, unsearchedDirectories } from './files/walk.js';
+import { fileBehindLink, TreeWalk } from './files/walk.js';
 
 const maxPatternLength = 1000;
 const defaultMaxMatches = 500;
 /** Files larger than this are skipped: they are rarely source and would dominate the search. */
 const searchableBytes = 8 * mebibyte;
-const maxVisited = 200_000;
 const patternTimeoutMs = 1000;
 
 function patternProblem(source: string, caseInsensitive: boolean | undefined): string | undefined {
@@ -109,7 +108,7 @@ export const searchFilesTool = defineTool({
         await ectx.workspace.revalidate(resolved);
         const matches: SearchMatch[] = [];
         let truncated = false;
-        const walk = tree ? new TreeWalk(resolved, { recursive: true, skipDirectories: unsearchedDirectories, maxVisited, signal: ectx.signal }) : undefined;
+        const walk = tree ? new TreeWalk(resolved, { recursive: true, signal: ectx.signal }) : undefined;
         const candidates: AsyncIterable<Candidate> | Iterable<Candidate> = walk
           ? candidatesIn(resolved, ectx, args.glob, walk)
           : [{ absolute: resolved.canonical, shown, identity: resolved.identity, named: true }];

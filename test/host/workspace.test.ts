@@ -132,6 +132,13 @@ describe('resolveForRead', () => {
     expect(out.message).toContain(`resolves to ${path.join(outside, 'secret.txt')}`);
   });
 
+  it('accepts names from scripts that use joiners or ideographic stops', async () => {
+    const workspace = await Workspace.create(ws);
+    for (const name of ['メモ。txt', 'نامه\u200cها.txt', 'family-\u{1f468}\u200d\u{1f467}.png', 'back\\slash:colon.txt']) {
+      expect((await workspace.resolveForWrite(name)).canonical).toBe(path.join(ws, name));
+    }
+  });
+
   it('requires a directory when the path ends in a slash', async () => {
     const workspace = await Workspace.create(ws);
     expect((await failure(workspace.resolveForRead('a.txt/'))).kind).toBe('not_found');

@@ -16,18 +16,17 @@ export interface WalkedEntry {
 }
 
 export interface WalkOptions {
+  /** Descend into subdirectories (never into the ones in `unwalkedDirectories`). */
   recursive: boolean;
-  /** Directory names listed but never descended into. */
-  skipDirectories: ReadonlySet<string>;
-  /** Entries looked at before the walk stops and reports `limitReached`. */
-  maxVisited: number;
   signal: AbortSignal;
 }
 
-/** Directories that searches and recursive listings do not descend into. */
-export const unsearchedDirectories: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+/** Directories that are listed but never descended into: searches and listings skip their contents. */
+const unwalkedDirectories: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 
 const maxDepth = 128;
+/** Entries a walk looks at before it stops and reports `limitReached`, however few a tool keeps. */
+const maxVisited = 200_000;
 
 function kindOf(info: Stats): WalkedKind {
   if (info.isSymbolicLink()) return 'symlink';
@@ -62,7 +61,7 @@ export class TreeWalk {
     const names = await this.readChecked(absolute, identity, depth === 0);
     for (const name of names) {
       this.options.signal.throwIfAborted();
-      if (this.visited >= this.options.maxVisited) {
+      if (this.visited >= maxVisited) {
         this.limitReached = true;
         return;
       }
@@ -72,7 +71,7 @@ export class TreeWalk {
       if (!info) continue;
       const entry: WalkedEntry = { absolute: child, relative: relative ? `${relative}/${name}` : name, kind: kindOf(info), info };
       yield entry;
-      if (entry.kind === 'directory' && this.options.recursive && !this.options.skipDirectories.has(name) && depth < maxDepth) {
+      if (entry.kind === 'directory' && this.options.recursive && !unwalkedDirectories.has(name) && depth < maxDepth) {
         yield* this.directory(child, entry.relative, { dev: info.dev, ino: info.ino }, depth + 1);
       }
     }

@@ -69,6 +69,15 @@ describe('read_file', () => {
     expect(denied.error?.kind).toBe('policy_denied');
   });
 
+  it('needs the outside rule for a path only unrestricted resolution accepts', async () => {
+    await writeFile(path.join(box.outside, 'note.txt'), 'note');
+    const workspace = box.workspace.withUnrestrictedFileAccess();
+    const without = await invoke(box.host({ allow: ['read'] }, { workspace }), 'read_file', { path: '../outside/note.txt' });
+    expect(without.error?.kind).toBe('policy_denied');
+    const withOutside = await invoke(box.host({ allow: ['read', 'outside'] }, { workspace }), 'read_file', { path: '../outside/note.txt' });
+    expect(withOutside.output?.data).toMatchObject({ path: path.join(box.outside, 'note.txt'), content: 'note' });
+  });
+
   it('needs the outside rule for a granted root', async () => {
     await writeFile(path.join(box.granted, 'shared.txt'), 'shared');
     const target = path.join(box.granted, 'shared.txt');
