@@ -3,7 +3,7 @@ import { HostError, ToolError, denialKinds } from '../src/host/errors.js';
 import { readCliEnvironment } from '../src/ui/cli/environment.js';
 import { policyFlags } from '../src/ui/cli/run-flags.js';
 import { runSelftests, type SelftestResult } from '../src/workflow/extensions/selftest.js';
-import { openToolCatalog, toolListing, type ToolListing } from '../src/workflow/extensions/tool-catalog.js';
+import { openToolCatalog, toolListing, type ToolCatalog, type ToolListing } from '../src/workflow/extensions/tool-catalog.js';
 import { InvalidWorkflowError, formatProblem } from '../src/workflow/problems.js';
 
 type ListedTool = ToolListing & { selftest?: SelftestResult };
@@ -37,7 +37,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
   async run(): Promise<ListedTool[]> {
     const { flags } = await this.parse(Tools);
     const environment = readCliEnvironment();
-    let catalog;
+    let catalog: ToolCatalog;
     try {
       catalog = await openToolCatalog({
         file: flags.file,

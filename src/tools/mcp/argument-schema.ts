@@ -53,13 +53,3 @@ export function argumentSchemaFromJsonSchema(schema: JsonSchemaObject): z.ZodTyp
     throw new Error(`the schema cannot be used to check arguments: ${(cause as Error).message}`, { cause });
   }
 }
-
-/** Whether a value is a zod schema (from any copy of zod 4, such as a module's own). */
-export function isZodSchema(value: unknown): value is z.ZodType {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    '_zod' in value &&
-    typeof (value as { safeParse?: unknown }).safeParse === 'function'
-  );
-}

@@ -33,8 +33,9 @@ export class ServerConnection {
     try {
       await client.connect(process, { signal, timeout: startupTimeoutMs });
     } catch (cause) {
+      const reason = await describeFailure(cause, process);
       await process.close();
-      throw new ToolError('execution_failed', `the server did not complete the MCP handshake: ${describeFailure(cause, process)}`, { cause });
+      throw new ToolError('execution_failed', `the server did not complete the MCP handshake: ${reason}`, { cause });
     }
     return new ServerConnection(name, client, process);
   }
@@ -55,7 +56,7 @@ export class ServerConnection {
           timeout: startupTimeoutMs,
         });
       } catch (cause) {
-        throw new ToolError('execution_failed', `the server did not list its tools: ${describeFailure(cause, this.process)}`, { cause });
+        throw new ToolError('execution_failed', `the server did not list its tools: ${await describeFailure(cause, this.process)}`, { cause });
       }
       tools.push(...result.tools);
       if (tools.length > maxServerTools) {
@@ -83,7 +84,7 @@ export class ServerConnection {
       });
     } catch (cause) {
       if (options.signal.aborted) throw cause;
-      throw new ToolError('execution_failed', `MCP server ${this.name}, tool ${tool}: ${describeFailure(cause, this.process)}`, { cause });
+      throw new ToolError('execution_failed', `MCP server ${this.name}, tool ${tool}: ${await describeFailure(cause, this.process)}`, { cause });
     }
   }
 
@@ -94,8 +95,12 @@ export class ServerConnection {
   }
 }
 
+/** How long a failure waits to learn whether (and how) the server ended. */
+const exitNoticeMs = 500;
+
 /** Why talking to a server failed, with how it exited and its last stderr lines when it is gone. */
-function describeFailure(cause: unknown, process: ServerProcess): string {
+async function describeFailure(cause: unknown, process: ServerProcess): Promise<string> {
+  await process.settle(exitNoticeMs);
   const parts = [cause instanceof Error ? cause.message : String(cause)];
   const exit = process.exit;
   if (exit) parts.push(exit.code === null ? `the server was killed by ${exit.signal ?? 'a signal'}` : `the server exited with code ${exit.code}`);

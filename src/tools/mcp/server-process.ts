@@ -46,6 +46,15 @@ export class ServerProcess implements Transport {
     return this.exitStatus;
   }
 
+  /**
+   * Waits up to `withinMs` for the server to have exited (a broken pipe is often noticed before
+   * the exit is), so a failure can say how the server ended.
+   */
+  async settle(withinMs: number): Promise<void> {
+    if (this.exitStatus || !this.child) return;
+    await Promise.race([this.exited, sleep(withinMs, undefined, { ref: false })]);
+  }
+
   /** The last lines the server wrote to stderr, for a message about why it failed. */
   stderr(): string {
     return this.stderrTail.read(0, stderrTailBytes).content.trim();

@@ -12,7 +12,7 @@ import {
   type ToolContext,
   type ToolOutput,
 } from '../../host/tool.js';
-import { argumentSchemaFromJsonSchema, isZodSchema, parseArgumentsJsonSchema } from '../../tools/mcp/argument-schema.js';
+import { argumentSchemaFromJsonSchema, parseArgumentsJsonSchema } from '../../tools/mcp/argument-schema.js';
 import { maxDescriptionLength } from '../../tools/mcp/mcp-tool.js';
 
 /** Module tool names: no `.`, which is reserved for MCP tools (`<server>.<tool>`). */
@@ -108,6 +108,11 @@ function checkSchema(value: unknown): z.ZodType {
   }
 }
 
+/** Whether a value is a zod schema (from any copy of zod 4, such as a module's own). */
+function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === 'object' && value !== null && '_zod' in value && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+}
+
 const isFunction = <F>(value: unknown): value is F => typeof value === 'function';
 const isTimeout = (value: unknown): value is number => Number.isInteger(value) && (value as number) > 0 && (value as number) <= maxTimeoutMs;
 const isPolicy = (value: unknown): value is ExecutionPolicy => value === 'exclusive' || value === 'resource-aware';
@@ -138,7 +143,7 @@ export interface CheckedDeclaration {
  * leaves the tool out; a bad timeout, execution policy, mode or class list means the default.
  * The functions are kept as they are: module code is trusted, only its declaration is checked.
  */
-export function checkModuleDeclaration(raw: unknown, label: string): CheckedDeclaration {
+export function checkModuleDeclaration(raw: unknown, label: string, timeBudgetMs = declarationTimeBudgetMs): CheckedDeclaration {
   const started = performance.now();
   const warnings: string[] = [];
   let name: string | undefined;
@@ -173,8 +178,8 @@ export function checkModuleDeclaration(raw: unknown, label: string): CheckedDecl
         ? defineTool({ ...common, executionPolicy, prepare: (args, ctx) => prepare.call(raw, args, ctx) })
         : defineTool({ ...common, executionPolicy: 'exclusive', run: run ? (args, ctx) => run.call(raw, args, ctx) : runThroughPrepare((args, ctx) => prepare!.call(raw, args, ctx)) });
     const elapsedMs = performance.now() - started;
-    if (elapsedMs > declarationTimeBudgetMs) {
-      throw new LeftOut(`reading its declaration took ${Math.round(elapsedMs)}ms, over the ${declarationTimeBudgetMs}ms limit`);
+    if (elapsedMs > timeBudgetMs) {
+      throw new LeftOut(`reading its declaration took ${Math.round(elapsedMs)}ms, over the ${timeBudgetMs}ms limit`);
     }
     return { tool, warnings: warnings.map((warning) => `${label}: tool ${name}: ${warning}`) };
   } catch (thrown) {

@@ -1,0 +1,171 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
+import { waitUntilGone } from '../support/processes.js';
+
+const server = path.join(repoRoot, 'test/extensions/fixtures/notes-server.mjs');
+const moduleTool = path.join(repoRoot, 'workflows/module-tool.yml');
+const mcpExample = path.join(repoRoot, 'workflows/mcp.yml');
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+afterEach(() => cleanup());
+
+/** A workflow using the test suite's MCP server, which writes its pid (and its child's) to `pids`. */
+function notesWorkflow(options: { allowStart?: boolean; steps?: string } = {}): string {
+  const start = options.allowStart === false ? '' : `"process(node ${server})", `;
+  return `version: 1
+name: notes
+tools:
+  - mcp: { name: notes, command: [node, ${server}], args: [--pid-file, pids, --grandchild] }
+policy:
+  allow: [${start}"network_tool(notes.search)", "network_tool(notes.add)"]
+steps:
+${
+  options.steps ??
+  `  - id: add
+    tool: notes.add
+    with: { text: "milk for the cat" }
+  - id: find
+    tool: notes.search
+    with: { query: milk }
+  - id: report
+    tool: echo
+    with: { value: "\${{ steps.find.data.notes }}" }`
+}
+`;
+}
+
+async function serverPids(): Promise<number[]> {
+  return (await readFile(path.join(dir, 'pids'), 'utf8')).split('\n').map(Number);
+}
+
+async function expectAllGone(pids: readonly number[]): Promise<void> {
+  expect(pids.length).toBeGreaterThan(0);
+  for (const pid of pids) expect(await waitUntilGone(pid, 1000)).toBe(true);
+}
+
+function jsonEvents(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('module tools (end to end)', () => {
+  it('runs the example module tool through rho run', async () => {
+    const result = await runCli(['run', moduleTool, '--output', 'json'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
+    const words = readme.split(/\s+/).filter(Boolean).length;
+    const report = jsonEvents(result.stdout).find((event) => event.type === 'step_finished' && event.stepId === 'report');
+    expect(report).toMatchObject({ status: 'success', output: expect.stringContaining(`README.md: ${words} words`) });
+  });
+
+  it('leaves a broken declaration out with a warning and runs the tools that loaded', async () => {
+    await writeFiles(dir, {
+      'tools/count.mjs': `export default [
+  { name: 'count', description: 'Count items', timeoutMs: -1,
+    schema: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] },
+    async run(args) { return { text: String(args.items.length), data: args.items.length }; } },
+  { name: 'broken', description: 'Schema is not an object', schema: 42, async run() { return { text: '' }; } },
+];
+`,
+      'flow.yml': `version: 1
+name: broken-module
+tools:
+  - module: ./tools/count.mjs
+steps:
+  - id: count
+    tool: count
+    with: { items: [a, b, c] }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'flow.yml:4:13: warning: ./tools/count.mjs: tool count: timeoutMs should be a whole number of milliseconds from 1 to 86400000 (got -1); using the default 30000',
+      'flow.yml:4:13: warning: ./tools/count.mjs: tool broken was left out: its schema is unusable: the schema is not a JSON Schema object',
+    ]);
+    expect(jsonEvents(result.stdout).find((event) => event.type === 'step_finished')).toMatchObject({ status: 'success', output: '3' });
+  });
+
+  it('runs the selftest of the example module tool', async () => {
+    const result = await runCli(['tools', '-f', moduleTool, '--selftest'], { cwd: dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^word_count +host +read +resource-aware +sync +Count the lines/m);
+    expect(result.stdout).toMatch(/^selftest word_count: passed/m);
+    expect(result.stdout).toContain('host tools are trusted in-process code');
+  });
+});
+
+describe('MCP servers (end to end)', () => {
+  it('validates module and MCP workflows without starting any server', async () => {
+    await writeFiles(dir, { 'flow.yml': notesWorkflow() });
+    const result = await runCli(['validate', moduleTool, mcpExample, 'flow.yml'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.trim().split('\n')).toEqual([`${moduleTool}: valid`, `${mcpExample}: valid`, 'flow.yml: valid']);
+    await expect(readFile(path.join(dir, 'pids'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('lists a server’s tools with rho tools -f, and stops the server afterwards', async () => {
+    await writeFiles(dir, { 'flow.yml': notesWorkflow() });
+    const result = await runCli(['tools', '-f', 'flow.yml', '--json'], { cwd: dir });
+    expect(result.exitCode).toBe(0);
+    const tools = JSON.parse(result.stdout) as { name: string; origin: string; execution_policy: string; schema: unknown }[];
+    expect(tools.find((tool) => tool.name === 'notes.search')).toMatchObject({
+      origin: 'mcp',
+      execution_policy: 'resource-aware',
+      schema: expect.objectContaining({ type: 'object', properties: { query: { type: 'string', minLength: 1 } } }),
+    });
+    expect(tools.find((tool) => tool.name === 'notes.add')).toMatchObject({ origin: 'mcp', execution_policy: 'exclusive' });
+    expect(tools.find((tool) => tool.name === 'read_file')).toMatchObject({ origin: 'built-in' });
+    await expectAllGone(await serverPids());
+  });
+
+  it('calls a server’s tools from a workflow and leaves no process behind', async () => {
+    await writeFiles(dir, { 'flow.yml': notesWorkflow() });
+    const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const finished = jsonEvents(result.stdout).filter((event) => event.type === 'step_finished');
+    expect(finished.map((event) => [event.stepId, event.status])).toEqual([
+      ['add', 'success'],
+      ['find', 'success'],
+      ['report', 'success'],
+    ]);
+    expect(finished[2]).toMatchObject({ output: JSON.stringify(['buy milk', 'milk for the cat']) });
+    const pids = await serverPids();
+    expect(pids).toHaveLength(2);
+    await expectAllGone(pids);
+  });
+
+  it('exits 3 without starting anything when the policy lacks the process grant for the server', async () => {
+    await writeFiles(dir, { 'flow.yml': notesWorkflow({ allowStart: false }) });
+    const result = await runCli(['run', 'flow.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain('rho: MCP server notes was not started: process request "run node');
+    expect(result.stderr).toContain(`--allow 'process(node ${server} --pid-file pids --grandchild)'`);
+    await expect(readFile(path.join(dir, 'pids'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('checks steps against the server’s tools once it runs, then stops it (exit 2)', async () => {
+    await writeFiles(dir, { 'flow.yml': notesWorkflow({ steps: '  - id: find\n    tool: notes.serch\n    with: { query: milk }' }) });
+    const result = await runCli(['run', 'flow.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/^flow\.yml:9:11: unknown tool "notes\.serch"; did you mean "notes\.search"\?$/m);
+    await expectAllGone(await serverPids());
+  });
+
+  it('runs the example MCP workflow', async () => {
+    const result = await runCli(['run', mcpExample, '--output', 'json'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const report = jsonEvents(result.stdout).find((event) => event.type === 'step_finished' && event.stepId === 'report');
+    expect(report).toMatchObject({ status: 'success', output: 'about releases: release notes for rho; slug: hello-mcp-world' });
+  });
+});
