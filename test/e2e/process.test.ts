@@ -100,6 +100,31 @@ steps:
     expect(started.filter(isAlive)).toEqual([]);
   });
 
+  it('stops and reports a background process still running when the run ends', async () => {
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: background
+policy:
+  allow: [process]
+steps:
+  - id: server
+    tool: process_start
+    with: { command: ${node}, args: [${JSON.stringify(path.join(scripts, 'forever.mjs'))}], name: web }
+  - id: ready
+    tool: process_output
+    with: { process_id: web, wait_for: ready }
+`,
+    });
+    const run = startRun('flow.yml');
+    await waitForLine(run, /\[ready\] ▶/);
+    const started = processesIn(dir).filter((pid) => pid !== run.pid);
+    const result = await run;
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/background process web \(.*forever\.mjs\) was still running when the run ended; it was stopped/);
+    expect(started.length).toBeGreaterThanOrEqual(1);
+    expect(started.filter(isAlive)).toEqual([]);
+  });
+
   it('on a second SIGINT exits at once, still killing the children', async () => {
     await writeFiles(dir, { 'flow.yml': treeWorkflow() });
     const run = startRun('flow.yml');
