@@ -1,5 +1,6 @@
 import { Args, Command } from '@oclif/core';
 import { readCliEnvironment } from '../src/ui/cli/environment.js';
+import { planWorkflowCommand } from '../src/ui/cli/plan-workflow.js';
 import { runFlags } from '../src/ui/cli/run-flags.js';
 import { runWorkflowCommand } from '../src/ui/cli/run-workflow.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
@@ -25,6 +26,26 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Run);
+    const environment = readCliEnvironment();
+    const streams = { stdout: process.stdout, stderr: process.stderr };
+    if (flags['dry-run']) {
+      const planned = await planWorkflowCommand(
+        {
+          file: args.workflow,
+          ...(flags.workspace !== undefined && { workspace: flags.workspace }),
+          ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
+          inputs: flags.input,
+          allow: flags.allow,
+          ask: flags.ask,
+          deny: flags.deny,
+        },
+        environment,
+        streams,
+        { print: true },
+      );
+      if (planned.exitCode !== 0) this.exit(planned.exitCode);
+      return;
+    }
     const code = await runWorkflowCommand(
       {
         file: args.workflow,
@@ -41,9 +62,14 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
         ...(flags.timeout !== undefined && { timeout: flags.timeout }),
         ...(flags.events !== undefined && { eventsFile: flags.events }),
         ...(flags.junit !== undefined && { junitFile: flags.junit }),
+        ...(flags.hooks !== undefined && { hooksFile: flags.hooks }),
+        labels: flags.label,
+        answer: flags.answer,
+        ...(flags.answers !== undefined && { answersFile: flags.answers }),
+        ...(flags['question-timeout'] !== undefined && { questionTimeout: flags['question-timeout'] }),
       },
-      readCliEnvironment(),
-      { stdout: process.stdout, stderr: process.stderr },
+      environment,
+      streams,
     );
     if (code !== 0) this.exit(code);
   }

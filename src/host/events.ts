@@ -1,5 +1,5 @@
 import type { Decider } from './approval.js';
-import type { CapabilityClass } from './capability.js';
+import type { CapabilityClass, CapabilityRequest } from './capability.js';
 import type { HostInputSource } from './host-input.js';
 import type { ToolProgress, ToolResult } from './tool.js';
 
@@ -22,7 +22,14 @@ export type HostEvent =
     }
   | { type: 'question_asked'; callId: string; stepId: string | undefined; questionIds: readonly string[] }
   | { type: 'question_answered'; callId: string; stepId: string | undefined; source: HostInputSource }
-  | { type: 'call_finished'; callId: string; stepId: string | undefined; result: ToolResult };
+  | {
+      type: 'call_finished';
+      callId: string;
+      stepId: string | undefined;
+      result: ToolResult;
+      /** The first request the call put to the authorization path (allowed or not), if any. */
+      authorized: CapabilityRequest | undefined;
+    };
 
 export type HostEventType = HostEvent['type'];
 export type EventSink = (event: HostEvent) => void;

@@ -7,7 +7,7 @@ import { ToolError, toToolError, denialKinds } from './errors.js';
 import type { AuditRecord, EventSink, HostEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
 import { isHostInput, validateHostInputResponse, type HostInput, type HostInputResponse, type Questioner } from './host-input.js';
-import type { Policy } from './policy.js';
+import type { Policy, PolicyEvaluation } from './policy.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
 import type { ToolRegistry } from './registry.js';
 import { SessionState } from './session-state.js';
@@ -40,6 +40,8 @@ export class ToolHost {
   readonly session = new SessionState();
   private readonly authorizer: Authorizer;
   private readonly listeners: EventSink[] = [];
+  /** The first request each running call put to the authorization path (for after_tool_use hooks). */
+  private readonly firstAuthorized = new Map<string, CapabilityRequest>();
 
   constructor(private readonly options: ToolHostOptions) {
     this.workspace = options.workspace;
@@ -62,6 +64,16 @@ export class ToolHost {
       const index = this.listeners.indexOf(listener);
       if (index >= 0) this.listeners.splice(index, 1);
     };
+  }
+
+  /** The host facts calls see (environment, secret names, process env mode). */
+  get environment(): HostEnvironment {
+    return this.options.environment;
+  }
+
+  /** What the policy alone would decide for a request (for `rho plan`); no gate or approver is asked. */
+  evaluatePolicy(request: CapabilityRequest): PolicyEvaluation {
+    return this.options.policy.evaluate(request, this.workspace.root);
   }
 
   auditSnapshot(): readonly AuditRecord[] {
@@ -120,6 +132,19 @@ export class ToolHost {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Authorizes one request the run makes for something other than a step (starting a workflow's
+   * MCP server), on the same path as a call's requests; the refusal is returned.
+   */
+  async authorizeRequest(subject: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<ToolError | undefined> {
+    try {
+      await this.authorizeOne(subject, request, signal);
+      return undefined;
+    } catch (thrown) {
+      return toToolError(thrown, 'policy_denied');
+    }
   }
 
   /** Executes an authorized call under its wall limit and reports its result. */
@@ -181,12 +206,15 @@ export class ToolHost {
   }
 
   private authorizeOne(call: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
+    if (!this.firstAuthorized.has(call.id)) this.firstAuthorized.set(call.id, request);
     return this.authorizer.authorize({ callId: call.id, stepId: call.stepId, tool: call.tool }, request, signal);
   }
 
   private finish(call: ToolCall, outcome: Pick<ToolResult, 'status' | 'output' | 'error'>, startedAt: number): ToolResult {
     const result: ToolResult = { callId: call.id, tool: call.tool, ...outcome, durationMs: performance.now() - startedAt };
-    this.emit({ type: 'call_finished', callId: call.id, stepId: call.stepId, result });
+    const authorized = this.firstAuthorized.get(call.id);
+    this.firstAuthorized.delete(call.id);
+    this.emit({ type: 'call_finished', callId: call.id, stepId: call.stepId, result, authorized });
     return result;
   }
 

@@ -7,7 +7,7 @@ const echoArgs = z.strictObject({
 
 export const echoTool = defineTool({
   name: 'echo',
-  description: 'Return the given value unchanged (no capability; for wiring steps together and tests)',
+  description: 'Show a value and return it unchanged as the step data (no capability; for wiring steps together and tests)',
   origin: 'built-in',
   classes: [],
   executionPolicy: 'resource-aware',
@@ -16,8 +16,9 @@ export const echoTool = defineTool({
     return {
       requests: [],
       resources: [],
-      async execute() {
+      async execute(ctx) {
         const text = typeof args.value === 'string' ? args.value : JSON.stringify(args.value);
+        ctx.progress({ message: text });
         return { text, data: args.value };
       },
     };

@@ -13,31 +13,40 @@ import {
 } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import type { Problem } from './problems.js';
-import { workflowSchema, type StepFile, type WorkflowFile } from './schema.js';
+import { stepSchema, workflowSchema, type StepFile, type WorkflowFile } from './schema.js';
 import type { NodePath, WorkflowSource } from './source.js';
-import { closestNames } from './suggest.js';
+import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
 
-/** Keys the format accepts whose behaviour this build of rho does not provide. */
-const unsupportedKeys: readonly (keyof WorkflowFile)[] = ['hooks', 'tools'];
+export interface CompileOptions {
+  /**
+   * Declared MCP servers whose tools are not listed yet (validation starts nothing): a step
+   * naming `<server>.<tool>` of one of them is accepted here and checked once the server runs.
+   */
+  pendingServers?: readonly string[];
+}
 
 /**
  * Validates a parsed workflow and compiles it for the runner. Every problem is collected in one
  * pass, each located in the file.
  */
-export function compileWorkflow(source: WorkflowSource, tools: ToolRegistry): { workflow?: CompiledWorkflow; problems: Problem[] } {
+export function compileWorkflow(
+  source: WorkflowSource,
+  tools: ToolRegistry,
+  options: CompileOptions = {},
+): { workflow?: CompiledWorkflow; problems: Problem[] } {
   const problems: Problem[] = [];
   const report = (nodePath: NodePath, message: string, options: { key?: boolean } = {}) =>
     problems.push({ file: source.file, ...source.position(nodePath, options), message });
 
-  const parsed = workflowSchema.safeParse(source.toData());
+  const data = source.toData();
+  const parsed = workflowSchema.safeParse(data);
   if (!parsed.success) {
     reportSchemaIssues(parsed.error.issues, report);
+    const lenient = lenientWorkflow(data);
+    if (lenient) compileSteps(source, lenient.file, tools, options.pendingServers ?? [], problems, lenient.invalidSteps);
     return { problems };
   }
   const file = parsed.data;
-  for (const key of unsupportedKeys) {
-    if (file[key] !== undefined) report([key], `"${key}" is not supported yet by this version of rho`, { key: true });
-  }
   for (const list of ['allow', 'ask', 'deny'] as const) {
     file.policy?.[list]?.forEach((rule, index) => {
       try {
@@ -47,7 +56,7 @@ export function compileWorkflow(source: WorkflowSource, tools: ToolRegistry): { 
       }
     });
   }
-  const steps = compileSteps(source, file, tools, problems);
+  const steps = compileSteps(source, file, tools, options.pendingServers ?? [], problems);
   return problems.length > 0 ? { problems } : { workflow: { source, file, steps }, problems };
 }
 
@@ -69,14 +78,26 @@ interface StepContext {
   source: WorkflowSource;
   file: WorkflowFile;
   tools: ToolRegistry;
+  pendingServers: readonly string[];
   problems: Problem[];
   indexById: Map<string, number>;
 }
 
-function compileSteps(source: WorkflowSource, file: WorkflowFile, tools: ToolRegistry, problems: Problem[]): CompiledStep[] {
-  const context: StepContext = { source, file, tools, problems, indexById: new Map() };
+function compileSteps(
+  source: WorkflowSource,
+  file: WorkflowFile,
+  tools: ToolRegistry,
+  pendingServers: readonly string[],
+  problems: Problem[],
+  invalidSteps: ReadonlySet<number> = new Set(),
+): CompiledStep[] {
+  const context: StepContext = { source, file, tools, pendingServers, problems, indexById: new Map() };
   const compiled: CompiledStep[] = [];
   file.steps.forEach((step, index) => {
+    if (invalidSteps.has(index)) {
+      if (!context.indexById.has(step.id)) context.indexById.set(step.id, index);
+      return;
+    }
     if (context.indexById.has(step.id)) {
       reportAt(context, ['steps', index, 'id'], `duplicate step id "${step.id}" (first used by step ${context.indexById.get(step.id)! + 1})`);
     }
@@ -85,6 +106,30 @@ function compileSteps(source: WorkflowSource, file: WorkflowFile, tools: ToolReg
     if (!context.indexById.has(step.id)) context.indexById.set(step.id, index);
   });
   return compiled;
+}
+
+/**
+ * When the file as a whole fails the schema, the steps that pass it on their own are still
+ * checked (tools, references, expressions), so one pass reports every problem. Steps that fail
+ * keep their place and id so references to them are not reported twice.
+ */
+function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Set<number> } | undefined {
+  if (data === null || typeof data !== 'object' || !Array.isArray((data as { steps?: unknown }).steps)) return undefined;
+  const raw = data as Record<string, unknown> & { steps: unknown[] };
+  const invalidSteps = new Set<number>();
+  const steps = raw.steps.map((entry, index) => {
+    const checked = stepSchema.safeParse(entry);
+    if (checked.success) return checked.data;
+    invalidSteps.add(index);
+    const id = (entry as { id?: unknown } | null)?.id;
+    return { id: typeof id === 'string' ? id : `#${index + 1}`, tool: '' };
+  });
+  const part = <K extends keyof WorkflowFile>(key: K): WorkflowFile[K] | undefined => {
+    const checked = workflowSchema.shape[key].safeParse(raw[key]);
+    return checked.success ? (checked.data as WorkflowFile[K]) : undefined;
+  };
+  const file = { version: 1, name: '', steps, inputs: part('inputs'), env: part('env'), secrets: part('secrets') } as WorkflowFile;
+  return { file, invalidSteps };
 }
 
 function reportAt(context: StepContext, nodePath: NodePath, message: string, offset?: number): void {
@@ -104,17 +149,19 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
   });
 
   const tool = context.tools.get(step.tool);
-  if (!tool) {
-    const suggestions = closestNames(step.tool, context.tools.names());
+  if (!tool && !isPendingServerTool(step.tool, context.pendingServers)) {
+    const suggestions = closestToolNames(step.tool, context.tools.names(), context.pendingServers);
     const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((name) => `"${name}"`).join(' or ')}?` : '';
     reportAt(context, at('tool'), `unknown tool "${step.tool}"${hint}`);
   }
 
   let withHasExpressions = false;
+  let argumentsReadSteps = false;
   walkTemplates(step.with ?? {}, (text, valuePath) => {
     const template = parseOrReport(context, text, at('with', ...valuePath));
     if (template && !isLiteralTemplate(template)) {
       withHasExpressions = true;
+      argumentsReadSteps ||= templateReferences(template).steps.size > 0;
       checkReferences(context, template, at('with', ...valuePath), step.id, dependencies);
     }
   });
@@ -154,6 +201,7 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     tool: step.tool,
     with: step.with ?? {},
     withHasExpressions,
+    argumentsReadSteps,
     condition,
     conditionUsesStatus,
     dependencies: [...dependencies].sort((a, b) => a - b),

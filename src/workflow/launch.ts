@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Approver } from '../host/approval.js';
 import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
 import { HostError } from '../host/errors.js';
 import { SecretMasker } from '../host/masking.js';
+import type { HostEvent } from '../host/events.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { Questioner } from '../host/host-input.js';
 import { Policy } from '../host/policy.js';
@@ -15,7 +17,11 @@ import { builtinTools } from '../tools/index.js';
 import type { RunEvent } from './events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs } from './inputs.js';
+import { compileWithServerTools } from './extensions/server-steps.js';
+import { startDeclaredServers } from './extensions/start-servers.js';
+import type { DeclaredServer } from './extensions/tool-sources.js';
 import { loadWorkflowFile } from './load.js';
+import { formatProblem } from './problems.js';
 import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
@@ -43,6 +49,10 @@ export interface LaunchOptions {
   questioner?: Questioner;
   gates?: readonly PreToolGate[];
   signal: AbortSignal;
+  /** Hook programs (or any other gate and observer) for this run. */
+  hooks?: RunHooksFactory;
+  /** Shows one line to the person running rho (tools left out, what the run's end had to stop). */
+  warn?(line: string): void;
   /** Every event passes through it before `emit`; the CLI shares it with its other outputs. */
   masker?: SecretMasker;
   emit(event: RunEvent): void;
@@ -120,20 +130,71 @@ export async function createHost(workflow: CompiledWorkflow, options: Omit<Launc
   });
 }
 
-/** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
-export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
-  const tools = builtinRegistry();
-  const workflow = await loadWorkflowFile(options.file, tools);
+/** What a front end plugs into a run to gate and watch it (the CLI's hook programs). */
+export interface RunHooks {
+  gates: readonly PreToolGate[];
+  /** Every run event, after masking. Must return at once. */
+  observeRun(event: RunEvent): void;
+  /** Every host event. Must return at once. */
+  observeHost(event: HostEvent): void;
+  /** Called once the run is over, to let observers drain. */
+  finish(): Promise<void>;
+}
+
+/** Builds a run's hooks once its workflow is known (the workflow may declare `hooks:`). */
+export type RunHooksFactory = (workflow: CompiledWorkflow, runId: string) => Promise<RunHooks>;
+
+/** A validated workflow with everything resolved that a run (or a plan) needs. */
+export interface OpenedWorkflow {
+  workflow: CompiledWorkflow;
+  host: ToolHost;
+  inputs: Record<string, string | number | boolean>;
+  secrets: Record<string, string>;
+  env: Record<string, string>;
+  maxParallel: number;
+  /** MCP servers the workflow declares; a run starts them, a plan does not. */
+  servers: readonly DeclaredServer[];
+  runId: string;
+  hooks: RunHooks | undefined;
+}
+
+/** Loads and validates a workflow file and builds its host. Invalid files and bad options throw. */
+export async function openWorkflow(options: Omit<LaunchOptions, 'emit' | 'signal'>): Promise<OpenedWorkflow> {
+  const { workflow, extensions } = await loadWorkflowFile(options.file, builtinRegistry());
+  for (const warning of extensions.warnings) options.warn?.(formatProblem(warning));
   const inputs = parseInputs(options.inputs, workflow.file.inputs ?? {});
   const secrets = readSecrets(workflow.file.secrets ?? [], options.hostEnv);
   const maxParallel = options.maxParallel ?? workflow.file.max_parallel ?? 1;
-  const host = await createHost(workflow, options, tools);
+  const runId = randomUUID();
+  const hooks = options.hooks ? await options.hooks(workflow, runId) : undefined;
+  const gates = [...(options.gates ?? []), ...(hooks?.gates ?? [])];
+  const host = await createHost(workflow, { ...options, gates }, extensions.tools);
   const envContext: ExpressionContext = { inputs, steps: {}, env: {}, secrets, run: { failed: false, cancelled: false } };
   const env = Object.fromEntries(
     Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')]),
   );
+  return { workflow, host, inputs, secrets, env, maxParallel, servers: extensions.servers, runId, hooks };
+}
+
+/** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
+export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
+  const { workflow, host, inputs, secrets, env, maxParallel, servers, runId, hooks } = await openWorkflow(options);
   const masker = options.masker ?? new SecretMasker();
   masker.add(...Object.values(secrets));
-  const emit = (event: RunEvent) => options.emit(masker.maskDeep(event));
-  return runWorkflow({ host, workflow, inputs, secrets, env, maxParallel, signal: options.signal, emit });
+  const emit = (event: RunEvent) => {
+    const masked = masker.maskDeep(event);
+    hooks?.observeRun(masked);
+    options.emit(masked);
+  };
+  const unsubscribe = hooks ? host.subscribe((event) => hooks.observeHost(event)) : undefined;
+  try {
+    const serverWarnings = await startDeclaredServers(host, servers, { source: workflow.source, inputs, secrets, signal: options.signal });
+    for (const warning of serverWarnings) options.warn?.(formatProblem(warning));
+    const ready = servers.length > 0 ? compileWithServerTools(workflow, host.tools) : workflow;
+    return await runWorkflow({ host, workflow: ready, inputs, secrets, env, maxParallel, signal: options.signal, emit, runId });
+  } finally {
+    for (const notice of await host.dispose()) options.warn?.(`rho: ${notice}`);
+    unsubscribe?.();
+    await hooks?.finish();
+  }
 }

@@ -12,6 +12,8 @@ export interface CompiledStep {
   with: Record<string, unknown>;
   /** Whether `with:` holds any expression (then it is validated against the tool only at run time). */
   withHasExpressions: boolean;
+  /** Whether `with:` reads another step's result (then it can be prepared only at run time). */
+  argumentsReadSteps: boolean;
   condition: Template | boolean | undefined;
   /** The condition uses success()/failure()/always()/cancelled(): it decides alone, after every earlier step. */
   conditionUsesStatus: boolean;

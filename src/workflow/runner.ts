@@ -50,6 +50,8 @@ interface RunState {
   firstFailureDenied: boolean;
   records: (StepRecord | undefined)[];
   done: Promise<void>[];
+  /** Settles when a step no longer holds later steps back: when it finished, or once it runs detached. */
+  released: Released[];
   /** Aborted when the run fails, to interrupt detached steps. */
   detached: AbortController;
 }
@@ -65,6 +67,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     runId,
     workflow: workflow.file.name,
     file: workflow.source.file,
+    workspace: host.workspace.root,
     steps: steps.map(({ id, name, tool, index }) => ({ id, name, tool, line: workflow.source.position(['steps', index]).line })),
   });
   const unsubscribe = host.subscribe((event) => forwardHostEvent(event, emit));
@@ -75,6 +78,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     firstFailureDenied: false,
     records: steps.map(() => undefined),
     done: [],
+    released: steps.map(() => new Released()),
     detached: new AbortController(),
   };
   const reporter = new OrderedReporter(emit);
@@ -105,12 +109,15 @@ function exitCodeOf(signal: AbortSignal, state: RunState): number {
 }
 
 async function runStep(step: CompiledStep, options: RunOptions, state: RunState, scheduler: Scheduler, reporter: OrderedReporter): Promise<void> {
-  const waitFor = step.conditionUsesStatus ? state.done.slice(0, step.index) : step.dependencies.map((index) => state.done[index]!);
-  await Promise.all(waitFor);
+  // One step at a time reads like a script: a step is prepared only after every earlier step,
+  // so it sees what they did. With more slots, a step is prepared once its dependencies are done.
+  const sequential = options.maxParallel === 1 || step.conditionUsesStatus;
+  await Promise.all(sequential ? earlierReleased(state, step.index) : step.dependencies.map((index) => state.done[index]!));
   const startedAt = performance.now();
   const finish = (record: Omit<StepRecord, 'id' | 'durationMs' | 'output' | 'data'> & Partial<StepRecord>, continueOnError = false) => {
     const complete: StepRecord = { id: step.id, output: '', data: null, durationMs: performance.now() - startedAt, ...record };
     state.records[step.index] = complete;
+    state.released[step.index]!.release();
     const failing = (complete.status === 'failure' || complete.status === 'denied') && !step.continueOnError;
     if (failing && !state.failed) {
       state.failed = true;
@@ -159,7 +166,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
 
   const call = { id: `${step.id}#${step.index}`, tool: step.tool, args, stepId: step.id, ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }) };
   const signal = step.async ? AbortSignal.any([options.signal, state.detached.signal]) : options.signal;
-  const result = await executeStep(step, call, options, scheduler, reporter, signal);
+  const result = await executeStep(step, call, options, state, scheduler, reporter, signal);
   const status: StepStatus = result.status === 'interrupted' && !options.signal.aborted ? 'interrupted' : result.status;
   finish(
     {
@@ -177,12 +184,18 @@ async function executeStep(
   step: CompiledStep,
   call: { id: string; tool: string; args: unknown; stepId: string; timeoutMs?: number },
   options: RunOptions,
+  state: RunState,
   scheduler: Scheduler,
   reporter: OrderedReporter,
   signal: AbortSignal,
 ): Promise<ToolResult> {
   const { host } = options;
-  const prepared = await host.prepare(call, signal);
+  let prepared = await host.prepare(call, signal);
+  if (prepared instanceof ToolError && mayDependOnEarlierSteps(prepared) && !state.released.slice(0, step.index).every((r) => r.done)) {
+    // A path an earlier, still-running step may create: prepare again once those steps are done.
+    await Promise.all(earlierReleased(state, step.index));
+    prepared = await host.prepare(call, signal);
+  }
   if (prepared instanceof ToolError) {
     scheduler.skip(step.index);
     return host.reportFailure(call, prepared, signal);
@@ -209,9 +222,36 @@ async function executeStep(
   }
   try {
     reporter.started({ type: 'step_started', stepId: step.id, index: step.index, tool: step.tool });
-    return await host.execute(prepared, signal);
+    const execution = host.execute(prepared, signal);
+    if (step.async) state.released[step.index]!.release();
+    return await execution;
   } finally {
     lease.release();
+  }
+}
+
+function earlierReleased(state: RunState, index: number): Promise<void>[] {
+  return state.released.slice(0, index).map((released) => released.promise);
+}
+
+/** Preparation failures that an earlier step could cure by creating or moving a path. */
+function mayDependOnEarlierSteps(error: ToolError): boolean {
+  return error.kind === 'not_found' || error.kind === 'path_refused';
+}
+
+/** A one-shot signal that a step no longer holds later steps back. */
+class Released {
+  done = false;
+  readonly promise: Promise<void>;
+  private resolve: () => void = () => {};
+
+  constructor() {
+    this.promise = new Promise<void>((resolve) => (this.resolve = resolve));
+  }
+
+  release(): void {
+    this.done = true;
+    this.resolve();
   }
 }
 
@@ -240,10 +280,10 @@ function forwardHostEvent(event: HostEvent, emit: (event: RunEvent) => void): vo
       emit({ type: 'step_progress', stepId, message: event.message, ...(event.stream && { stream: event.stream }) });
       return;
     case 'approval_requested':
-      emit({ type: 'approval_requested', stepId, seq: event.seq, class: event.class });
+      emit({ type: 'approval_requested', stepId, request: event.seq, class: event.class });
       return;
     case 'approval_decided':
-      emit({ type: 'approval_decided', stepId, seq: event.seq, class: event.class, result: event.result, decider: event.decider });
+      emit({ type: 'approval_decided', stepId, request: event.seq, class: event.class, result: event.result, decider: event.decider });
       return;
     case 'question_asked':
       emit({ type: 'question_asked', stepId, questionIds: event.questionIds });

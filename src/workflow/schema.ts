@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hooksConfigSchema } from '../hooks/config.js';
 import { durationPattern } from './duration.js';
 
 /** Step ids: lower case, digits, `_` and `-`; usable as `steps.<id>` in expressions. */
@@ -49,7 +50,7 @@ const toolSource = z.union([
 
 const resourceList = z.array(z.string().min(1).max(4096)).max(1000);
 
-const step = z.strictObject({
+export const stepSchema = z.strictObject({
   id: stepId,
   name: z.string().min(1).max(200).optional(),
   tool: z.string().min(1).max(200),
@@ -76,9 +77,9 @@ export const workflowSchema = z.strictObject({
   env: z.record(z.string().regex(identifierPattern, 'variable names are identifiers'), z.union([z.string(), z.number(), z.boolean()])).optional(),
   secrets: z.array(z.string().regex(identifierPattern, 'secret names are identifiers')).max(100).optional(),
   policy: policy.optional(),
-  hooks: z.unknown().optional(),
+  hooks: hooksConfigSchema.optional().describe('Hook programs for this workflow, as in a --hooks file'),
   tools: z.array(toolSource).max(100).optional(),
-  steps: z.array(step).min(1, 'a workflow needs at least one step').max(100_000),
+  steps: z.array(stepSchema).min(1, 'a workflow needs at least one step').max(100_000),
 });
 
 export type WorkflowFile = z.infer<typeof workflowSchema>;

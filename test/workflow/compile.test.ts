@@ -117,9 +117,14 @@ steps:
     expect(find(/secrets\.S is not declared under "secrets:"/)).toBeDefined();
   });
 
-  it('says which keys are not supported yet instead of ignoring them', () => {
-    expect(problemsOf(`${header}tools: [{ module: ./x.mjs }]\nsteps:\n  - { id: a, tool: echo }\n`)).toEqual([
-      '3:1: "tools" is not supported yet by this version of rho',
-    ]);
+  it('validates the hooks key with the hooks file schema', () => {
+    const problems = problemsOf(`${header}hooks:\n  pre_tool_use:\n    - { command: [], colour: red }\nsteps:\n  - { id: a, tool: echo }\n`);
+    expect(problems).toContain('5:22: unknown key "colour"');
+    expect(problems.some((p) => /^5:\d+: hooks\.pre_tool_use\.0\.command/.test(p))).toBe(true);
+  });
+
+  it('still checks the valid steps when another part of the file is invalid', () => {
+    const problems = problemsOf(`${header}steps:\n  - { id: a, tool: ecoh }\n  - { id: b, tool: echo, colour: red }\n  - { id: c, tool: echo, needs: [b, a] }\n`);
+    expect(problems).toEqual(['5:26: unknown key "colour"', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
   });
 });

@@ -17,15 +17,31 @@ export const policyFlags = {
   'no-input': Flags.boolean({ summary: 'Never prompt, even on a terminal (implied by CI=true or no TTY).', default: false }),
 };
 
-export const runFlags = {
-  ...policyFlags,
+/** Flags of `plan`: everything that shapes what a run would do. */
+export const planFlags = {
+  workspace: policyFlags.workspace,
+  allow: policyFlags.allow,
+  ask: policyFlags.ask,
+  deny: policyFlags.deny,
   'max-parallel': Flags.integer({ char: 'j', summary: 'Limit on concurrently executing steps.', min: 1, helpValue: 'N' }),
   input: Flags.string({ char: 'i', summary: 'Workflow input KEY=VALUE. Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
+};
+
+export const runFlags = {
+  ...policyFlags,
+  'max-parallel': planFlags['max-parallel'],
+  input: planFlags.input,
+  'dry-run': Flags.boolean({ summary: 'Print the plan (as rho plan) and run nothing.', default: false }),
   output: Flags.string({
     summary: 'Output: auto (fancy on a terminal outside CI, else plain), fancy, plain, or json (NDJSON events on stdout).',
     options: [...outputModes],
     default: 'auto',
   }),
+  hooks: Flags.string({ summary: 'Hooks file (TOML): pre-tool gates and observers.', helpValue: 'FILE' }),
+  label: Flags.string({ summary: 'Non-secret host label KEY=VALUE passed to hooks. Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
+  answer: Flags.string({ summary: 'Answer questionnaire question ID (lists comma-separated). Repeatable.', multiple: true, default: [], helpValue: 'ID=VALUE' }),
+  answers: Flags.string({ summary: 'YAML/JSON map of question id → answer.', helpValue: 'FILE' }),
+  'question-timeout': Flags.integer({ summary: 'Enable questionnaire timeouts: fallback answers apply after SECONDS.', min: 1, helpValue: 'SECONDS' }),
   events: Flags.string({ summary: 'Also write NDJSON events to FILE.', helpValue: 'FILE' }),
   junit: Flags.string({ summary: 'Write a JUnit XML report (one testcase per step) to FILE.', helpValue: 'FILE' }),
   timeout: Flags.string({ summary: 'Whole-run wall limit (90s, 5m); exit 124 when it expires.', helpValue: 'DURATION' }),

@@ -1,4 +1,5 @@
-import { HostError } from '../../host/errors.js';
+import path from 'node:path';
+import { HostError, ToolError, denialKinds } from '../../host/errors.js';
 import { SecretMasker } from '../../host/masking.js';
 import { parseDuration } from '../../workflow/duration.js';
 import { launchWorkflow } from '../../workflow/launch.js';
@@ -6,10 +7,12 @@ import { InvalidWorkflowError, formatProblem } from '../../workflow/problems.js'
 import { timeoutReason } from '../../workflow/runner.js';
 import { interruptReason } from '../../host/tool-host.js';
 import { createApprovals } from '../approver/index.js';
+import { combineAnswers, createQuestioner, loadAnswersFile, parseAnswerFlags, type ScriptedAnswers } from '../questioner/index.js';
 import { createOutputs, type OutputMode } from '../render/choose.js';
 import type { Renderer } from '../render/renderer.js';
 import { canPrompt, type CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
+import { cliHooks } from './run-hooks.js';
 
 export interface RunRequest {
   file: string;
@@ -26,6 +29,11 @@ export interface RunRequest {
   eventsFile?: string;
   junitFile?: string;
   timeout?: string;
+  hooksFile?: string;
+  labels: readonly string[];
+  answer: readonly string[];
+  answersFile?: string;
+  questionTimeout?: number;
 }
 
 export interface RunStreams {
@@ -39,8 +47,11 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
   const stderr = { write: (text: string) => streams.stderr.write(masker.mask(text)) };
   let limitMs: number | undefined;
   let outputs: Renderer;
+  let answers: ScriptedAnswers;
   try {
     limitMs = request.timeout === undefined ? undefined : parseDuration(request.timeout);
+    const fromFile = request.answersFile === undefined ? new Map() : await loadAnswersFile(path.resolve(request.answersFile));
+    answers = combineAnswers(fromFile, parseAnswerFlags(request.answer));
     outputs = await createOutputs(
       { mode: request.output, ...(request.eventsFile && { eventsFile: request.eventsFile }), ...(request.junitFile && { junitFile: request.junitFile }) },
       { isTTY: environment.stdoutIsTTY, ci: environment.ci, githubActions: environment.githubActions, stepSummaryFile: environment.stepSummaryFile },
@@ -61,6 +72,17 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
     echo: (stepId, line) => outputs.handle({ type: 'step_progress', stepId: stepId ?? '', message: line }),
     mask: (text) => masker.mask(text),
   });
+  const questioner = createQuestioner({
+    interactive: canPrompt(environment, request.noInput),
+    answers,
+    ...(request.questionTimeout !== undefined && { timeoutSeconds: request.questionTimeout }),
+    report: (line) => stderr.write(`${line}\n`),
+    onSecret: (value) => masker.add(value),
+    ...(outputs.promptTerminal && { terminal: outputs.promptTerminal }),
+    onInterrupt: () => controller.abort(interruptReason),
+    mask: (text) => masker.mask(text),
+  });
+  const warn = (line: string) => stderr.write(`${line}\n`);
   try {
     const summary = await launchWorkflow({
       file: request.file,
@@ -76,6 +98,9 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
       masker,
       ...(approvals.approver && { approver: approvals.approver }),
       onScriptedDecision: approvals.onScriptedDecision,
+      questioner,
+      hooks: cliHooks({ file: request.hooksFile, labels: request.labels, env: environment.env, masker, warn }),
+      warn,
       emit: (event) => outputs.handle(event),
     });
     return summary.exitCode;
@@ -87,6 +112,11 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
     if (error instanceof HostError) {
       stderr.write(`rho: ${error.message}\n`);
       return 2;
+    }
+    if (error instanceof ToolError) {
+      // Something the run does before its steps failed: starting a declared MCP server.
+      stderr.write(`rho: ${error.message}\n`);
+      return denialKinds.has(error.kind) ? 3 : 1;
     }
     throw error;
   } finally {

@@ -8,8 +8,8 @@ export async function validateWorkflowFiles(files: readonly string[], streams: R
   const tools = builtinRegistry();
   let invalid = 0;
   for (const file of files) {
-    const { problems } = await checkWorkflowFile(file, tools);
-    for (const problem of problems) streams.stderr.write(`${formatProblem(problem)}\n`);
+    const { problems, extensions } = await checkWorkflowFile(file, tools);
+    for (const problem of [...problems, ...(extensions?.warnings ?? [])]) streams.stderr.write(`${formatProblem(problem)}\n`);
     if (problems.length > 0) invalid++;
     else streams.stdout.write(`${file}: valid\n`);
   }

@@ -1,0 +1,36 @@
+import { Args, Command } from '@oclif/core';
+import { readCliEnvironment } from '../src/ui/cli/environment.js';
+import { planWorkflowCommand } from '../src/ui/cli/plan-workflow.js';
+import { planFlags } from '../src/ui/cli/run-flags.js';
+import type { WorkflowPlan } from '../src/workflow/plan.js';
+
+export default class Plan extends Command {
+  static override summary = 'Show what a workflow would do, without running anything.';
+  static override description =
+    'Prints the schedule (which steps can run together, and what each waits on: a dependency, a conflict on a resource, or an exclusive step acting as a barrier), each step’s capability requests and what the policy alone would decide. No step runs and no process starts. Same as `rho run --dry-run`.';
+
+  static override examples = ['<%= config.bin %> plan workflows/hello.yml', '<%= config.bin %> plan release.yml -j 4 --allow "process(npm)" --json'];
+  static override args = { workflow: Args.string({ description: 'Workflow file (YAML)', required: true }) };
+  static override flags = planFlags;
+  static override enableJsonFlag = true;
+
+  async run(): Promise<WorkflowPlan | undefined> {
+    const { args, flags } = await this.parse(Plan);
+    const { exitCode, plan } = await planWorkflowCommand(
+      {
+        file: args.workflow,
+        ...(flags.workspace !== undefined && { workspace: flags.workspace }),
+        ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
+        inputs: flags.input,
+        allow: flags.allow,
+        ask: flags.ask,
+        deny: flags.deny,
+      },
+      readCliEnvironment(),
+      { stdout: process.stdout, stderr: process.stderr },
+      { print: !this.jsonEnabled() },
+    );
+    if (exitCode !== 0) this.exit(exitCode);
+    return plan;
+  }
+}

@@ -1,0 +1,26 @@
+import type { WorkflowPlan } from '../../workflow/plan.js';
+
+const decisionLabel = { allow: 'allow', ask: 'ASK (approval)', deny: 'DENY' } as const;
+
+/** The plan as a person reads it: waves, then each step with what it waits on and what it asks for. */
+export function formatPlan(plan: WorkflowPlan): string[] {
+  const lines = [`Plan for ${plan.workflow} (max_parallel ${plan.maxParallel}); nothing was run.`];
+  const waves = new Map<number, string[]>();
+  for (const step of plan.steps) waves.set(step.wave, [...(waves.get(step.wave) ?? []), step.id]);
+  lines.push('', 'Schedule (steps in one wave can run together):');
+  for (const [wave, ids] of [...waves].sort((a, b) => a[0] - b[0])) lines.push(`  wave ${wave}: ${ids.join(', ')}`);
+  for (const step of plan.steps) {
+    lines.push('', `${step.id} (${step.tool}) — wave ${step.wave}`);
+    if (step.condition !== undefined) lines.push(`  if: ${step.condition}`);
+    lines.push(`  waits for: ${step.waitsFor.length > 0 ? step.waitsFor.join('; ') : 'nothing'}`);
+    lines.push(`  resources: ${step.resources}`);
+    if (step.note) lines.push(`  note: ${step.note}`);
+    if (step.preparation === 'prepared' && step.requests.length === 0) lines.push('  requests: none');
+    for (const request of step.requests) {
+      const because = request.rule ? `rule ${request.rule}` : 'no rule matches';
+      const fix = request.decision === 'deny' && !request.rule ? ` — grant with --allow '${request.grant}'` : '';
+      lines.push(`  ${decisionLabel[request.decision]}: ${request.description} (${because})${fix}`);
+    }
+  }
+  return lines;
+}

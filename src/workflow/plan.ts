@@ -1,0 +1,119 @@
+import { describeRequest, grantingRule } from '../host/capability.js';
+import type { PolicyDecision } from '../host/policy.js';
+import { describeResourceKind } from '../host/resources.js';
+import { planWaves, type Declaration, type PlanWait } from '../host/scheduler.js';
+import { ToolError } from '../host/errors.js';
+import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
+import type { OpenedWorkflow } from './launch.js';
+import type { CompiledStep } from './model.js';
+import { parseStepResources } from './step-resources.js';
+
+export interface PlannedRequest {
+  class: string;
+  description: string;
+  decision: PolicyDecision;
+  /** The rule that decided, or undefined for the default deny. */
+  rule: string | undefined;
+  /** The rule that would grant it, for denials. */
+  grant: string;
+}
+
+export interface PlannedStep {
+  id: string;
+  tool: string;
+  wave: number;
+  waitsFor: string[];
+  condition: string | undefined;
+  /** How the step was prepared for the plan, or why it could not be. */
+  preparation: 'prepared' | 'at_run_time' | 'invalid';
+  note: string | undefined;
+  requests: PlannedRequest[];
+  resources: string;
+}
+
+export interface WorkflowPlan {
+  workflow: string;
+  maxParallel: number;
+  steps: PlannedStep[];
+}
+
+/**
+ * What a run would do, without doing it: each step is prepared (resolution only, no side
+ * effects) where its arguments are known, its requests are put to the policy alone, and the
+ * schedule is simulated.
+ */
+export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan> {
+  const { workflow, host } = opened;
+  const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, run: { failed: false, cancelled: false } };
+  const signal = new AbortController().signal;
+  const prepared = await Promise.all(workflow.steps.map((step) => prepareForPlan(step, opened, context, signal)));
+  const schedule = planWaves(
+    prepared.map((entry) => entry.declaration),
+    opened.maxParallel,
+    workflow.steps.map((step) => (step.conditionUsesStatus ? workflow.steps.slice(0, step.index).map((s) => s.index) : step.dependencies)),
+  );
+  return {
+    workflow: workflow.file.name,
+    maxParallel: opened.maxParallel,
+    steps: workflow.steps.map((step, index) => ({
+      id: step.id,
+      tool: step.tool,
+      wave: schedule[index]!.wave,
+      waitsFor: [
+        ...schedule[index]!.waitsFor.map((wait) => describeWait(wait, workflow.steps)),
+        ...(schedule[index]!.waitsForSlot ? ['a free slot (max_parallel)'] : []),
+      ],
+      condition: step.condition === undefined ? undefined : typeof step.condition === 'boolean' ? String(step.condition) : step.condition.source,
+      ...prepared[index]!.report,
+      requests: prepared[index]!.requests.map((request) => {
+        const evaluation = host.evaluatePolicy(request);
+        return {
+          class: request.class,
+          description: describeRequest(request),
+          decision: evaluation.decision,
+          rule: evaluation.rule?.text,
+          grant: evaluation.reason === 'outside' ? 'outside' : grantingRule(request),
+        };
+      }),
+    })),
+  };
+}
+
+async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, context: ExpressionContext, signal: AbortSignal) {
+  const root = opened.host.workspace.root;
+  const declared = (fallback: Declaration): Declaration => (step.resources ? parseStepResources(step.resources, root) : fallback);
+  const describe = (declaration: Declaration) =>
+    declaration === 'exclusive'
+      ? 'exclusive (runs alone)'
+      : declaration.map((access) => `${access.mode} ${describeResourceKind(access.resource)}`).join(', ') || 'none';
+  if (step.argumentsReadSteps) {
+    const declaration = declared('exclusive');
+    return {
+      declaration,
+      requests: [],
+      report: { preparation: 'at_run_time' as const, note: 'arguments read earlier steps’ results; prepared when the step is ready', resources: describe(declaration) },
+    };
+  }
+  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id };
+  const result = await opened.host.prepare(call, signal);
+  if (result instanceof ToolError) {
+    const declaration = declared('exclusive');
+    return { declaration, requests: [], report: { preparation: 'invalid' as const, note: result.message, resources: describe(declaration) } };
+  }
+  const declaration = declared(result.resources ?? 'exclusive');
+  return { declaration, requests: [...result.requests], report: { preparation: 'prepared' as const, note: undefined, resources: describe(declaration) } };
+}
+
+function describeWait(wait: PlanWait, steps: readonly CompiledStep[]): string {
+  const id = steps[wait.index]?.id ?? String(wait.index);
+  switch (wait.kind) {
+    case 'dependency':
+      return `${id} (dependency)`;
+    case 'barrier':
+      return `${id} (exclusive step: a barrier in model order)`;
+    case 'conflict':
+      return `${id} (conflict on ${describeResourceKind(wait.resourceKind)})`;
+    default:
+      return `${id} (${wait.kind})`;
+  }
+}

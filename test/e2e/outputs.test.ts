@@ -1,0 +1,101 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { XMLParser } from 'fast-xml-parser';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+afterEach(() => cleanup());
+
+const secret = 'canary-Secret-value-42';
+const flow = `version: 1
+name: outputs
+secrets: [CANARY]
+policy:
+  allow: [read]
+steps:
+  - id: ok
+    name: Says hello
+    tool: echo
+    with: { value: "hello \${{ secrets.CANARY }}" }
+  - id: denied
+    tool: write_file
+    continue_on_error: true
+    with: { path: out.txt, content: "\${{ secrets.CANARY }}" }
+  - id: broken
+    tool: read_file
+    with: { path: "missing-\${{ secrets.CANARY }}.txt" }
+  - id: later
+    tool: echo
+    with: { value: never }
+`;
+
+async function eventValidator() {
+  const schema = JSON.parse(await readFile(path.join(repoRoot, 'schemas/events.schema.json'), 'utf8'));
+  const ajv = new Ajv2020.default({ strict: false, allErrors: true });
+  return ajv.compile(schema);
+}
+
+describe('outputs', () => {
+  it('writes NDJSON events that match the shipped schema, in order, with secrets masked', async () => {
+    await writeFiles(dir, { 'flow.yml': flow });
+    const result = await runCli(['run', 'flow.yml', '--output', 'json', '--events', 'events.ndjson'], { cwd: dir, env: { CANARY: secret } });
+    expect(result.exitCode).toBe(1);
+    const validate = await eventValidator();
+    const fromStdout = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const fromFile = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    expect(fromFile.map((e) => e.type)).toEqual(fromStdout.map((e) => e.type));
+    for (const event of fromStdout) expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
+    expect(fromStdout.map((e) => e.seq)).toEqual(fromStdout.map((_, i) => i + 1));
+    expect(fromStdout[0].type).toBe('run_started');
+    expect(fromStdout.at(-1)).toMatchObject({ type: 'run_finished', exitCode: 1, firstFailure: 'broken' });
+    const finished = fromStdout.filter((e) => e.type === 'step_finished');
+    expect(finished.map((e) => [e.stepId, e.status])).toEqual([
+      ['ok', 'success'],
+      ['denied', 'denied'],
+      ['broken', 'failure'],
+      ['later', 'skipped'],
+    ]);
+    expect(result.stdout + result.stderr).not.toContain(secret);
+    expect(result.stderr).toContain('missing-***.txt');
+  });
+
+  it('writes a JUnit report with one testcase per step and the right counts', async () => {
+    await writeFiles(dir, { 'flow.yml': flow });
+    await runCli(['run', 'flow.yml', '--junit', 'report.xml'], { cwd: dir, env: { CANARY: secret } });
+    const xml = await readFile(path.join(dir, 'report.xml'), 'utf8');
+    expect(xml).not.toContain(secret);
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
+    const suite = parsed.testsuites.testsuite;
+    expect(suite).toMatchObject({ name: 'outputs', tests: '4', failures: '1', skipped: '1' });
+    expect(suite.testcase.map((c: { name: string }) => c.name)).toEqual(['Says hello', 'denied', 'broken', 'later']);
+    expect(suite.testcase[2].failure.type).toBe('not_found');
+    expect(suite.testcase[3].skipped.message).toMatch(/skipped: broken failed/);
+  });
+
+  it('groups steps, annotates failures and writes the step summary on GitHub Actions', async () => {
+    await writeFiles(dir, { 'flow.yml': flow, 'summary.md': '' });
+    const result = await runCli(['run', 'flow.yml'], {
+      cwd: dir,
+      env: { CANARY: secret, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: path.join(dir, 'summary.md') },
+    });
+    const lines = result.stdout.split('\n');
+    expect(lines.filter((line) => line.startsWith('::group::'))).toHaveLength(4);
+    expect(lines.filter((line) => line === '::endgroup::')).toHaveLength(4);
+    const error = lines.find((line) => line.startsWith('::error '));
+    expect(error).toMatch(/^::error title=rho%3A step broken failure,file=flow.yml,line=15::/);
+    const summary = await readFile(path.join(dir, 'summary.md'), 'utf8');
+    expect(summary).toContain('| ✖ | `broken` | failure |');
+    expect(summary).not.toContain(secret);
+  });
+
+  it('refuses an events file it cannot create before running anything (exit 2)', async () => {
+    await writeFiles(dir, { 'flow.yml': flow });
+    const result = await runCli(['run', 'flow.yml', '--events', 'no/such/dir/e.ndjson'], { cwd: dir, env: { CANARY: secret } });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/ENOENT/);
+  });
+});
