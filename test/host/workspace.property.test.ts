@@ -72,6 +72,10 @@ beforeAll(async () => {
   });
 });
 
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
 /** What a skeleton file looked like when it was last written: any write through a tool changes it. */
 const pristine = new Map<string, string>();
 const stamp = (info: Stats) => `${info.ino}:${info.size}:${info.mtimeMs}`;
