@@ -238,20 +238,34 @@ function cancellationError(call: ToolCall, signal: AbortSignal): ToolError {
     : new ToolError('cancelled', `${call.tool} was cancelled`);
 }
 
-/** Settles with the work, or rejects as soon as the signal aborts (a tool that ignores it cannot hang the run). */
+/** How long an aborted tool gets to wind down (kill its processes) before the host stops waiting. */
+export const abortGraceMs = 5_000;
+
+/**
+ * Settles with the work; when the signal aborts, waits for the tool to wind down (at most
+ * `abortGraceMs`) and rejects, so a tool that ignores its signal cannot hang the run.
+ */
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      const grace = setTimeout(() => reject(signal.reason), abortGraceMs);
+      work.finally(() => clearTimeout(grace)).then(
+        () => reject(signal.reason),
+        () => reject(signal.reason),
+      );
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     work.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
-        resolve(value);
+        if (!aborted) resolve(value);
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(error);
+        if (!aborted) reject(error);
       },
     );
   });

@@ -74,7 +74,7 @@ describe('background processes', () => {
   it('declare the process id as their scheduler resource', async () => {
     const start = await resourcesOf('process_start', { command: node, name: 'db' });
     expect(start).toContainEqual({ mode: 'exclusive', resource: { kind: 'process', id: 'db' } });
-    expect(start).toContainEqual({ mode: 'exclusive', resource: { kind: 'tree', path: harness.root } });
+    expect(start).toContainEqual({ mode: 'shared', resource: { kind: 'tree', path: harness.root } });
     expect(await resourcesOf('process_output', { process_id: 'db' })).toEqual([{ mode: 'shared', resource: { kind: 'process', id: 'db' } }]);
     expect(await resourcesOf('process_stop', { process_id: 'db' })).toEqual([{ mode: 'exclusive', resource: { kind: 'process', id: 'db' } }]);
   });

@@ -66,7 +66,7 @@ describe('exec', () => {
     if (request.class !== 'process') throw new Error('expected a process request');
     expect(request.executable.lookup).toBe('path_search');
     expect(request.executable.resolved.endsWith('/node')).toBe(true);
-    expect(prepared.resources).toEqual([{ mode: 'exclusive', resource: { kind: 'tree', path: harness.root } }]);
+    expect(prepared.resources).toEqual([{ mode: 'shared', resource: { kind: 'tree', path: harness.root } }]);
   });
 
   it('keeps argv out of the debug form of its request', async () => {
