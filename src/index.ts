@@ -26,6 +26,7 @@ export { ToolError, toolErrorKinds, type ToolErrorKind } from './host/errors.js'
 export type { CapabilityRequest, CapabilityClass } from './host/capability.js';
 export { describeRequest, grantingRule } from './host/capability.js';
 export type { Approver, ApprovalAnswer, ApprovalRequest, Decider } from './host/approval.js';
+export type { ScriptedApprovals, ScriptedAnswer, ScriptedDecision } from './host/authorization.js';
 export type { PreToolGate, GateInput, GateAnswer } from './host/gates.js';
 export * from './host/hooks/index.js';
 export type { Questioner, HostInput, HostInputResponse, Question } from './host/host-input.js';

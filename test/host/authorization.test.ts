@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalAnswer, Approver } from '../../src/host/approval.js';
+import { maxAuditRecords } from '../../src/host/approval-audit.js';
 import { ToolError } from '../../src/host/errors.js';
 import type { GateAnswer, PreToolGate } from '../../src/host/gates.js';
 import type { PolicyEvaluation, PolicyEvaluator } from '../../src/host/policy.js';
@@ -273,5 +274,16 @@ describe('cancellation', () => {
     expect((await refusal(waiting)).kind).toBe('cancelled');
     expect((await refusal(authorizer.authorize(subject(), publish, controller.signal))).kind).toBe('cancelled');
     expect(authorizer.auditSnapshot()).toEqual([]);
+  });
+});
+
+describe('the audit snapshot', () => {
+  it('is bounded: the oldest decisions are dropped first and sequence numbers show the gap', async () => {
+    const { authorizer } = makeAuthorizer({ policy: { allow: ['process'] } });
+    for (let index = 0; index < maxAuditRecords + 5; index++) await authorizer.authorize(subject(), publish, live());
+    const audit = authorizer.auditSnapshot();
+    expect(audit).toHaveLength(maxAuditRecords);
+    expect(audit[0]).toEqual({ seq: 6, class: 'process', result: 'allow', decider: 'policy' });
+    expect(audit.at(-1)!.seq).toBe(maxAuditRecords + 5);
   });
 });
