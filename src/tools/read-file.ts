@@ -5,9 +5,9 @@ import { shared } from '../host/resources.js';
 import { defineTool } from '../host/tool.js';
 import { mebibyte, pathArgument } from './files/arguments.js';
 import { imageMediaType, looksBinary, sniffLength } from './files/content.js';
+import { refuseEntry } from './files/entry-checks.js';
 import { readLineWindow } from './files/line-window.js';
 import { openResolvedFile, readHead, readWhole } from './files/open-file.js';
-import { refuseEntry } from './files/entry-checks.js';
 
 const defaultTextBytes = 256 * 1024;
 const defaultImageBytes = 5 * mebibyte;

@@ -1,13 +1,13 @@
 import { z } from 'zod';
+import { maxArgumentBytes } from '../host/arguments.js';
 import { displayPath } from '../host/capability.js';
 import { ToolError } from '../host/errors.js';
 import { exclusive } from '../host/resources.js';
-import { maxArgumentBytes } from '../host/arguments.js';
 import { defineTool } from '../host/tool.js';
 import type { ResolvedPath } from '../host/workspace.js';
 import { mebibyte, pathArgument } from './files/arguments.js';
 import { rewriteFile } from './files/checked-rewrite.js';
-import { unifiedDiff } from './files/diff.js';
+import { diffableBytes, unifiedDiff } from './files/diff.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { createMissingDirectories, parentIsMissing } from './files/missing-directories.js';
 import { openResolvedFile, readWhole } from './files/open-file.js';
@@ -15,8 +15,6 @@ import { stageFile } from './files/staged-file.js';
 
 /** Largest existing file `append` rewrites (appending goes through a staged copy, like every write). */
 const appendableBytes = 64 * mebibyte;
-/** Largest existing file whose old content is read to show a diff when it is overwritten. */
-const diffedBytes = 512 * 1024;
 
 const writeFileArgs = z.strictObject({
   path: pathArgument('File to write, relative to the workspace root (or absolute under a granted root)'),
@@ -34,7 +32,7 @@ type WriteMode = NonNullable<z.infer<typeof writeFileArgs>['mode']>;
 async function previousFile(resolved: ResolvedPath, shown: string): Promise<{ before: Buffer | undefined; mode: number }> {
   const opened = await openResolvedFile(resolved, shown);
   try {
-    const before = opened.info.size <= diffedBytes ? await readWhole(opened, diffedBytes, shown) : undefined;
+    const before = opened.info.size <= diffableBytes ? await readWhole(opened, diffableBytes, shown) : undefined;
     return { before, mode: opened.info.mode & 0o7777 };
   } finally {
     await opened.handle.close();
@@ -51,7 +49,7 @@ async function writeContent(resolved: ResolvedPath, shown: string, mode: WriteMo
     const previous = await previousFile(resolved, shown);
     const staged = await stageFile(resolved.canonical, content, previous.mode);
     await staged.replace();
-    return previous.before ? unifiedDiff(shown, previous.before, content) : `(no diff for ${shown}: the old content is larger than ${diffedBytes} bytes)`;
+    return previous.before ? unifiedDiff(shown, previous.before, content) : `(no diff for ${shown}: the old content is larger than ${diffableBytes} bytes)`;
   }
   const staged = await stageFile(resolved.canonical, content, undefined);
   // A file that appeared while the call waited is never clobbered, whatever the mode.

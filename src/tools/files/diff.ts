@@ -2,7 +2,7 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { looksBinary } from './content.js';
 
 /** Larger inputs get no diff: computing and showing it would cost more than it tells. */
-const diffableBytes = 512 * 1024;
+export const diffableBytes = 512 * 1024;
 const diffTimeoutMs = 500;
 
 /**
