@@ -12,6 +12,7 @@ import {
   unanswered,
   type AuthorizationSubject,
 } from './denials.js';
+import type { ToolError } from './errors.js';
 import type { AuditRecord, EventSink } from './events.js';
 import { requestFingerprint } from './fingerprint.js';
 import type { PreToolGate } from './gates.js';
@@ -49,6 +50,13 @@ export interface AuthorizerOptions {
 
 type GateVerdict = { decision: 'continue' } | { decision: 'deny'; reason: string; hook: string };
 
+/** One request on its way through the path, numbered for the audit. */
+interface Pending {
+  subject: AuthorizationSubject;
+  request: CapabilityRequest;
+  seq: number;
+}
+
 const answers: ReadonlySet<unknown> = new Set<ApprovalAnswer>(['allow_once', 'allow_run', 'deny']);
 
 /**
@@ -69,46 +77,40 @@ export class Authorizer {
     return this.audit.snapshot();
   }
 
+  /** Resolves when the request is allowed; rejects with a typed denial or `cancelled`. */
   async authorize(subject: AuthorizationSubject, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
     if (signal.aborted) throw cancelled(subject, request);
-    const seq = ++this.seq;
-    const decide = (result: 'allow' | 'deny', decider: Decider) => this.record(subject, request, seq, result, decider);
+    const pending: Pending = { subject, request, seq: ++this.seq };
     const evaluation = this.options.policy.evaluate(request, this.options.workspaceRoot);
-    if (evaluation.decision === 'deny') {
-      decide('deny', 'policy');
-      throw policyDenied(subject, request, evaluation);
-    }
-    const gate = await this.consultGates(subject, request, evaluation.decision, signal);
-    if (gate.decision === 'deny') {
-      decide('deny', 'hook');
-      throw hookDenied(subject, request, gate.hook, gate.reason);
-    }
-    if (evaluation.decision === 'allow') return decide('allow', 'policy');
+    if (evaluation.decision === 'deny') throw this.deny(pending, 'policy', policyDenied(subject, request, evaluation));
+    const gate = await this.consultGates(pending, evaluation.decision, signal);
+    if (gate.decision === 'deny') throw this.deny(pending, 'hook', hookDenied(subject, request, gate.hook, gate.reason));
+    if (evaluation.decision === 'allow') return this.record(pending, 'allow', 'policy');
+    return this.approve(pending, evaluation, signal);
+  }
+
+  /** Approval is required: remembered, then scripted, then the approver (or a denial when there is none). */
+  private async approve(pending: Pending, evaluation: PolicyEvaluation, signal: AbortSignal): Promise<void> {
+    const { subject, request } = pending;
     const fingerprint = requestFingerprint(request, subject.tool);
-    if (this.remembered.has(fingerprint)) return decide('allow', 'remembered');
+    if (this.remembered.has(fingerprint)) return this.record(pending, 'allow', 'remembered');
     const scripted = this.scriptedAnswer(request);
     if (scripted) {
-      decide('allow', 'flag');
+      this.record(pending, 'allow', 'flag');
       this.options.scripted.onDecision?.({ ...subject, request, answeredBy: scripted });
       return;
     }
     const approver = this.options.approver;
-    if (!approver) {
-      decide('deny', 'policy');
-      throw unanswered(subject, request, evaluation.rule?.text);
-    }
-    this.options.emit({ type: 'approval_requested', seq, callId: subject.callId, stepId: subject.stepId, class: request.class });
+    if (!approver) throw this.deny(pending, 'policy', unanswered(subject, request, evaluation.rule?.text));
+    this.options.emit({ type: 'approval_requested', seq: pending.seq, callId: subject.callId, stepId: subject.stepId, class: request.class });
     const release = await this.turns.acquire(signal, () => cancelled(subject, request));
     try {
       // An identical request ahead in the queue may have been allowed for the run meanwhile.
-      if (this.remembered.has(fingerprint)) return decide('allow', 'remembered');
-      const answer = await this.ask(approver, subject, request, seq, evaluation, signal);
-      if (answer === 'deny') {
-        decide('deny', 'user');
-        throw approvalDenied(subject, request);
-      }
+      if (this.remembered.has(fingerprint)) return this.record(pending, 'allow', 'remembered');
+      const answer = await this.ask(approver, pending, evaluation, signal);
+      if (answer === 'deny') throw this.deny(pending, 'user', approvalDenied(subject, request));
       if (answer === 'allow_run') this.remembered.add(fingerprint);
-      decide('allow', 'user');
+      this.record(pending, 'allow', 'user');
     } finally {
       release();
     }
@@ -124,32 +126,22 @@ export class Authorizer {
   }
 
   /** Asks the approver; a cancellation wins at once and the answer that may follow is ignored. */
-  private async ask(
-    approver: Approver,
-    subject: AuthorizationSubject,
-    request: CapabilityRequest,
-    seq: number,
-    evaluation: PolicyEvaluation,
-    signal: AbortSignal,
-  ): Promise<ApprovalAnswer> {
+  private async ask(approver: Approver, pending: Pending, evaluation: PolicyEvaluation, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const { subject, request, seq } = pending;
     let answer: unknown;
     try {
       answer = await raceAbort(approver.approve({ ...subject, seq, request, askedBy: evaluation.rule?.text }, signal), signal);
     } catch (cause) {
       if (signal.aborted) throw cancelled(subject, request);
-      this.record(subject, request, seq, 'deny', 'user');
-      throw approverFailed(subject, request, cause);
+      throw this.deny(pending, 'user', approverFailed(subject, request, cause));
     }
     // Anything but a known answer is a no: an approver in doubt says no.
     return answers.has(answer) ? (answer as ApprovalAnswer) : 'deny';
   }
 
-  private async consultGates(
-    subject: AuthorizationSubject,
-    request: CapabilityRequest,
-    policyDecision: 'allow' | 'ask',
-    signal: AbortSignal,
-  ): Promise<GateVerdict> {
+  /** Runs every gate at once; the strictest answer wins, and a gate that fails or answers oddly denies. */
+  private async consultGates(pending: Pending, policyDecision: 'allow' | 'ask', signal: AbortSignal): Promise<GateVerdict> {
+    const { subject, request } = pending;
     const verdicts = this.options.gates.map(async (gate): Promise<GateVerdict> => {
       try {
         const answer = await gate.evaluate({ ...subject, request, policyDecision }, signal);
@@ -170,7 +162,13 @@ export class Authorizer {
     return all.find((verdict) => verdict.decision === 'deny') ?? { decision: 'continue' };
   }
 
-  private record(subject: AuthorizationSubject, request: CapabilityRequest, seq: number, result: 'allow' | 'deny', decider: Decider): void {
+  /** Records a denial and returns its error, for the caller to throw. */
+  private deny(pending: Pending, decider: Decider, error: ToolError): ToolError {
+    this.record(pending, 'deny', decider);
+    return error;
+  }
+
+  private record({ subject, request, seq }: Pending, result: 'allow' | 'deny', decider: Decider): void {
     this.audit.add({ seq, class: request.class, result, decider });
     this.options.emit({ type: 'approval_decided', seq, callId: subject.callId, stepId: subject.stepId, class: request.class, result, decider });
   }
