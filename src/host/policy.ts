@@ -1,5 +1,5 @@
 import { isOutsideWorkspace, type CapabilityRequest } from './capability.js';
-import { isUnrestricted, parseRule, ruleMatches, type Rule } from './rules.js';
+import { isUnrestricted, parseRule, readRuleCovers, ruleMatches, type Rule } from './rules.js';
 
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
 
@@ -63,6 +63,14 @@ export class Policy implements PolicyEvaluator {
       ask: (rules.ask ?? []).map(parseRule),
       deny: (rules.deny ?? []).map(parseRule),
     });
+  }
+
+  /**
+   * Whether a path inside an authorized tree is still kept back by a `deny` or `ask` read rule:
+   * a tree read is one request, so the walks of list_files and search_files skip such entries.
+   */
+  withholdsRead(absolute: string, workspaceRoot: string): boolean {
+    return [...this.rules.deny, ...this.rules.ask].some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
   }
 
   /** A policy with another policy's rules added (flags join the file's rules). */

@@ -160,6 +160,14 @@ function pathMatches(glob: string | undefined, subject: string, tree: boolean): 
   return matcher(inside) && matcher(`${inside}/${treeProbe}`);
 }
 
+/**
+ * Whether a `read` rule covers one path met inside a directory tree that was authorized as a
+ * whole (a listing or a search), so such walks can skip what a deny or ask rule keeps back.
+ */
+export function readRuleCovers(rule: Rule, absolute: string, workspaceRoot: string): boolean {
+  return rule.class === 'read' && pathMatches(rule.glob, ruleSubject(absolute, workspaceRoot), false);
+}
+
 export type PathView = 'written' | 'resolved';
 
 function pathSubject(resolved: ResolvedPath, root: string, view: PathView): string {

@@ -9,6 +9,7 @@ import type { PreToolGate } from './gates.js';
 import { isHostInput, validateHostInputResponse, type HostInput, type HostInputResponse, type Questioner } from './host-input.js';
 import type { Policy, PolicyEvaluation } from './policy.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
+import { ToolHostRun } from './tool-host-run.js';
 import type { ToolRegistry } from './registry.js';
 import { SessionState } from './session-state.js';
 import type { ExecuteContext, HostEnvironment, ToolOutput, ToolResult, ToolStatus } from './tool.js';
@@ -42,6 +43,8 @@ export class ToolHost {
   private readonly listeners: EventSink[] = [];
   /** The first request each running call put to the authorization path (for after_tool_use hooks). */
   private readonly firstAuthorized = new Map<string, CapabilityRequest>();
+  /** Questioners of calls started with `start()`, which answer through `respond()`. */
+  private readonly questioners = new Map<string, Questioner>();
 
   constructor(private readonly options: ToolHostOptions) {
     this.workspace = options.workspace;
@@ -83,6 +86,25 @@ export class ToolHost {
   /** Ends the run's session: stops what calls left running and returns notices about it. */
   dispose(): Promise<readonly string[]> {
     return this.session.dispose();
+  }
+
+  /**
+   * Starts one call and returns at once: its events, answers to its questions through
+   * `respond()`, `cancel()`, and the final result. Same path as `invoke`.
+   */
+  start(call: ToolCall): ToolHostRun {
+    const controller = new AbortController();
+    const run = new ToolHostRun(call.id, controller, async (questioner) => {
+      this.questioners.set(call.id, questioner);
+      const unsubscribe = this.subscribe((event) => run.accept(event));
+      try {
+        return await this.invoke(call, controller.signal);
+      } finally {
+        unsubscribe();
+        this.questioners.delete(call.id);
+      }
+    });
+    return run;
   }
 
   /** Runs one call to completion: prepare → authorize → execute → finish. Never throws for a tool's failure. */
@@ -185,13 +207,14 @@ export class ToolHost {
       signal,
       timeoutMs,
       session: this.session,
+      withheld: (absolutePath) => this.options.policy.withholdsRead(absolutePath, this.workspace.root),
       progress: (update) => this.emit({ type: 'call_progress', callId: call.id, stepId: call.stepId, ...update }),
       ask: (input) => this.ask(call, input, signal, deadline),
     };
   }
 
   private async ask(call: ToolCall, input: HostInput, signal: AbortSignal, deadline: Deadline): Promise<HostInputResponse> {
-    const questioner = this.options.questioner;
+    const questioner = this.questioners.get(call.id) ?? this.options.questioner;
     if (!questioner) throw new ToolError('unsupported', `${call.tool} asked a question, but this host has no way to ask one`);
     if (!isHostInput(input)) throw new ToolError('internal', `${call.tool} asked questions that were not built with createHostInput`);
     this.emit({ type: 'question_asked', callId: call.id, stepId: call.stepId, questionIds: input.questions.map((q) => q.id) });

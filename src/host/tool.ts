@@ -6,7 +6,8 @@ import type { ResourceAccess } from './resources.js';
 import type { SessionState } from './session-state.js';
 import type { Workspace } from './workspace.js';
 
-export type ToolOrigin = 'built-in' | 'host';
+/** `built-in`: ships with rho. `host`: a module the workflow loads (trusted in-process code). `mcp`: a tool of an MCP server (a separate program). */
+export type ToolOrigin = 'built-in' | 'host' | 'mcp';
 /** `exclusive`: runs alone, a barrier in model order. `resource-aware`: declares what it touches. */
 export type ExecutionPolicy = 'exclusive' | 'resource-aware';
 export type ExecutionMode = 'sync' | 'async';
@@ -67,6 +68,11 @@ export interface ExecuteContext {
   /** State shared by the calls of one run (background processes); absent on hosts without runs. */
   session?: SessionState;
   progress(update: ToolProgress): void;
+  /**
+   * Whether a path met while walking an authorized directory tree is still kept back by a deny
+   * or ask read rule; walks skip such paths (a tree read is authorized as one request).
+   */
+  withheld(absolutePath: string): boolean;
   /** Ask a person (or the scripted answers) questions; time spent here does not count against the timeout. */
   ask(input: HostInput): Promise<HostInputResponse>;
 }
@@ -95,6 +101,8 @@ interface ToolDefinitionBase<S extends z.ZodType> {
   classes?: readonly CapabilityClass[];
   mode?: ExecutionMode;
   timeoutMs?: number;
+  /** Results bring in content from outside the workspace (web pages, issues, mail): treat them as untrusted input. */
+  untrustedContent?: boolean;
   /** Checks the tool works, without side effects outside the given temp dir. */
   selftest?(tempDir: string): Promise<void>;
 }

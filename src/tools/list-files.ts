@@ -41,7 +41,7 @@ export const listFilesTool = defineTool({
       summary: `list ${shown}`,
       async execute(ectx) {
         await ectx.workspace.revalidate(resolved);
-        const walk = new TreeWalk(resolved, { recursive: args.glob !== undefined, signal: ectx.signal });
+        const walk = new TreeWalk(resolved, { recursive: args.glob !== undefined, signal: ectx.signal, withheld: ectx.withheld });
         const entries: ListedEntry[] = [];
         let truncated = false;
         for await (const entry of walk.entries()) {

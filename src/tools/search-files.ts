@@ -63,7 +63,7 @@ async function* candidatesIn(resolved: ResolvedPath, ectx: ExecuteContext, glob:
     } else if (entry.kind === 'symlink') {
       // Only links to files inside the searched tree are followed: the read was authorized for this tree alone.
       const target = await fileBehindLink(entry.absolute, resolved.canonical);
-      if (target) yield { absolute: target.absolute, shown, identity: { dev: target.info.dev, ino: target.info.ino }, named: false };
+      if (target && !ectx.withheld(target.absolute)) yield { absolute: target.absolute, shown, identity: { dev: target.info.dev, ino: target.info.ino }, named: false };
     }
   }
 }
@@ -108,7 +108,7 @@ export const searchFilesTool = defineTool({
         await ectx.workspace.revalidate(resolved);
         const matches: SearchMatch[] = [];
         let truncated = false;
-        const walk = tree ? new TreeWalk(resolved, { recursive: true, signal: ectx.signal }) : undefined;
+        const walk = tree ? new TreeWalk(resolved, { recursive: true, signal: ectx.signal, withheld: ectx.withheld }) : undefined;
         const candidates: AsyncIterable<Candidate> | Iterable<Candidate> = walk
           ? candidatesIn(resolved, ectx, args.glob, walk)
           : [{ absolute: resolved.canonical, shown, identity: resolved.identity, named: true }];

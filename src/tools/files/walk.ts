@@ -19,6 +19,8 @@ export interface WalkOptions {
   /** Descend into subdirectories (never into the ones in `unwalkedDirectories`). */
   recursive: boolean;
   signal: AbortSignal;
+  /** Paths a deny or ask rule keeps back: neither listed nor descended into. */
+  withheld(absolute: string): boolean;
 }
 
 /** Directories that are listed but never descended into: searches and listings skip their contents. */
@@ -67,6 +69,7 @@ export class TreeWalk {
       }
       this.visited += 1;
       const child = path.join(absolute, name);
+      if (this.options.withheld(child)) continue;
       const info = await lstat(child).catch(() => undefined);
       if (!info) continue;
       const entry: WalkedEntry = { absolute: child, relative: relative ? `${relative}/${name}` : name, kind: kindOf(info), info };

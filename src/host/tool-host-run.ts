@@ -1,0 +1,105 @@
+import type { HostEvent } from './events.js';
+import type { HostInputRequest, HostInputResponse, Questioner } from './host-input.js';
+import type { ToolResult } from './tool.js';
+
+/** What a started call reports: its host events, and questions waiting for `respond()`. */
+export type ToolHostRunEvent = HostEvent | { type: 'input_requested'; callId: string; requestId: string; request: HostInputRequest };
+
+interface PendingQuestion {
+  resolve(response: HostInputResponse): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * One call started with `ToolHost.start`: an event stream, answers to its questions, cancellation
+ * and a final typed result. Leaving the event loop early (`break`) or disposing of an unfinished
+ * run (`await using`) cancels it.
+ */
+export class ToolHostRun implements AsyncDisposable {
+  readonly result: Promise<ToolResult>;
+  private readonly queue: ToolHostRunEvent[] = [];
+  private readonly waiting: ((event: IteratorResult<ToolHostRunEvent>) => void)[] = [];
+  private readonly questions = new Map<string, PendingQuestion>();
+  private nextQuestion = 0;
+  private finished = false;
+
+  /** @param launch runs the call with the given questioner and signal; it is called once, at once. */
+  constructor(
+    readonly callId: string,
+    private readonly controller: AbortController,
+    launch: (questioner: Questioner) => Promise<ToolResult>,
+  ) {
+    const questioner: Questioner = { ask: (request, signal) => this.ask(request, signal) };
+    this.result = launch(questioner).finally(() => {
+      this.finished = true;
+      for (const resolve of this.waiting.splice(0)) resolve({ value: undefined, done: true });
+    });
+  }
+
+  /** Called by the host for each of its events; only this call's events are kept. */
+  accept(event: HostEvent): void {
+    if (event.callId !== this.callId) return;
+    this.push(event);
+  }
+
+  /** Answers a question announced by an `input_requested` event. */
+  respond(requestId: string, response: HostInputResponse): void {
+    const pending = this.questions.get(requestId);
+    if (!pending) throw new Error(`no question ${requestId} is waiting for an answer`);
+    this.questions.delete(requestId);
+    pending.resolve(response);
+  }
+
+  cancel(): void {
+    if (!this.finished) this.controller.abort('cancelled');
+  }
+
+  events(): AsyncIterableIterator<ToolHostRunEvent> {
+    const next = (): Promise<IteratorResult<ToolHostRunEvent>> => {
+      const event = this.queue.shift();
+      if (event) return Promise.resolve({ value: event, done: false });
+      if (this.finished) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve) => this.waiting.push(resolve));
+    };
+    const iterator: AsyncIterableIterator<ToolHostRunEvent> = {
+      next,
+      return: async () => {
+        this.cancel();
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.cancel();
+    await this.result;
+  }
+
+  private ask(request: HostInputRequest, signal: AbortSignal): Promise<HostInputResponse> {
+    const requestId = `q${++this.nextQuestion}`;
+    return new Promise<HostInputResponse>((resolve, reject) => {
+      const onAbort = () => {
+        this.questions.delete(requestId);
+        reject(signal.reason);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.questions.set(requestId, {
+        resolve: (response) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(response);
+        },
+        reject,
+      });
+      this.push({ type: 'input_requested', callId: this.callId, requestId, request });
+    });
+  }
+
+  private push(event: ToolHostRunEvent): void {
+    const resolve = this.waiting.shift();
+    if (resolve) resolve({ value: event, done: false });
+    else this.queue.push(event);
+  }
+}
