@@ -1,6 +1,9 @@
 import { Command, Flags } from '@oclif/core';
 import { HostError, ToolError, denialKinds } from '../src/host/errors.js';
-import { readCliEnvironment } from '../src/ui/cli/environment.js';
+import { SecretMasker } from '../src/host/masking.js';
+import { createApprovals } from '../src/ui/approver/index.js';
+import { canPrompt, readCliEnvironment } from '../src/ui/cli/environment.js';
+import { cliHooks } from '../src/ui/cli/run-hooks.js';
 import { policyFlags } from '../src/ui/cli/run-flags.js';
 import { runSelftests, type SelftestResult } from '../src/workflow/extensions/selftest.js';
 import { openToolCatalog, toolListing, type ToolCatalog, type ToolListing } from '../src/workflow/extensions/tool-catalog.js';
@@ -37,6 +40,14 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
   async run(): Promise<ListedTool[]> {
     const { flags } = await this.parse(Tools);
     const environment = readCliEnvironment();
+    const stderr = (line: string) => process.stderr.write(`${line}\n`);
+    // Starting a workflow's MCP servers is authorized as in a run: prompts on a terminal, the
+    // workflow's own hooks as gates, and every --approve/--yes decision echoed.
+    const approvals = createApprovals({
+      interactive: canPrompt(environment, flags['no-input']),
+      onInterrupt: () => process.exit(130),
+      echo: (_stepId, line) => stderr(line),
+    });
     let catalog: ToolCatalog;
     try {
       catalog = await openToolCatalog({
@@ -49,7 +60,10 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
         yes: flags.yes,
         hostEnv: environment.env,
         signal: new AbortController().signal,
-        warn: (line) => process.stderr.write(`${line}\n`),
+        ...(approvals.approver && { approver: approvals.approver }),
+        onScriptedDecision: approvals.onScriptedDecision,
+        hooks: cliHooks({ file: undefined, labels: [], env: environment.env, masker: new SecretMasker(), warn: stderr }),
+        warn: stderr,
       });
     } catch (error) {
       return this.failed(error);
@@ -68,18 +82,19 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
       if (listed.some((tool) => tool.selftest?.status === 'failed')) process.exitCode = 1;
       return listed;
     } finally {
-      for (const notice of await catalog.close()) process.stderr.write(`rho: ${notice}\n`);
+      for (const notice of await catalog.close()) stderr(`rho: ${notice}`);
     }
   }
 
+  /** Reports why the tools could not be listed, with the exit code `rho run` would use. */
   private failed(error: unknown): never {
     if (error instanceof InvalidWorkflowError) {
       for (const problem of error.problems) process.stderr.write(`${formatProblem(problem)}\n`);
       this.exit(2);
     }
-    if (error instanceof HostError) this.error(error.message, { exit: 2 });
-    if (error instanceof ToolError) this.error(error.message, { exit: denialKinds.has(error.kind) ? 3 : 1 });
-    throw error;
+    if (!(error instanceof HostError || error instanceof ToolError)) throw error;
+    process.stderr.write(`rho: ${error.message}\n`);
+    this.exit(error instanceof ToolError ? (denialKinds.has(error.kind) ? 3 : 1) : 2);
   }
 }
 

@@ -50,6 +50,11 @@ export interface ToolCatalog {
 export async function openToolCatalog(options: Omit<LaunchOptions, 'emit' | 'file'> & { file: string | undefined }): Promise<ToolCatalog> {
   if (options.file === undefined) return { tools: builtinRegistry().list(), close: async () => [] };
   const opened = await openWorkflow({ ...options, file: options.file });
+  const close = async () => {
+    const notices = await opened.host.dispose();
+    await opened.hooks?.finish();
+    return notices;
+  };
   try {
     const warnings = await startDeclaredServers(opened.host, opened.servers, {
       source: opened.workflow.source,
@@ -59,8 +64,8 @@ export async function openToolCatalog(options: Omit<LaunchOptions, 'emit' | 'fil
     });
     for (const warning of warnings) options.warn?.(formatProblem(warning));
   } catch (error) {
-    await opened.host.dispose();
+    await close();
     throw error;
   }
-  return { tools: opened.host.tools.list(), close: () => opened.host.dispose() };
+  return { tools: opened.host.tools.list(), close };
 }
