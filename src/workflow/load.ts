@@ -1,20 +1,29 @@
 import type { ToolRegistry } from '../host/registry.js';
 import { compileWorkflow } from './compile.js';
+import { loadExtensions, type WorkflowExtensions } from './extensions/load-extensions.js';
 import type { CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
 import { WorkflowSource } from './source.js';
 
-/** Reads, parses and validates one workflow file; every problem found is returned. */
-export async function checkWorkflowFile(file: string, tools: ToolRegistry): Promise<{ workflow?: CompiledWorkflow; problems: Problem[] }> {
+/**
+ * Reads, parses and validates one workflow file; every problem found is returned. The module
+ * tools it names are loaded first (into a registry of its own, from `baseTools`) so validation
+ * knows them; its MCP servers are not started, and steps naming their tools are accepted.
+ */
+export async function checkWorkflowFile(
+  file: string,
+  baseTools: ToolRegistry,
+): Promise<{ workflow?: CompiledWorkflow; extensions?: WorkflowExtensions; problems: Problem[] }> {
   const read = await WorkflowSource.read(file);
   if (!read.source) return { problems: read.problems };
-  const compiled = compileWorkflow(read.source, tools);
-  return { ...compiled, problems: [...read.problems, ...compiled.problems] };
+  const extensions = await loadExtensions(read.source, baseTools);
+  const compiled = compileWorkflow(read.source, extensions.tools, { pendingServers: extensions.servers.map((server) => server.declaration.name) });
+  return { ...compiled, extensions, problems: [...read.problems, ...extensions.problems, ...compiled.problems] };
 }
 
-/** As checkWorkflowFile, but throws InvalidWorkflowError when anything is wrong. */
-export async function loadWorkflowFile(file: string, tools: ToolRegistry): Promise<CompiledWorkflow> {
-  const { workflow, problems } = await checkWorkflowFile(file, tools);
-  if (!workflow || problems.length > 0) throw new InvalidWorkflowError(problems);
-  return workflow;
+/** As checkWorkflowFile, but throws InvalidWorkflowError (with any warnings) when anything is wrong. */
+export async function loadWorkflowFile(file: string, baseTools: ToolRegistry): Promise<{ workflow: CompiledWorkflow; extensions: WorkflowExtensions }> {
+  const { workflow, extensions, problems } = await checkWorkflowFile(file, baseTools);
+  if (!workflow || !extensions || problems.length > 0) throw new InvalidWorkflowError([...problems, ...(extensions?.warnings ?? [])]);
+  return { workflow, extensions };
 }
