@@ -94,7 +94,7 @@ describe('an MCP server over stdio', () => {
       allow: [startRule, 'network_tool(notes.search)', 'network_tool(notes.add)', 'network_tool(notes.env)', 'network_tool(notes.fail)'],
       env: { MY_API_KEY: 'do-not-pass', GREETING: 'hello' },
     });
-    ({ warnings } = await harness.start({ args: ['--pid-file', harness.pidFile, '--bad-tools'], env: { NOTES_MODE: 'test' } }));
+    ({ warnings } = await harness.start({ args: ['--pid-file', harness.pidFile, '--bad-tools', '--noisy'], env: { NOTES_MODE: 'test' } }));
   });
   afterAll(() => harness.dispose());
 

@@ -109,10 +109,21 @@ export class ServerProcess implements Transport {
   private receive(chunk: Buffer): void {
     try {
       this.buffer.append(chunk);
-      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) this.onmessage?.(message);
     } catch (error) {
+      // A message larger than the bound: the stream cannot be resynchronized, so the server goes.
       this.onerror?.(error as Error);
       void this.close();
+      return;
+    }
+    for (;;) {
+      try {
+        const message = this.buffer.readMessage();
+        if (!message) return;
+        this.onmessage?.(message);
+      } catch (error) {
+        // A line that is not JSON-RPC (a stray log line) is reported and skipped.
+        this.onerror?.(error as Error);
+      }
     }
   }
 
