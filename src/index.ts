@@ -1,5 +1,7 @@
 /** rho as a library: the provider-free ToolHost and what it is built from. */
 export { ToolHost, interruptReason, type ToolHostOptions } from './host/tool-host.js';
+export { ToolHostRun, type ToolHostRunEvent } from './host/tool-host-run.js';
+export { SecretMasker } from './host/masking.js';
 export { defineTool, defaultToolTimeoutMs } from './host/tool.js';
 export type {
   Tool,

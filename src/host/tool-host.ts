@@ -1,5 +1,6 @@
 import { parseArguments } from './arguments.js';
 import type { Approver } from './approval.js';
+import { abortGraceMs, raceAbort } from './abort.js';
 import { Authorizer, type ScriptedApprovals } from './authorization.js';
 import type { CapabilityRequest } from './capability.js';
 import { Deadline } from './deadline.js';
@@ -172,6 +173,7 @@ export class ToolHost {
   /** Executes an authorized call under its wall limit and reports its result. */
   async execute(prepared: PreparedCall, signal: AbortSignal, startedAt = performance.now()): Promise<ToolResult> {
     const { call } = prepared;
+    if (signal.aborted) return this.reportFailure(call, new ToolError('cancelled', `${call.tool} was cancelled before it started`), signal, startedAt);
     this.emit({ type: 'call_started', callId: call.id, stepId: call.stepId, tool: call.tool });
     const deadline = new Deadline(prepared.timeoutMs);
     const callSignal = AbortSignal.any([signal, deadline.signal]);
@@ -181,7 +183,7 @@ export class ToolHost {
         prepared.kind === 'planned'
           ? prepared.execute(context)
           : prepared.run({ ...context, authorize: (request) => this.authorizeOne(call, request, callSignal) });
-      const output = await raceAbort(work, callSignal);
+      const output = await raceAbort(work, callSignal, abortGraceMs);
       return this.finish(call, { status: 'success', output }, startedAt);
     } catch (thrown) {
       const error = deadline.expired
@@ -259,39 +261,6 @@ function cancellationError(call: ToolCall, signal: AbortSignal): ToolError {
   return signal.reason === interruptReason
     ? new ToolError('interrupted', `${call.tool} was interrupted`)
     : new ToolError('cancelled', `${call.tool} was cancelled`);
-}
-
-/** How long an aborted tool gets to wind down (kill its processes) before the host stops waiting. */
-export const abortGraceMs = 5_000;
-
-/**
- * Settles with the work; when the signal aborts, waits for the tool to wind down (at most
- * `abortGraceMs`) and rejects, so a tool that ignores its signal cannot hang the run.
- */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let aborted = false;
-    const onAbort = () => {
-      aborted = true;
-      const grace = setTimeout(() => reject(signal.reason), abortGraceMs);
-      work.finally(() => clearTimeout(grace)).then(
-        () => reject(signal.reason),
-        () => reject(signal.reason),
-      );
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        if (!aborted) resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        if (!aborted) reject(error);
-      },
-    );
-  });
 }
 
 export function formatMs(ms: number): string {

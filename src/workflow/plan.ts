@@ -91,14 +91,23 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
     return {
       declaration,
       requests: [],
-      report: { preparation: 'at_run_time' as const, note: 'arguments read earlier steps’ results; prepared when the step is ready', resources: describe(declaration) },
+      report: {
+        preparation: 'at_run_time' as const,
+        note: 'arguments read earlier steps’ results; prepared when the step is ready',
+        resources: step.resources ? describe(declaration) : 'known at run time (planned as exclusive)',
+      },
     };
   }
   const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id };
   const result = await opened.host.prepare(call, signal);
   if (result instanceof ToolError) {
     const declaration = declared('exclusive');
-    return { declaration, requests: [], report: { preparation: 'invalid' as const, note: result.message, resources: describe(declaration) } };
+    const later = (result.kind === 'not_found' || result.kind === 'path_refused') && step.index > 0;
+    const report = later
+      ? { preparation: 'at_run_time' as const, note: `${result.message}; an earlier step may create it, so it is prepared when the step is ready` }
+      : { preparation: 'invalid' as const, note: result.message };
+    const resources = step.resources ? describe(declaration) : 'known at run time (planned as exclusive)';
+    return { declaration, requests: [], report: { ...report, resources } };
   }
   const declaration = declared(result.resources ?? 'exclusive');
   return { declaration, requests: [...result.requests], report: { preparation: 'prepared' as const, note: undefined, resources: describe(declaration) } };

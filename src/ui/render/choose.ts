@@ -39,7 +39,8 @@ async function createDisplay(mode: Exclude<OutputMode, 'auto'>, terminal: Termin
   if (mode === 'json') {
     const { NdjsonRenderer } = await import('./ndjson.js');
     const { PlainRenderer } = await import('./plain.js');
-    return new FanoutRenderer([new NdjsonRenderer(stdout), new PlainRenderer(stderr)]);
+    // Only the sink's `write` is passed: ending the process's stdout would break oclif's final flush.
+    return new FanoutRenderer([new NdjsonRenderer({ write: (text) => stdout.write(text) }), new PlainRenderer(stderr)]);
   }
   if (terminal.githubActions) {
     const { GitHubActionsRenderer } = await import('./github.js');

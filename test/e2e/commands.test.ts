@@ -1,0 +1,89 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+afterEach(() => cleanup());
+
+async function commandIds(): Promise<string[]> {
+  const entries = await readdir(path.join(repoRoot, 'commands'), { withFileTypes: true, recursive: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && entry.name !== 'index.ts')
+    .map((entry) => path.relative(path.join(repoRoot, 'commands'), path.join(entry.parentPath, entry.name)).replace(/\.ts$/, '').split(path.sep).join(' '));
+}
+
+describe('commands', () => {
+  it('renders --help with usage and examples for every command', { timeout: 180_000 }, async () => {
+    const ids = await commandIds();
+    expect(ids).toEqual(expect.arrayContaining(['run', 'validate', 'plan', 'schema', 'init']));
+    for (const id of ids) {
+      const result = await runCli([...id.split(' '), '--help'], { cwd: dir });
+      expect(result.exitCode, `${id} --help`).toBe(0);
+      expect(result.stdout, id).toMatch(/USAGE/);
+      expect(result.stdout, id).toMatch(/EXAMPLES/);
+    }
+  });
+
+  it('prints the version', async () => {
+    const { version } = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8'));
+    const result = await runCli(['--version'], { cwd: dir });
+    expect(result.stdout).toContain(`rho/${version}`);
+  });
+
+  it('init writes a starter workflow that validates and runs, and never overwrites without --force', { timeout: 120_000 }, async () => {
+    expect((await runCli(['init'], { cwd: dir })).exitCode).toBe(0);
+    expect((await runCli(['validate', 'rho.yml'], { cwd: dir })).exitCode).toBe(0);
+    const run = await runCli(['run', 'rho.yml'], { cwd: dir });
+    expect(run.exitCode).toBe(0);
+    expect(await readFile(path.join(dir, 'notes/hello.txt'), 'utf8')).toBe('hello from rho\n');
+    const again = await runCli(['init'], { cwd: dir });
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain('rho.yml already exists; use --force');
+    expect((await runCli(['init', '--force'], { cwd: dir })).exitCode).toBe(0);
+  });
+
+  it('schema prints the shipped workflow and event schemas', { timeout: 60_000 }, async () => {
+    for (const [name, file] of [['workflow', 'workflow.schema.json'], ['events', 'events.schema.json']] as const) {
+      const result = await runCli(['schema', name], { cwd: dir });
+      expect(JSON.parse(result.stdout)).toEqual(JSON.parse(await readFile(path.join(repoRoot, 'schemas', file), 'utf8')));
+    }
+  });
+
+  it('plan explains decisions without running anything', { timeout: 120_000 }, async () => {
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: planned
+policy:
+  allow: ["write(out/**)"]
+  ask: ["process(touch)"]
+steps:
+  - { id: write, tool: write_file, with: { path: out/a.txt, content: x, create_dirs: true } }
+  - { id: touch, tool: exec, with: { command: touch, args: [made-by-plan] } }
+  - { id: read, tool: read_file, with: { path: out/a.txt } }
+`,
+    });
+    const result = await runCli(['plan', 'flow.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('allow: write out/a.txt (new) (rule write(out/**))');
+    expect(result.stdout).toMatch(/ASK \(approval\): run touch made-by-plan \(rule process\(touch\)\)/);
+    expect(result.stdout).toMatch(/note: path "out\/a.txt" does not exist; an earlier step may create it/);
+    const json = await runCli(['plan', 'flow.yml', '--json'], { cwd: dir });
+    expect(JSON.parse(json.stdout).steps.map((s: { id: string }) => s.id)).toEqual(['write', 'touch', 'read']);
+    const dry = await runCli(['run', 'flow.yml', '--dry-run'], { cwd: dir });
+    expect(dry.stdout).toContain('nothing was run');
+    await expect(readdir(path.join(dir, 'out'))).rejects.toThrow();
+    await expect(readFile(path.join(dir, 'made-by-plan'))).rejects.toThrow();
+  });
+
+  it('the embedding example runs against the built library', async () => {
+    const result = await execa('node', [path.join(repoRoot, 'workflows/embed/embed.mjs')], { cwd: repoRoot, reject: false });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('read package.json: success, name = rho');
+    expect(result.stdout).toContain('read README.md: denied (policy_denied)');
+    expect(result.stdout).toContain('echo: success, data = {"hello":"world"}');
+  });
+});

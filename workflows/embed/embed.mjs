@@ -1,0 +1,25 @@
+// Embedding rho's ToolHost in a program of your own: the same policy path as `rho run`,
+// without YAML or the CLI. Run it from the repository root: node workflows/embed/embed.mjs
+import { Policy, ToolHost, ToolRegistry, Workspace, builtinTools } from 'rho';
+
+const workspace = await Workspace.create(process.cwd());
+const host = new ToolHost({
+  workspace,
+  policy: Policy.fromText({ allow: ['read(package.json)'] }),
+  tools: new ToolRegistry(builtinTools()),
+  environment: { env: {}, secretNames: [], processEnv: { mode: 'empty' } },
+});
+
+// invoke: one call to completion.
+const allowed = await host.invoke({ id: 'read-1', tool: 'read_file', args: { path: 'package.json' } });
+console.log(`read package.json: ${allowed.status}, name = ${JSON.parse(allowed.output.data.content).name}`);
+
+const denied = await host.invoke({ id: 'read-2', tool: 'read_file', args: { path: 'README.md' } });
+console.log(`read README.md: ${denied.status} (${denied.error.kind})`);
+
+// start: a run with an event stream and a final result.
+const run = host.start({ id: 'echo-1', tool: 'echo', args: { value: { hello: 'world' } } });
+for await (const event of run.events()) console.log(`event: ${event.type}`);
+const result = await run.result;
+console.log(`echo: ${result.status}, data = ${JSON.stringify(result.output.data)}`);
+console.log(`audit: ${JSON.stringify(host.auditSnapshot())}`);
