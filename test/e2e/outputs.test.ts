@@ -93,9 +93,10 @@ describe('outputs', () => {
   });
 
   it('refuses an events file it cannot create before running anything (exit 2)', async () => {
-    await writeFiles(dir, { 'flow.yml': flow });
-    const result = await runCli(['run', 'flow.yml', '--events', 'no/such/dir/e.ndjson'], { cwd: dir, env: { CANARY: secret } });
+    await writeFiles(dir, { 'flow.yml': flow, 'taken': 'a file, not a directory' });
+    const result = await runCli(['run', 'flow.yml', '--events', 'taken/e.ndjson'], { cwd: dir, env: { CANARY: secret } });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/ENOENT/);
+    expect(result.stderr).toMatch(/EEXIST|ENOTDIR/);
+    expect(result.stdout).not.toMatch(/▶/);
   });
 });

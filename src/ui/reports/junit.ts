@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { RunEvent } from '../../workflow/events.js';
 import type { Renderer } from '../render/renderer.js';
 
@@ -70,6 +71,7 @@ export class JunitReporter implements Renderer {
 
   async close(): Promise<void> {
     if (!this.run) return;
+    await mkdir(path.dirname(path.resolve(this.file)), { recursive: true });
     await writeFile(this.file, formatJunit(this.run, this.finished, this.totalMs));
   }
 }
