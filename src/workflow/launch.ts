@@ -8,11 +8,9 @@ import { SecretMasker } from '../host/masking.js';
 import type { HostEvent } from '../host/events.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { Questioner } from '../host/host-input.js';
-import { Policy } from '../host/policy.js';
 import { ToolRegistry } from '../host/registry.js';
-import { parseRule } from '../host/rules.js';
-import { ToolHost } from '../host/tool-host.js';
-import { Workspace } from '../host/workspace.js';
+import type { ToolHost } from '../host/tool-host.js';
+import { buildHost } from './build-host.js';
 import { builtinTools } from '../tools/index.js';
 import type { RunEvent } from './events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
@@ -83,50 +81,26 @@ function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
   return { mode: 'inherit_only', names: raw.inherit_only };
 }
 
-function parseRules(rules: readonly string[]) {
-  return rules.map((rule) => {
-    try {
-      return parseRule(rule);
-    } catch (error) {
-      throw new HostError('usage', (error as Error).message, { cause: error });
-    }
-  });
-}
-
 /** Builds the host a workflow runs in: workspace, policy (file rules joined by flag rules), tools. */
-export async function createHost(workflow: CompiledWorkflow, options: Omit<LaunchOptions, 'emit' | 'signal' | 'file' | 'inputs'>, tools: ToolRegistry) {
+export function createHost(workflow: CompiledWorkflow, options: Omit<LaunchOptions, 'emit' | 'signal' | 'file' | 'inputs'>, tools: ToolRegistry) {
   const file = workflow.file;
   const root = options.workspace
     ? path.resolve(options.cwd, options.workspace)
     : file.workspace
       ? path.resolve(workflow.source.directory, file.workspace)
       : options.cwd;
-  let workspace: Workspace;
-  try {
-    workspace = await Workspace.create(root, {
-      grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir)),
-    });
-  } catch (error) {
-    throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
-  }
-  const policy = new Policy({
-    allow: parseRules([...(file.policy?.allow ?? []), ...options.rules.allow]),
-    ask: parseRules([...(file.policy?.ask ?? []), ...options.rules.ask]),
-    deny: parseRules([...(file.policy?.deny ?? []), ...options.rules.deny]),
-  });
-  return new ToolHost({
-    workspace,
-    policy,
-    tools,
-    environment: { env: options.hostEnv, secretNames: file.secrets ?? [], processEnv: processEnvMode(file.policy?.process_env) },
-    scripted: {
-      rules: parseRules(options.approve),
-      yes: options.yes,
-      ...(options.onScriptedDecision && { onDecision: options.onScriptedDecision }),
+  return buildHost({
+    ...options,
+    root,
+    grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir)),
+    rules: {
+      allow: [...(file.policy?.allow ?? []), ...options.rules.allow],
+      ask: [...(file.policy?.ask ?? []), ...options.rules.ask],
+      deny: [...(file.policy?.deny ?? []), ...options.rules.deny],
     },
-    ...(options.approver && { approver: options.approver }),
-    ...(options.questioner && { questioner: options.questioner }),
-    ...(options.gates && { gates: options.gates }),
+    secretNames: file.secrets ?? [],
+    processEnv: processEnvMode(file.policy?.process_env),
+    tools,
   });
 }
 

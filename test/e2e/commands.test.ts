@@ -79,6 +79,24 @@ steps:
     await expect(readFile(path.join(dir, 'made-by-plan'))).rejects.toThrow();
   });
 
+  it('invoke makes one call through the policy, with run’s exit codes', { timeout: 120_000 }, async () => {
+    await writeFiles(dir, { 'notes.txt': 'one\ntwo\nthree\n' });
+    const echo = await runCli(['invoke', 'echo', '--args', '{"value":"hi"}'], { cwd: dir });
+    expect([echo.exitCode, echo.stdout]).toEqual([0, 'hi']);
+    const denied = await runCli(['invoke', 'read_file', '--args', '{"path":"notes.txt"}'], { cwd: dir });
+    expect(denied.exitCode).toBe(3);
+    expect(denied.stderr).toContain("--allow 'read(notes.txt)'");
+    const json = await runCli(['invoke', 'read_file', '--args', '{"path":"notes.txt","limit":2}', '--allow', 'read(notes.txt)', '--json'], { cwd: dir });
+    expect(json.exitCode).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'success', data: { content: 'one\ntwo\n', truncated: true } });
+    const badArgs = await runCli(['invoke', 'read_file', '--args', '{"pth":1}'], { cwd: dir });
+    expect(badArgs.exitCode).toBe(2);
+    expect(badArgs.stderr).toContain('unknown field(s) pth');
+    const badJson = await runCli(['invoke', 'echo', '--args', '{bad'], { cwd: dir });
+    expect(badJson.exitCode).toBe(2);
+    expect(badJson.stderr).toContain('--args is not valid JSON');
+  });
+
   it('the embedding example runs against the built library', async () => {
     const result = await execa('node', [path.join(repoRoot, 'workflows/embed/embed.mjs')], { cwd: repoRoot, reject: false });
     expect(result.exitCode).toBe(0);

@@ -1,0 +1,26 @@
+import type { Command } from '@oclif/core';
+import HooksSchema from './hooks/schema.js';
+import HooksTest from './hooks/test.js';
+import Init from './init.js';
+import Invoke from './invoke.js';
+import Plan from './plan.js';
+import Run from './run.js';
+import Schema from './schema.js';
+import Tools from './tools.js';
+import Validate from './validate.js';
+
+/**
+ * Every command, for oclif's explicit discovery: one import instead of a directory scan. Each
+ * command loads what its `run()` needs only when it runs, so listing them all stays cheap.
+ */
+export const COMMANDS: Record<string, Command.Class> = {
+  'hooks:schema': HooksSchema,
+  'hooks:test': HooksTest,
+  init: Init,
+  invoke: Invoke,
+  plan: Plan,
+  run: Run,
+  schema: Schema,
+  tools: Tools,
+  validate: Validate,
+};

@@ -1,0 +1,63 @@
+import { Args, Command, Flags } from '@oclif/core';
+import { policyFlags } from '../src/ui/cli/run-flags.js';
+
+export default class Invoke extends Command {
+  static override summary = 'Make one tool call through the ToolHost, as a one-step workflow would.';
+  static override description =
+    'The call takes the same path as a step of `rho run`: strict argument parsing, the policy (only the rules given here: nothing is allowed by default), hooks and approvals. The tool’s text output goes to stdout; with --json, the whole typed result. Exit codes as for `rho run`.';
+
+  static override examples = [
+    `<%= config.bin %> invoke echo --args '{"value": "hi"}'`,
+    `<%= config.bin %> invoke read_file --args '{"path": "package.json", "limit": 5}' --allow 'read(package.json)'`,
+    `<%= config.bin %> invoke exec --args '{"command": "git", "args": ["status"]}' --allow 'process(git status)' --json`,
+  ];
+
+  static override args = { tool: Args.string({ description: 'Tool name (see rho tools)', required: true }) };
+  static override flags = {
+    ...policyFlags,
+    args: Flags.string({ summary: 'The call’s arguments as a JSON object.', default: '{}', helpValue: 'JSON' }),
+    hooks: Flags.string({ summary: 'Hooks file (TOML): pre-tool gates.', helpValue: 'FILE' }),
+    timeout: Flags.integer({ summary: 'Per-call limit in seconds (default: the tool’s own).', min: 1, helpValue: 'SECONDS' }),
+  };
+
+  static override enableJsonFlag = true;
+
+  async run(): Promise<unknown> {
+    const { args, flags } = await this.parse(Invoke);
+    const { readCliEnvironment } = await import('../src/ui/cli/environment.js');
+    const { invokeToolCommand } = await import('../src/ui/cli/invoke-tool.js');
+    const quiet = { write: () => {} };
+    const { exitCode, result } = await invokeToolCommand(
+      {
+        tool: args.tool,
+        args: flags.args,
+        ...(flags.workspace !== undefined && { workspace: flags.workspace }),
+        allow: flags.allow,
+        ask: flags.ask,
+        deny: flags.deny,
+        approve: flags.approve,
+        yes: flags.yes,
+        noInput: flags['no-input'],
+        ...(flags.hooks !== undefined && { hooksFile: flags.hooks }),
+        ...(flags.timeout !== undefined && { timeoutMs: flags.timeout * 1000 }),
+      },
+      readCliEnvironment(),
+      { stdout: this.jsonEnabled() ? quiet : process.stdout, stderr: process.stderr },
+    );
+    if (exitCode !== 0) {
+      if (this.jsonEnabled() && result) this.logJson(summarize(result));
+      this.exit(exitCode);
+    }
+    return result && summarize(result);
+  }
+}
+
+function summarize(result: { status: string; tool: string; output?: { text: string; data?: unknown }; error?: { kind: string; message: string }; durationMs: number }) {
+  return {
+    tool: result.tool,
+    status: result.status,
+    ...(result.output && { output: result.output.text, data: result.output.data ?? null }),
+    ...(result.error && { error: { kind: result.error.kind, message: result.error.message } }),
+    durationMs: result.durationMs,
+  };
+}

@@ -1,0 +1,103 @@
+import path from 'node:path';
+import { HostError, denialKinds } from '../../host/errors.js';
+import { SecretMasker } from '../../host/masking.js';
+import type { ToolResult } from '../../host/tool.js';
+import { interruptReason } from '../../host/tool-host.js';
+import { loadHooks } from '../../hooks/load-hooks.js';
+import { buildHost } from '../../workflow/build-host.js';
+import { builtinRegistry } from '../../workflow/launch.js';
+import { createApprovals } from '../approver/index.js';
+import { createQuestioner } from '../questioner/index.js';
+import { canPrompt, type CliEnvironment } from './environment.js';
+import { abortOnSignals } from './interrupts.js';
+import type { RunStreams } from './run-workflow.js';
+
+export interface InvokeRequest {
+  tool: string;
+  /** `--args JSON` as typed. */
+  args: string;
+  workspace?: string;
+  allow: readonly string[];
+  ask: readonly string[];
+  deny: readonly string[];
+  approve: readonly string[];
+  yes: boolean;
+  noInput: boolean;
+  hooksFile?: string;
+  timeoutMs?: number;
+}
+
+/** The exit code of one call, as `rho run` would give it for a one-step workflow. */
+export function invokeExitCode(result: ToolResult): number {
+  if (result.status === 'success') return 0;
+  if (result.error && denialKinds.has(result.error.kind)) return 3;
+  if (result.status === 'interrupted' || result.status === 'cancelled') return 130;
+  if (result.error?.kind === 'invalid_arguments' || result.error?.kind === 'unknown_tool') return 2;
+  return 1;
+}
+
+function parseArgsJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new HostError('usage', `--args is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** One call through `ToolHost.invoke` with the same policy, approval and hook paths as `rho run`. */
+export async function invokeToolCommand(
+  request: InvokeRequest,
+  environment: CliEnvironment,
+  streams: RunStreams,
+): Promise<{ exitCode: number; result?: ToolResult }> {
+  const masker = new SecretMasker();
+  const stderr = (line: string) => streams.stderr.write(`${masker.mask(line)}\n`);
+  const controller = new AbortController();
+  const stopListening = abortOnSignals(controller, () => process.exit(130));
+  const interactive = canPrompt(environment, request.noInput);
+  try {
+    const args = parseArgsJson(request.args);
+    const cwd = process.cwd();
+    const hooks = request.hooksFile
+      ? await loadHooks({ file: request.hooksFile, cwd, env: environment.env, labels: {}, runId: `invoke-${Date.now()}`, onWarning: stderr })
+      : undefined;
+    const approvals = createApprovals({
+      interactive,
+      onInterrupt: () => controller.abort(interruptReason),
+      echo: (_stepId, line) => stderr(line),
+      mask: (text) => masker.mask(text),
+    });
+    const host = await buildHost({
+      root: path.resolve(cwd, request.workspace ?? '.'),
+      grantedRoots: [],
+      rules: { allow: request.allow, ask: request.ask, deny: request.deny },
+      approve: request.approve,
+      yes: request.yes,
+      onScriptedDecision: approvals.onScriptedDecision,
+      hostEnv: environment.env,
+      secretNames: [],
+      processEnv: { mode: 'inherit' },
+      ...(approvals.approver && { approver: approvals.approver }),
+      questioner: createQuestioner({ interactive, answers: new Map(), report: stderr, onInterrupt: () => controller.abort(interruptReason) }),
+      ...(hooks && { gates: hooks.gates }),
+      tools: builtinRegistry(),
+    });
+    try {
+      const result = await host.invoke({ id: `invoke-1`, tool: request.tool, args, ...(request.timeoutMs && { timeoutMs: request.timeoutMs }) }, controller.signal);
+      if (result.status === 'success') streams.stdout.write(`${masker.mask(result.output?.text ?? '')}\n`);
+      else stderr(`rho: ${request.tool} ${result.status}: ${result.error?.message ?? ''}`);
+      return { exitCode: invokeExitCode(result), result };
+    } finally {
+      for (const notice of await host.dispose()) stderr(`rho: ${notice}`);
+      await hooks?.finish();
+    }
+  } catch (error) {
+    if (error instanceof HostError) {
+      stderr(`rho: ${error.message}`);
+      return { exitCode: 2 };
+    }
+    throw error;
+  } finally {
+    stopListening();
+  }
+}
