@@ -88,7 +88,7 @@ steps:
     expect(denied.stderr).toContain("--allow 'read(notes.txt)'");
     const json = await runCli(['invoke', 'read_file', '--args', '{"path":"notes.txt","limit":2}', '--allow', 'read(notes.txt)', '--json'], { cwd: dir });
     expect(json.exitCode).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'success', data: { content: 'one\ntwo\n', truncated: true } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'success', data: { content: 'one\ntwo\n', next_offset: 3 } });
     const badArgs = await runCli(['invoke', 'read_file', '--args', '{"pth":1}'], { cwd: dir });
     expect(badArgs.exitCode).toBe(2);
     expect(badArgs.stderr).toContain('unknown field(s) pth');
