@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
 import { XMLParser } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
+import { makeTempDir, runCli, writeFiles } from '../support/cli.js';
+import { eventLineValidator } from '../support/event-schema.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -33,18 +33,12 @@ steps:
     with: { value: never }
 `;
 
-async function eventValidator() {
-  const schema = JSON.parse(await readFile(path.join(repoRoot, 'schemas/events.schema.json'), 'utf8'));
-  const ajv = new Ajv2020.default({ strict: false, allErrors: true });
-  return ajv.compile(schema);
-}
-
 describe('outputs', () => {
   it('writes NDJSON events that match the shipped schema, in order, with secrets masked', async () => {
     await writeFiles(dir, { 'flow.yml': flow });
     const result = await runCli(['run', 'flow.yml', '--output', 'json', '--events', 'events.ndjson'], { cwd: dir, env: { CANARY: secret } });
     expect(result.exitCode).toBe(1);
-    const validate = await eventValidator();
+    const validate = await eventLineValidator();
     const fromStdout = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
     const fromFile = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
     expect(fromFile.map((e) => e.type)).toEqual(fromStdout.map((e) => e.type));

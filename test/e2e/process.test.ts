@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliPath, makeTempDir, repoRoot, writeFiles } from '../support/cli.js';
+import { eventLineValidator } from '../support/event-schema.js';
 import { isAlive, processesIn } from '../support/processes.js';
 
 const scripts = path.join(repoRoot, 'test', 'fixtures', 'scripts');
@@ -14,8 +16,8 @@ beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
 afterEach(() => cleanup());
 
 /** Starts `rho run` without waiting for it, with plain line output to read as it comes. */
-function startRun(workflow: string): ResultPromise<{ cwd: string; env: Record<string, string>; reject: false; stdin: 'ignore'; timeout: number }> {
-  return execa('node', [cliPath, 'run', workflow, '--output', 'plain'], {
+function startRun(workflow: string, ...flags: string[]): ResultPromise<{ cwd: string; env: Record<string, string>; reject: false; stdin: 'ignore'; timeout: number }> {
+  return execa('node', [cliPath, 'run', workflow, '--output', 'plain', ...flags], {
     cwd: dir,
     env: { CI: 'true', NO_COLOR: '1' },
     reject: false,
@@ -88,7 +90,7 @@ steps:
     with: { command: ${node}, args: [${JSON.stringify(path.join(scripts, 'fork-grandchild.mjs'))}] }
 `,
     });
-    const run = startRun('flow.yml');
+    const run = startRun('flow.yml', '--events', 'events.ndjson');
     await waitForLine(run, treeLine);
     const started = processesIn(dir).filter((pid) => pid !== run.pid);
     // The background server, the step's child and its grandchild.
@@ -98,6 +100,12 @@ steps:
     expect(result.exitCode).toBe(130);
     expect(result.stdout).toMatch(/tree.*interrupted/);
     expect(started.filter(isAlive)).toEqual([]);
+    // The events file is complete and valid even for an interrupted run.
+    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const validate = await eventLineValidator();
+    for (const event of events) expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', exitCode: 130 });
+    expect(events.find((e) => e.type === 'step_finished' && e.stepId === 'tree')).toMatchObject({ status: 'interrupted' });
   });
 
   it('stops and reports a background process still running when the run ends', async () => {
