@@ -1,5 +1,4 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { writeStarterWorkflow } from '../src/ui/cli/init-file.js';
 
 export default class Init extends Command {
   static override summary = 'Write a commented example workflow.';
@@ -10,6 +9,7 @@ export default class Init extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Init);
+    const { writeStarterWorkflow } = await import('../src/ui/cli/init-file.js');
     try {
       await writeStarterWorkflow(args.file, flags.force);
     } catch (error) {

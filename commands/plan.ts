@@ -1,6 +1,5 @@
 import { Args, Command } from '@oclif/core';
 import { readCliEnvironment } from '../src/ui/cli/environment.js';
-import { planWorkflowCommand } from '../src/ui/cli/plan-workflow.js';
 import { planFlags } from '../src/ui/cli/run-flags.js';
 import type { WorkflowPlan } from '../src/workflow/plan.js';
 
@@ -16,6 +15,7 @@ export default class Plan extends Command {
 
   async run(): Promise<WorkflowPlan | undefined> {
     const { args, flags } = await this.parse(Plan);
+    const { planWorkflowCommand } = await import('../src/ui/cli/plan-workflow.js');
     const { exitCode, plan } = await planWorkflowCommand(
       {
         file: args.workflow,

@@ -1,8 +1,6 @@
 import { Args, Command } from '@oclif/core';
 import { readCliEnvironment } from '../src/ui/cli/environment.js';
-import { planWorkflowCommand } from '../src/ui/cli/plan-workflow.js';
 import { runFlags } from '../src/ui/cli/run-flags.js';
-import { runWorkflowCommand } from '../src/ui/cli/run-workflow.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends Command {
@@ -29,6 +27,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const environment = readCliEnvironment();
     const streams = { stdout: process.stdout, stderr: process.stderr };
     if (flags['dry-run']) {
+      const { planWorkflowCommand } = await import('../src/ui/cli/plan-workflow.js');
       const planned = await planWorkflowCommand(
         {
           file: args.workflow,
@@ -46,6 +45,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
       if (planned.exitCode !== 0) this.exit(planned.exitCode);
       return;
     }
+    const { runWorkflowCommand } = await import('../src/ui/cli/run-workflow.js');
     const code = await runWorkflowCommand(
       {
         file: args.workflow,

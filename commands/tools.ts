@@ -1,12 +1,10 @@
 import { Command, Flags } from '@oclif/core';
 import { HostError, ToolError, denialKinds } from '../src/host/errors.js';
 import { SecretMasker } from '../src/host/masking.js';
-import { createApprovals } from '../src/ui/approver/index.js';
 import { canPrompt, readCliEnvironment } from '../src/ui/cli/environment.js';
-import { cliHooks } from '../src/ui/cli/run-hooks.js';
 import { policyFlags } from '../src/ui/cli/run-flags.js';
-import { runSelftests, type SelftestResult } from '../src/workflow/extensions/selftest.js';
-import { openToolCatalog, toolListing, type ToolCatalog, type ToolListing } from '../src/workflow/extensions/tool-catalog.js';
+import type { SelftestResult } from '../src/workflow/extensions/selftest.js';
+import type { ToolCatalog, ToolListing } from '../src/workflow/extensions/tool-catalog.js';
 import { InvalidWorkflowError, formatProblem } from '../src/workflow/problems.js';
 
 type ListedTool = ToolListing & { selftest?: SelftestResult };
@@ -39,6 +37,9 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
 
   async run(): Promise<ListedTool[]> {
     const { flags } = await this.parse(Tools);
+    const { openToolCatalog, toolListing } = await import('../src/workflow/extensions/tool-catalog.js');
+    const { createApprovals } = await import('../src/ui/approver/index.js');
+    const { cliHooks } = await import('../src/ui/cli/run-hooks.js');
     const environment = readCliEnvironment();
     const stderr = (line: string) => process.stderr.write(`${line}\n`);
     // Starting a workflow's MCP servers is authorized as in a run: prompts on a terminal, the
@@ -71,6 +72,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
     try {
       const listed: ListedTool[] = catalog.tools.map((tool) => toolListing(tool, this.jsonEnabled()));
       if (flags.selftest) {
+        const { runSelftests } = await import('../src/workflow/extensions/selftest.js');
         const results = await runSelftests(catalog.tools);
         results.forEach((result, index) => (listed[index]!.selftest = result));
       }

@@ -1,5 +1,4 @@
 import { Args, Command } from '@oclif/core';
-import { validateWorkflowFiles } from '../src/ui/cli/validate-files.js';
 
 export default class Validate extends Command {
   static override summary = 'Check workflow files without running anything.';
@@ -12,6 +11,7 @@ export default class Validate extends Command {
 
   async run(): Promise<void> {
     const { argv } = await this.parse(Validate);
+    const { validateWorkflowFiles } = await import('../src/ui/cli/validate-files.js');
     const code = await validateWorkflowFiles(argv as string[], { stdout: process.stdout, stderr: process.stderr });
     if (code !== 0) this.exit(code);
   }

@@ -1,6 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { HostError } from '../../src/host/errors.js';
-import { testHook, type HookTestResult } from '../../src/hooks/test-hook.js';
+import type { HookTestResult } from '../../src/hooks/test-hook.js';
 import { readCliEnvironment } from '../../src/ui/cli/environment.js';
 
 export default class HooksTest extends Command {
@@ -30,6 +30,7 @@ HOOK is the program and its arguments, or with --hooks the name (or command) of 
 
   async run(): Promise<HookTestResult> {
     const { argv, flags } = await this.parse(HooksTest);
+    const { testHook } = await import('../../src/hooks/test-hook.js');
     let result: HookTestResult;
     try {
       result = await testHook({

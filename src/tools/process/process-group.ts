@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { execa } from 'execa';
 import { ToolError } from '../../host/errors.js';
 import { isGroupAlive, terminateGroup, terminationGraceMs, trackGroup, untrackGroup } from './process-tree.js';
 
@@ -56,6 +55,8 @@ export class ProcessGroup {
    * listeners before yielding to the event loop: execa lets unread pipes flow on the next turn.
    */
   static async spawn(launch: ProcessLaunch): Promise<ProcessGroup> {
+    // execa loads with the first process a run starts, not with every run.
+    const { execa } = await import('execa');
     const subprocess = execa(launch.file, [...launch.args], {
       cwd: launch.cwd,
       env: launch.env,

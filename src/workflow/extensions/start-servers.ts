@@ -1,6 +1,5 @@
 import { ToolError } from '../../host/errors.js';
 import type { ToolHost } from '../../host/tool-host.js';
-import { startMcpServer } from '../../tools/mcp/start-server.js';
 import { evaluateDeep, type ExpressionContext } from '../expressions/index.js';
 import type { Problem } from '../problems.js';
 import type { WorkflowSource } from '../source.js';
@@ -39,6 +38,9 @@ function evaluateEnv(server: DeclaredServer, options: ServerStartOptions): Recor
  * returned warnings, located at the server's entry, name tools it offered that were left out.
  */
 export async function startDeclaredServers(host: ToolHost, servers: readonly DeclaredServer[], options: ServerStartOptions): Promise<Problem[]> {
+  if (servers.length === 0) return [];
+  // The MCP client loads only when a workflow declares servers: it costs more than Node's own start.
+  const { startMcpServer } = await import('../../tools/mcp/start-server.js');
   const warnings: Problem[] = [];
   for (const server of servers) {
     const { name } = server.declaration;
