@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { ToolError } from '../host/errors.js';
 import type { HostEvent } from '../host/events.js';
-import type { PreparedCall } from '../host/prepared-call.js';
-import { Scheduler, validateAsyncPlan, type Declaration } from '../host/scheduler.js';
+import type { PreparedCall, ToolCall } from '../host/prepared-call.js';
+import { Scheduler, validateAsyncPlan, type Declaration, type SlotLease } from '../host/scheduler.js';
 import type { ToolResult } from '../host/tool.js';
 import { interruptReason, type ToolHost } from '../host/tool-host.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import { stepStatuses, type RunEvent, type StepError, type StepStatus } from './events.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
+import { OrderedReporter } from './ordered-reporter.js';
+import { secretOutsideEnvironment } from './secret-arguments.js';
 import { parseStepResources } from './step-resources.js';
 
 /** Why a run was stopped from outside; decides the exit code (130, 124). */
@@ -49,12 +51,18 @@ interface RunState {
   firstFailure: string | undefined;
   firstFailureDenied: boolean;
   records: (StepRecord | undefined)[];
+  /** Settles when a step has finished (its result is recorded). */
   done: Promise<void>[];
+  /** Settles when a step has declared its resources to the scheduler, or will never run. */
+  declared: Released[];
   /** Settles when a step no longer holds later steps back: when it finished, or once it runs detached. */
   released: Released[];
-  /** Aborted when the run fails, to interrupt detached steps. */
-  detached: AbortController;
+  /** Aborted at the run's first failure: steps that have not started stop waiting, detached steps are interrupted. */
+  failure: AbortController;
 }
+
+/** A step that never executed because the run failed or was stopped while it waited. */
+const notStarted = Symbol('not started');
 
 /** Runs a compiled workflow through the host: steps start when ready, results are reported in model order. */
 export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
@@ -78,8 +86,9 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     firstFailureDenied: false,
     records: steps.map(() => undefined),
     done: [],
+    declared: steps.map(() => new Released()),
     released: steps.map(() => new Released()),
-    detached: new AbortController(),
+    failure: new AbortController(),
   };
   const reporter = new OrderedReporter(emit);
   for (const step of steps) state.done.push(runStep(step, options, state, scheduler, reporter));
@@ -113,18 +122,34 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   // so it sees what they did. With more slots, a step is prepared once its dependencies are done.
   const sequential = options.maxParallel === 1 || step.conditionUsesStatus;
   await Promise.all(sequential ? earlierReleased(state, step.index) : step.dependencies.map((index) => state.done[index]!));
-  const startedAt = performance.now();
-  const finish = (record: Omit<StepRecord, 'id' | 'durationMs' | 'output' | 'data'> & Partial<StepRecord>, continueOnError = false) => {
-    const complete: StepRecord = { id: step.id, output: '', data: null, durationMs: performance.now() - startedAt, ...record };
-    state.records[step.index] = complete;
-    state.released[step.index]!.release();
-    const failing = (complete.status === 'failure' || complete.status === 'denied') && !step.continueOnError;
+  // A step's duration is how long it executed; one that never executed counts from when it was ready.
+  let startedAt = performance.now();
+  const started = () => {
+    startedAt = performance.now();
+    reporter.started({ type: 'step_started', stepId: step.id, index: step.index, tool: step.tool });
+    if (step.async) {
+      // Detached: later steps and later results no longer wait for it.
+      state.released[step.index]!.release();
+      reporter.detached(step.index);
+    }
+  };
+  // Called before the step gives its place in the scheduler back, so that no later step is let
+  // in by a failure before the run knows about it.
+  const settled = (status: StepStatus) => {
+    const failing = (status === 'failure' || status === 'denied') && !step.continueOnError;
     if (failing && !state.failed) {
       state.failed = true;
       state.firstFailure = step.id;
-      state.firstFailureDenied = complete.status === 'denied';
-      state.detached.abort(interruptReason);
+      state.firstFailureDenied = status === 'denied';
+      state.failure.abort(interruptReason);
     }
+  };
+  const finish = (record: Omit<StepRecord, 'id' | 'durationMs' | 'output' | 'data'> & Partial<StepRecord>, continueOnError = false) => {
+    const complete: StepRecord = { id: step.id, output: '', data: null, durationMs: performance.now() - startedAt, ...record };
+    settled(complete.status);
+    state.records[step.index] = complete;
+    state.released[step.index]!.release();
+    state.declared[step.index]!.release();
     reporter.finished(step.index, {
       type: 'step_finished',
       stepId: step.id,
@@ -136,98 +161,149 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       ...(continueOnError && { continueOnError }),
     });
   };
-  const notStarted = (): boolean => {
-    if (options.signal.aborted) {
-      scheduler.skip(step.index);
-      finish({ status: 'cancelled', reason: options.signal.reason === timeoutReason ? 'the run timed out' : 'the run was interrupted' });
-      return true;
-    }
-    return false;
+  const stopped = () => ({ status: 'cancelled' as const, reason: options.signal.reason === timeoutReason ? 'the run timed out' : 'the run was interrupted' });
+  /** Ends a step that will never execute. */
+  const endUnstarted = (record: Parameters<typeof finish>[0]) => {
+    finish(record);
+    scheduler.skip(step.index);
   };
-  if (notStarted()) return;
+  if (options.signal.aborted) return endUnstarted(stopped());
 
   const context = expressionContext(options, state);
   let args: unknown;
   try {
     const run = step.condition === undefined ? true : typeof step.condition === 'boolean' ? step.condition : isTruthy(evaluateTemplate(step.condition, context));
-    if (state.failed && !step.conditionUsesStatus) {
-      scheduler.skip(step.index);
-      return finish({ status: 'skipped', reason: `${state.firstFailure} failed` });
-    }
-    if (!run) {
-      scheduler.skip(step.index);
-      return finish({ status: 'skipped', reason: 'its if: condition is false' });
-    }
+    if (state.failed && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${state.firstFailure} failed` });
+    if (!run) return endUnstarted({ status: 'skipped', reason: 'its if: condition is false' });
     args = evaluateDeep(step.with, context);
+    const runsProcesses = options.host.tools.get(step.tool)?.classes.some((c) => c === 'process' || c === 'shell') ?? false;
+    const leak = runsProcesses ? secretOutsideEnvironment(args, Object.values(options.secrets)) : undefined;
+    if (leak) {
+      throw new Error(
+        `argument ${leak} holds a secret; secrets reach processes only through the environment: set env: { NAME: "\${{ secrets.NAME }}" } and read $NAME`,
+      );
+    }
   } catch (error) {
-    scheduler.skip(step.index);
-    return finish({ status: 'failure', error: { kind: 'invalid_arguments', message: `step ${step.id}: ${(error as Error).message}` } });
+    return endUnstarted({ status: 'failure', error: { kind: 'invalid_arguments', message: `step ${step.id}: ${(error as Error).message}` } });
   }
 
   const call = { id: `${step.id}#${step.index}`, tool: step.tool, args, stepId: step.id, ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }) };
-  const signal = step.async ? AbortSignal.any([options.signal, state.detached.signal]) : options.signal;
-  const result = await executeStep(step, call, options, state, scheduler, reporter, signal);
-  const status: StepStatus = result.status === 'interrupted' && !options.signal.aborted ? 'interrupted' : result.status;
+  const result = await executeStep(step, call, options, state, scheduler, { started, settled });
+  if (result === notStarted) return finish(options.signal.aborted ? stopped() : { status: 'skipped', reason: `${state.firstFailure} failed` });
+  // A detached step ends when its result is ready or when the run stops it: failure, timeout or interrupt.
+  const stoppedWhileDetached = step.async && (result.status === 'interrupted' || result.status === 'cancelled');
+  const status: StepStatus = stoppedWhileDetached ? 'interrupted' : result.status;
   finish(
     {
       status,
       output: result.output?.text ?? '',
       data: result.output?.data ?? null,
       ...(result.error && { error: { kind: result.error.kind, message: result.error.message } }),
-      ...(status === 'interrupted' && step.async && { reason: `${state.firstFailure ?? 'the run'} failed while it was detached` }),
+      ...(stoppedWhileDetached && { reason: detachedStopReason(options.signal, state) }),
     },
     step.continueOnError && (status === 'failure' || status === 'denied'),
   );
 }
 
+function detachedStopReason(signal: AbortSignal, state: RunState): string {
+  if (!signal.aborted) return `${state.firstFailure} failed while it ran detached`;
+  return signal.reason === timeoutReason ? 'the run timed out while it ran detached' : 'the run was interrupted while it ran detached';
+}
+
+/**
+ * Prepare → declare resources → wait for earlier steps → authorize → acquire a slot → execute.
+ * Resources are declared before authorization, so a step waiting for approval holds back only
+ * the later steps that conflict with it, and no slot is taken until it is authorized. Until it
+ * executes, the step gives up (`notStarted`) when the run is stopped or, unless its `if:` reads
+ * step statuses, when another step fails.
+ */
 async function executeStep(
   step: CompiledStep,
-  call: { id: string; tool: string; args: unknown; stepId: string; timeoutMs?: number },
+  call: ToolCall,
   options: RunOptions,
   state: RunState,
   scheduler: Scheduler,
-  reporter: OrderedReporter,
-  signal: AbortSignal,
-): Promise<ToolResult> {
+  lifecycle: { started(): void; settled(status: StepStatus): void },
+): Promise<ToolResult | typeof notStarted> {
   const { host } = options;
-  let prepared = await host.prepare(call, signal);
+  const root = host.workspace.root;
+  const waiting = step.conditionUsesStatus ? options.signal : AbortSignal.any([options.signal, state.failure.signal]);
+  const neverRuns = (error?: ToolError): ToolResult | typeof notStarted => {
+    const result = error && !waiting.aborted ? host.reportFailure(call, error, options.signal) : notStarted;
+    if (result !== notStarted) lifecycle.settled(result.status);
+    scheduler.skip(step.index);
+    return result;
+  };
+  let prepared = await host.prepare(call, waiting);
   if (prepared instanceof ToolError && mayDependOnEarlierSteps(prepared) && !state.released.slice(0, step.index).every((r) => r.done)) {
     // A path an earlier, still-running step may create: prepare again once those steps are done.
     await Promise.all(earlierReleased(state, step.index));
-    prepared = await host.prepare(call, signal);
+    if (!waiting.aborted) prepared = await host.prepare(call, waiting);
   }
-  if (prepared instanceof ToolError) {
-    scheduler.skip(step.index);
-    return host.reportFailure(call, prepared, signal);
-  }
-  const denial = await host.authorize(prepared, signal);
-  if (denial) {
-    scheduler.skip(step.index);
-    return host.reportFailure(call, denial, signal);
-  }
-  const declaration = declarationOf(step, prepared, host.workspace.root);
-  if (step.async) {
-    const problem = validateAsyncPlan(declaration);
-    if (problem) {
-      scheduler.skip(step.index);
-      return host.reportFailure(call, new ToolError('unsupported', `step ${step.id} cannot run detached: ${problem}`), signal);
+  if (waiting.aborted) return neverRuns();
+  if (prepared instanceof ToolError) return neverRuns(prepared);
+  const declaration = declarationOf(step, prepared, root);
+  const detachProblem = step.async ? validateAsyncPlan(declaration) : undefined;
+  if (detachProblem) return neverRuns(new ToolError('unsupported', `step ${step.id} cannot run detached: ${detachProblem}`));
+  scheduler.declare(step.index, declaration);
+  state.declared[step.index]!.release();
+
+  if ((await waitForEarlierSteps(step.index, scheduler, state, waiting)) && prepared.kind === 'planned') {
+    // An earlier step that touches what this one touches has finished since it was prepared:
+    // resolve it again, so it sees that step's effects (a file it created or replaced).
+    prepared = await host.prepare(call, waiting);
+    if (waiting.aborted) return neverRuns();
+    if (prepared instanceof ToolError) return neverRuns(prepared);
+    if (!sameDeclaration(declarationOf(step, prepared, root), declaration)) {
+      return neverRuns(
+        new ToolError('conflict', `step ${step.id}: what it touches resolved differently after the earlier steps it waited for; make it depend on them with needs:`),
+      );
     }
   }
-  scheduler.declare(step.index, declaration);
-  let lease;
+  const denial = await host.authorize(prepared, waiting);
+  if (waiting.aborted) return neverRuns();
+  if (denial) return neverRuns(denial);
+
+  let lease: SlotLease;
   try {
-    lease = await scheduler.acquire(step.index, signal);
+    lease = await scheduler.acquire(step.index, waiting);
   } catch {
-    return host.reportFailure(call, new ToolError('cancelled', `step ${step.id} was cancelled before it started`), signal);
+    return notStarted;
   }
+  if (waiting.aborted) {
+    lease.release();
+    return notStarted;
+  }
+  const signal = step.async ? AbortSignal.any([options.signal, state.failure.signal]) : options.signal;
   try {
-    reporter.started({ type: 'step_started', stepId: step.id, index: step.index, tool: step.tool });
-    const execution = host.execute(prepared, signal);
-    if (step.async) state.released[step.index]!.release();
-    return await execution;
+    lifecycle.started();
+    const result = await host.execute(prepared, signal);
+    lifecycle.settled(result.status);
+    return result;
   } finally {
     lease.release();
   }
+}
+
+/**
+ * Waits, holding no slot, until every earlier step is declared and none that conflicts with
+ * this one is unfinished (what is left to wait for is a slot). Returns whether it waited for a
+ * conflicting or exclusive step, whose effects the step has not seen.
+ */
+async function waitForEarlierSteps(index: number, scheduler: Scheduler, state: RunState, signal: AbortSignal): Promise<boolean> {
+  let waitedForConflict = false;
+  for (let reason = scheduler.waitReason(index); reason && reason.kind !== 'slot' && !signal.aborted; reason = scheduler.waitReason(index)) {
+    if (reason.kind !== 'undeclared') waitedForConflict = true;
+    await (reason.kind === 'undeclared' ? state.declared[reason.index]!.promise : state.done[reason.index]);
+  }
+  return waitedForConflict;
+}
+
+/** Whether two declarations name the same accesses to the same resources. */
+function sameDeclaration(a: Declaration, b: Declaration): boolean {
+  const comparable = (declaration: Declaration) =>
+    declaration === 'exclusive' ? declaration : JSON.stringify(declaration.map((access) => [access.mode, { ...access.resource }]));
+  return comparable(a) === comparable(b);
 }
 
 function earlierReleased(state: RunState, index: number): Promise<void>[] {
@@ -293,28 +369,5 @@ function forwardHostEvent(event: HostEvent, emit: (event: RunEvent) => void): vo
       return;
     default:
       return;
-  }
-}
-
-/**
- * Reports step_finished events in model order: a step that finishes early is held until every
- * earlier step has been reported. step_started is live, so displays show what runs now.
- */
-class OrderedReporter {
-  private next = 0;
-  private readonly held = new Map<number, RunEvent>();
-
-  constructor(private readonly emit: (event: RunEvent) => void) {}
-
-  started(event: RunEvent): void {
-    this.emit(event);
-  }
-
-  finished(index: number, event: RunEvent): void {
-    this.held.set(index, event);
-    for (let ready = this.held.get(this.next); ready; ready = this.held.get(this.next)) {
-      this.held.delete(this.next++);
-      this.emit(ready);
-    }
   }
 }

@@ -1,0 +1,90 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+afterEach(() => cleanup());
+
+const secret = 'first-line-Canary\nsecond-line-Canary';
+const forms = [
+  secret,
+  'first-line-Canary',
+  'second-line-Canary',
+  Buffer.from(secret).toString('base64'),
+  encodeURIComponent(secret),
+];
+const hooks = path.join(repoRoot, 'test/fixtures/hooks');
+const node = JSON.stringify(process.execPath);
+
+/** A workflow that pushes the secret, and its encodings, through every channel rho writes to. */
+const flow = `version: 1
+name: masking
+secrets: [CANARY]
+policy:
+  allow: [process, "read(**)"]
+hooks:
+  pre_tool_use:
+    - { command: [${node}, ${JSON.stringify(path.join(hooks, 'continue.mjs'))}] }
+  observer:
+    - { command: [${node}, ${JSON.stringify(path.join(hooks, 'append-envelope.mjs'))}, ${JSON.stringify(path.join('{DIR}', 'observed.ndjson'))}] }
+steps:
+  - id: shown
+    tool: echo
+    with: { value: "secret: \${{ secrets.CANARY }}" }
+  - id: printed
+    tool: exec
+    with:
+      command: ${node}
+      args: ["-e", "const s = process.env.CANARY; console.log(s); console.log(Buffer.from(s).toString('base64')); console.log(encodeURIComponent(s)); console.error(s)"]
+      env: { CANARY: "\${{ secrets.CANARY }}" }
+  - id: argument
+    tool: exec
+    continue_on_error: true
+    with: { command: ${node}, args: ["-e", "process.exit(0)", "\${{ secrets.CANARY }}"] }
+  - id: failing
+    tool: read_file
+    with: { path: "missing-\${{ secrets.CANARY }}.txt" }
+`;
+
+describe('secret masking', () => {
+  it('masks multi-line secrets and their base64 and URL-encoded forms in every output', { timeout: 120_000 }, async () => {
+    await writeFiles(dir, { 'flow.yml': flow.replace('{DIR}', dir) });
+    const plain = await runCli(['run', 'flow.yml', '--events', 'events.ndjson', '--junit', 'junit.xml'], {
+      cwd: dir,
+      env: { CANARY: secret, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: path.join(dir, 'summary.md') },
+    });
+    const json = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { CANARY: secret } });
+    const fancy = await runCli(['run', 'flow.yml', '--output', 'fancy'], { cwd: dir, env: { CANARY: secret } });
+    expect(plain.exitCode).toBe(1);
+    expect(plain.stdout).toContain('[shown] secret: ***');
+    expect(plain.stdout).toContain('[printed] ***');
+    const channels: Record<string, string> = {
+      'plain stdout': plain.stdout,
+      'plain stderr': plain.stderr,
+      'json stdout': json.stdout,
+      'json stderr': json.stderr,
+      'fancy stdout': fancy.stdout + fancy.stderr,
+      'events file': await readFile(path.join(dir, 'events.ndjson'), 'utf8'),
+      junit: await readFile(path.join(dir, 'junit.xml'), 'utf8'),
+      'step summary': await readFile(path.join(dir, 'summary.md'), 'utf8'),
+      'hook payloads': await readFile(path.join(dir, 'observed.ndjson'), 'utf8'),
+    };
+    for (const [channel, text] of Object.entries(channels)) {
+      expect(text.length, channel).toBeGreaterThan(0);
+      for (const form of forms) expect(text.includes(form), `${channel} leaks ${JSON.stringify(form)}`).toBe(false);
+    }
+    // Failure messages still say what failed, with the secret masked.
+    expect(plain.stdout).toMatch(/\[argument\] ✖ failure .*argument args\.2 holds a secret; secrets reach processes only through the environment/);
+    expect(channels['junit']).toContain('missing-***');
+  });
+
+  it('refuses a secret too short to mask, before running anything', async () => {
+    await writeFiles(dir, { 'flow.yml': 'version: 1\nname: short\nsecrets: [PIN]\nsteps:\n  - { id: a, tool: echo, with: { value: 1 } }\n' });
+    const result = await runCli(['run', 'flow.yml'], { cwd: dir, env: { PIN: '123' } });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('secret PIN is shorter than 4 characters');
+  });
+});
