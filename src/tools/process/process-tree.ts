@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long a process group gets to exit after SIGTERM before it is sent SIGKILL. */
-export const terminationGraceMs = 2000;
+export const terminationGraceMs = 1000;
 
 const pollIntervalMs = 25;
 /** How long to wait for the kernel to remove a group after SIGKILL before giving up on it. */

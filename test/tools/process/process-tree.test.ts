@@ -37,7 +37,7 @@ function started(tree: ReturnType<typeof watchTree>): TreePids {
   return pids;
 }
 
-/** SIGTERM is ignored by both, so they go only when SIGKILL follows the 2 s grace period. */
+/** SIGTERM is ignored by both, so they go only when SIGKILL follows the grace period. */
 const killWithinMs = 5000;
 
 describe('process trees', () => {
