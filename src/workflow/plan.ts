@@ -24,6 +24,8 @@ export interface PlannedStep {
   wave: number;
   waitsFor: string[];
   condition: string | undefined;
+  /** `async: true`: it runs detached, and its result is recorded when it completes. */
+  detached: boolean;
   /** How the step was prepared for the plan, or why it could not be. */
   preparation: 'prepared' | 'at_run_time' | 'invalid';
   note: string | undefined;
@@ -60,10 +62,11 @@ export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan
       tool: step.tool,
       wave: schedule[index]!.wave,
       waitsFor: [
-        ...schedule[index]!.waitsFor.map((wait) => describeWait(wait, workflow.steps)),
+        ...decisiveWaits(schedule[index]!.waitsFor).map((wait) => describeWait(wait, workflow.steps, prepared[index]!.declaration === 'exclusive')),
         ...(schedule[index]!.waitsForSlot ? ['a free slot (max_parallel)'] : []),
       ],
       condition: step.condition === undefined ? undefined : typeof step.condition === 'boolean' ? String(step.condition) : step.condition.source,
+      detached: step.async,
       ...prepared[index]!.report,
       requests: prepared[index]!.requests.map((request) => {
         const evaluation = host.evaluatePolicy(request);
@@ -110,19 +113,32 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
     return { declaration, requests: [], report: { ...report, resources } };
   }
   const declaration = declared(result.resources ?? 'exclusive');
+  if (result.kind === 'exclusive') {
+    const note = 'this tool cannot declare its requests in advance: it asks for what it needs while it runs';
+    return { declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: describe(declaration) } };
+  }
   return { declaration, requests: [...result.requests], report: { preparation: 'prepared' as const, note: undefined, resources: describe(declaration) } };
 }
 
-function describeWait(wait: PlanWait, steps: readonly CompiledStep[]): string {
+/**
+ * An earlier step that is not declared yet (it waits for its own dependencies) holds back every
+ * later step; that wait is shown only when nothing held the step back after it, since a
+ * conflict or barrier met later says more.
+ */
+function decisiveWaits(waits: readonly PlanWait[]): PlanWait[] {
+  return waits.filter((wait, position) => wait.kind !== 'undeclared' || waits.slice(position + 1).every((later) => later.kind === 'dependency'));
+}
+
+function describeWait(wait: PlanWait, steps: readonly CompiledStep[], waiterIsExclusive: boolean): string {
   const id = steps[wait.index]?.id ?? String(wait.index);
   switch (wait.kind) {
     case 'dependency':
       return `${id} (dependency)`;
     case 'barrier':
-      return `${id} (exclusive step: a barrier in model order)`;
+      return waiterIsExclusive ? `${id} (this step runs alone: it starts after every earlier step)` : `${id} (exclusive step: a barrier in model order)`;
+    case 'undeclared':
+      return `${id} (an earlier step still waiting for its own dependencies; steps start in model order)`;
     case 'conflict':
       return `${id} (conflict on ${describeResourceKind(wait.resourceKind)})`;
-    default:
-      return `${id} (${wait.kind})`;
   }
 }

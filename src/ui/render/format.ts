@@ -40,7 +40,7 @@ export function formatSummary(finished: readonly StepFinished[], run: RunFinishe
   for (const event of [...finished].sort((a, b) => a.index - b.index)) {
     const name = names.get(event.stepId);
     const label = name && name !== event.stepId ? ` ${name}` : '';
-    const because = event.status === 'skipped' || event.status === 'cancelled' ? (event.reason ? ` (${event.reason})` : '') : '';
+    const because = event.reason ? ` (${event.reason})` : '';
     lines.push(
       `  ${statusSymbol[event.status]} ${event.stepId.padEnd(width)}  ${event.status.padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
     );
