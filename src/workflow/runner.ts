@@ -133,20 +133,17 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       reporter.detached(step.index);
     }
   };
-  // Called before the step gives its place in the scheduler back, so that no later step is let
-  // in by a failure before the run knows about it.
-  const settled = (status: StepStatus) => {
-    const failing = (status === 'failure' || status === 'denied') && !step.continueOnError;
+  // A step is finished (recorded, its failure known to the run, its event reported) before it
+  // gives its place in the scheduler back, so no later step starts ahead of that.
+  const finish = (record: Omit<StepRecord, 'id' | 'durationMs' | 'output' | 'data'> & Partial<StepRecord>, continueOnError = false) => {
+    const complete: StepRecord = { id: step.id, output: '', data: null, durationMs: performance.now() - startedAt, ...record };
+    const failing = (complete.status === 'failure' || complete.status === 'denied') && !step.continueOnError;
     if (failing && !state.failed) {
       state.failed = true;
       state.firstFailure = step.id;
-      state.firstFailureDenied = status === 'denied';
+      state.firstFailureDenied = complete.status === 'denied';
       state.failure.abort(interruptReason);
     }
-  };
-  const finish = (record: Omit<StepRecord, 'id' | 'durationMs' | 'output' | 'data'> & Partial<StepRecord>, continueOnError = false) => {
-    const complete: StepRecord = { id: step.id, output: '', data: null, durationMs: performance.now() - startedAt, ...record };
-    settled(complete.status);
     state.records[step.index] = complete;
     state.released[step.index]!.release();
     state.declared[step.index]!.release();
@@ -188,26 +185,40 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   }
 
   const call = { id: `${step.id}#${step.index}`, tool: step.tool, args, stepId: step.id, ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }) };
-  const result = await executeStep(step, call, options, state, scheduler, { started, settled });
-  if (result === notStarted) return finish(options.signal.aborted ? stopped() : { status: 'skipped', reason: `${state.firstFailure} failed` });
-  // A detached step ends when its result is ready or when the run stops it: failure, timeout or interrupt.
+  const { result, release } = await executeStep(step, call, options, state, scheduler, started);
+  try {
+    if (result === notStarted) {
+      finish(options.signal.aborted ? stopped() : { status: 'skipped', reason: `${state.firstFailure} failed` });
+    } else {
+      const record = executedRecord(step, result, options.signal, state);
+      finish(record, step.continueOnError && (record.status === 'failure' || record.status === 'denied'));
+    }
+  } finally {
+    release();
+  }
+}
+
+/** How an executed step is recorded. A detached step the run stopped (failure, timeout, interrupt) is `interrupted`. */
+function executedRecord(step: CompiledStep, result: ToolResult, signal: AbortSignal, state: RunState) {
   const stoppedWhileDetached = step.async && (result.status === 'interrupted' || result.status === 'cancelled');
-  const status: StepStatus = stoppedWhileDetached ? 'interrupted' : result.status;
-  finish(
-    {
-      status,
-      output: result.output?.text ?? '',
-      data: result.output?.data ?? null,
-      ...(result.error && { error: { kind: result.error.kind, message: result.error.message } }),
-      ...(stoppedWhileDetached && { reason: detachedStopReason(options.signal, state) }),
-    },
-    step.continueOnError && (status === 'failure' || status === 'denied'),
-  );
+  return {
+    status: stoppedWhileDetached ? ('interrupted' as const) : result.status,
+    output: result.output?.text ?? '',
+    data: result.output?.data ?? null,
+    ...(result.error && { error: { kind: result.error.kind, message: result.error.message } }),
+    ...(stoppedWhileDetached && { reason: detachedStopReason(signal, state) }),
+  };
 }
 
 function detachedStopReason(signal: AbortSignal, state: RunState): string {
   if (!signal.aborted) return `${state.firstFailure} failed while it ran detached`;
   return signal.reason === timeoutReason ? 'the run timed out while it ran detached' : 'the run was interrupted while it ran detached';
+}
+
+/** How a step's call ended, and how to give its place in the scheduler back once it is recorded. */
+interface StepOutcome {
+  result: ToolResult | typeof notStarted;
+  release(): void;
 }
 
 /**
@@ -223,17 +234,15 @@ async function executeStep(
   options: RunOptions,
   state: RunState,
   scheduler: Scheduler,
-  lifecycle: { started(): void; settled(status: StepStatus): void },
-): Promise<ToolResult | typeof notStarted> {
+  started: () => void,
+): Promise<StepOutcome> {
   const { host } = options;
   const root = host.workspace.root;
   const waiting = step.conditionUsesStatus ? options.signal : AbortSignal.any([options.signal, state.failure.signal]);
-  const neverRuns = (error?: ToolError): ToolResult | typeof notStarted => {
-    const result = error && !waiting.aborted ? host.reportFailure(call, error, options.signal) : notStarted;
-    if (result !== notStarted) lifecycle.settled(result.status);
-    scheduler.skip(step.index);
-    return result;
-  };
+  const neverRuns = (error?: ToolError): StepOutcome => ({
+    result: error && !waiting.aborted ? host.reportFailure(call, error, options.signal) : notStarted,
+    release: () => scheduler.skip(step.index),
+  });
   let prepared = await host.prepare(call, waiting);
   if (prepared instanceof ToolError && mayDependOnEarlierSteps(prepared) && !state.released.slice(0, step.index).every((r) => r.done)) {
     // A path an earlier, still-running step may create: prepare again once those steps are done.
@@ -268,20 +277,17 @@ async function executeStep(
   try {
     lease = await scheduler.acquire(step.index, waiting);
   } catch {
-    return notStarted;
+    return { result: notStarted, release: () => {} };
   }
-  if (waiting.aborted) {
-    lease.release();
-    return notStarted;
-  }
+  const release = () => lease.release();
+  if (waiting.aborted) return { result: notStarted, release };
   const signal = step.async ? AbortSignal.any([options.signal, state.failure.signal]) : options.signal;
+  started();
   try {
-    lifecycle.started();
-    const result = await host.execute(prepared, signal);
-    lifecycle.settled(result.status);
-    return result;
-  } finally {
-    lease.release();
+    return { result: await host.execute(prepared, signal), release };
+  } catch (fault) {
+    release();
+    throw fault;
   }
 }
 

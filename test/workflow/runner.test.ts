@@ -99,6 +99,22 @@ describe('runner scheduling (fake tools, finished by hand)', () => {
       'finish after1',
       'finish after2',
     ]);
+    // The events say the same: the barrier is reported starting only after every earlier step was reported finished.
+    const reportedOrder = run.events.flatMap((event) =>
+      event.type === 'step_started' ? [`started ${event.stepId}`] : event.type === 'step_finished' ? [`finished ${event.stepId}`] : [],
+    );
+    expect(reportedOrder).toEqual([
+      'started before1',
+      'started before2',
+      'finished before1',
+      'finished before2',
+      'started barrier',
+      'finished barrier',
+      'started after1',
+      'started after2',
+      'finished after1',
+      'finished after2',
+    ]);
   });
 
   it('waits for needs and for steps it references, and for nothing else', async () => {
