@@ -1,4 +1,6 @@
 /** rho as a library: the provider-free ToolHost and what it is built from. */
+/** The zod rho validates with: tool schemas must come from the same zod to be understood. */
+export { z } from 'zod';
 export { ToolHost, interruptReason, type ToolHostOptions } from './host/tool-host.js';
 export { ToolHostRun, type ToolHostRunEvent } from './host/tool-host-run.js';
 export { SecretMasker } from './host/masking.js';

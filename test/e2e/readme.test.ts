@@ -52,6 +52,7 @@ beforeAll(async () => {
   readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
   ({ dir, cleanup } = await makeTempDir('rho-readme-'));
   await cp(path.join(repoRoot, 'workflows'), path.join(dir, 'workflows'), { recursive: true });
+  await cp(path.join(repoRoot, 'README.md'), path.join(dir, 'README.md'));
   // What a project that installed rho has: the package itself, and the MCP SDK its example server uses.
   await mkdir(path.join(dir, 'node_modules'));
   await symlink(repoRoot, path.join(dir, 'node_modules', 'rho'));

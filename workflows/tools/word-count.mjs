@@ -6,11 +6,11 @@
 // the workflow's policy decides, exactly as for the built-in read_file.
 //
 // `import ... from 'rho'` resolves to the built package (here through the package's own
-// "exports", elsewhere through node_modules/rho); zod is one of rho's dependencies.
+// "exports", elsewhere through node_modules/rho). rho exports the zod it validates with, so a
+// tool's schema needs no zod install of its own.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError, Workspace, defineTool, shared } from 'rho';
-import { z } from 'zod';
+import { ToolError, Workspace, defineTool, shared, z } from 'rho';
 
 /** Largest file this tool reads. */
 const maxBytes = 1024 * 1024;
