@@ -53,10 +53,12 @@ beforeAll(async () => {
   ({ dir, cleanup } = await makeTempDir('rho-readme-'));
   await cp(path.join(repoRoot, 'workflows'), path.join(dir, 'workflows'), { recursive: true });
   await cp(path.join(repoRoot, 'README.md'), path.join(dir, 'README.md'));
-  // What a project that installed rho has: the package itself, and the MCP SDK its example server uses.
+  // What a project that installed rho has: the package itself, and what its example MCP server uses.
   await mkdir(path.join(dir, 'node_modules'));
   await symlink(repoRoot, path.join(dir, 'node_modules', 'rho'));
-  await symlink(path.join(repoRoot, 'node_modules', '@modelcontextprotocol'), path.join(dir, 'node_modules', '@modelcontextprotocol'));
+  for (const dependency of ['@modelcontextprotocol', 'zod']) {
+    await symlink(path.join(repoRoot, 'node_modules', dependency), path.join(dir, 'node_modules', dependency));
+  }
 });
 afterAll(async () => {
   await cleanup();
