@@ -1,11 +1,10 @@
 import { Command, Flags } from '@oclif/core';
-import { HostError, ToolError, denialKinds } from '../src/host/errors.js';
 import { SecretMasker } from '../src/host/masking.js';
 import { canPrompt, readCliEnvironment } from '../src/ui/cli/environment.js';
 import { policyFlags } from '../src/ui/cli/run-flags.js';
 import type { SelftestResult } from '../src/workflow/extensions/selftest.js';
 import type { ToolCatalog, ToolListing } from '../src/workflow/extensions/tool-catalog.js';
-import { InvalidWorkflowError, formatProblem } from '../src/workflow/problems.js';
+import { reportStartupError } from '../src/ui/cli/startup-errors.js';
 
 type ListedTool = ToolListing & { selftest?: SelftestResult };
 
@@ -90,13 +89,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
 
   /** Reports why the tools could not be listed, with the exit code `rho run` would use. */
   private failed(error: unknown): never {
-    if (error instanceof InvalidWorkflowError) {
-      for (const problem of error.problems) process.stderr.write(`${formatProblem(problem)}\n`);
-      this.exit(2);
-    }
-    if (!(error instanceof HostError || error instanceof ToolError)) throw error;
-    process.stderr.write(`rho: ${error.message}\n`);
-    this.exit(error instanceof ToolError ? (denialKinds.has(error.kind) ? 3 : 1) : 2);
+    this.exit(reportStartupError(error, (line) => process.stderr.write(`${line}\n`)));
   }
 }
 

@@ -13,7 +13,7 @@ import type { PreparedCall, ToolCall } from './prepared-call.js';
 import { ToolHostRun } from './tool-host-run.js';
 import type { ToolRegistry } from './registry.js';
 import { SessionState } from './session-state.js';
-import type { ExecuteContext, HostEnvironment, ToolOutput, ToolResult, ToolStatus } from './tool.js';
+import type { ExecuteContext, PrepareContext, HostEnvironment, ToolOutput, ToolResult, ToolStatus } from './tool.js';
 import type { Workspace } from './workspace.js';
 
 export interface ToolHostOptions {
@@ -130,15 +130,7 @@ export class ToolHost {
         const run = tool.run.bind(tool, args);
         return { kind: 'exclusive', call, tool, timeoutMs, requests: [], resources: undefined, summary: undefined, run };
       }
-      const plan = await tool.prepare(args, {
-        callId: call.id,
-        stepId: call.stepId,
-        workspace: this.workspace,
-        host: this.options.environment,
-        signal,
-        timeoutMs,
-        session: this.session,
-      });
+      const plan = await tool.prepare(args, this.prepareContext(call, timeoutMs, signal));
       return { kind: 'planned', call, tool, timeoutMs, ...plan, summary: plan.summary };
     } catch (thrown) {
       return toToolError(thrown, 'invalid_arguments');
@@ -200,7 +192,7 @@ export class ToolHost {
     return this.finish(call, failed(call, error, signal), startedAt);
   }
 
-  private executeContext(call: ToolCall, timeoutMs: number, signal: AbortSignal, deadline: Deadline): ExecuteContext {
+  private prepareContext(call: ToolCall, timeoutMs: number, signal: AbortSignal): PrepareContext {
     return {
       callId: call.id,
       stepId: call.stepId,
@@ -209,6 +201,12 @@ export class ToolHost {
       signal,
       timeoutMs,
       session: this.session,
+    };
+  }
+
+  private executeContext(call: ToolCall, timeoutMs: number, signal: AbortSignal, deadline: Deadline): ExecuteContext {
+    return {
+      ...this.prepareContext(call, timeoutMs, signal),
       withheld: (absolutePath) => this.options.policy.withholdsRead(absolutePath, this.workspace.root),
       progress: (update) => this.emit({ type: 'call_progress', callId: call.id, stepId: call.stepId, ...update }),
       ask: (input) => this.ask(call, input, signal, deadline),

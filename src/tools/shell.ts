@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import { describeRequest } from '../host/capability.js';
 import { defineTool } from '../host/tool.js';
-import { completionOutput } from './process/completion-result.js';
 import { resolveExecutable } from './process/executable.js';
 import { argumentText, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
-import { callWallLimitMs, launchFromRequest, planLaunch } from './process/launch-plan.js';
+import { callWallLimitMs, planLaunch } from './process/launch-plan.js';
 import { shellRequest } from './process/request.js';
-import { processStepResources } from './process/resources.js';
-import { runToCompletion } from './process/run-to-completion.js';
+import { runUntilExit } from './process/run-until-exit.js';
 
 const shellArgs = z.strictObject({
   script: argumentText.min(1).describe('Shell script text, run as `sh -c SCRIPT` (or bash)'),
@@ -38,15 +35,6 @@ export const shellTool = defineTool({
       outputLimitBytes: plan.outputLimitBytes,
       wallLimitMs: callWallLimitMs(args, ctx),
     });
-    return {
-      requests: [request],
-      resources: processStepResources(plan.cwd),
-      summary: describeRequest(request),
-      async execute(run) {
-        const launch = await launchFromRequest(request, plan, args.stdin, run.workspace);
-        const outcome = await runToCompletion(launch, request, run);
-        return completionOutput(`${args.shell} script`, outcome, args.ok_exit_codes, request.wallLimitMs);
-      },
-    };
+    return runUntilExit(request, plan, { label: `${args.shell} script`, stdin: args.stdin, okExitCodes: args.ok_exit_codes });
   },
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { HostError, denialKinds } from '../../host/errors.js';
+import { reportStartupError } from './startup-errors.js';
 import { SecretMasker } from '../../host/masking.js';
 import type { ToolResult } from '../../host/tool.js';
 import { interruptReason } from '../../host/tool-host.js';
@@ -92,11 +93,7 @@ export async function invokeToolCommand(
       await hooks?.finish();
     }
   } catch (error) {
-    if (error instanceof HostError) {
-      stderr(`rho: ${error.message}`);
-      return { exitCode: 2 };
-    }
-    throw error;
+    return { exitCode: reportStartupError(error, stderr) };
   } finally {
     stopListening();
   }

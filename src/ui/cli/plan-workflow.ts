@@ -1,7 +1,6 @@
-import { HostError } from '../../host/errors.js';
 import { openWorkflow } from '../../workflow/launch.js';
 import { planWorkflow, type WorkflowPlan } from '../../workflow/plan.js';
-import { InvalidWorkflowError, formatProblem } from '../../workflow/problems.js';
+import { reportStartupError } from './startup-errors.js';
 import { formatPlan } from '../render/plan-text.js';
 import type { CliEnvironment } from './environment.js';
 import type { RunRequest, RunStreams } from './run-workflow.js';
@@ -32,14 +31,6 @@ export async function planWorkflowCommand(
     if (options.print) for (const line of formatPlan(plan)) streams.stdout.write(`${line}\n`);
     return { exitCode: 0, plan };
   } catch (error) {
-    if (error instanceof InvalidWorkflowError) {
-      for (const problem of error.problems) streams.stderr.write(`${formatProblem(problem)}\n`);
-      return { exitCode: 2 };
-    }
-    if (error instanceof HostError) {
-      streams.stderr.write(`rho: ${error.message}\n`);
-      return { exitCode: 2 };
-    }
-    throw error;
+    return { exitCode: reportStartupError(error, (line) => streams.stderr.write(`${line}\n`)) };
   }
 }

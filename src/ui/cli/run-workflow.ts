@@ -1,9 +1,7 @@
 import path from 'node:path';
-import { HostError, ToolError, denialKinds } from '../../host/errors.js';
 import { SecretMasker } from '../../host/masking.js';
 import { parseDuration } from '../../workflow/duration.js';
 import { launchWorkflow } from '../../workflow/launch.js';
-import { InvalidWorkflowError, formatProblem } from '../../workflow/problems.js';
 import { timeoutReason } from '../../workflow/runner.js';
 import { interruptReason } from '../../host/tool-host.js';
 import { createApprovals } from '../approver/index.js';
@@ -12,6 +10,7 @@ import { createOutputs, type OutputMode } from '../render/choose.js';
 import type { Renderer } from '../render/renderer.js';
 import { canPrompt, type CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
+import { reportStartupError } from './startup-errors.js';
 import { cliHooks } from './run-hooks.js';
 
 export interface RunRequest {
@@ -105,20 +104,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
     });
     return summary.exitCode;
   } catch (error) {
-    if (error instanceof InvalidWorkflowError) {
-      for (const problem of error.problems) stderr.write(`${formatProblem(problem)}\n`);
-      return 2;
-    }
-    if (error instanceof HostError) {
-      stderr.write(`rho: ${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof ToolError) {
-      // Something the run does before its steps failed: starting a declared MCP server.
-      stderr.write(`rho: ${error.message}\n`);
-      return denialKinds.has(error.kind) ? 3 : 1;
-    }
-    throw error;
+    return reportStartupError(error, warn);
   } finally {
     clearTimeout(timer);
     stopListening();

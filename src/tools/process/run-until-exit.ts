@@ -1,0 +1,28 @@
+import { describeRequest, type ProcessRequest, type ShellRequest } from '../../host/capability.js';
+import type { PreparedExecution } from '../../host/tool.js';
+import { completionOutput } from './completion-result.js';
+import { launchFromRequest, type LaunchPlan } from './launch-plan.js';
+import { processStepResources } from './resources.js';
+import { runToCompletion } from './run-to-completion.js';
+
+/**
+ * The prepared execution of a process that runs to completion (`exec`, `shell`): the one
+ * request it makes, shared access to its cwd, and an executor that launches exactly what was
+ * authorized and reports its exit.
+ */
+export function runUntilExit(
+  request: ProcessRequest | ShellRequest,
+  plan: LaunchPlan,
+  options: { label: string; stdin: string | undefined; okExitCodes: readonly number[] },
+): PreparedExecution {
+  return {
+    requests: [request],
+    resources: processStepResources(plan.cwd),
+    summary: describeRequest(request),
+    async execute(run) {
+      const launch = await launchFromRequest(request, plan, options.stdin, run.workspace);
+      const outcome = await runToCompletion(launch, request, run);
+      return completionOutput(options.label, outcome, options.okExitCodes, request.wallLimitMs);
+    },
+  };
+}
