@@ -124,8 +124,27 @@ export function globLiteral(rulePath: string): string {
   return rulePath.replace(/[^\w/.,:=%\u0080-\uffff-]/g, (character) => (character === '\\' ? '[\\\\]' : `\\${character}`));
 }
 
+/**
+ * Subjects of recently matched paths, per workspace root: a request is matched against every
+ * rule, and each asks for the same one or two paths, so the relative path is computed once.
+ */
+const recentSubjects = new Map<string, Map<string, string>>();
+const recentSubjectsLimit = 1024;
+
 /** A path in the form rules are written against: relative inside the workspace, absolute elsewhere. */
 function ruleSubject(absolute: string, workspaceRoot: string): string {
+  let subjects = recentSubjects.get(workspaceRoot);
+  if (!subjects) recentSubjects.set(workspaceRoot, (subjects = new Map()));
+  let subject = subjects.get(absolute);
+  if (subject === undefined) {
+    if (subjects.size >= recentSubjectsLimit) subjects.clear();
+    subject = subjectOf(absolute, workspaceRoot);
+    subjects.set(absolute, subject);
+  }
+  return subject;
+}
+
+function subjectOf(absolute: string, workspaceRoot: string): string {
   const relative = path.relative(workspaceRoot, absolute);
   if (relative === '') return '.';
   if (relative.startsWith('..') || path.isAbsolute(relative)) return absolute;
