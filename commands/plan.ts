@@ -1,6 +1,6 @@
 import { Args, Command } from '@oclif/core';
 import { readCliEnvironment } from '../src/ui/cli/environment.js';
-import { planFlags } from '../src/ui/cli/run-flags.js';
+import { planFlags, planRequestOf } from '../src/ui/cli/run-flags.js';
 import type { WorkflowPlan } from '../src/workflow/plan.js';
 
 export default class Plan extends Command {
@@ -17,15 +17,7 @@ export default class Plan extends Command {
     const { args, flags } = await this.parse(Plan);
     const { planWorkflowCommand } = await import('../src/ui/cli/plan-workflow.js');
     const { exitCode, plan } = await planWorkflowCommand(
-      {
-        file: args.workflow,
-        ...(flags.workspace !== undefined && { workspace: flags.workspace }),
-        ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
-        inputs: flags.input,
-        allow: flags.allow,
-        ask: flags.ask,
-        deny: flags.deny,
-      },
+      planRequestOf(args.workflow, flags),
       readCliEnvironment(),
       { stdout: process.stdout, stderr: process.stderr },
       { print: !this.jsonEnabled() },

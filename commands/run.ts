@@ -1,6 +1,6 @@
 import { Args, Command } from '@oclif/core';
 import { readCliEnvironment } from '../src/ui/cli/environment.js';
-import { runFlags } from '../src/ui/cli/run-flags.js';
+import { planRequestOf, runFlags } from '../src/ui/cli/run-flags.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends Command {
@@ -28,33 +28,14 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const streams = { stdout: process.stdout, stderr: process.stderr };
     if (flags['dry-run']) {
       const { planWorkflowCommand } = await import('../src/ui/cli/plan-workflow.js');
-      const planned = await planWorkflowCommand(
-        {
-          file: args.workflow,
-          ...(flags.workspace !== undefined && { workspace: flags.workspace }),
-          ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
-          inputs: flags.input,
-          allow: flags.allow,
-          ask: flags.ask,
-          deny: flags.deny,
-        },
-        environment,
-        streams,
-        { print: true },
-      );
+      const planned = await planWorkflowCommand(planRequestOf(args.workflow, flags), environment, streams, { print: true });
       if (planned.exitCode !== 0) this.exit(planned.exitCode);
       return;
     }
     const { runWorkflowCommand } = await import('../src/ui/cli/run-workflow.js');
     const code = await runWorkflowCommand(
       {
-        file: args.workflow,
-        ...(flags.workspace !== undefined && { workspace: flags.workspace }),
-        ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
-        inputs: flags.input,
-        allow: flags.allow,
-        ask: flags.ask,
-        deny: flags.deny,
+        ...planRequestOf(args.workflow, flags),
         approve: flags.approve,
         yes: flags.yes,
         noInput: flags['no-input'],

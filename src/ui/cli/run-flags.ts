@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { outputModes } from '../render/choose.js';
+import type { PlanRequest } from './plan-workflow.js';
 
 /** Flags shared by `run`, `plan` and `invoke`: policy rules and scripted approvals. */
 export const policyFlags = {
@@ -46,3 +47,26 @@ export const runFlags = {
   junit: Flags.string({ summary: 'Write a JUnit XML report (one testcase per step) to FILE.', helpValue: 'FILE' }),
   timeout: Flags.string({ summary: 'Whole-run wall limit (90s, 5m); exit 124 when it expires.', helpValue: 'DURATION' }),
 };
+
+/** The values of the plan flags, as oclif parses them. */
+export interface PlanFlagValues {
+  workspace?: string | undefined;
+  'max-parallel'?: number | undefined;
+  input: string[];
+  allow: string[];
+  ask: string[];
+  deny: string[];
+}
+
+/** What `rho plan` and `rho run --dry-run` plan, from their flags. */
+export function planRequestOf(file: string, flags: PlanFlagValues): PlanRequest {
+  return {
+    file,
+    ...(flags.workspace !== undefined && { workspace: flags.workspace }),
+    ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
+    inputs: flags.input,
+    allow: flags.allow,
+    ask: flags.ask,
+    deny: flags.deny,
+  };
+}
