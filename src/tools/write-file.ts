@@ -9,7 +9,7 @@ import { mebibyte, pathArgument } from './files/arguments.js';
 import { rewriteFile } from './files/checked-rewrite.js';
 import { diffableBytes, unifiedDiff } from './files/diff.js';
 import { refuseEntry } from './files/entry-checks.js';
-import { createMissingDirectories, parentIsMissing } from './files/missing-directories.js';
+import { createMissingDirectories, firstMissingDirectory, parentIsMissing } from './files/missing-directories.js';
 import { openResolvedFile, readWhole } from './files/open-file.js';
 import { stageFile } from './files/staged-file.js';
 
@@ -80,7 +80,10 @@ export const writeFileTool = defineTool({
     const content = Buffer.from(args.content, 'utf8');
     return {
       requests: [{ class: 'write', path: resolved }],
-      resources: [exclusive({ kind: 'path', path: resolved.canonical })],
+      resources: [
+        exclusive({ kind: 'path', path: resolved.canonical }),
+        ...(parentIsMissing(resolved) ? [exclusive({ kind: 'path', path: firstMissingDirectory(resolved) })] : []),
+      ],
       summary: `${mode === 'append' ? 'append to' : 'write'} ${shown}`,
       async execute(ectx) {
         await ectx.workspace.revalidate(resolved);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ToolError } from '../host/errors.js';
 import type { HostEvent } from '../host/events.js';
 import type { PreparedCall, ToolCall } from '../host/prepared-call.js';
+import type { Resource } from '../host/resources.js';
 import { Scheduler, validateAsyncPlan, type Declaration, type SlotLease } from '../host/scheduler.js';
 import type { ToolResult } from '../host/tool.js';
 import { interruptReason, type ToolHost } from '../host/tool-host.js';
@@ -263,7 +264,7 @@ async function executeStep(
     prepared = await host.prepare(call, waiting);
     if (waiting.aborted) return neverRuns();
     if (prepared instanceof ToolError) return neverRuns(prepared);
-    if (!sameDeclaration(declarationOf(step, prepared, root), declaration)) {
+    if (!isCoveredBy(declarationOf(step, prepared, root), declaration)) {
       return neverRuns(
         new ToolError('conflict', `step ${step.id}: what it touches resolved differently after the earlier steps it waited for; make it depend on them with needs:`),
       );
@@ -305,11 +306,18 @@ async function waitForEarlierSteps(index: number, scheduler: Scheduler, state: R
   return waitedForConflict;
 }
 
-/** Whether two declarations name the same accesses to the same resources. */
-function sameDeclaration(a: Declaration, b: Declaration): boolean {
-  const comparable = (declaration: Declaration) =>
-    declaration === 'exclusive' ? declaration : JSON.stringify(declaration.map((access) => [access.mode, { ...access.resource }]));
-  return comparable(a) === comparable(b);
+/**
+ * Whether the scheduler, holding `declared`, already keeps apart everything `again` conflicts
+ * with: every access of `again` is to a declared resource, with no stronger mode. (A step that
+ * has nothing left to create declares less than before, never more.)
+ */
+function isCoveredBy(again: Declaration, declared: Declaration): boolean {
+  if (declared === 'exclusive') return true;
+  if (again === 'exclusive') return false;
+  const sameResource = (a: Resource, b: Resource) => JSON.stringify({ ...a }) === JSON.stringify({ ...b });
+  return again.every((access) =>
+    declared.some((held) => sameResource(held.resource, access.resource) && (held.mode === 'exclusive' || access.mode === 'shared')),
+  );
 }
 
 function earlierReleased(state: RunState, index: number): Promise<void>[] {

@@ -8,6 +8,12 @@ export function parentIsMissing(resolved: ResolvedPath): boolean {
   return resolved.state === 'missing' && path.dirname(resolved.canonical) !== resolved.existingAncestor;
 }
 
+/** The outermost directory a write with a missing parent will create (what two such writes race for). */
+export function firstMissingDirectory(resolved: ResolvedPath): string {
+  const [first] = path.relative(resolved.existingAncestor, path.dirname(resolved.canonical)).split(path.sep);
+  return path.join(resolved.existingAncestor, first!);
+}
+
 /**
  * Creates the directories between a missing target's nearest existing parent and the target,
  * one at a time: anything that appears there meanwhile (a symlink above all) makes the call fail
