@@ -42,6 +42,8 @@ export interface HostEnvironment {
   secretNames: readonly string[];
   /** Default environment mode for processes (the workflow's `policy.process_env`). */
   processEnv: import('./capability.js').EnvMode;
+  /** Variables every process gets, set as a step's own `env` is (the workflow's `env:`); a step's `env` wins. */
+  processVariables?: Readonly<Record<string, string>>;
 }
 
 /** Context available while a call is prepared: resolution only, no side effects. */

@@ -21,6 +21,8 @@ export interface HostSettings {
   hostEnv: Readonly<Record<string, string | undefined>>;
   secretNames: readonly string[];
   processEnv: EnvMode;
+  /** The workflow's `env:`, evaluated: given to every process step. */
+  processVariables?: Readonly<Record<string, string>>;
   approver?: Approver;
   questioner?: Questioner;
   gates?: readonly PreToolGate[];
@@ -50,7 +52,12 @@ export async function buildHost(settings: HostSettings): Promise<ToolHost> {
     workspace,
     policy,
     tools: settings.tools,
-    environment: { env: settings.hostEnv, secretNames: settings.secretNames, processEnv: settings.processEnv },
+    environment: {
+      env: settings.hostEnv,
+      secretNames: settings.secretNames,
+      processEnv: settings.processEnv,
+      ...(settings.processVariables && { processVariables: settings.processVariables }),
+    },
     scripted: {
       rules: parseRules(settings.approve),
       yes: settings.yes,

@@ -82,7 +82,12 @@ function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
 }
 
 /** Builds the host a workflow runs in: workspace, policy (file rules joined by flag rules), tools. */
-export function createHost(workflow: CompiledWorkflow, options: Omit<LaunchOptions, 'emit' | 'signal' | 'file' | 'inputs'>, tools: ToolRegistry) {
+export function createHost(
+  workflow: CompiledWorkflow,
+  options: Omit<LaunchOptions, 'emit' | 'signal' | 'file' | 'inputs'>,
+  tools: ToolRegistry,
+  processVariables: Readonly<Record<string, string>> = {},
+) {
   const file = workflow.file;
   const root = options.workspace
     ? path.resolve(options.cwd, options.workspace)
@@ -100,6 +105,7 @@ export function createHost(workflow: CompiledWorkflow, options: Omit<LaunchOptio
     },
     secretNames: file.secrets ?? [],
     processEnv: processEnvMode(file.policy?.process_env),
+    processVariables,
     tools,
   });
 }
@@ -142,11 +148,11 @@ export async function openWorkflow(options: Omit<LaunchOptions, 'emit' | 'signal
   const runId = randomUUID();
   const hooks = options.hooks ? await options.hooks(workflow, runId) : undefined;
   const gates = [...(options.gates ?? []), ...(hooks?.gates ?? [])];
-  const host = await createHost(workflow, { ...options, gates }, extensions.tools);
   const envContext: ExpressionContext = { inputs, steps: {}, env: {}, secrets, run: { failed: false, cancelled: false } };
   const env = Object.fromEntries(
     Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')]),
   );
+  const host = await createHost(workflow, { ...options, gates }, extensions.tools, env);
   return { workflow, host, inputs, secrets, env, maxParallel, servers: extensions.servers, runId, hooks };
 }
 

@@ -63,6 +63,31 @@ steps:
     expect(result.stdout).toMatch(/\[cleanup\] ✔ success/);
   });
 
+  it('gives the workflow env, with expressions evaluated, to process steps (a step env wins)', async () => {
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: env
+inputs:
+  who: { type: string, default: world }
+env:
+  GREETING: "hi \${{ inputs.who }}"
+  PLACE: workflow
+policy:
+  allow: ["process(node)"]
+steps:
+  - id: show
+    tool: exec
+    with:
+      command: node
+      args: ["-e", "console.log(process.env.GREETING + ' from ' + process.env.PLACE)"]
+      env: { PLACE: step }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml', '-i', 'who=rho'], { cwd: dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('[show] hi rho from step');
+  });
+
   it('treats a failure with continue_on_error as success of the run', async () => {
     await writeFiles(dir, {
       'flow.yml': `version: 1

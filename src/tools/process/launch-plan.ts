@@ -32,7 +32,7 @@ export async function resolveWorkingDirectory(requested: string, ctx: PrepareCon
 /** Resolves the cwd and composes the one environment the child will get. */
 export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): Promise<LaunchPlan> {
   const cwd = await resolveWorkingDirectory(options.cwd ?? '.', ctx);
-  const stepEnv = options.env ?? {};
+  const stepEnv = { ...ctx.host.processVariables, ...options.env };
   validateStepEnvironment(stepEnv, ctx.host.secretNames);
   const envMode = ctx.host.processEnv;
   return {
