@@ -88,6 +88,28 @@ steps:
     expect(result.stdout).toContain('[show] hi rho from step');
   });
 
+  it('stops the whole run when --timeout expires (exit 124), cancelling what runs and what waits', async () => {
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: slow
+policy:
+  allow: ["process(node)"]
+steps:
+  - { id: slow, tool: exec, with: { command: node, args: ["-e", "setTimeout(() => {}, 60000)"] } }
+  - { id: after, tool: echo, with: { value: never } }
+`,
+    });
+    const started = Date.now();
+    const result = await runCli(['run', 'flow.yml', '--timeout', '1500ms'], { cwd: dir });
+    expect(result.exitCode).toBe(124);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(result.stdout).toMatch(/\[slow\] (◌ cancelled|⏹ interrupted)/);
+    expect(result.stdout).toMatch(/after .*the run timed out/);
+    const badDuration = await runCli(['run', 'flow.yml', '--timeout', 'soon'], { cwd: dir });
+    expect(badDuration.exitCode).toBe(2);
+    expect(badDuration.stderr).toContain('"soon" is not a duration');
+  });
+
   it('treats a failure with continue_on_error as success of the run', async () => {
     await writeFiles(dir, {
       'flow.yml': `version: 1
