@@ -52,6 +52,8 @@ interface RunState {
   firstFailure: string | undefined;
   firstFailureDenied: boolean;
   records: (StepRecord | undefined)[];
+  /** What expressions see of the finished steps, added to as each is recorded (rebuilding it per step would cost steps²). */
+  finished: ExpressionContext['steps'];
   /** Settles when a step has finished (its result is recorded). */
   done: Promise<void>[];
   /** Settles when a step has declared its resources to the scheduler, or will never run. */
@@ -86,6 +88,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     firstFailure: undefined,
     firstFailureDenied: false,
     records: steps.map(() => undefined),
+    finished: {},
     done: [],
     declared: steps.map(() => new Released()),
     released: steps.map(() => new Released()),
@@ -121,8 +124,11 @@ function exitCodeOf(signal: AbortSignal, state: RunState): number {
 async function runStep(step: CompiledStep, options: RunOptions, state: RunState, scheduler: Scheduler, reporter: OrderedReporter): Promise<void> {
   // One step at a time reads like a script: a step is prepared only after every earlier step,
   // so it sees what they did. With more slots, a step is prepared once its dependencies are done.
+  // At -j1 the step before waited for its own predecessors, so waiting for it alone is enough
+  // (and keeps a long run linear: waiting on every earlier step costs steps² promise reactions).
   const sequential = options.maxParallel === 1 || step.conditionUsesStatus;
-  await Promise.all(sequential ? earlierReleased(state, step.index) : step.dependencies.map((index) => state.done[index]!));
+  const earlier = options.maxParallel === 1 ? state.released.slice(Math.max(0, step.index - 1), step.index).map((r) => r.promise) : earlierReleased(state, step.index);
+  await Promise.all(sequential ? earlier : step.dependencies.map((index) => state.done[index]!));
   // A step's duration is how long it executed; one that never executed counts from when it was ready.
   let startedAt = performance.now();
   const started = () => {
@@ -146,6 +152,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       state.failure.abort(interruptReason);
     }
     state.records[step.index] = complete;
+    state.finished[complete.id] = { status: complete.status, output: complete.output, data: complete.data };
     state.released[step.index]!.release();
     state.declared[step.index]!.release();
     reporter.finished(step.index, {
@@ -351,11 +358,10 @@ function declarationOf(step: CompiledStep, prepared: PreparedCall, root: string)
 }
 
 function expressionContext(options: RunOptions, state: RunState): ExpressionContext {
-  const steps: ExpressionContext['steps'] = {};
-  for (const record of state.records) if (record) steps[record.id] = { status: record.status, output: record.output, data: record.data };
   return {
     inputs: { ...options.inputs },
-    steps,
+    // Shared, not copied: a step evaluates its expressions at once, before any other step finishes.
+    steps: state.finished,
     env: { ...options.env },
     secrets: { ...options.secrets },
     run: { failed: state.failed, cancelled: options.signal.aborted },
