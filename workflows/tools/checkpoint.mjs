@@ -5,8 +5,7 @@
 // it starts, and no later step starts until it has finished. It asks for its write as it goes
 // (`ctx.authorize`), so the workflow's policy still decides.
 import { appendFile } from 'node:fs/promises';
-import { defineTool } from 'rho';
-import { z } from 'zod';
+import { defineTool, z } from 'rho';
 
 export default defineTool({
   name: 'checkpoint',
