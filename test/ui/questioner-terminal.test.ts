@@ -26,11 +26,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  let socketPath: string | undefined;
   try {
+    socketPath = tmux('display-message', '-p', '#{socket_path}').trim();
     tmux('kill-server');
   } catch {
     // Every session already ended, so the server is gone.
   }
+  // tmux leaves its socket file behind when the server exits.
+  await rm(socketPath ?? path.join(os.tmpdir(), `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
   await rm(dir, { recursive: true, force: true });
 });
 
