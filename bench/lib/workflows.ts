@@ -1,0 +1,56 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** The workflow files the benchmarks run, written into a scratch directory. */
+
+function workflow(name: string, allow: readonly string[], steps: readonly string[]): string {
+  const policy = allow.length > 0 ? `policy:\n  allow: [${allow.map((rule) => JSON.stringify(rule)).join(', ')}]\n` : '';
+  return `version: 1\nname: ${name}\n${policy}steps:\n${steps.join('')}`;
+}
+
+const echoStep = (index: number) => `  - id: s${index}\n    tool: echo\n    with: { value: "step ${index}" }\n`;
+
+const execStep = (index: number, command: string, args: readonly string[]) =>
+  `  - id: s${index}\n    tool: exec\n    with: { command: ${JSON.stringify(command)}, args: ${JSON.stringify(args)} }\n`;
+
+const range = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
+
+/** `count` independent echo steps: no capability, no process, only rho's own path. */
+export async function writeEchoWorkflow(dir: string, count: number): Promise<string> {
+  const file = path.join(dir, `echo-${count}.yml`);
+  await writeFile(file, workflow(`echo-${count}`, [], range(count).map(echoStep)));
+  return file;
+}
+
+/** `count` steps each running `command args…` through the exec tool, allowed by one rule. */
+export async function writeExecWorkflow(dir: string, label: string, count: number, command: string, args: readonly string[]): Promise<string> {
+  const file = path.join(dir, `${label}-${count}.yml`);
+  await writeFile(file, workflow(`${label}-${count}`, [`process(${command})`], range(count).map((index) => execStep(index, command, args))));
+  return file;
+}
+
+/** A Makefile whose `all` target depends on `count` targets each running `recipe`. */
+export async function writeMakefile(dir: string, label: string, count: number, recipe: string): Promise<string> {
+  const file = path.join(dir, `${label}-${count}.mk`);
+  const targets = range(count).map((index) => `t${index}`);
+  const rules = targets.map((target) => `${target}:\n\t@${recipe}\n`).join('');
+  await writeFile(file, `.PHONY: all ${targets.join(' ')}\nall: ${targets.join(' ')}\n${rules}`);
+  return file;
+}
+
+/** A zx script running `command` `count` times in sequence (zx is imported by URL: the script lives outside the repo). */
+export async function writeZxScript(dir: string, label: string, count: number, command: string): Promise<string> {
+  const file = path.join(dir, `zx-${label}-${count}.mjs`);
+  await writeFile(file, `import { $ } from '${import.meta.resolve('zx')}';\n$.verbose = false;\nfor (let i = 0; i < ${count}; i++) await $\`${command}\`;\n`);
+  return file;
+}
+
+/** A plain Node script running `command` `count` times in sequence with child_process. */
+export async function writeNodeLoop(dir: string, label: string, count: number, command: string): Promise<string> {
+  const file = path.join(dir, `node-${label}-${count}.mjs`);
+  await writeFile(
+    file,
+    `import { spawnSync } from 'node:child_process';\nfor (let i = 0; i < ${count}; i++) spawnSync(${JSON.stringify(command)}, { stdio: 'inherit' });\n`,
+  );
+  return file;
+}

@@ -1,0 +1,115 @@
+/**
+ * `npm run bench` runs every benchmark and writes bench/results/{full,quick}.{md,json}.
+ * `npm run bench -- --quick` (or BENCH_QUICK=1): small sizes, few runs, targets not enforced.
+ * `--only start-up,policy` runs some suites. See bench/README.md.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { BenchContext } from './lib/context.js';
+import { currentLoad, repoRoot } from './lib/environment.js';
+import { markdownTable, verdict, type SuiteResult } from './lib/figures.js';
+import { ensureHyperfine } from './lib/hyperfine.js';
+import { outputSuite } from './suites/output.js';
+import { parallelSuite } from './suites/parallel.js';
+import { policySizes, policySuite } from './suites/policy.js';
+import { processesSuite } from './suites/processes.js';
+import { schedulerSizes, schedulerSuite } from './suites/scheduler.js';
+import { startupSuite } from './suites/startup.js';
+import { stepPathSizes, stepPathSuite } from './suites/step-path.js';
+
+interface Suite {
+  name: string;
+  /** Runs whole processes through hyperfine. */
+  wholeProcess: boolean;
+  run(context: BenchContext): Promise<SuiteResult>;
+}
+
+const mode = (context: BenchContext) => (context.quick ? 'quick' : 'full');
+
+const suites: Suite[] = [
+  { name: 'policy', wholeProcess: false, run: (context) => policySuite(policySizes[mode(context)]) },
+  { name: 'scheduler', wholeProcess: false, run: (context) => schedulerSuite(schedulerSizes[mode(context)]) },
+  { name: 'step path', wholeProcess: false, run: (context) => stepPathSuite(context, stepPathSizes[mode(context)]) },
+  { name: 'start-up', wholeProcess: true, run: startupSuite },
+  { name: 'processes', wholeProcess: true, run: processesSuite },
+  { name: 'parallel', wholeProcess: true, run: parallelSuite },
+  { name: 'output', wholeProcess: true, run: outputSuite },
+];
+
+function parseArguments(argv: readonly string[]) {
+  const quick = argv.includes('--quick') || ['1', 'true'].includes(process.env.BENCH_QUICK ?? '');
+  const onlyAt = argv.indexOf('--only');
+  const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',').map((name) => name.trim()) : undefined;
+  const unknown = only?.filter((name) => !suites.some((suite) => suite.name === name)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown suite(s) ${unknown.join(', ')}; known: ${suites.map((suite) => suite.name).join(', ')}`);
+  return { quick, only };
+}
+
+function machine() {
+  const uptime = spawnSync('uptime', { encoding: 'utf8' }).stdout?.trim();
+  return { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', uptime };
+}
+
+async function main(): Promise<number> {
+  const { quick, only } = parseArguments(process.argv.slice(2));
+  // Every process measured here starts without it (see lib/environment.ts).
+  delete process.env.NODE_EXTRA_CA_CERTS;
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const selected = suites.filter((suite) => !only || only.includes(suite.name));
+  const canRunProcesses = !selected.some((suite) => suite.wholeProcess) || ensureHyperfine(log);
+  const dir = await mkdtemp(path.join(tmpdir(), 'rho-bench-'));
+  const context: BenchContext = { quick, dir, log };
+  const results: SuiteResult[] = [];
+  const skipped: string[] = [];
+  const startedAt = new Date();
+  const loadBefore = currentLoad();
+  try {
+    for (const suite of selected) {
+      if (suite.wholeProcess && !canRunProcesses) {
+        skipped.push(suite.name);
+        continue;
+      }
+      log(`bench: ${suite.name} (${quick ? 'quick' : 'full'}; load ${currentLoad().join(' ')})`);
+      results.push(await suite.run(context));
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const header = {
+    mode: quick ? 'quick' : 'full',
+    date: startedAt.toISOString(),
+    machine: machine(),
+    loadBefore,
+    loadAfter: currentLoad(),
+    skipped,
+  };
+  const table = markdownTable(results, { enforce: !quick });
+  const heading = [
+    `# rho bench (${header.mode}), ${header.date}`,
+    '',
+    `Node ${header.machine.node}, ${header.machine.cpus} × ${header.machine.cpuModel}; load average before ${loadBefore.join(' ')}, after ${header.loadAfter.join(' ')}.`,
+    'Medians; every figure is a ratio to a floor or a peer measured in the same run, or a marginal cost.',
+    '',
+  ].join('\n');
+  const resultsDir = path.join(repoRoot, 'bench', 'results');
+  await mkdir(resultsDir, { recursive: true });
+  await writeFile(path.join(resultsDir, `${header.mode}.md`), `${heading}\n${table}`);
+  await writeFile(path.join(resultsDir, `${header.mode}.json`), `${JSON.stringify({ ...header, results }, null, 2)}\n`);
+  process.stdout.write(`${heading}\n${table}`);
+  log(`bench: wrote bench/results/${header.mode}.md and .json`);
+  if (skipped.length > 0) {
+    log(`bench: skipped ${skipped.join(', ')} (hyperfine missing, see above)`);
+    return 1;
+  }
+  const missed = results.flatMap((result) => result.figures).filter((figure) => verdict(figure) === 'missed');
+  if (missed.length > 0 && !quick) {
+    log(`bench: ${missed.length} target(s) missed:\n${missed.map((figure) => `  ${figure.suite}: ${figure.name}`).join('\n')}`);
+    return 1;
+  }
+  return 0;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,40 @@
+import { concurrentlyBin, repetitions, rhoCommand, type BenchContext } from '../lib/context.js';
+import type { Figure, SuiteResult } from '../lib/figures.js';
+import { measureWithLoad, medianOf, type Command } from '../lib/hyperfine.js';
+import { formatNumber, marginal } from '../lib/stats.js';
+import { writeExecWorkflow, writeMakefile, writeNodeLoop, writeZxScript } from '../lib/workflows.js';
+
+/**
+ * Process steps: `true` run N times in sequence by each tool. The figure is the marginal cost
+ * per process, (time at N − time at 1) / (N − 1), so each tool's own start-up cancels out.
+ */
+export async function processesSuite(context: BenchContext): Promise<SuiteResult> {
+  const large = context.quick ? 10 : 200;
+  const tools: { tool: string; at: (count: number) => Promise<string> }[] = [
+    { tool: 'make', at: async (count) => `make -s -f ${await writeMakefile(context.dir, 'true', count, 'true')}` },
+    { tool: 'bash loop', at: async (count) => `bash -c 'for i in $(seq ${count}); do /bin/true; done'` },
+    { tool: 'node child_process loop', at: async (count) => `node ${await writeNodeLoop(context.dir, 'true', count, 'true')}` },
+    { tool: 'zx', at: async (count) => `node ${await writeZxScript(context.dir, 'true', count, 'true')}` },
+    { tool: 'concurrently', at: async (count) => `${concurrentlyBin} --raw -m 1 ${Array(count).fill('true').join(' ')}` },
+    { tool: 'rho (exec true)', at: async (count) => rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', count, 'true', [])} --output plain`) },
+  ];
+  const commands: Command[] = [];
+  for (const { tool, at } of tools) {
+    commands.push({ name: `${tool} ×1`, command: await at(1) }, { name: `${tool} ×${large}`, command: await at(large) });
+  }
+  const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 5, rounds: 4 }), cwd: context.dir });
+  const figures: Figure[] = tools.map(({ tool }) => {
+    const one = medianOf(raw.measurements, `${tool} ×1`);
+    const many = medianOf(raw.measurements, `${tool} ×${large}`);
+    const isRho = tool.startsWith('rho');
+    return {
+      suite: 'processes',
+      name: `${tool}: marginal cost per process (1 → ${large} sequential)`,
+      value: marginal({ size: 1, time: one }, { size: large, time: many }),
+      unit: 'ms/step',
+      basis: `${formatNumber(many)} ms − ${formatNumber(one)} ms`,
+      ...(isRho && { target: { limit: 2.5, text: '≤ 2.5 ms' } }),
+    };
+  });
+  return { suite: 'processes', figures, raw, notes: [] };
+}

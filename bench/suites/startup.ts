@@ -1,0 +1,47 @@
+import { concurrentlyBin, repetitions, rhoCommand, type BenchContext } from '../lib/context.js';
+import type { SuiteResult } from '../lib/figures.js';
+import { measureWithLoad, medianOf } from '../lib/hyperfine.js';
+import { formatNumber } from '../lib/stats.js';
+import { writeEchoWorkflow, writeMakefile, writeZxScript } from '../lib/workflows.js';
+
+/**
+ * Start-up: the whole process for the smallest useful thing, as a ratio to `node -e 0` measured
+ * in the same rounds. Peers run one `true`.
+ */
+export async function startupSuite(context: BenchContext): Promise<SuiteResult> {
+  const oneEcho = await writeEchoWorkflow(context.dir, 1);
+  const makefile = await writeMakefile(context.dir, 'true', 1, 'true');
+  const zxScript = await writeZxScript(context.dir, 'true', 1, 'true');
+  const commands = [
+    { name: 'node -e 0', command: 'node -e 0' },
+    { name: 'rho --version', command: rhoCommand('--version') },
+    { name: 'rho run (one echo step)', command: rhoCommand(`run ${oneEcho} --output plain`) },
+    { name: 'make (one true)', command: `make -s -f ${makefile}` },
+    { name: 'zx (one true)', command: `node ${zxScript}` },
+    { name: 'concurrently (one true)', command: `${concurrentlyBin} --raw true` },
+  ];
+  const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 10, rounds: 4 }), cwd: context.dir });
+  const floor = medianOf(raw.measurements, 'node -e 0');
+  const ratio = (name: string) => medianOf(raw.measurements, name) / floor;
+  const basis = (name: string) => `${formatNumber(medianOf(raw.measurements, name))} ms / ${formatNumber(floor)} ms`;
+  const figure = (name: string, target?: { limit: number; text: string }) => ({
+    suite: 'start-up',
+    name: `${name} ÷ node -e 0`,
+    value: ratio(name),
+    unit: '×',
+    basis: basis(name),
+    ...(target && { target }),
+  });
+  return {
+    suite: 'start-up',
+    figures: [
+      figure('rho --version', { limit: 3, text: '≤ 3' }),
+      figure('rho run (one echo step)', { limit: 4, text: '≤ 4' }),
+      figure('make (one true)'),
+      figure('zx (one true)'),
+      figure('concurrently (one true)'),
+    ],
+    raw,
+    notes: [],
+  };
+}

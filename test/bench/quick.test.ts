@@ -1,0 +1,57 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markdownTable, verdict, type SuiteResult } from '../../bench/lib/figures.js';
+import { marginal, median } from '../../bench/lib/stats.js';
+import { policySuite } from '../../bench/suites/policy.js';
+import { schedulerSuite } from '../../bench/suites/scheduler.js';
+import { stepPathSuite } from '../../bench/suites/step-path.js';
+
+// The in-process benchmarks at tiny sizes, so they cannot rot; `npm run bench` runs them for real.
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'rho-bench-test-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function expectUsable(result: SuiteResult, targets: number): void {
+  expect(result.figures.length).toBeGreaterThan(0);
+  for (const figure of result.figures) expect(Number.isFinite(figure.value), `${figure.name} = ${figure.value}`).toBe(true);
+  expect(result.figures.filter((figure) => figure.target)).toHaveLength(targets);
+  const table = markdownTable([result], { enforce: false });
+  for (const figure of result.figures) expect(table).toContain(figure.name);
+}
+
+describe('bench quick mode', () => {
+  it('computes medians and marginal costs', () => {
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(marginal({ size: 1, time: 12 }, { size: 201, time: 512 })).toBe(2.5);
+  });
+
+  it('policy: evaluates every request against both rule sets', async () => {
+    const result = await policySuite({ requests: 100, rules: [5, 50], iterations: 1 });
+    expectUsable(result, 1);
+    const decisions = result.raw['decisions'] as Record<string, number>;
+    // Every call of a task decides all 100 requests, whatever tinybench's count of warm-up calls.
+    const total = decisions['allow']! + decisions['ask']! + decisions['deny']!;
+    expect(total).toBeGreaterThanOrEqual(100 * 2);
+    expect(total % 100).toBe(0);
+    expect(decisions['allow']).toBeGreaterThan(0);
+    expect(decisions['deny']).toBeGreaterThan(0);
+  });
+
+  it('scheduler: schedules random declarations to completion', async () => {
+    const result = await schedulerSuite({ steps: [50, 500], maxParallel: 4, iterations: 1 });
+    expectUsable(result, 1);
+  });
+
+  it('step path: runs echo workflows through the CLI path', async () => {
+    const result = await stepPathSuite({ dir }, { steps: [1, 5, 50], iterations: 1, measureRss: false });
+    expectUsable(result, 2);
+    expect(result.figures.map(verdict)).not.toContain('no target');
+  });
+});
