@@ -31,6 +31,16 @@ async function drained(stream: Readable): Promise<void> {
   await once(stream, 'close').catch(() => undefined);
 }
 
+let execaLoading: Promise<typeof import('execa')> | undefined;
+
+/**
+ * Loads execa once, on first use rather than with every run (it costs about one Node start).
+ * Preparing a process call starts the load, so it overlaps authorization and scheduling.
+ */
+export function loadExeca(): Promise<typeof import('execa')> {
+  return (execaLoading ??= import('execa'));
+}
+
 /**
  * A started child that leads its own process group. The group is what gets stopped, so
  * grandchildren go with it. `finished` settles when the child has exited, anything it left in
@@ -55,8 +65,7 @@ export class ProcessGroup {
    * listeners before yielding to the event loop: execa lets unread pipes flow on the next turn.
    */
   static async spawn(launch: ProcessLaunch): Promise<ProcessGroup> {
-    // execa loads with the first process a run starts, not with every run.
-    const { execa } = await import('execa');
+    const { execa } = await loadExeca();
     const subprocess = execa(launch.file, [...launch.args], {
       cwd: launch.cwd,
       env: launch.env,
