@@ -9,6 +9,9 @@ let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await makeTempDir('rho-parallel-')));
 afterEach(() => cleanup());
 
+/** The CLI starts slowly while other suites load the machine. */
+const cliTimeoutMs = 60_000;
+
 type Event = { type: string; seq: number; stepId?: string; [key: string]: unknown };
 
 function parseEvents(stdout: string): Event[] {
@@ -29,10 +32,10 @@ describe('parallel runs (end to end)', () => {
   // The bound is on the run's own wall time (8 s one by one). Other suites share this machine's
   // two cores, so a starved attempt may be retried; every attempt must still show all eight
   // steps started before the first one finished.
-  it('runs 8 independent `sleep 1` steps at -j 8 in under 2 seconds', { timeout: 60_000, retry: 2 }, async () => {
+  it('runs 8 independent `sleep 1` steps at -j 8 in under 2 seconds', { timeout: 120_000, retry: 2 }, async () => {
     const steps = Array.from({ length: 8 }, (_, n) => `  - { id: sleep${n + 1}, tool: exec, with: { command: sleep, args: ["1"] } }`);
     await writeFiles(dir, { 'flow.yml': `version: 1\nname: sleepers\npolicy:\n  allow: ["process(sleep)"]\nsteps:\n${steps.join('\n')}\n` });
-    const result = await runCli(['run', 'flow.yml', '-j', '8', '--output', 'json'], { cwd: dir });
+    const result = await runCli(['run', 'flow.yml', '-j', '8', '--output', 'json'], { cwd: dir, timeoutMs: cliTimeoutMs });
     expect(result.exitCode).toBe(0);
     const events = parseEvents(result.stdout);
     const finished = events.find((event) => event.type === 'run_finished')!;
@@ -43,13 +46,13 @@ describe('parallel runs (end to end)', () => {
     expect(events.filter((event) => event.type === 'step_started' && event.seq < firstFinish)).toHaveLength(8);
   });
 
-  it('never overlaps writes to the same file and lands them in model order', { timeout: 60_000 }, async () => {
+  it('never overlaps writes to the same file and lands them in model order', { timeout: 120_000 }, async () => {
     const appends = (file: string, words: string[]) =>
       words.map((word) => `  - { id: ${file}_${word}, tool: write_file, with: { path: out/${file}.txt, content: "${word}\\n", mode: append, create_dirs: true } }`);
     const steps = [...appends('one', ['first', 'second', 'third']), ...appends('two', ['alpha', 'beta'])];
     // out/ exists, so the two files are independent (writes that create the same directory wait for each other).
     await writeFiles(dir, { 'out/.keep': '', 'flow.yml': `version: 1\nname: writes\nmax_parallel: 4\npolicy:\n  allow: ["write(out/**)"]\nsteps:\n${steps.join('\n')}\n` });
-    const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir });
+    const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, timeoutMs: cliTimeoutMs });
     expect(result.exitCode).toBe(0);
     expect(await readFile(path.join(dir, 'out/one.txt'), 'utf8')).toBe('first\nsecond\nthird\n');
     expect(await readFile(path.join(dir, 'out/two.txt'), 'utf8')).toBe('alpha\nbeta\n');
@@ -62,17 +65,17 @@ describe('parallel runs (end to end)', () => {
     expect(seqOf(events, 'step_started', 'two_alpha')).toBeLessThan(seqOf(events, 'step_finished', 'one_third'));
   });
 
-  it('lets writes that create the same new directory wait for each other instead of failing', { timeout: 60_000 }, async () => {
+  it('lets writes that create the same new directory wait for each other instead of failing', { timeout: 120_000 }, async () => {
     const steps = ['a', 'b', 'c'].map((name) => `  - { id: ${name}, tool: write_file, with: { path: new/dir/${name}.txt, content: ${name}, create_dirs: true } }`);
     await writeFiles(dir, { 'flow.yml': `version: 1\nname: dirs\nmax_parallel: 3\npolicy:\n  allow: ["write(new/**)"]\nsteps:\n${steps.join('\n')}\n` });
-    const result = await runCli(['run', 'flow.yml'], { cwd: dir });
+    const result = await runCli(['run', 'flow.yml'], { cwd: dir, timeoutMs: cliTimeoutMs });
     expect(result.stdout).toMatch(/Result: exit 0 \(3 success\)/);
     expect(result.exitCode).toBe(0);
     for (const name of ['a', 'b', 'c']) expect(await readFile(path.join(dir, `new/dir/${name}.txt`), 'utf8')).toBe(name);
   });
 
-  it('runs workflows/parallel.yml: independent steps together, a conflict in order, the exclusive step as a barrier', { timeout: 60_000 }, async () => {
-    const result = await runCli(['run', path.join(repoRoot, 'workflows/parallel.yml'), '-w', dir, '--output', 'json'], { cwd: dir });
+  it('runs workflows/parallel.yml: independent steps together, a conflict in order, the exclusive step as a barrier', { timeout: 120_000 }, async () => {
+    const result = await runCli(['run', path.join(repoRoot, 'workflows/parallel.yml'), '-w', dir, '--output', 'json'], { cwd: dir, timeoutMs: cliTimeoutMs });
     expect(result.exitCode).toBe(0);
     expect(await readFile(path.join(dir, 'out/log.txt'), 'utf8')).toBe('start\nmore\ncheckpoint\nend\n');
     expect(await readFile(path.join(dir, 'reports/lint.txt'), 'utf8')).toBe('lint passed\n');
@@ -97,8 +100,8 @@ describe('parallel runs (end to end)', () => {
     ]);
   });
 
-  it('rho plan explains workflows/parallel.yml without running it', { timeout: 60_000 }, async () => {
-    const result = await runCli(['plan', path.join(repoRoot, 'workflows/parallel.yml'), '-w', dir], { cwd: dir });
+  it('rho plan explains workflows/parallel.yml without running it', { timeout: 120_000 }, async () => {
+    const result = await runCli(['plan', path.join(repoRoot, 'workflows/parallel.yml'), '-w', dir], { cwd: dir, timeoutMs: cliTimeoutMs });
     expect(result.exitCode).toBe(0);
     const text = result.stdout;
     expect(text).toContain('Plan for parallel (max_parallel 4); nothing was run.');
@@ -127,7 +130,7 @@ describe('parallel runs (end to end)', () => {
       '  note: this tool cannot declare its requests in advance: it asks for what it needs while it runs',
     ]);
     expect(section('log_end')[1]).toBe('  waits for: checkpoint (exclusive step: a barrier in model order)');
-    const dry = await runCli(['run', path.join(repoRoot, 'workflows/parallel.yml'), '-w', dir, '--dry-run'], { cwd: dir });
+    const dry = await runCli(['run', path.join(repoRoot, 'workflows/parallel.yml'), '-w', dir, '--dry-run'], { cwd: dir, timeoutMs: cliTimeoutMs });
     expect(dry.stdout).toBe(text);
     await expect(readFile(path.join(dir, 'out/log.txt'))).rejects.toThrow();
   });
