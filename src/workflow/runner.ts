@@ -9,6 +9,7 @@ import { interruptReason, type ToolHost } from '../host/tool-host.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import { stepStatuses, type RunEvent, type StepError, type StepStatus } from './events.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
+import { DeclaredPrefix } from './declared-prefix.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import { parseStepResources } from './step-resources.js';
@@ -56,8 +57,8 @@ interface RunState {
   finished: ExpressionContext['steps'];
   /** Settles when a step has finished (its result is recorded). */
   done: Promise<void>[];
-  /** Settles when a step has declared its resources to the scheduler, or will never run. */
-  declared: Released[];
+  /** Which steps, in model order, have declared their resources to the scheduler or will never run. */
+  declared: DeclaredPrefix;
   /** Settles when a step no longer holds later steps back: when it finished, or once it runs detached. */
   released: Released[];
   /** Aborted at the run's first failure: steps that have not started stop waiting, detached steps are interrupted. */
@@ -90,7 +91,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     records: steps.map(() => undefined),
     finished: {},
     done: [],
-    declared: steps.map(() => new Released()),
+    declared: new DeclaredPrefix(steps.length),
     released: steps.map(() => new Released()),
     failure: new AbortController(),
   };
@@ -154,7 +155,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     state.records[step.index] = complete;
     state.finished[complete.id] = { status: complete.status, output: complete.output, data: complete.data };
     state.released[step.index]!.release();
-    state.declared[step.index]!.release();
+    state.declared.mark(step.index);
     reporter.finished(step.index, {
       type: 'step_finished',
       stepId: step.id,
@@ -263,7 +264,7 @@ async function executeStep(
   const detachProblem = step.async ? validateAsyncPlan(declaration) : undefined;
   if (detachProblem) return neverRuns(new ToolError('unsupported', `step ${step.id} cannot run detached: ${detachProblem}`));
   scheduler.declare(step.index, declaration);
-  state.declared[step.index]!.release();
+  state.declared.mark(step.index);
 
   if ((await waitForEarlierSteps(step.index, scheduler, state, waiting)) && prepared.kind === 'planned') {
     // An earlier step that touches what this one touches has finished since it was prepared:
@@ -302,13 +303,15 @@ async function executeStep(
 /**
  * Waits, holding no slot, until every earlier step is declared and none that conflicts with
  * this one is unfinished (what is left to wait for is a slot). Returns whether it waited for a
- * conflicting or exclusive step, whose effects the step has not seen.
+ * conflicting or exclusive step, whose effects the step has not seen. Each wait is for the
+ * nearest earlier step that holds this one back, so a chain of conflicts costs one wait a step.
  */
 async function waitForEarlierSteps(index: number, scheduler: Scheduler, state: RunState, signal: AbortSignal): Promise<boolean> {
+  await state.declared.before(index);
   let waitedForConflict = false;
   for (let reason = scheduler.waitReason(index); reason && reason.kind !== 'slot' && !signal.aborted; reason = scheduler.waitReason(index)) {
-    if (reason.kind !== 'undeclared') waitedForConflict = true;
-    await (reason.kind === 'undeclared' ? state.declared[reason.index]!.promise : state.done[reason.index]);
+    waitedForConflict = true;
+    await state.done[reason.index];
   }
   return waitedForConflict;
 }
