@@ -1,9 +1,12 @@
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
+import { createRequire } from 'node:module';
 import { looksBinary } from './content.js';
 
 /** Larger inputs get no diff: computing and showing it would cost more than it tells. */
 export const diffableBytes = 512 * 1024;
 const diffTimeoutMs = 500;
+
+/** The diff library loads with the first diff shown, not with every run (diff is synchronous, so through its CommonJS build). */
+const require = createRequire(import.meta.url);
 
 /**
  * A unified diff for display (`metadata.diff`), or a one-line note when the content is binary,
@@ -12,6 +15,7 @@ const diffTimeoutMs = 500;
 export function unifiedDiff(shown: string, before: Buffer | undefined, after: Buffer): string {
   if ((before && looksBinary(before)) || looksBinary(after)) return `(binary content: no diff for ${shown})`;
   if ((before?.length ?? 0) + after.length > diffableBytes) return `(no diff for ${shown}: more than ${diffableBytes} bytes)`;
+  const { createTwoFilesPatch, FILE_HEADERS_ONLY } = require('diff') as typeof import('diff');
   const patch = createTwoFilesPatch(
     before ? `a/${shown}` : '/dev/null',
     `b/${shown}`,

@@ -1,5 +1,4 @@
 import type { EventEmitter } from 'node:events';
-import Enquirer from 'enquirer';
 import type { ApprovalAnswer } from '../../host/approval.js';
 import type { PromptTerminal } from '../questioner/index.js';
 
@@ -8,7 +7,7 @@ interface SelectPrompt extends EventEmitter {
   run(): Promise<unknown>;
   cancel(): Promise<void>;
 }
-const { Select } = Enquirer as unknown as { Select: new (options: Record<string, unknown>) => SelectPrompt };
+type SelectClass = new (options: Record<string, unknown>) => SelectPrompt;
 
 /** How a prompt ended: an answer, or Ctrl-C (which interrupts the whole run). */
 export type PromptEnding = ApprovalAnswer | 'interrupt';
@@ -30,6 +29,8 @@ interface Keypress {
  * it ends as `deny`). Nothing is left on the terminal waiting for a key.
  */
 export async function promptForApproval(terminal: PromptTerminal, header: string, signal: AbortSignal): Promise<PromptEnding> {
+  // enquirer loads only when a prompt is shown, not with every run.
+  const { Select } = (await import('enquirer')).default as unknown as { Select: SelectClass };
   if (signal.aborted) return 'deny';
   let lastKey: Keypress = {};
   const prompt = new Select({

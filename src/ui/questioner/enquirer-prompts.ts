@@ -1,5 +1,4 @@
 import type { EventEmitter } from 'node:events';
-import Enquirer from 'enquirer';
 import { ToolError } from '../../host/errors.js';
 import { answerProblem, type Answer, type HostInputRequest, type Question } from '../../host/host-input.js';
 import { Countdown } from './countdown.js';
@@ -20,7 +19,7 @@ interface Prompt extends EventEmitter {
   cancel(): Promise<void>;
 }
 type PromptClass = new (options: Record<string, unknown>) => Prompt;
-const prompts = Enquirer as unknown as Record<'Input' | 'Password' | 'Select' | 'MultiSelect' | 'Confirm', PromptClass>;
+type PromptClasses = Record<'Input' | 'Password' | 'Select' | 'MultiSelect' | 'Confirm', PromptClass>;
 
 /** How a form ended: answered, the countdown expired untouched, or Ctrl-C (which interrupts the whole run). */
 export type PromptOutcome = { kind: 'answered'; answers: Record<string, Answer> } | { kind: 'expired' } | { kind: 'interrupted' };
@@ -36,7 +35,7 @@ function answerOf(question: Question, value: unknown): Answer | undefined {
   return value as Answer;
 }
 
-function promptOptions(question: Question, terminal: PromptTerminal, message: string): { type: keyof typeof prompts; options: Record<string, unknown> } {
+function promptOptions(question: Question, terminal: PromptTerminal, message: string): { type: keyof PromptClasses; options: Record<string, unknown> } {
   const base = {
     name: question.id,
     message,
@@ -100,6 +99,8 @@ export async function promptForAnswers(
   mask: (text: string) => string = (text) => text,
 ): Promise<PromptOutcome> {
   return terminal.lock.run(async () => {
+    // enquirer loads only when a form is shown, not with every run.
+    const prompts = (await import('enquirer')).default as unknown as PromptClasses;
     const answers: Record<string, Answer> = {};
     let active: Prompt | undefined;
     const countdown =
