@@ -209,7 +209,8 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
 
 /** How an executed step is recorded. A detached step the run stopped (failure, timeout, interrupt) is `interrupted`. */
 function executedRecord(step: CompiledStep, result: ToolResult, signal: AbortSignal, state: RunState) {
-  const stoppedWhileDetached = step.async && (result.status === 'interrupted' || result.status === 'cancelled');
+  const stoppedByRun = signal.aborted || state.failed;
+  const stoppedWhileDetached = step.async && stoppedByRun && (result.status === 'interrupted' || result.status === 'cancelled');
   return {
     status: stoppedWhileDetached ? ('interrupted' as const) : result.status,
     output: result.output?.text ?? '',
