@@ -28,6 +28,13 @@ export interface ToolHostOptions {
   onEvent?: EventSink;
 }
 
+export interface ExecuteOptions {
+  /** When the call's clock started (before preparation), for its reported duration. */
+  startedAt?: number;
+  /** The call runs detached (an `async: true` step): nobody waits on it, so it may not ask questions. */
+  detached?: boolean;
+}
+
 /** Why a signal was aborted: an interrupt (SIGINT) is reported differently from a cancellation. */
 export const interruptReason = 'interrupt';
 
@@ -115,7 +122,7 @@ export class ToolHost {
     if (prepared instanceof ToolError) return this.reportFailure(call, prepared, signal, startedAt);
     const denial = await this.authorize(prepared, signal);
     if (denial) return this.reportFailure(call, denial, signal, startedAt);
-    return this.execute(prepared, signal, startedAt);
+    return this.execute(prepared, signal, { startedAt });
   }
 
   /** Parses and resolves a call once; returns the typed error instead of throwing. */
@@ -163,13 +170,14 @@ export class ToolHost {
   }
 
   /** Executes an authorized call under its wall limit and reports its result. */
-  async execute(prepared: PreparedCall, signal: AbortSignal, startedAt = performance.now()): Promise<ToolResult> {
+  async execute(prepared: PreparedCall, signal: AbortSignal, options: ExecuteOptions = {}): Promise<ToolResult> {
     const { call } = prepared;
+    const startedAt = options.startedAt ?? performance.now();
     if (signal.aborted) return this.reportFailure(call, new ToolError('cancelled', `${call.tool} was cancelled before it started`), signal, startedAt);
     this.emit({ type: 'call_started', callId: call.id, stepId: call.stepId, tool: call.tool });
     const deadline = new Deadline(prepared.timeoutMs);
     const callSignal = AbortSignal.any([signal, deadline.signal]);
-    const context = this.executeContext(call, prepared.timeoutMs, callSignal, deadline);
+    const context = this.executeContext(call, prepared.timeoutMs, callSignal, deadline, options.detached ?? false);
     try {
       const work =
         prepared.kind === 'planned'
@@ -204,12 +212,15 @@ export class ToolHost {
     };
   }
 
-  private executeContext(call: ToolCall, timeoutMs: number, signal: AbortSignal, deadline: Deadline): ExecuteContext {
+  private executeContext(call: ToolCall, timeoutMs: number, signal: AbortSignal, deadline: Deadline, detached: boolean): ExecuteContext {
     return {
       ...this.prepareContext(call, timeoutMs, signal),
       withheld: (absolutePath) => this.options.policy.withholdsRead(absolutePath, this.workspace.root),
       progress: (update) => this.emit({ type: 'call_progress', callId: call.id, stepId: call.stepId, ...update }),
-      ask: (input) => this.ask(call, input, signal, deadline),
+      ask: (input) =>
+        detached
+          ? Promise.reject(new ToolError('unsupported', `${call.tool} asked a question, but a detached (async) step cannot ask questions`))
+          : this.ask(call, input, signal, deadline),
     };
   }
 

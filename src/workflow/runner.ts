@@ -294,7 +294,7 @@ async function executeStep(
   const signal = step.async ? AbortSignal.any([options.signal, state.failure.signal]) : options.signal;
   started();
   try {
-    return { result: await host.execute(prepared, signal), release };
+    return { result: await host.execute(prepared, signal, { detached: step.async }), release };
   } catch (fault) {
     release();
     throw fault;
