@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most end-to-end tests wait on child processes: two workers keep both cores busy.
+    maxWorkers: 2,
     allowOnly: false,
   },
 });

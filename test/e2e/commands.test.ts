@@ -20,12 +20,13 @@ describe('commands', () => {
   it('renders --help with usage and examples for every command', { timeout: 180_000 }, async () => {
     const ids = await commandIds();
     expect(ids).toEqual(expect.arrayContaining(['run', 'validate', 'plan', 'schema', 'init']));
-    for (const id of ids) {
-      const result = await runCli([...id.split(' '), '--help'], { cwd: dir });
+    const results = await Promise.all(ids.map((id) => runCli([...id.split(' '), '--help'], { cwd: dir })));
+    results.forEach((result, index) => {
+      const id = ids[index]!;
       expect(result.exitCode, `${id} --help`).toBe(0);
       expect(result.stdout, id).toMatch(/USAGE/);
       expect(result.stdout, id).toMatch(/EXAMPLES/);
-    }
+    });
   });
 
   it('prints the version', async () => {

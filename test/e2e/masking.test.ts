@@ -52,12 +52,14 @@ steps:
 describe('secret masking', () => {
   it('masks multi-line secrets and their base64 and URL-encoded forms in every output', { timeout: 120_000 }, async () => {
     await writeFiles(dir, { 'flow.yml': flow.replace('{DIR}', dir) });
-    const plain = await runCli(['run', 'flow.yml', '--events', 'events.ndjson', '--junit', 'junit.xml'], {
-      cwd: dir,
-      env: { CANARY: secret, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: path.join(dir, 'summary.md') },
-    });
-    const json = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { CANARY: secret } });
-    const fancy = await runCli(['run', 'flow.yml', '--output', 'fancy'], { cwd: dir, env: { CANARY: secret } });
+    const [plain, json, fancy] = await Promise.all([
+      runCli(['run', 'flow.yml', '--events', 'events.ndjson', '--junit', 'junit.xml'], {
+        cwd: dir,
+        env: { CANARY: secret, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: path.join(dir, 'summary.md') },
+      }),
+      runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { CANARY: secret } }),
+      runCli(['run', 'flow.yml', '--output', 'fancy'], { cwd: dir, env: { CANARY: secret } }),
+    ]);
     expect(plain.exitCode).toBe(1);
     expect(plain.stdout).toContain('[shown] secret: ***');
     expect(plain.stdout).toContain('[printed] ***');
