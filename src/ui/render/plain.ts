@@ -29,10 +29,10 @@ export class PlainFormatter {
       case 'step_progress':
         return step(event.stepId, ...event.message.split('\n'));
       case 'approval_requested':
-        return step(event.stepId, `waiting for approval of a ${event.class} request (#${event.seq})`);
+        return step(event.stepId, `waiting for approval of a ${event.class} request (#${event.request})`);
       case 'approval_decided':
         if (event.decider === 'policy') return { stepId: event.stepId, lines: [] };
-        return step(event.stepId, `${event.class} request #${event.seq} ${event.result === 'allow' ? 'allowed' : 'denied'} by ${event.decider}`);
+        return step(event.stepId, `${event.class} request #${event.request} ${event.result === 'allow' ? 'allowed' : 'denied'} by ${event.decider}`);
       case 'question_asked':
         return step(event.stepId, `waiting for an answer to: ${event.questionIds.join(', ')}`);
       case 'question_answered':
