@@ -60,7 +60,8 @@ async function main(): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const selected = suites.filter((suite) => !only || only.includes(suite.name));
   const canRunProcesses = !selected.some((suite) => suite.wholeProcess) || ensureHyperfine(log);
-  const dir = await mkdtemp(path.join(tmpdir(), 'rho-bench-'));
+  // Not `rho-…`: the test suite's teardown removes new `rho-*` temp entries, and a bench may run beside it.
+  const dir = await mkdtemp(path.join(tmpdir(), 'rhobench-'));
   const context: BenchContext = { quick, dir, log };
   const results: SuiteResult[] = [];
   const skipped: string[] = [];

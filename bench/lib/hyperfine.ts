@@ -57,6 +57,17 @@ function hasHyperfine(): boolean {
   return spawnSync('hyperfine', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
+/** Runs each command once more to name the ones that fail, with the end of their output. */
+function diagnose(commands: readonly Command[], cwd: string): string {
+  const failures = commands.flatMap((command) => {
+    const run = spawnSync('bash', ['-c', command.command], { cwd, env: benchEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    if (run.status === 0) return [];
+    const output = `${run.stdout ?? ''}${run.stderr ?? ''}`.split('\n').slice(-15).join('\n');
+    return [`${command.name} exited with ${run.status} (${command.command}):\n${output}`];
+  });
+  return failures.length > 0 ? failures.join('\n\n') : 'every command succeeded when run again: the failure was intermittent';
+}
+
 interface HyperfineJson {
   results: { command: string; times: number[] }[];
 }
@@ -64,7 +75,7 @@ interface HyperfineJson {
 /** Runs every command `rounds × runs` times through hyperfine and returns each one's wall times. */
 export async function measure(commands: readonly Command[], options: MeasureOptions): Promise<Measurement[]> {
   const times = new Map(commands.map((command) => [command.name, [] as number[]]));
-  const dir = await mkdtemp(path.join(tmpdir(), 'rho-bench-hf-'));
+  const dir = await mkdtemp(path.join(tmpdir(), 'rhobench-hf-'));
   try {
     for (let round = 0; round < options.rounds; round++) {
       const ordered = round % 2 === 0 ? commands : [...commands].reverse();
@@ -73,9 +84,7 @@ export async function measure(commands: readonly Command[], options: MeasureOpti
       if (options.output) args.push('--output', options.output);
       for (const command of ordered) args.push('-n', command.name, command.command);
       const run = spawnSync('hyperfine', args, { cwd: options.cwd, env: benchEnv(), encoding: 'utf8' });
-      if (run.status !== 0) {
-        throw new Error(`hyperfine failed (exit ${run.status}) for ${ordered.map((c) => c.name).join(', ')}:\n${run.stderr}`);
-      }
+      if (run.status !== 0) throw new Error(`hyperfine failed (exit ${run.status}): ${run.stderr.trim()}\n${diagnose(ordered, options.cwd)}`);
       const parsed = JSON.parse(await readFile(file, 'utf8')) as HyperfineJson;
       for (const result of parsed.results) times.get(result.command)!.push(...result.times.map((seconds) => seconds * 1000));
     }

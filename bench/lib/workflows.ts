@@ -45,6 +45,16 @@ export async function writeZxScript(dir: string, label: string, count: number, c
   return file;
 }
 
+/** A plain Node script that runs `command args…` once and reads its output through a pipe, dropping it: Node's floor for a step's output. */
+export async function writeNodeReader(dir: string, label: string, command: string, args: readonly string[]): Promise<string> {
+  const file = path.join(dir, `node-read-${label}.mjs`);
+  await writeFile(
+    file,
+    `import { spawn } from 'node:child_process';\nspawn(${JSON.stringify(command)}, ${JSON.stringify(args)}, { stdio: ['ignore', 'pipe', 'inherit'] }).stdout.on('data', () => {});\n`,
+  );
+  return file;
+}
+
 /** A plain Node script running `command` `count` times in sequence with child_process. */
 export async function writeNodeLoop(dir: string, label: string, count: number, command: string): Promise<string> {
   const file = path.join(dir, `node-${label}-${count}.mjs`);

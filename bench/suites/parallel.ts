@@ -35,7 +35,7 @@ export async function parallelSuite(context: BenchContext): Promise<SuiteResult>
   } else {
     notes.push('GNU parallel is not installed, so it is left out (apt-get install parallel adds it).');
   }
-  const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 5, rounds: 4 }), cwd: context.dir });
+  const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 4, rounds: 3 }), cwd: context.dir });
   const peers = commands.filter((command) => command.name !== 'rho run (one echo step)');
   const figures: Figure[] = peers.map(({ name }) => ({
     suite: 'parallel',

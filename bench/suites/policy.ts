@@ -81,7 +81,7 @@ async function makeRequests(workspace: Workspace, root: string, count: number, r
  * O(requests × rules): ten times the rules must cost at most eleven times the time.
  */
 export async function policySuite(sizes: PolicySizes): Promise<SuiteResult> {
-  const root = await mkdtemp(path.join(tmpdir(), 'rho-bench-policy-'));
+  const root = await mkdtemp(path.join(tmpdir(), 'rhobench-policy-'));
   try {
     for (let d = 0; d < directories; d++) {
       await mkdir(path.join(root, `d${d}`));

@@ -20,7 +20,7 @@ export async function startupSuite(context: BenchContext): Promise<SuiteResult> 
     { name: 'zx (one true)', command: `node ${zxScript}` },
     { name: 'concurrently (one true)', command: `${concurrentlyBin} --raw true` },
   ];
-  const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 10, rounds: 4 }), cwd: context.dir });
+  const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 10, rounds: 3 }), cwd: context.dir });
   const floor = medianOf(raw.measurements, 'node -e 0');
   const ratio = (name: string) => medianOf(raw.measurements, name) / floor;
   const basis = (name: string) => `${formatNumber(medianOf(raw.measurements, name))} ms / ${formatNumber(floor)} ms`;
