@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { makeTempDir, repoRoot, runCli } from '../support/cli.js';
 
@@ -44,26 +45,46 @@ function rhoCommands(lines: readonly string[], where: string): Command[] {
   return commands;
 }
 
-let readme: string;
-let dir: string;
-let cleanup: () => Promise<void>;
+const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+const cleanups: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
-  ({ dir, cleanup } = await makeTempDir('rho-readme-'));
+/** A directory laid out like a project that installed rho: the example workflows, the README, the package. */
+async function projectDirectory(): Promise<string> {
+  const { dir, cleanup } = await makeTempDir('rho-readme-');
+  cleanups.push(cleanup);
   await cp(path.join(repoRoot, 'workflows'), path.join(dir, 'workflows'), { recursive: true });
   await cp(path.join(repoRoot, 'README.md'), path.join(dir, 'README.md'));
-  // What a project that installed rho has: the package itself, and what its example MCP server uses.
   await mkdir(path.join(dir, 'node_modules'));
   await symlink(repoRoot, path.join(dir, 'node_modules', 'rho'));
+  // What the example MCP server imports, as a project using the MCP SDK has it.
   for (const dependency of ['@modelcontextprotocol', 'zod']) {
     await symlink(path.join(repoRoot, 'node_modules', dependency), path.join(dir, 'node_modules', dependency));
   }
-});
+  return dir;
+}
+
 afterAll(async () => {
-  await cleanup();
+  for (const cleanup of cleanups) await cleanup();
   await rm('/tmp/rho-granted-root-example', { recursive: true, force: true });
 });
+
+/** Each runnable block of the README, with its commands in order. */
+function runnableBlocks(): { name: string; commands: Command[] }[] {
+  const runnable: { name: string; commands: Command[] }[] = [];
+  for (const block of codeBlocks(readme)) {
+    const where = `README.md:${block.line}`;
+    if (block.lang === 'sh') {
+      const commands = rhoCommands(block.body.split('\n'), where);
+      if (commands.length > 0) runnable.push({ name: where, commands });
+    }
+    if (block.lang === 'yaml' && block.body.startsWith('# .github/')) {
+      const job = parse(block.body) as { jobs: Record<string, { steps: { run?: string }[] }> };
+      const runs = Object.values(job.jobs).flatMap((entry) => entry.steps.flatMap((step) => (step.run ? [step.run] : [])));
+      runnable.push({ name: `${where} (CI job)`, commands: rhoCommands(runs.filter((run) => run !== 'npm ci'), where) });
+    }
+  }
+  return runnable;
+}
 
 describe('README examples', () => {
   it('shows the install-and-run command and the test command', () => {
@@ -84,23 +105,21 @@ describe('README examples', () => {
     }
   });
 
-  it('runs every rho command, in order, with the exit code it shows', { timeout: 300_000 }, async () => {
-    const commands: Command[] = [];
-    for (const block of codeBlocks(readme)) {
-      if (block.lang === 'sh') commands.push(...rhoCommands(block.body.split('\n'), `README.md:${block.line}`));
-      if (block.lang === 'yaml' && block.body.startsWith('# .github/')) {
-        const job = parse(block.body) as { jobs: Record<string, { steps: { run?: string }[] }> };
-        const runs = Object.values(job.jobs).flatMap((entry) => entry.steps.flatMap((step) => (step.run ? [step.run] : [])));
-        commands.push(...rhoCommands(runs.filter((run) => run !== 'npm ci'), `README.md:${block.line}`));
-      }
-    }
-    expect(commands.length).toBeGreaterThan(10);
+  it('has rho commands to run', () => {
+    expect(runnableBlocks().flatMap((block) => block.commands).length).toBeGreaterThan(10);
+  });
+
+  // Each block runs in a project of its own, its commands in order, with the exit code it shows.
+  it.concurrent.each(runnableBlocks())('runs the commands of $name', { timeout: 180_000 }, async ({ name, commands }) => {
+    const dir = await projectDirectory();
     for (const command of commands) {
-      const result = await runCli(command.args, { cwd: dir, timeoutMs: 60_000 });
+      const result = await runCli(command.args, { cwd: dir, timeoutMs: 90_000 });
       expect(result.exitCode, `${command.source}\n${result.stdout}\n${result.stderr}`).toBe(command.exitCode);
     }
-    // The CI job's reports exist where the README says.
-    expect((await stat(path.join(dir, 'reports/rho.xml'))).isFile()).toBe(true);
-    expect((await stat(path.join(dir, 'reports/events.ndjson'))).isFile()).toBe(true);
+    if (name.endsWith('(CI job)')) {
+      // The CI job's reports exist where the README says.
+      expect((await stat(path.join(dir, 'reports/rho.xml'))).isFile()).toBe(true);
+      expect((await stat(path.join(dir, 'reports/events.ndjson'))).isFile()).toBe(true);
+    }
   });
 });
