@@ -1,13 +1,19 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
-afterEach(() => cleanup());
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
+
+async function tempDir(): Promise<string> {
+  const { dir, cleanup } = await makeTempDir();
+  cleanups.push(cleanup);
+  return dir;
+}
 
 async function commandIds(): Promise<string[]> {
   const entries = await readdir(path.join(repoRoot, 'commands'), { withFileTypes: true, recursive: true });
@@ -16,8 +22,10 @@ async function commandIds(): Promise<string[]> {
     .map((entry) => path.relative(path.join(repoRoot, 'commands'), path.join(entry.parentPath, entry.name)).replace(/\.ts$/, '').split(path.sep).join(' '));
 }
 
-describe('commands', () => {
+// Every test has a directory of its own, so they run concurrently: most of their time is CLI start-up.
+describe.concurrent('commands', () => {
   it('renders --help with usage and examples for every command', { timeout: 180_000 }, async () => {
+    const dir = await tempDir();
     const ids = await commandIds();
     expect(ids).toEqual(expect.arrayContaining(['run', 'validate', 'plan', 'schema', 'init']));
     const results = await Promise.all(ids.map((id) => runCli([...id.split(' '), '--help'], { cwd: dir })));
@@ -30,12 +38,14 @@ describe('commands', () => {
   });
 
   it('prints the version', async () => {
+    const dir = await tempDir();
     const { version } = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8'));
     const result = await runCli(['--version'], { cwd: dir });
     expect(result.stdout).toContain(`rho/${version}`);
   });
 
   it('init writes a starter workflow that validates and runs, and never overwrites without --force', { timeout: 120_000 }, async () => {
+    const dir = await tempDir();
     expect((await runCli(['init'], { cwd: dir })).exitCode).toBe(0);
     expect((await runCli(['validate', 'rho.yml'], { cwd: dir })).exitCode).toBe(0);
     const run = await runCli(['run', 'rho.yml'], { cwd: dir });
@@ -48,6 +58,7 @@ describe('commands', () => {
   });
 
   it('schema prints the shipped workflow and event schemas', { timeout: 60_000 }, async () => {
+    const dir = await tempDir();
     for (const [name, file] of [['workflow', 'workflow.schema.json'], ['events', 'events.schema.json']] as const) {
       const result = await runCli(['schema', name], { cwd: dir });
       expect(JSON.parse(result.stdout)).toEqual(JSON.parse(await readFile(path.join(repoRoot, 'schemas', file), 'utf8')));
@@ -55,6 +66,7 @@ describe('commands', () => {
   });
 
   it('plan explains decisions without running anything', { timeout: 120_000 }, async () => {
+    const dir = await tempDir();
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: planned
@@ -81,6 +93,7 @@ steps:
   });
 
   it('invoke makes one call through the policy, with run’s exit codes', { timeout: 120_000 }, async () => {
+    const dir = await tempDir();
     await writeFiles(dir, { 'notes.txt': 'one\ntwo\nthree\n' });
     const echo = await runCli(['invoke', 'echo', '--args', '{"value":"hi"}'], { cwd: dir });
     expect([echo.exitCode, echo.stdout]).toEqual([0, 'hi']);
@@ -99,6 +112,7 @@ steps:
   });
 
   it('the embedding example runs against the built library', async () => {
+    const dir = await tempDir();
     const result = await execa('node', [path.join(repoRoot, 'workflows/embed/embed.mjs')], { cwd: repoRoot, reject: false });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('read package.json: success, name = rho');
