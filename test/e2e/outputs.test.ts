@@ -1,14 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli, writeFiles } from '../support/cli.js';
 import { eventLineValidator } from '../support/event-schema.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
-afterEach(() => cleanup());
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
+
+async function tempDir(): Promise<string> {
+  const { dir, cleanup } = await makeTempDir();
+  cleanups.push(cleanup);
+  return dir;
+}
 
 const secret = 'canary-Secret-value-42';
 const flow = `version: 1
@@ -33,8 +39,10 @@ steps:
     with: { value: never }
 `;
 
-describe('outputs', () => {
+// Every test has a directory of its own, so they run concurrently: most of their time is CLI start-up.
+describe.concurrent('outputs', () => {
   it('writes NDJSON events that match the shipped schema, in order, with secrets masked', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, { 'flow.yml': flow });
     const result = await runCli(['run', 'flow.yml', '--output', 'json', '--events', 'events.ndjson'], { cwd: dir, env: { CANARY: secret } });
     expect(result.exitCode).toBe(1);
@@ -58,6 +66,7 @@ describe('outputs', () => {
   });
 
   it('writes a JUnit report with one testcase per step and the right counts', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, { 'flow.yml': flow });
     await runCli(['run', 'flow.yml', '--junit', 'report.xml'], { cwd: dir, env: { CANARY: secret } });
     const xml = await readFile(path.join(dir, 'report.xml'), 'utf8');
@@ -71,6 +80,7 @@ describe('outputs', () => {
   });
 
   it('groups steps, annotates failures and writes the step summary on GitHub Actions', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, { 'flow.yml': flow, 'summary.md': '' });
     const result = await runCli(['run', 'flow.yml'], {
       cwd: dir,
@@ -87,6 +97,7 @@ describe('outputs', () => {
   });
 
   it('refuses an events file it cannot create before running anything (exit 2)', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, { 'flow.yml': flow, 'taken': 'a file, not a directory' });
     const result = await runCli(['run', 'flow.yml', '--events', 'taken/e.ndjson'], { cwd: dir, env: { CANARY: secret } });
     expect(result.exitCode).toBe(2);

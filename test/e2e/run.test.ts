@@ -1,15 +1,23 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempDir, runCli, writeFiles } from '../support/cli.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
-afterEach(() => cleanup());
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
 
-describe('rho run (end to end)', () => {
+async function tempDir(): Promise<string> {
+  const { dir, cleanup } = await makeTempDir();
+  cleanups.push(cleanup);
+  return dir;
+}
+
+// Every test has a directory of its own, so they run concurrently: most of their time is CLI start-up.
+describe.concurrent('rho run (end to end)', () => {
   it('runs a successful workflow, wiring step data through expressions (exit 0)', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: ok
@@ -38,6 +46,7 @@ steps:
   });
 
   it('exits 1 when a step fails, skips later steps and names the first failure', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: failing
@@ -64,6 +73,7 @@ steps:
   });
 
   it('gives the workflow env, with expressions evaluated, to process steps (a step env wins)', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: env
@@ -89,6 +99,7 @@ steps:
   });
 
   it('stops the whole run when --timeout expires (exit 124), cancelling what runs and what waits', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: slow
@@ -111,6 +122,7 @@ steps:
   });
 
   it('treats a failure with continue_on_error as success of the run', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: tolerant
@@ -130,6 +142,7 @@ steps:
   });
 
   it('rejects an invalid file with every problem located by line and column (exit 2)', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, {
       'bad.yml': `version: 1
 name: bad
@@ -151,6 +164,7 @@ steps:
   });
 
   it('denies a write outside the allow rules (exit 3) and names the rule that would grant it', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: denied
@@ -170,6 +184,7 @@ steps:
   });
 
   it('reports usage errors with exit 2 before running anything', async () => {
+    const dir = await tempDir();
     await writeFiles(dir, { 'flow.yml': 'version: 1\nname: x\ninputs:\n  tag: { type: string, required: true }\nsteps:\n  - { id: a, tool: echo, with: { value: 1 } }\n' });
     const missingInput = await runCli(['run', 'flow.yml'], { cwd: dir });
     expect(missingInput.exitCode).toBe(2);
