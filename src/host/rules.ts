@@ -1,6 +1,6 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
-import type { CapabilityRequest, ExecutableSelection, NetworkRequest, RuleClass } from './capability.js';
+import { capabilityClasses, type CapabilityRequest, type ExecutableSelection, type NetworkRequest, type RuleClass } from './capability.js';
 import { ToolError } from './errors.js';
 import { normalizeHost } from './network-host.js';
 import type { ResolvedPath } from './workspace.js';
@@ -16,17 +16,8 @@ export type Rule =
   | { class: 'network'; text: string; hosts?: Readonly<Record<NetworkRequest['scheme'], string>> }
   | { class: 'network_tool' | 'skill'; text: string; name?: string };
 
-const ruleClasses: ReadonlySet<string> = new Set<RuleClass>([
-  'read',
-  'write',
-  'process',
-  'shell',
-  'network',
-  'network_tool',
-  'skill',
-  'instructions',
-  'outside',
-]);
+/** Every request class is a rule class; `outside` exists only as a rule. */
+const ruleClasses: ReadonlySet<string> = new Set<RuleClass>([...capabilityClasses, 'outside']);
 
 export const maxRuleLength = 4096;
 
