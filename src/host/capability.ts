@@ -90,16 +90,7 @@ export type CapabilityRequest =
 
 export type CapabilityClass = CapabilityRequest['class'];
 
-export const capabilityClasses: readonly CapabilityClass[] = [
-  'read',
-  'write',
-  'process',
-  'shell',
-  'network',
-  'network_tool',
-  'skill',
-  'instructions',
-];
+export { capabilityClasses } from './capability-classes.js';
 
 /** Rule names that exist only as policy rules, not as request classes. */
 export type RuleClass = CapabilityClass | 'outside';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { capabilityClasses, type CapabilityRequest, type ExecutableSelection, type NetworkRequest, type RuleClass } from './capability.js';
+import { capabilityClasses } from './capability-classes.js';
+import type { CapabilityRequest, ExecutableSelection, NetworkRequest, RuleClass } from './capability.js';
 import { ToolError } from './errors.js';
 import { normalizeHost } from './network-host.js';
 import type { ResolvedPath } from './workspace.js';
