@@ -2,18 +2,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
+import { repoRoot, runCli, writeFiles, temporaryDirectories } from '../support/cli.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const cleanup of cleanups) await cleanup();
-});
-
-async function tempDir(): Promise<string> {
-  const { dir, cleanup } = await makeTempDir();
-  cleanups.push(cleanup);
-  return dir;
-}
+const directories = temporaryDirectories();
+const tempDir = () => directories.make();
+afterAll(() => directories.removeAll());
 
 async function commandIds(): Promise<string[]> {
   const entries = await readdir(path.join(repoRoot, 'commands'), { withFileTypes: true, recursive: true });

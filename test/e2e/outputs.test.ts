@@ -2,19 +2,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli, writeFiles } from '../support/cli.js';
+import { runCli, writeFiles, temporaryDirectories } from '../support/cli.js';
 import { eventLineValidator } from '../support/event-schema.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const cleanup of cleanups) await cleanup();
-});
-
-async function tempDir(): Promise<string> {
-  const { dir, cleanup } = await makeTempDir();
-  cleanups.push(cleanup);
-  return dir;
-}
+const directories = temporaryDirectories();
+const tempDir = () => directories.make();
+afterAll(() => directories.removeAll());
 
 const secret = 'canary-Secret-value-42';
 const flow = `version: 1

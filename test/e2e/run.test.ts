@@ -1,18 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeTempDir, runCli, writeFiles } from '../support/cli.js';
+import { runCli, writeFiles, temporaryDirectories } from '../support/cli.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const cleanup of cleanups) await cleanup();
-});
-
-async function tempDir(): Promise<string> {
-  const { dir, cleanup } = await makeTempDir();
-  cleanups.push(cleanup);
-  return dir;
-}
+const directories = temporaryDirectories();
+const tempDir = () => directories.make();
+afterAll(() => directories.removeAll());
 
 // Every test has a directory of its own, so they run concurrently: most of their time is CLI start-up.
 describe.concurrent('rho run (end to end)', () => {

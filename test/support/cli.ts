@@ -39,3 +39,18 @@ export async function writeFiles(dir: string, files: Record<string, string>): Pr
     await writeFile(target, content);
   }
 }
+
+/** Temporary directories for tests that run concurrently; `removeAll()` (in afterAll) removes every one. */
+export function temporaryDirectories(prefix = 'rho-test-'): { make(): Promise<string>; removeAll(): Promise<void> } {
+  const cleanups: (() => Promise<void>)[] = [];
+  return {
+    async make() {
+      const { dir, cleanup } = await makeTempDir(prefix);
+      cleanups.push(cleanup);
+      return dir;
+    },
+    async removeAll() {
+      for (const cleanup of cleanups.splice(0)) await cleanup();
+    },
+  };
+}
