@@ -62,6 +62,11 @@ async function main(): Promise<number> {
   const canRunProcesses = !selected.some((suite) => suite.wholeProcess) || ensureHyperfine(log);
   // Not `rho-…`: the test suite's teardown removes new `rho-*` temp entries, and a bench may run beside it.
   const dir = await mkdtemp(path.join(tmpdir(), 'rhobench-'));
+  // An empty home for every measured process: a user's shell start-up files are not what is measured
+  // (bash sources ~/.bashrc when its stdin is a socket, as it is for commands zx starts).
+  const home = path.join(dir, 'home');
+  await mkdir(home);
+  process.env.HOME = home;
   const context: BenchContext = { quick, dir, log };
   const results: SuiteResult[] = [];
   const skipped: string[] = [];
@@ -96,11 +101,13 @@ async function main(): Promise<number> {
     '',
   ].join('\n');
   const resultsDir = path.join(repoRoot, 'bench', 'results');
+  // A run of some suites does not replace the record of a run of all of them.
+  const name = only ? `${header.mode}-partial` : header.mode;
   await mkdir(resultsDir, { recursive: true });
-  await writeFile(path.join(resultsDir, `${header.mode}.md`), `${heading}\n${table}`);
-  await writeFile(path.join(resultsDir, `${header.mode}.json`), `${JSON.stringify({ ...header, results }, null, 2)}\n`);
+  await writeFile(path.join(resultsDir, `${name}.md`), `${heading}\n${table}`);
+  await writeFile(path.join(resultsDir, `${name}.json`), `${JSON.stringify({ ...header, only, results }, null, 2)}\n`);
   process.stdout.write(`${heading}\n${table}`);
-  log(`bench: wrote bench/results/${header.mode}.md and .json`);
+  log(`bench: wrote bench/results/${name}.md and .json`);
   if (skipped.length > 0) {
     log(`bench: skipped ${skipped.join(', ')} (hyperfine missing, see above)`);
     return 1;
