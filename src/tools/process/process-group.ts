@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ToolError } from '../../host/errors.js';
 import { isGroupAlive, terminateGroup, terminationGraceMs, trackGroup, untrackGroup } from './process-tree.js';
 
@@ -107,8 +106,14 @@ export class ProcessGroup {
     this.exitStatus = status;
     if (isGroupAlive(this.pid)) await this.stop();
     else untrackGroup(this.pid);
+    let drainTimer: NodeJS.Timeout | undefined;
+    const drainLimit = new Promise<boolean>((resolve) => {
+      drainTimer = setTimeout(() => resolve(true), pipeDrainMs).unref();
+    });
     const pipes = Promise.all([drained(this.stdout), drained(this.stderr)]);
-    const timedOut = await Promise.race([pipes.then(() => false), sleep(pipeDrainMs, true, { ref: false })]);
+    const timedOut = await Promise.race([pipes.then(() => false), drainLimit]);
+    // The common case: both pipes closed with the child; no timer is left behind per process.
+    clearTimeout(drainTimer);
     if (timedOut) {
       this.stdout.destroy();
       this.stderr.destroy();
