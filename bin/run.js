@@ -7,6 +7,10 @@ if (process.argv[2] === '--version') {
   const arch = process.arch === 'ia32' ? 'x86' : process.arch;
   process.stdout.write(`${name}/${version} ${process.platform}-${arch} node-${process.version}\n`);
 } else {
-  const { execute } = await import('@oclif/core');
+  // Compiled code only: under NODE_ENV=development or test, oclif would otherwise look for a
+  // tsconfig and register tsx on every start.
+  globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false };
+  // The bundled runtime path (scripts/bundle-cli.mjs): one graph to load instead of hundreds of modules.
+  const { execute } = await import('../dist/cli/oclif.js');
   await execute({ dir: import.meta.url });
 }
