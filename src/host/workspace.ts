@@ -1,5 +1,5 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { lstatSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from './errors.js';
 import { pathTextProblem, quotePath } from './path-text.js';
@@ -201,7 +201,9 @@ export class Workspace {
     const { lexical, namesDirectory } = this.lexicalPath(requested);
     let canonical: string;
     try {
-      canonical = await realpath(namesDirectory ? `${lexical}${path.sep}` : lexical);
+      // Synchronous here and in build(): a local lookup takes microseconds, a thread-pool round trip
+      // far longer, and every process step resolves its cwd twice on the path between steps.
+      canonical = realpathSync.native(namesDirectory ? `${lexical}${path.sep}` : lexical);
     } catch (cause) {
       // A missing path below a link that leaves scope is refused as such: "does not exist"
       // would tell a caller which paths exist outside.
@@ -350,9 +352,12 @@ export class Workspace {
 
   private async build(requested: string, lexical: string, canonical: string, purpose: PathPurpose): Promise<ResolvedPath> {
     const placed = this.place(requested, canonical);
-    const info = await lstat(canonical).catch((cause: unknown) => {
+    let info: Stats;
+    try {
+      info = lstatSync(canonical);
+    } catch (cause) {
       throw lookupFailure(requested, cause);
-    });
+    }
     // realpath returned a path free of symlinks; one appearing now means a swap mid-resolution.
     if (info.isSymbolicLink()) throw refuse(requested, 'the path changed while it was being resolved');
     const identity = identityOf(info);
