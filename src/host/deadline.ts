@@ -1,9 +1,9 @@
 /**
- * A wall-clock limit that can be paused (while a person answers a question) and that aborts
- * its signal when it runs out.
+ * A wall-clock limit that can be paused (while a person answers a question) and that calls
+ * `onExpire` once when it runs out.
  */
 export class Deadline {
-  private readonly controller = new AbortController();
+  private ranOut = false;
   private remainingMs: number;
   private startedAt = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -11,18 +11,15 @@ export class Deadline {
 
   constructor(
     readonly limitMs: number,
+    private readonly onExpire: () => void,
     private readonly now: () => number = Date.now,
   ) {
     this.remainingMs = limitMs;
     this.resume();
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
   get expired(): boolean {
-    return this.controller.signal.aborted;
+    return this.ranOut;
   }
 
   pause(): void {
@@ -35,7 +32,10 @@ export class Deadline {
     if (this.pauses > 0 && --this.pauses > 0) return;
     if (this.expired) return;
     this.startedAt = this.now();
-    this.timer = setTimeout(() => this.controller.abort(new Error('timeout')), Math.max(0, this.remainingMs));
+    this.timer = setTimeout(() => {
+      this.ranOut = true;
+      this.onExpire();
+    }, Math.max(0, this.remainingMs));
     this.timer.unref?.();
   }
 

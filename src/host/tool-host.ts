@@ -1,6 +1,6 @@
 import { parseArguments } from './arguments.js';
 import type { Approver } from './approval.js';
-import { abortGraceMs, raceAbort } from './abort.js';
+import { abortGraceMs, followingController, raceAbort } from './abort.js';
 import { Authorizer, type ScriptedApprovals } from './authorization.js';
 import type { CapabilityRequest } from './capability.js';
 import { Deadline } from './deadline.js';
@@ -175,8 +175,9 @@ export class ToolHost {
     const startedAt = options.startedAt ?? performance.now();
     if (signal.aborted) return this.reportFailure(call, new ToolError('cancelled', `${call.tool} was cancelled before it started`), signal, startedAt);
     this.emit({ type: 'call_started', callId: call.id, stepId: call.stepId, tool: call.tool });
-    const deadline = new Deadline(prepared.timeoutMs);
-    const callSignal = AbortSignal.any([signal, deadline.signal]);
+    const { controller, dispose: unlink } = followingController(signal);
+    const deadline = new Deadline(prepared.timeoutMs, () => controller.abort(new Error('timeout')));
+    const callSignal = controller.signal;
     const context = this.executeContext(call, prepared.timeoutMs, callSignal, deadline, options.detached ?? false);
     try {
       const work =
@@ -192,6 +193,7 @@ export class ToolHost {
       return this.finish(call, failed(call, error, signal), startedAt);
     } finally {
       deadline.dispose();
+      unlink();
     }
   }
 

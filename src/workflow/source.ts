@@ -48,10 +48,16 @@ export class WorkflowSource {
     return path.dirname(path.resolve(this.file));
   }
 
-  /** The plain data of the document (aliases bounded to stop "billion laughs" expansion). */
+  /**
+   * The plain data of the document (aliases bounded to stop "billion laughs" expansion), built
+   * once: it is read before validation (`tools:`) and by it. Callers must not change it.
+   */
   toData(): unknown {
-    return this.document.toJS({ maxAliasCount: 100 });
+    if (this.data === undefined) this.data = { value: this.document.toJS({ maxAliasCount: 100 }) };
+    return this.data.value;
   }
+
+  private data: { value: unknown } | undefined;
 
   /** Where the value at `nodePath` starts; the nearest existing ancestor when it is missing. */
   position(nodePath: NodePath, options: { key?: boolean } = {}): { line: number; col: number } {
