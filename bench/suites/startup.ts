@@ -1,6 +1,7 @@
 import { concurrentlyBin, repetitions, rhoCommand, type BenchContext } from '../lib/context.js';
 import type { SuiteResult } from '../lib/figures.js';
 import { measureWithLoad, medianOf } from '../lib/hyperfine.js';
+import { writeLibraryFloor } from '../lib/library-floor.js';
 import { formatNumber } from '../lib/stats.js';
 import { writeEchoWorkflow, writeMakefile, writeZxScript } from '../lib/workflows.js';
 
@@ -12,8 +13,10 @@ export async function startupSuite(context: BenchContext): Promise<SuiteResult> 
   const oneEcho = await writeEchoWorkflow(context.dir, 1);
   const makefile = await writeMakefile(context.dir, 'true', 1, 'true');
   const zxScript = await writeZxScript(context.dir, 'true', 1, 'true');
+  const libraries = await writeLibraryFloor(context.dir);
   const commands = [
     { name: 'node -e 0', command: 'node -e 0' },
+    { name: 'oclif + zod + yaml alone, bundled as rho is', command: `node ${libraries}` },
     { name: 'rho --version', command: rhoCommand('--version') },
     { name: 'rho run (one echo step)', command: rhoCommand(`run ${oneEcho} --output plain`) },
     { name: 'make (one true)', command: `make -s -f ${makefile}` },
@@ -37,6 +40,14 @@ export async function startupSuite(context: BenchContext): Promise<SuiteResult> 
     figures: [
       figure('rho --version', { limit: 3, text: '≤ 3' }),
       figure('rho run (one echo step)', { limit: 4, text: '≤ 4' }),
+      figure('oclif + zod + yaml alone, bundled as rho is'),
+      {
+        suite: 'start-up',
+        name: 'rho run (one echo step) beyond its libraries ÷ node -e 0',
+        value: (medianOf(raw.measurements, 'rho run (one echo step)') - medianOf(raw.measurements, 'oclif + zod + yaml alone, bundled as rho is')) / floor,
+        unit: '×',
+        basis: `(${formatNumber(medianOf(raw.measurements, 'rho run (one echo step)'))} − ${formatNumber(medianOf(raw.measurements, 'oclif + zod + yaml alone, bundled as rho is'))}) ms / ${formatNumber(floor)} ms`,
+      },
       figure('make (one true)'),
       figure('zx (one true)'),
       figure('concurrently (one true)'),

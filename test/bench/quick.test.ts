@@ -2,7 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { markdownTable, verdict, type SuiteResult } from '../../bench/lib/figures.js';
+import { writeLibraryFloor } from '../../bench/lib/library-floor.js';
 import { marginal, median } from '../../bench/lib/stats.js';
 import { policySuite } from '../../bench/suites/policy.js';
 import { schedulerSuite } from '../../bench/suites/scheduler.js';
@@ -54,5 +56,10 @@ describe('bench quick mode', () => {
     expectUsable(result, 2);
     // The figures with a target get a verdict; the other view is shown for comparison only.
     expect(result.figures.filter((figure) => figure.target).map(verdict)).toEqual(expect.arrayContaining([expect.stringMatching(/^(met|missed)$/)]));
+  });
+
+  it('start-up: the libraries-only floor bundles and runs', async () => {
+    const script = await writeLibraryFloor(dir);
+    expect(() => execFileSync(process.execPath, [script], { stdio: 'pipe' })).not.toThrow();
   });
 });

@@ -1,0 +1,50 @@
+/**
+ * How rho bundles code that runs at start-up: minified ES modules for Node 20, CommonJS
+ * dependencies given a `require`, zod's locales cut to English. Shared by the CLI's build
+ * (scripts/bundle-cli.mjs) and the benchmark that measures the libraries' own start-up floor.
+ */
+import path from 'node:path';
+
+/**
+ * zod's classic API re-exports every locale (≈ 60 % of its minified size); rho configures and
+ * uses only English, which zod loads on its own, so the re-export resolves to English alone.
+ */
+const englishOnlyZodLocales = {
+  name: 'english-only-zod-locales',
+  setup(bundler) {
+    bundler.onResolve({ filter: /\/locales\/index\.js$/ }, ({ importer, resolveDir }) =>
+      importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`)
+        ? { path: path.join(resolveDir, 'en-only'), namespace: 'zod-locales', pluginData: resolveDir }
+        : undefined,
+    );
+    bundler.onLoad({ filter: /.*/, namespace: 'zod-locales' }, ({ pluginData }) => ({
+      contents: `export { default as en } from ${JSON.stringify(path.join(pluginData, '..', 'locales', 'en.js'))};`,
+      resolveDir: pluginData,
+    }));
+  },
+};
+
+/**
+ * esbuild options for a runtime bundle; `options` adds the entry points and output. Modules
+ * are resolved from `root`'s node_modules, wherever the entry files are.
+ */
+export function runtimeBundleOptions(root, options) {
+  return {
+    absWorkingDir: root,
+    nodePaths: [path.join(root, 'node_modules')],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    legalComments: 'linked',
+    // tsx loads module tools at run time with a loader of its own; typescript is only oclif's
+    // optional development path. Neither belongs in a runtime bundle.
+    external: ['tsx', 'tsx/*', 'typescript'],
+    // CommonJS dependencies (oclif, enquirer) call require(); ES module output has none of its own.
+    banner: { js: "import { createRequire as __rhoCreateRequire } from 'node:module'; const require = __rhoCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+    ...options,
+    plugins: [englishOnlyZodLocales, ...(options.plugins ?? [])],
+  };
+}
