@@ -87,10 +87,11 @@ function withoutTrailingSeparator(canonical: string): string {
 }
 
 /**
- * The path itself and every directory that contains it, component-wise: `/a/b` is inside `/a`
- * and `/`, never inside `/a/bc`. The one definition of containment for trees.
+ * The path itself (without a trailing separator) and every directory that contains it, nearest
+ * first, component-wise: `/a/b` is inside `/a` and `/`, never inside `/a/bc`. The one definition
+ * of containment for trees; the scheduler's conflict index builds its tree of paths from it.
  */
-function containersOf(canonical: string): string[] {
+export function containersOf(canonical: string): string[] {
   const normal = withoutTrailingSeparator(canonical);
   const root = path.parse(normal).root;
   const containers = [normal];
@@ -123,37 +124,4 @@ export function resourcesOverlap(a: Resource, b: Resource): boolean {
 /** Shared access overlaps shared access; an exclusive access conflicts with any overlapping one. */
 export function accessesConflict(a: ResourceAccess, b: ResourceAccess): boolean {
   return (a.mode === 'exclusive' || b.mode === 'exclusive') && resourcesOverlap(a.resource, b.resource);
-}
-
-/**
- * Lookup keys for finding overlaps without comparing every pair: resources `a` and `b` overlap
- * exactly when `b`'s probe keys meet `a`'s entry keys (and the other way round). A path is
- * entered under itself and under every directory containing it; a tree probes the trees that
- * contain it and everything entered under it.
- */
-export function resourceIndexKeys(resource: Resource): { entries: string[]; probes: string[] } {
-  switch (resource.kind) {
-    case 'path': {
-      const containers = containersOf(resource.path);
-      return {
-        entries: [`path:${containers[0]}`, ...containers.map((dir) => `under:${dir}`)],
-        probes: [`path:${containers[0]}`, ...containers.map((dir) => `tree:${dir}`)],
-      };
-    }
-    case 'tree': {
-      const containers = containersOf(resource.path);
-      return {
-        entries: [`tree:${containers[0]}`, ...containers.map((dir) => `under:${dir}`)],
-        probes: [...containers.map((dir) => `tree:${dir}`), `under:${containers[0]}`],
-      };
-    }
-    case 'process':
-      return { entries: [`process:${resource.id}`], probes: [`process:${resource.id}`] };
-    case 'session':
-      return { entries: ['session'], probes: ['session'] };
-    case 'key': {
-      const key = `key:${JSON.stringify([resource.owner, resource.key])}`;
-      return { entries: [key], probes: [key] };
-    }
-  }
 }

@@ -20,6 +20,12 @@ export function validateMaxParallel(maxParallel: number): void {
   }
 }
 
+/** Waiting calls are mostly held in the order they asked, so sorting them can usually be skipped. */
+function isAscending(indices: readonly number[]): boolean {
+  for (let at = 1; at < indices.length; at += 1) if ((indices[at - 1] as number) > (indices[at] as number)) return false;
+  return true;
+}
+
 function misuse(message: string): HostError {
   return new HostError('scheduler_misuse', message);
 }
@@ -36,13 +42,15 @@ function misuse(message: string): HostError {
  */
 export class ScheduleBook {
   private readonly states: CallState[];
+  // Per call number, in arrays rather than maps: a map's hash table is rebuilt as it grows and
+  // shrinks, which a long run pays for in allocation and garbage collection.
   /** Waiting calls held back by an earlier call, and the reason. */
-  private readonly blockers = new Map<number, Blocker>();
+  private readonly blockers: Array<Blocker | undefined>;
   /** Earlier call → the waiting calls it holds back. */
-  private readonly holding = new Map<number, number[]>();
+  private readonly holding: Array<number[] | undefined>;
   /** Waiting calls that need only a slot, in ascending index order. */
   private readonly ready: number[] = [];
-  private readonly conflicts = new ConflictIndex();
+  private readonly conflicts: ConflictIndex;
   private firstPending = 0;
   private running = 0;
 
@@ -54,6 +62,9 @@ export class ScheduleBook {
     if (!Number.isInteger(count) || count < 0) throw misuse(`a schedule needs a whole number of calls (got ${count})`);
     validateMaxParallel(maxParallel);
     this.states = new Array<CallState>(count).fill('pending');
+    this.blockers = new Array<undefined>(count).fill(undefined);
+    this.holding = new Array<undefined>(count).fill(undefined);
+    this.conflicts = new ConflictIndex(count);
   }
 
   declare(index: number, declaration: Declaration): void {
@@ -81,9 +92,9 @@ export class ScheduleBook {
   /** The call gave up before starting (its wait was aborted): it will never execute. */
   withdraw(index: number): void {
     this.expectState(index, ['declared', 'waiting'], 'withdraw');
-    const blocker = this.blockers.get(index);
-    this.blockers.delete(index);
-    const queue = blocker ? this.holding.get(blocker.index) : this.ready;
+    const blocker = this.blockers[index];
+    this.blockers[index] = undefined;
+    const queue = blocker ? this.holding[blocker.index] : this.ready;
     const position = queue?.indexOf(index) ?? -1;
     if (position >= 0) queue?.splice(position, 1);
     this.markFinished(index);
@@ -112,7 +123,7 @@ export class ScheduleBook {
   waitReason(index: number): WaitReason | undefined {
     switch (this.stateOf(index)) {
       case 'waiting':
-        return this.blockers.get(index) ?? { kind: 'slot' };
+        return this.blockers[index] ?? { kind: 'slot' };
       case 'declared':
         return this.findBlocker(index) ?? (this.running >= this.maxParallel ? { kind: 'slot' } : undefined);
       default:
@@ -129,11 +140,12 @@ export class ScheduleBook {
 
   /** Looks again at the waiting calls that `index` was holding back. */
   private release(index: number): void {
-    const held = this.holding.get(index);
+    const held = this.holding[index];
     if (!held) return;
-    this.holding.delete(index);
-    for (const waiting of held.sort((a, b) => a - b)) {
-      this.blockers.delete(waiting);
+    this.holding[index] = undefined;
+    if (!isAscending(held)) held.sort((a, b) => a - b);
+    for (const waiting of held) {
+      this.blockers[waiting] = undefined;
       this.evaluate(waiting);
     }
   }
@@ -141,10 +153,10 @@ export class ScheduleBook {
   private evaluate(index: number): void {
     const blocker = this.findBlocker(index);
     if (blocker) {
-      this.blockers.set(index, blocker);
-      const held = this.holding.get(blocker.index);
+      this.blockers[index] = blocker;
+      const held = this.holding[blocker.index];
       if (held) held.push(index);
-      else this.holding.set(blocker.index, [index]);
+      else this.holding[blocker.index] = [index];
       this.observer.blocked?.(index, blocker);
       return;
     }

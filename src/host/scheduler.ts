@@ -10,6 +10,38 @@ export interface SlotLease {
   release(): void;
 }
 
+const listenOnce = { once: true } as const;
+
+/** A call waiting for a slot; it listens for its signal's abort itself. */
+class Waiter {
+  constructor(
+    readonly index: number,
+    readonly signal: AbortSignal,
+    readonly resolve: (lease: SlotLease) => void,
+    readonly reject: (reason: unknown) => void,
+    private readonly onAbort: (waiter: Waiter) => void,
+  ) {}
+
+  handleEvent(): void {
+    this.onAbort(this);
+  }
+}
+
+class Lease implements SlotLease {
+  private released = false;
+
+  constructor(
+    private readonly index: number,
+    private readonly onRelease: (index: number) => void,
+  ) {}
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.onRelease(this.index);
+  }
+}
+
 /**
  * Decides when prepared, authorized calls may execute. Calls are numbered in model order
  * (0..count-1). A call is declared once it is prepared and authorized, so approval waits never
@@ -29,11 +61,12 @@ export interface SlotLease {
  */
 export class Scheduler {
   private readonly book: ScheduleBook;
-  /** Waiting calls → what to do when they are granted a slot. */
-  private readonly grants = new Map<number, () => void>();
+  /** Per call number: the waiting call's promise, until it is granted a slot or withdrawn. */
+  private readonly waiters: Array<Waiter | undefined>;
 
   constructor(options: { count: number; maxParallel: number }) {
     this.book = new ScheduleBook(options.count, options.maxParallel);
+    this.waiters = new Array<undefined>(options.count).fill(undefined);
   }
 
   /** The call at `index` has been prepared and authorized and is ready to execute. */
@@ -61,17 +94,9 @@ export class Scheduler {
     }
     this.book.request(index);
     return new Promise<SlotLease>((resolve, reject) => {
-      const onAbort = (): void => {
-        this.grants.delete(index);
-        this.book.withdraw(index);
-        reject(signal.reason);
-        this.startReady();
-      };
-      this.grants.set(index, () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(this.leaseFor(index));
-      });
-      signal.addEventListener('abort', onAbort, { once: true });
+      const waiter = new Waiter(index, signal, resolve, reject, this.withdrawAborted);
+      this.waiters[index] = waiter;
+      signal.addEventListener('abort', waiter, listenOnce);
       this.startReady();
     });
   }
@@ -81,23 +106,26 @@ export class Scheduler {
     return this.book.waitReason(index);
   }
 
-  private leaseFor(index: number): SlotLease {
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.book.finish(index);
-        this.startReady();
-      },
-    };
-  }
+  // Made once per scheduler, so that a call's wait and lease are plain objects, not closures.
+  private readonly withdrawAborted = (waiter: Waiter): void => {
+    this.waiters[waiter.index] = undefined;
+    this.book.withdraw(waiter.index);
+    waiter.reject(waiter.signal.reason);
+    this.startReady();
+  };
+
+  private readonly finishLeased = (index: number): void => {
+    this.book.finish(index);
+    this.startReady();
+  };
 
   private startReady(): void {
     for (const index of this.book.startReady()) {
-      const grant = this.grants.get(index);
-      this.grants.delete(index);
-      grant?.();
+      const waiter = this.waiters[index];
+      if (!waiter) continue;
+      this.waiters[index] = undefined;
+      waiter.signal.removeEventListener('abort', waiter);
+      waiter.resolve(new Lease(index, this.finishLeased));
     }
   }
 }
