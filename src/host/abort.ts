@@ -1,19 +1,35 @@
 /** How long aborted work gets to wind down (a tool killing its processes) before its caller stops waiting. */
 export const abortGraceMs = 5_000;
 
+/** The controllers following each signal, reached through one listener per signal. */
+const followers = new WeakMap<AbortSignal, Set<AbortController>>();
+
 /**
  * A controller that aborts with `parent` until `dispose()`, for work that can also be stopped on
  * its own (a call's deadline). AbortSignal.any would cost a second controller per call and, on
- * Node 20, about 20 µs and a weak reference held by the parent; one listener costs next to
- * nothing while few are on the parent at once (Node checks a new listener against each one).
+ * Node 20, about 20 µs and a weak reference held by the parent. Every follower of a signal is
+ * reached through one listener on it, so parallel calls on one run's signal neither slow each
+ * new listener down (Node compares it with every other) nor trip the max-listeners warning.
  */
 export function followingController(parent: AbortSignal): { controller: AbortController; dispose(): void } {
   const controller = new AbortController();
-  const onAbort = () => controller.abort(parent.reason);
-  const dispose = () => parent.removeEventListener('abort', onAbort);
-  if (parent.aborted) controller.abort(parent.reason);
-  else parent.addEventListener('abort', onAbort, { once: true });
-  return { controller, dispose };
+  if (parent.aborted) {
+    controller.abort(parent.reason);
+    return { controller, dispose: () => {} };
+  }
+  let following = followers.get(parent);
+  if (!following) {
+    const created = new Set<AbortController>();
+    following = created;
+    followers.set(parent, created);
+    parent.addEventListener('abort', () => {
+      for (const follower of created) follower.abort(parent.reason);
+      created.clear();
+    }, { once: true });
+  }
+  following.add(controller);
+  const set = following;
+  return { controller, dispose: () => set.delete(controller) };
 }
 
 /**
