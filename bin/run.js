@@ -10,7 +10,12 @@ if (process.argv[2] === '--version') {
   // Compiled code only: under NODE_ENV=development or test, oclif would otherwise look for a
   // tsconfig and register tsx on every start.
   globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false };
-  // The bundled runtime path (scripts/bundle-cli.mjs): one graph to load instead of hundreds of modules.
-  const { execute } = await import('../dist/cli/oclif.js');
-  await execute({ dir: import.meta.url });
+  // The bundled runtime path (scripts/bundle-cli.mjs), compiled from V8's code cache when there is one.
+  const { fileURLToPath } = await import('node:url');
+  const { compileCacheDir, requireWithCompileCache } = await import('../dist/src/ui/cli/compile-cache.js');
+  const bundle = fileURLToPath(new URL('../dist/cli/rho.cjs', import.meta.url));
+  const cli = requireWithCompileCache(bundle, compileCacheDir(process.env));
+  // Code compiled from the cache cannot import(); tool modules are imported from here instead.
+  cli.useModuleImporter((specifier) => import(specifier));
+  await cli.execute({ dir: import.meta.url });
 }

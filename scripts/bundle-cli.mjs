@@ -1,10 +1,11 @@
 /**
- * Bundles the CLI's runtime path (after `tsc`) into dist/cli/: oclif, the commands and what they
- * load, as ES modules split at every dynamic import, so what a command loads lazily stays lazy.
+ * Bundles the CLI's runtime path (after `tsc`) into dist/cli/rho.cjs: oclif, the commands and
+ * everything they load, in one minified CommonJS file that bin/run.js compiles with V8's code
+ * cache (src/ui/cli/compile-cache.ts). What a command loads lazily is still evaluated lazily.
  *
  * Why: Node 20 has no module compile cache, and resolving and compiling ~400 small modules of
- * rho and its dependencies cost `rho run` more than the work of a short workflow. One minified
- * graph is resolved once and compiled once per start. Figures: bench/README.md.
+ * rho and its dependencies cost `rho run` more than the work of a short workflow. Figures:
+ * bench/README.md.
  */
 import { build } from 'esbuild';
 import { rename, rm } from 'node:fs/promises';
@@ -17,24 +18,23 @@ const target = path.join(root, 'dist', 'cli');
 // Built beside the target and swapped in, so a CLI started during a rebuild never sees half a bundle.
 const outdir = `${target}.${process.pid}.tmp`;
 
-/** bin/run.js's entry: oclif is CommonJS, so its named export is re-exported from an ES module. */
-const oclifEntry = {
-  name: 'oclif-entry',
+/** What bin/run.js needs from the bundle; oclif requires the same file for COMMANDS (package.json). */
+const entry = {
+  name: 'cli-entry',
   setup(bundler) {
-    bundler.onResolve({ filter: /^rho:oclif$/ }, () => ({ path: 'oclif', namespace: 'rho' }));
-    bundler.onLoad({ filter: /.*/, namespace: 'rho' }, () => ({ contents: "export { execute } from '@oclif/core';", resolveDir: root }));
+    bundler.onResolve({ filter: /^rho:cli$/ }, () => ({ path: 'cli', namespace: 'rho' }));
+    bundler.onLoad({ filter: /.*/, namespace: 'rho' }, () => ({
+      contents: [
+        "export { execute } from '@oclif/core';",
+        "export { COMMANDS } from './dist/commands/index.js';",
+        "export { useModuleImporter } from './dist/src/workflow/extensions/module-import.js';",
+      ].join('\n'),
+      resolveDir: root,
+    }));
   },
 };
 
-await build(
-  runtimeBundleOptions(root, {
-    entryPoints: { commands: 'dist/commands/index.js', oclif: 'rho:oclif' },
-    outdir,
-    chunkNames: 'chunks/[name]-[hash]',
-    splitting: true,
-    plugins: [oclifEntry],
-  }),
-);
+await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, plugins: [entry] }));
 const previous = `${target}.${process.pid}.old`;
 await rename(target, previous).catch((error) => {
   if (error.code !== 'ENOENT') throw error;

@@ -1,9 +1,11 @@
 /**
- * How rho bundles code that runs at start-up: minified ES modules for Node 20, CommonJS
- * dependencies given a `require`, zod's locales cut to English. Shared by the CLI's build
- * (scripts/bundle-cli.mjs) and the benchmark that measures the libraries' own start-up floor.
+ * How rho bundles code that runs at start-up: one minified CommonJS file for Node 20 (the format
+ * V8's code cache can be used with, see src/ui/cli/compile-cache.ts), `import.meta.url` kept,
+ * zod's locales cut to English. Shared by the CLI's build (scripts/bundle-cli.mjs) and the
+ * benchmark that measures the libraries' own start-up floor.
  */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * zod's classic API re-exports every locale (≈ 60 % of its minified size); rho configures and
@@ -25,15 +27,15 @@ const englishOnlyZodLocales = {
 };
 
 /**
- * esbuild options for a runtime bundle; `options` adds the entry points and output. Modules
- * are resolved from `root`'s node_modules, wherever the entry files are.
+ * esbuild options for a runtime bundle; `options` adds the entry point and output file. Modules
+ * are resolved from `root`'s node_modules, wherever the entry file is.
  */
 export function runtimeBundleOptions(root, options) {
   return {
     absWorkingDir: root,
     nodePaths: [path.join(root, 'node_modules')],
     bundle: true,
-    format: 'esm',
+    format: 'cjs',
     platform: 'node',
     target: 'node20',
     minify: true,
@@ -41,8 +43,8 @@ export function runtimeBundleOptions(root, options) {
     // tsx loads module tools at run time with a loader of its own; typescript is only oclif's
     // optional development path. Neither belongs in a runtime bundle.
     external: ['tsx', 'tsx/*', 'typescript'],
-    // CommonJS dependencies (oclif, enquirer) call require(); ES module output has none of its own.
-    banner: { js: "import { createRequire as __rhoCreateRequire } from 'node:module'; const require = __rhoCreateRequire(import.meta.url);" },
+    define: { 'import.meta.url': 'importMetaUrl' },
+    inject: [fileURLToPath(new URL('import-meta-url.mjs', import.meta.url))],
     logLevel: 'warning',
     ...options,
     plugins: [englishOnlyZodLocales, ...(options.plugins ?? [])],

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { repoRoot } from './environment.js';
 import { runtimeBundleOptions } from '../../scripts/runtime-bundle.mjs';
@@ -7,11 +8,13 @@ import { runtimeBundleOptions } from '../../scripts/runtime-bundle.mjs';
 /**
  * What `rho run` cannot start faster than with its pinned libraries: a script that loads
  * oclif's entry, zod and yaml and uses each once (a schema parses a parsed YAML document),
- * bundled and minified exactly as the CLI is. Returns the script's path.
+ * bundled exactly as the CLI is and loaded the same way, through the compile cache (kept in
+ * `dir`, filled by the first run). Returns the path of the script to run with node.
  */
 export async function writeLibraryFloor(dir: string): Promise<string> {
   const entry = path.join(dir, 'library-floor-entry.mjs');
-  const outfile = path.join(dir, 'library-floor.mjs');
+  const bundle = path.join(dir, 'library-floor.cjs');
+  const launcher = path.join(dir, 'library-floor.mjs');
   await writeFile(
     entry,
     [
@@ -23,6 +26,11 @@ export async function writeLibraryFloor(dir: string): Promise<string> {
       '',
     ].join('\n'),
   );
-  await build(runtimeBundleOptions(repoRoot, { entryPoints: [entry], outfile, legalComments: 'none' }));
-  return outfile;
+  await build(runtimeBundleOptions(repoRoot, { entryPoints: [entry], outfile: bundle, legalComments: 'none' }));
+  const loader = pathToFileURL(path.join(repoRoot, 'dist', 'src', 'ui', 'cli', 'compile-cache.js')).href;
+  await writeFile(
+    launcher,
+    `import { requireWithCompileCache } from ${JSON.stringify(loader)};\nrequireWithCompileCache(${JSON.stringify(bundle)}, ${JSON.stringify(path.join(dir, 'compile-cache'))});\n`,
+  );
+  return launcher;
 }

@@ -1,15 +1,26 @@
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliPath, repoRoot, temporaryDirectories, writeFiles } from '../support/cli.js';
+import { compileCacheDir } from '../../src/ui/cli/compile-cache.js';
+import { cliPath, repoRoot, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 
 const directories = temporaryDirectories();
 afterAll(() => directories.removeAll());
 
-/** Resolution hooks that name every file module the CLI loads, one `loaded <url>` line each on stderr. */
+const oneStep = 'version: 1\nname: one\nsteps:\n  - id: s1\n    tool: echo\n    with: { value: hi }\n';
+
+/** Preloaded hooks that name every file the CLI loads, ES module or CommonJS, one `loaded <url>` line each on stderr. */
 const recorder = `data:text/javascript,${encodeURIComponent(
-  `import { register } from 'node:module';
+  `import Module, { register } from 'node:module';
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  if (!Module.isBuiltin(request)) {
+    try { process.stderr.write('loaded file://' + Module._resolveFilename(request, parent, isMain) + '\\n'); } catch {}
+  }
+  return load.apply(this, arguments);
+};
 register('data:text/javascript,' + encodeURIComponent(\`export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
   if (result.url.startsWith('file:')) process.stderr.write('loaded ' + result.url + '\\\\n');
@@ -17,29 +28,115 @@ register('data:text/javascript,' + encodeURIComponent(\`export async function re
 }\`));`,
 )}`;
 
-async function loadedModules(args: readonly string[], cwd: string): Promise<{ exitCode: number | undefined; urls: string[] }> {
-  const result = await execa('node', ['--import', recorder, cliPath, ...args], { cwd, env: { CI: 'true', NO_COLOR: '1' }, reject: false, stdin: 'ignore', timeout: 30_000 });
+async function loadedFiles(args: readonly string[], cwd: string, env: Record<string, string>): Promise<{ exitCode: number | undefined; urls: string[] }> {
+  const result = await execa('node', ['--import', recorder, cliPath, ...args], { cwd, env: { CI: 'true', NO_COLOR: '1', ...env }, reject: false, stdin: 'ignore', timeout: 30_000 });
   const urls = [...new Set(String(result.stderr).split('\n').filter((line) => line.startsWith('loaded ')).map((line) => line.slice('loaded '.length)))];
   return { exitCode: result.exitCode, urls };
 }
 
+/** A workspace with the one-step workflow and a cache directory of its own. */
+async function setup(): Promise<{ dir: string; env: Record<string, string>; cacheDir: string }> {
+  const dir = await directories.make();
+  await writeFiles(dir, { 'one.yml': oneStep });
+  const env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
+  return { dir, env, cacheDir: compileCacheDir(env)! };
+}
+
+async function cacheFiles(cacheDir: string): Promise<string[]> {
+  return readdir(cacheDir).catch(() => []);
+}
+
 describe.concurrent('start-up path', () => {
-  it('runs a workflow from the bundle alone: no module of rho or of a dependency is loaded on its own', async () => {
-    const dir = await directories.make();
-    await writeFiles(dir, { 'one.yml': 'version: 1\nname: one\nsteps:\n  - id: s1\n    tool: echo\n    with: { value: hi }\n' });
-    const { exitCode, urls } = await loadedModules(['run', 'one.yml'], dir);
-    expect(exitCode).toBe(0);
-    const bundle = pathToFileURL(path.join(repoRoot, 'dist', 'cli')).href;
-    const entry = pathToFileURL(cliPath).href;
-    expect(urls).toContain(`${bundle}/oclif.js`);
-    expect(urls).toContain(`${bundle}/commands.js`);
-    expect(urls.filter((url) => url !== entry && !url.startsWith(`${bundle}/`))).toEqual([]);
+  it('loads bin/run.js, the cache loader and the bundle, nothing else of rho or its dependencies', async () => {
+    const { dir, env } = await setup();
+    for (const run of ['without a cache', 'with the cache']) {
+      const { exitCode, urls } = await loadedFiles(['run', 'one.yml'], dir, env);
+      expect(exitCode, run).toBe(0);
+      const expected = [cliPath, path.join(repoRoot, 'dist/src/ui/cli/compile-cache.js'), path.join(repoRoot, 'dist/cli/rho.cjs')].map((file) => pathToFileURL(file).href);
+      expect(urls.filter((url) => !expected.includes(url)), run).toEqual([]);
+      expect(urls, run).toEqual(expect.arrayContaining(expected));
+    }
   });
 
   it('answers --version without loading anything beyond bin/run.js', async () => {
-    const dir = await directories.make();
-    const { exitCode, urls } = await loadedModules(['--version'], dir);
+    const { dir, env } = await setup();
+    const { exitCode, urls } = await loadedFiles(['--version'], dir, env);
     expect(exitCode).toBe(0);
     expect(urls).toEqual([pathToFileURL(cliPath).href]);
+  });
+});
+
+describe.concurrent('compile cache', () => {
+  it('is written by the first run, private to the user, and used as it is by the next', async () => {
+    const { dir, env, cacheDir } = await setup();
+    const first = await runCli(['run', 'one.yml'], { cwd: dir, env });
+    expect(first.exitCode).toBe(0);
+    const [file, ...others] = await cacheFiles(cacheDir);
+    expect(others).toEqual([]);
+    const written = await stat(path.join(cacheDir, file!));
+    expect(written.mode & 0o777).toBe(0o600);
+    expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
+    const second = await runCli(['run', 'one.yml'], { cwd: dir, env });
+    expect(second.exitCode).toBe(0);
+    const timeless = (text: string) => text.replace(/ *\d+ms/g, ' N ms');
+    expect(timeless(second.stdout)).toBe(timeless(first.stdout));
+    // A cache V8 accepted is not written again.
+    const after = await stat(path.join(cacheDir, file!));
+    expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
+  });
+
+  it('replaces a damaged cache file and runs as without one', async () => {
+    const { dir, env, cacheDir } = await setup();
+    expect((await runCli(['run', 'one.yml'], { cwd: dir, env })).exitCode).toBe(0);
+    const [file] = await cacheFiles(cacheDir);
+    const garbage = Buffer.alloc(4096, 0x5a);
+    await writeFile(path.join(cacheDir, file!), garbage);
+    const result = await runCli(['run', 'one.yml'], { cwd: dir, env });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/\[s1\] hi/);
+    expect(await readFile(path.join(cacheDir, file!))).not.toEqual(garbage);
+  });
+
+  it('drops the file of an older build of the same bundle when it writes a new one', async () => {
+    const { dir, env, cacheDir } = await setup();
+    expect((await runCli(['run', 'one.yml'], { cwd: dir, env })).exitCode).toBe(0);
+    const [file] = await cacheFiles(cacheDir);
+    const older = `${file!.split('-')[0]}-0000000000000000.bin`;
+    await writeFile(path.join(cacheDir, older), 'stale');
+    await writeFile(path.join(cacheDir, file!), 'damaged');
+    expect((await runCli(['run', 'one.yml'], { cwd: dir, env })).exitCode).toBe(0);
+    expect(await cacheFiles(cacheDir)).toEqual([file]);
+  });
+
+  it('is skipped quietly where it cannot be written, and not kept at all with RHO_NO_COMPILE_CACHE=1', async () => {
+    const { dir, env, cacheDir } = await setup();
+    await mkdir(path.dirname(cacheDir), { recursive: true });
+    await writeFile(cacheDir, 'a file where the cache directory would be');
+    const blocked = await runCli(['run', 'one.yml'], { cwd: dir, env });
+    expect([blocked.exitCode, blocked.stderr]).toEqual([0, '']);
+
+    const other = await setup();
+    const off = await runCli(['run', 'one.yml'], { cwd: other.dir, env: { ...other.env, RHO_NO_COMPILE_CACHE: '1' } });
+    expect([off.exitCode, off.stderr]).toEqual([0, '']);
+    await expect(stat(path.join(other.dir, 'cache'))).rejects.toThrow();
+  });
+
+  it('still imports tool modules when the bundle came from the cache', async () => {
+    const { dir, env, cacheDir } = await setup();
+    for (const run of ['without a cache', 'with the cache']) {
+      const result = await runCli(['run', path.join(repoRoot, 'workflows/module-tool.yml')], { cwd: dir, env });
+      expect([result.exitCode, result.stderr], run).toEqual([0, '']);
+      expect(result.stdout, run).toMatch(/\[count\] ✔ success/);
+    }
+    expect(await cacheFiles(cacheDir)).toHaveLength(1);
+  });
+});
+
+describe('compileCacheDir', () => {
+  it('follows XDG_CACHE_HOME, falls back to ~/.cache, and is off with RHO_NO_COMPILE_CACHE=1', () => {
+    expect(compileCacheDir({ XDG_CACHE_HOME: '/x' })).toBe('/x/rho/compile-cache');
+    expect(compileCacheDir({})).toMatch(/\/\.cache\/rho\/compile-cache$/);
+    expect(compileCacheDir({ XDG_CACHE_HOME: '/x', RHO_NO_COMPILE_CACHE: '1' })).toBeUndefined();
   });
 });

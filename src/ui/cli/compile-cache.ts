@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import vm from 'node:vm';
+
+/*
+ * The CLI's start-up, before anything else of rho loads (bin/run.js imports this module alone).
+ * Node 20 compiles every module again on every start (its compile cache came with Node 22), and
+ * compiling the bundle was the largest single cost of `rho run`. V8's code cache, kept per user,
+ * turns that into reading one file. Figures: bench/README.md.
+ */
+
+/** Where compiled code is kept: `$XDG_CACHE_HOME/rho`, else `~/.cache/rho`; none with RHO_NO_COMPILE_CACHE=1. */
+export function compileCacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (env['RHO_NO_COMPILE_CACHE'] === '1') return undefined;
+  const base = env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache');
+  return path.join(base, 'rho', 'compile-cache');
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/**
+ * Cache file names: one prefix per bundle location (so a newer build replaces the older one's
+ * file instead of piling up), then what the cached code is only valid for. V8 checks its own
+ * version and flags and the source's length, not its content, so the file's size and
+ * modification time are part of the name.
+ */
+function cacheNames(file: string): { prefix: string; name: string } {
+  const { size, mtimeMs } = statSync(file);
+  const prefix = digest(file);
+  return { prefix, name: `${prefix}-${digest(`${size}:${mtimeMs}:${process.version}:${process.arch}`)}.bin` };
+}
+
+function readCache(cacheFile: string): Buffer | undefined {
+  try {
+    return readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the cache whole (a new file renamed into place) and removes older builds' files; a cache that cannot be written is skipped. */
+function storeCache(dir: string, names: { prefix: string; name: string }, data: Buffer): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const target = path.join(dir, names.name);
+    const partial = `${target}.${process.pid}.tmp`;
+    writeFileSync(partial, data, { mode: 0o600 });
+    renameSync(partial, target);
+    for (const entry of readdirSync(dir)) {
+      if (entry.startsWith(`${names.prefix}-`) && entry !== names.name) rmSync(path.join(dir, entry), { force: true });
+    }
+  } catch {
+    // The cache only saves time; rho runs the same without it.
+  }
+}
+
+/**
+ * Loads a CommonJS bundle as `require` would, and registers it in `require.cache` so that later
+ * requires of it (oclif loading its commands) get the same module, but compiles it with V8's
+ * code cache from `cacheDir`. When there was no usable cache, one is written as the process
+ * exits, so that it holds the functions this run compiled too. Code compiled this way cannot
+ * run `import()` (Node 20 gives it no loader): the bundle must not need it.
+ */
+export function requireWithCompileCache(file: string, cacheDir: string | undefined): unknown {
+  const require = createRequire(file);
+  const names = cacheDir === undefined ? undefined : cacheNames(file);
+  const cachedData = cacheDir !== undefined && names ? readCache(path.join(cacheDir, names.name)) : undefined;
+  const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, ...(cachedData && { cachedData }) });
+  const module = new Module(file);
+  module.filename = file;
+  require.cache[file] = module;
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  wrapper.call(module.exports, module.exports, require, module, file, path.dirname(file));
+  module.loaded = true;
+  if (cacheDir !== undefined && names && (!cachedData || script.cachedDataRejected)) {
+    process.once('exit', () => storeCache(cacheDir, names, script.createCachedData()));
+  }
+  return module.exports;
+}
