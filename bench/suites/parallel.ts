@@ -3,7 +3,7 @@ import { repetitions, rhoCommand, type BenchContext } from '../lib/context.js';
 import type { Figure, SuiteResult } from '../lib/figures.js';
 import { measureWithLoad, medianOf, type Command } from '../lib/hyperfine.js';
 import { formatNumber } from '../lib/stats.js';
-import { writeEchoWorkflow, writeExecWorkflow, writeMakefile } from '../lib/workflows.js';
+import { writeExecWorkflow, writeMakefile } from '../lib/workflows.js';
 
 function hasGnuParallel(): boolean {
   const probe = spawnSync('parallel', ['--version'], { encoding: 'utf8' });
@@ -12,9 +12,12 @@ function hasGnuParallel(): boolean {
 
 /**
  * Parallelism: `count` × `sleep seconds` with `count` slots. Parallel efficiency is ideal wall
- * (one sleep) ÷ actual wall; rho's target subtracts its own one-step start-up, measured in the
- * same rounds, because a Node CLI cannot start in the 3 ms make needs.
+ * (one sleep) ÷ actual wall; rho's target subtracts its own start-up for a one-step process
+ * workflow (one `exec true`: the CLI, the process tool's first load, one spawn), measured in
+ * the same rounds, because a Node CLI cannot start in the 3 ms make needs.
  */
+const oneStep = 'rho run (one exec true step)';
+
 export async function parallelSuite(context: BenchContext): Promise<SuiteResult> {
   const count = context.quick ? 4 : 16;
   const seconds = context.quick ? 0.2 : 0.5;
@@ -28,7 +31,7 @@ export async function parallelSuite(context: BenchContext): Promise<SuiteResult>
       name: `rho -j ${count}`,
       command: rhoCommand(`run ${await writeExecWorkflow(context.dir, 'sleep', count, 'sleep', [String(seconds)])} -j ${count} --output plain`),
     },
-    { name: 'rho run (one echo step)', command: rhoCommand(`run ${await writeEchoWorkflow(context.dir, 1)} --output plain`) },
+    { name: oneStep, command: rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', 1, 'true', [])} --output plain`) },
   ];
   if (hasGnuParallel()) {
     commands.push({ name: `GNU parallel -j${count}`, command: `bash -c 'seq ${count} | parallel -j${count} sleep ${seconds}'` });
@@ -36,7 +39,7 @@ export async function parallelSuite(context: BenchContext): Promise<SuiteResult>
     notes.push('GNU parallel is not installed, so it is left out (apt-get install parallel adds it).');
   }
   const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 4, rounds: 3 }), cwd: context.dir });
-  const peers = commands.filter((command) => command.name !== 'rho run (one echo step)');
+  const peers = commands.filter((command) => command.name !== oneStep);
   const figures: Figure[] = peers.map(({ name }) => ({
     suite: 'parallel',
     name: `${name}: parallel efficiency (ideal ÷ actual wall), ${label}`,
@@ -45,7 +48,7 @@ export async function parallelSuite(context: BenchContext): Promise<SuiteResult>
     basis: `${formatNumber(idealMs)} ms / ${formatNumber(medianOf(raw.measurements, name))} ms`,
   }));
   const rhoWall = medianOf(raw.measurements, `rho -j ${count}`);
-  const startup = medianOf(raw.measurements, 'rho run (one echo step)');
+  const startup = medianOf(raw.measurements, oneStep);
   figures.push({
     suite: 'parallel',
     name: `rho -j ${count}: (wall − one-step start-up) ÷ ideal`,
