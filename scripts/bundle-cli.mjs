@@ -34,7 +34,14 @@ const entry = {
   },
 };
 
-await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, plugins: [entry] }));
+/**
+ * Large dependencies only some runs load (MCP servers, prompts, the terminal renderer) stay in
+ * node_modules and are required from their CommonJS builds when first used: every byte of the
+ * bundle is read and its cached code deserialized on every start.
+ */
+const loadedOnDemand = ['@modelcontextprotocol/sdk', 'enquirer', 'listr2'];
+
+await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, external: loadedOnDemand, plugins: [entry] }));
 const previous = `${target}.${process.pid}.old`;
 await rename(target, previous).catch((error) => {
   if (error.code !== 'ENOENT') throw error;

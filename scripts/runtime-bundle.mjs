@@ -40,13 +40,16 @@ export function runtimeBundleOptions(root, options) {
     target: 'node20',
     minify: true,
     legalComments: 'linked',
-    // tsx loads module tools at run time with a loader of its own; typescript is only oclif's
-    // optional development path. Neither belongs in a runtime bundle.
-    external: ['tsx', 'tsx/*', 'typescript'],
+    // Code compiled from V8's code cache cannot run import() on Node 20: a dynamic import of a
+    // module outside the bundle becomes a require of the package's CommonJS build.
+    supported: { 'dynamic-import': false },
     define: { 'import.meta.url': 'importMetaUrl' },
     inject: [fileURLToPath(new URL('import-meta-url.mjs', import.meta.url))],
     logLevel: 'warning',
     ...options,
+    // tsx loads module tools at run time with a loader of its own; typescript is only oclif's
+    // optional development path. Neither belongs in a runtime bundle.
+    external: ['tsx', 'tsx/*', 'typescript', ...(options.external ?? [])],
     plugins: [englishOnlyZodLocales, ...(options.plugins ?? [])],
   };
 }
