@@ -4,6 +4,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliPath, makeTempDir, writeFiles } from '../support/cli.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** The listr2 renderer on a real terminal (tmux): steps that run at once spin at once. */
 const socket = `rho-parallel-fancy-${process.pid}`;
@@ -22,16 +23,6 @@ afterAll(async () => {
   if (socketPath) await rm(socketPath, { force: true });
   for (const cleanup of cleanups) await cleanup();
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const workflow = `version: 1
 name: fancy parallel

@@ -11,19 +11,12 @@ import { createApprovals } from '../approver/index.js';
 import { createQuestioner } from '../questioner/index.js';
 import { canPrompt, type CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
-import type { RunStreams } from './run-workflow.js';
+import type { DecisionFlags, RunStreams } from './run-workflow.js';
 
-export interface InvokeRequest {
+export interface InvokeRequest extends DecisionFlags {
   tool: string;
   /** `--args JSON` as typed. */
   args: string;
-  workspace?: string;
-  allow: readonly string[];
-  ask: readonly string[];
-  deny: readonly string[];
-  approve: readonly string[];
-  yes: boolean;
-  noInput: boolean;
   hooksFile?: string;
   timeoutMs?: number;
 }

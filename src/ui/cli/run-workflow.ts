@@ -13,17 +13,21 @@ import { abortOnSignals } from './interrupts.js';
 import { reportStartupError } from './startup-errors.js';
 import { cliHooks } from './run-hooks.js';
 
-export interface RunRequest {
-  file: string;
+/** The flags that decide a request's fate, shared by `rho run` and `rho invoke`. */
+export interface DecisionFlags {
   workspace?: string;
-  maxParallel?: number;
-  inputs: readonly string[];
   allow: readonly string[];
   ask: readonly string[];
   deny: readonly string[];
   approve: readonly string[];
   yes: boolean;
   noInput: boolean;
+}
+
+export interface RunRequest extends DecisionFlags {
+  file: string;
+  maxParallel?: number;
+  inputs: readonly string[];
   output: OutputMode;
   eventsFile?: string;
   junitFile?: string;
