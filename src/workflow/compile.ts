@@ -199,6 +199,7 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     id: step.id,
     name: step.name ?? step.id,
     tool: step.tool,
+    line: context.source.position(at()).line,
     with: step.with ?? {},
     withHasExpressions,
     argumentsReadSteps,

@@ -171,6 +171,8 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
     const serverWarnings = await startDeclaredServers(host, servers, { source: workflow.source, inputs, secrets, signal: options.signal });
     for (const warning of serverWarnings) options.warn?.(formatProblem(warning));
     const ready = servers.length > 0 ? compileWithServerTools(workflow, host.tools) : workflow;
+    // Every step is compiled with its position: the parsed file is not needed while it runs.
+    workflow.source.release();
     return await runWorkflow({ host, workflow: ready, inputs, secrets, env, maxParallel, signal: options.signal, emit, runId });
   } finally {
     for (const notice of await host.dispose()) options.warn?.(`rho: ${notice}`);

@@ -8,6 +8,8 @@ export interface CompiledStep {
   id: string;
   name: string;
   tool: string;
+  /** Where the step starts in the workflow file. */
+  line: number;
   /** The raw `with:` value; strings may hold templates evaluated when the step is ready. */
   with: Record<string, unknown>;
   /** Whether `with:` holds any expression (then it is validated against the tool only at run time). */

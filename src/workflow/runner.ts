@@ -82,7 +82,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     workflow: workflow.file.name,
     file: workflow.source.file,
     workspace: host.workspace.root,
-    steps: steps.map(({ id, name, tool, index }) => ({ id, name, tool, line: workflow.source.position(['steps', index]).line })),
+    steps: steps.map(({ id, name, tool, line }) => ({ id, name, tool, line })),
   });
   const unsubscribe = host.subscribe((event) => forwardHostEvent(event, emit));
   const scheduler = new Scheduler({ count: steps.length, maxParallel: options.maxParallel });

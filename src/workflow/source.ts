@@ -12,8 +12,8 @@ export type NodePath = readonly PropertyKey[];
 export class WorkflowSource {
   private constructor(
     readonly file: string,
-    readonly text: string,
-    private readonly document: Document,
+    private text: string,
+    private document: Document | undefined,
     private readonly lines: LineCounter,
   ) {}
 
@@ -53,11 +53,26 @@ export class WorkflowSource {
    * once: it is read before validation (`tools:`) and by it. Callers must not change it.
    */
   toData(): unknown {
-    if (this.data === undefined) this.data = { value: this.document.toJS({ maxAliasCount: 100 }) };
+    if (this.data === undefined) this.data = { value: this.parsed().toJS({ maxAliasCount: 100 }) };
     return this.data.value;
   }
 
   private data: { value: unknown } | undefined;
+
+  /**
+   * Lets go of the parsed document and its data once nothing will ask for a position again (a
+   * run, once its steps are compiled): for a large file they are most of what a run holds.
+   */
+  release(): void {
+    this.document = undefined;
+    this.data = undefined;
+    this.text = '';
+  }
+
+  private parsed(): Document {
+    if (!this.document) throw new Error(`internal: ${this.file} was released, its document is gone`);
+    return this.document;
+  }
 
   /** Where the value at `nodePath` starts; the nearest existing ancestor when it is missing. */
   position(nodePath: NodePath, options: { key?: boolean } = {}): { line: number; col: number } {
@@ -80,7 +95,7 @@ export class WorkflowSource {
   }
 
   private nodeAt(nodePath: NodePath, key: boolean): Node | undefined {
-    let node: unknown = this.document.contents;
+    let node: unknown = this.parsed().contents;
     let found: Node | undefined = node as Node;
     for (const [index, segment] of nodePath.entries()) {
       const last = index === nodePath.length - 1;

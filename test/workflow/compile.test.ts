@@ -128,3 +128,19 @@ steps:
     expect(problems).toEqual(['5:26: unknown key "colour"', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
   });
 });
+
+describe('compiled steps and the released source', () => {
+  it('carries each step’s line, so a run needs no positions once its source is released', () => {
+    const text = 'version: 1\nname: lines\nsteps:\n  - id: a\n    tool: echo\n    with: { value: x }\n\n  - id: b\n    tool: echo\n    with: { value: y }\n';
+    const { source } = WorkflowSource.parse('w.yml', text);
+    const { workflow } = compileWorkflow(source!, tools);
+    expect(workflow!.steps.map((step) => [step.id, step.line])).toEqual([
+      ['a', 4],
+      ['b', 8],
+    ]);
+    source!.release();
+    expect(() => source!.position(['steps', 0])).toThrow(/released/);
+    expect(() => source!.toData()).toThrow(/released/);
+    expect(source!.directory).toBe(process.cwd());
+  });
+});
