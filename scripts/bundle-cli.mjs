@@ -41,7 +41,12 @@ const entry = {
  */
 const loadedOnDemand = ['@modelcontextprotocol/sdk', 'enquirer', 'listr2'];
 
-await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, external: loadedOnDemand, plugins: [entry] }));
+try {
+  await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, external: loadedOnDemand, plugins: [entry] }));
+} catch (error) {
+  await rm(outdir, { recursive: true, force: true });
+  throw error;
+}
 const previous = `${target}.${process.pid}.old`;
 await rename(target, previous).catch((error) => {
   if (error.code !== 'ENOENT') throw error;

@@ -15,21 +15,24 @@ export async function startupSuite(context: BenchContext): Promise<SuiteResult> 
   const makefile = await writeMakefile(context.dir, 'true', 1, 'true');
   const zxScript = await writeZxScript(context.dir, 'true', 1, 'true');
   const libraries = await writeLibraryFloor(context.dir);
+  const run = 'rho run (one echo step)';
+  const librariesAlone = 'oclif + zod + yaml alone, bundled as rho is';
   const commands = [
     { name: 'node -e 0', command: 'node -e 0' },
-    { name: 'oclif + zod + yaml alone, bundled as rho is', command: `node ${libraries}` },
+    { name: librariesAlone, command: `node ${libraries}` },
     { name: 'rho --version', command: rhoCommand('--version') },
-    { name: 'rho run (one echo step)', command: rhoCommand(`run ${oneEcho} --output plain`) },
+    { name: run, command: rhoCommand(`run ${oneEcho} --output plain`) },
     // The first run after an install or build, which compiles the bundle and fills the cache.
-    { name: 'rho run (one echo step), no compile cache', command: `env RHO_NO_COMPILE_CACHE=1 ${rhoCommand(`run ${oneEcho} --output plain`)}` },
+    { name: `${run}, no compile cache`, command: `env RHO_NO_COMPILE_CACHE=1 ${rhoCommand(`run ${oneEcho} --output plain`)}` },
     { name: 'make (one true)', command: `make -s -f ${makefile}` },
     { name: 'zx (one true)', command: `node ${zxScript}` },
     { name: 'concurrently (one true)', command: `${concurrentlyBin} --raw true` },
   ];
   const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 10, rounds: 3 }), cwd: context.dir });
-  const floor = medianOf(raw.measurements, 'node -e 0');
-  const ratio = (name: string) => medianOf(raw.measurements, name) / floor;
-  const basis = (name: string) => `${formatNumber(medianOf(raw.measurements, name))} ms / ${formatNumber(floor)} ms`;
+  const median = (name: string) => medianOf(raw.measurements, name);
+  const floor = median('node -e 0');
+  const ratio = (name: string) => median(name) / floor;
+  const basis = (name: string) => `${formatNumber(median(name))} ms / ${formatNumber(floor)} ms`;
   const figure = (name: string, target?: { limit: number; text: string }) => ({
     suite: 'start-up',
     name: `${name} ÷ node -e 0`,
@@ -42,15 +45,15 @@ export async function startupSuite(context: BenchContext): Promise<SuiteResult> 
     suite: 'start-up',
     figures: [
       figure('rho --version', { limit: 3, text: '≤ 3' }),
-      figure('rho run (one echo step)', { limit: 4, text: '≤ 4' }),
-      figure('rho run (one echo step), no compile cache'),
-      figure('oclif + zod + yaml alone, bundled as rho is'),
+      figure(run, { limit: 4, text: '≤ 4' }),
+      figure(`${run}, no compile cache`),
+      figure(librariesAlone),
       {
         suite: 'start-up',
-        name: 'rho run (one echo step) beyond its libraries ÷ node -e 0',
-        value: (medianOf(raw.measurements, 'rho run (one echo step)') - medianOf(raw.measurements, 'oclif + zod + yaml alone, bundled as rho is')) / floor,
+        name: `${run} beyond its libraries ÷ node -e 0`,
+        value: (median(run) - median(librariesAlone)) / floor,
         unit: '×',
-        basis: `(${formatNumber(medianOf(raw.measurements, 'rho run (one echo step)'))} − ${formatNumber(medianOf(raw.measurements, 'oclif + zod + yaml alone, bundled as rho is'))}) ms / ${formatNumber(floor)} ms`,
+        basis: `(${formatNumber(median(run))} − ${formatNumber(median(librariesAlone))}) ms / ${formatNumber(floor)} ms`,
       },
       figure('make (one true)'),
       figure('zx (one true)'),

@@ -4,6 +4,20 @@ export const abortGraceMs = 5_000;
 /** The controllers following each signal, reached through one listener per signal. */
 const followers = new WeakMap<AbortSignal, Set<AbortController>>();
 
+function followersOf(parent: AbortSignal): Set<AbortController> {
+  let following = followers.get(parent);
+  if (!following) {
+    const created = new Set<AbortController>();
+    parent.addEventListener('abort', () => {
+      for (const follower of created) follower.abort(parent.reason);
+      created.clear();
+    }, { once: true });
+    followers.set(parent, created);
+    following = created;
+  }
+  return following;
+}
+
 /**
  * A controller that aborts with `parent` until `dispose()`, for work that can also be stopped on
  * its own (a call's deadline). AbortSignal.any would cost a second controller per call and, on
@@ -17,19 +31,9 @@ export function followingController(parent: AbortSignal): { controller: AbortCon
     controller.abort(parent.reason);
     return { controller, dispose: () => {} };
   }
-  let following = followers.get(parent);
-  if (!following) {
-    const created = new Set<AbortController>();
-    following = created;
-    followers.set(parent, created);
-    parent.addEventListener('abort', () => {
-      for (const follower of created) follower.abort(parent.reason);
-      created.clear();
-    }, { once: true });
-  }
+  const following = followersOf(parent);
   following.add(controller);
-  const set = following;
-  return { controller, dispose: () => set.delete(controller) };
+  return { controller, dispose: () => following.delete(controller) };
 }
 
 /**

@@ -10,6 +10,9 @@ export type NodePath = readonly PropertyKey[];
 
 /** A parsed YAML workflow that can still say where each value came from. */
 export class WorkflowSource {
+  /** The document's plain data, once built (`toData`). */
+  private data: { value: unknown } | undefined;
+
   private constructor(
     readonly file: string,
     private text: string,
@@ -56,8 +59,6 @@ export class WorkflowSource {
     if (this.data === undefined) this.data = { value: this.parsed().toJS({ maxAliasCount: 100 }) };
     return this.data.value;
   }
-
-  private data: { value: unknown } | undefined;
 
   /**
    * Lets go of the parsed document and its data once nothing will ask for a position again (a

@@ -31,10 +31,16 @@ function digest(text: string): string {
  * version and flags and the source's length, not its content, so the file's size and
  * modification time are part of the name.
  */
-function cacheNames(file: string): { prefix: string; name: string } {
+function cacheFileOf(file: string, dir: string): CacheFile {
   const { size, mtimeMs } = statSync(file);
   const prefix = digest(file);
-  return { prefix, name: `${prefix}-${digest(`${size}:${mtimeMs}:${process.version}:${process.arch}`)}.bin` };
+  return { dir, prefix, name: `${prefix}-${digest(`${size}:${mtimeMs}:${process.version}:${process.arch}`)}.bin` };
+}
+
+interface CacheFile {
+  dir: string;
+  prefix: string;
+  name: string;
 }
 
 function readCache(cacheFile: string): Buffer | undefined {
@@ -46,15 +52,15 @@ function readCache(cacheFile: string): Buffer | undefined {
 }
 
 /** Writes the cache whole (a new file renamed into place) and removes older builds' files; a cache that cannot be written is skipped. */
-function storeCache(dir: string, names: { prefix: string; name: string }, data: Buffer): void {
+function storeCache(cache: CacheFile, data: Buffer): void {
+  const target = path.join(cache.dir, cache.name);
+  const partial = `${target}.${process.pid}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const target = path.join(dir, names.name);
-    const partial = `${target}.${process.pid}.tmp`;
+    mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
     writeFileSync(partial, data, { mode: 0o600 });
     renameSync(partial, target);
-    for (const entry of readdirSync(dir)) {
-      if (entry.startsWith(`${names.prefix}-`) && entry !== names.name) rmSync(path.join(dir, entry), { force: true });
+    for (const entry of readdirSync(cache.dir)) {
+      if (entry.startsWith(`${cache.prefix}-`) && entry !== cache.name) rmSync(path.join(cache.dir, entry), { force: true });
     }
   } catch {
     // The cache only saves time; rho runs the same without it.
@@ -70,8 +76,8 @@ function storeCache(dir: string, names: { prefix: string; name: string }, data: 
  */
 export function requireWithCompileCache(file: string, cacheDir: string | undefined): unknown {
   const require = createRequire(file);
-  const names = cacheDir === undefined ? undefined : cacheNames(file);
-  const cachedData = cacheDir !== undefined && names ? readCache(path.join(cacheDir, names.name)) : undefined;
+  const cache = cacheDir === undefined ? undefined : cacheFileOf(file, cacheDir);
+  const cachedData = cache && readCache(path.join(cache.dir, cache.name));
   const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, ...(cachedData && { cachedData }) });
   const module = new Module(file);
   module.filename = file;
@@ -79,8 +85,6 @@ export function requireWithCompileCache(file: string, cacheDir: string | undefin
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, require, module, file, path.dirname(file));
   module.loaded = true;
-  if (cacheDir !== undefined && names && (!cachedData || script.cachedDataRejected)) {
-    process.once('exit', () => storeCache(cacheDir, names, script.createCachedData()));
-  }
+  if (cache && (!cachedData || script.cachedDataRejected)) process.once('exit', () => storeCache(cache, script.createCachedData()));
   return module.exports;
 }
