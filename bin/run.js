@@ -12,7 +12,7 @@ if (process.argv[2] === '--version') {
   globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false };
   // The bundled runtime path (scripts/bundle-cli.mjs), compiled from V8's code cache when there is one.
   const { fileURLToPath } = await import('node:url');
-  const { compileCacheDir, requireWithCompileCache } = await import('../dist/src/ui/cli/compile-cache.js');
+  const { compileCacheDir, requireWithCompileCache } = await import('../dist/src/boot/compile-cache.js');
   const bundle = fileURLToPath(new URL('../dist/cli/rho.cjs', import.meta.url));
   const cli = requireWithCompileCache(bundle, compileCacheDir(process.env));
   // Code compiled from the cache cannot import(); tool modules are imported from here instead.

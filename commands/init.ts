@@ -9,7 +9,7 @@ export default class Init extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Init);
-    const { writeStarterWorkflow } = await import('../src/ui/cli/init-file.js');
+    const { writeStarterWorkflow } = await import('../src/cli/init-file.js');
     try {
       await writeStarterWorkflow(args.file, flags.force);
     } catch (error) {

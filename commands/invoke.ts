@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { policyFlags } from '../src/ui/cli/run-flags.js';
+import { policyFlags } from '../src/cli/run-flags.js';
 
 export default class Invoke extends Command {
   static override summary = 'Make one tool call through the ToolHost, as a one-step workflow would.';
@@ -24,8 +24,8 @@ export default class Invoke extends Command {
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Invoke);
-    const { readCliEnvironment } = await import('../src/ui/cli/environment.js');
-    const { invokeToolCommand } = await import('../src/ui/cli/invoke-tool.js');
+    const { readCliEnvironment } = await import('../src/cli/environment.js');
+    const { invokeToolCommand } = await import('../src/cli/invoke-tool.js');
     const quiet = { write: () => {} };
     const { exitCode, result } = await invokeToolCommand(
       {

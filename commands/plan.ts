@@ -1,6 +1,6 @@
 import { Args, Command } from '@oclif/core';
-import { readCliEnvironment } from '../src/ui/cli/environment.js';
-import { planFlags, planRequestOf } from '../src/ui/cli/run-flags.js';
+import { readCliEnvironment } from '../src/cli/environment.js';
+import { planFlags, planRequestOf } from '../src/cli/run-flags.js';
 import type { WorkflowPlan } from '../src/workflow/plan.js';
 
 export default class Plan extends Command {
@@ -15,7 +15,7 @@ export default class Plan extends Command {
 
   async run(): Promise<WorkflowPlan | undefined> {
     const { args, flags } = await this.parse(Plan);
-    const { planWorkflowCommand } = await import('../src/ui/cli/plan-workflow.js');
+    const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
     const { exitCode, plan } = await planWorkflowCommand(
       planRequestOf(args.workflow, flags),
       readCliEnvironment(),

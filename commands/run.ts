@@ -1,6 +1,6 @@
 import { Args, Command } from '@oclif/core';
-import { readCliEnvironment } from '../src/ui/cli/environment.js';
-import { planRequestOf, runFlags } from '../src/ui/cli/run-flags.js';
+import { readCliEnvironment } from '../src/cli/environment.js';
+import { planRequestOf, runFlags } from '../src/cli/run-flags.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends Command {
@@ -27,12 +27,12 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const environment = readCliEnvironment();
     const streams = { stdout: process.stdout, stderr: process.stderr };
     if (flags['dry-run']) {
-      const { planWorkflowCommand } = await import('../src/ui/cli/plan-workflow.js');
+      const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
       const planned = await planWorkflowCommand(planRequestOf(args.workflow, flags), environment, streams, { print: true });
       if (planned.exitCode !== 0) this.exit(planned.exitCode);
       return;
     }
-    const { runWorkflowCommand } = await import('../src/ui/cli/run-workflow.js');
+    const { runWorkflowCommand } = await import('../src/cli/run-workflow.js');
     const code = await runWorkflowCommand(
       {
         ...planRequestOf(args.workflow, flags),

@@ -1,10 +1,10 @@
 import { Command, Flags } from '@oclif/core';
 import { SecretMasker } from '../src/host/masking.js';
-import { canPrompt, readCliEnvironment } from '../src/ui/cli/environment.js';
-import { policyFlags } from '../src/ui/cli/run-flags.js';
+import { canPrompt, readCliEnvironment } from '../src/cli/environment.js';
+import { policyFlags } from '../src/cli/run-flags.js';
 import type { SelftestResult } from '../src/workflow/extensions/selftest.js';
 import type { ToolCatalog, ToolListing } from '../src/workflow/extensions/tool-catalog.js';
-import { reportStartupError } from '../src/ui/cli/startup-errors.js';
+import { reportStartupError } from '../src/cli/startup-errors.js';
 
 type ListedTool = ToolListing & { selftest?: SelftestResult };
 
@@ -38,7 +38,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
     const { flags } = await this.parse(Tools);
     const { openToolCatalog, toolListing } = await import('../src/workflow/extensions/tool-catalog.js');
     const { createApprovals } = await import('../src/ui/approver/index.js');
-    const { cliHooks } = await import('../src/ui/cli/run-hooks.js');
+    const { cliHooks } = await import('../src/cli/run-hooks.js');
     const environment = readCliEnvironment();
     const stderr = (line: string) => process.stderr.write(`${line}\n`);
     // Starting a workflow's MCP servers is authorized as in a run: prompts on a terminal, the

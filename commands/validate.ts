@@ -11,7 +11,7 @@ export default class Validate extends Command {
 
   async run(): Promise<void> {
     const { argv } = await this.parse(Validate);
-    const { validateWorkflowFiles } = await import('../src/ui/cli/validate-files.js');
+    const { validateWorkflowFiles } = await import('../src/cli/validate-files.js');
     const code = await validateWorkflowFiles(argv as string[], { stdout: process.stdout, stderr: process.stderr });
     if (code !== 0) this.exit(code);
   }

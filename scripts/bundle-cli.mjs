@@ -1,7 +1,7 @@
 /**
  * Bundles the CLI's runtime path (after `tsc`) into dist/cli/rho.cjs: oclif, the commands and
  * everything they load, in one minified CommonJS file that bin/run.js compiles with V8's code
- * cache (src/ui/cli/compile-cache.ts). What a command loads lazily is still evaluated lazily.
+ * cache (src/boot/compile-cache.ts). What a command loads lazily is still evaluated lazily.
  *
  * Why: Node 20 has no module compile cache, and resolving and compiling ~400 small modules of
  * rho and its dependencies cost `rho run` more than the work of a short workflow. Figures:

@@ -1,6 +1,6 @@
 /**
  * How rho bundles code that runs at start-up: one minified CommonJS file for Node 20 (the format
- * V8's code cache can be used with, see src/ui/cli/compile-cache.ts), `import.meta.url` kept,
+ * V8's code cache can be used with, see src/boot/compile-cache.ts), `import.meta.url` kept,
  * zod's locales cut to English. Shared by the CLI's build (scripts/bundle-cli.mjs) and the
  * benchmark that measures the libraries' own start-up floor.
  */

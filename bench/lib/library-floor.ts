@@ -27,7 +27,7 @@ export async function writeLibraryFloor(dir: string): Promise<string> {
     ].join('\n'),
   );
   await build(runtimeBundleOptions(repoRoot, { entryPoints: [entry], outfile: bundle, legalComments: 'none' }));
-  const loader = pathToFileURL(path.join(repoRoot, 'dist', 'src', 'ui', 'cli', 'compile-cache.js')).href;
+  const loader = pathToFileURL(path.join(repoRoot, 'dist', 'src', 'boot', 'compile-cache.js')).href;
   await writeFile(
     launcher,
     `import { requireWithCompileCache } from ${JSON.stringify(loader)};\nrequireWithCompileCache(${JSON.stringify(bundle)}, ${JSON.stringify(path.join(dir, 'compile-cache'))});\n`,

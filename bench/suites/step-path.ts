@@ -5,7 +5,7 @@ import { peakRssMB } from '../lib/peak-rss.js';
 import { formatNumber } from '../lib/stats.js';
 import { medianTimes } from '../lib/tiny.js';
 import { writeEchoWorkflow } from '../lib/workflows.js';
-import { runWorkflowCommand } from '../../src/ui/cli/run-workflow.js';
+import { runWorkflowCommand } from '../../src/cli/run-workflow.js';
 import { openWorkflow } from '../../src/workflow/launch.js';
 
 export interface StepPathSizes {

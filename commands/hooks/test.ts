@@ -1,7 +1,7 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { HostError } from '../../src/host/errors.js';
 import type { HookTestResult } from '../../src/hooks/test-hook.js';
-import { readCliEnvironment } from '../../src/ui/cli/environment.js';
+import { readCliEnvironment } from '../../src/cli/environment.js';
 
 export default class HooksTest extends Command {
   static override summary = 'Run one hook program on a sample envelope and print its parsed decision.';

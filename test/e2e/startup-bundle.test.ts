@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileCacheDir } from '../../src/ui/cli/compile-cache.js';
+import { compileCacheDir } from '../../src/boot/compile-cache.js';
 import { cliPath, repoRoot, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 
 const directories = temporaryDirectories();
@@ -52,7 +52,7 @@ describe.concurrent('start-up path', () => {
     for (const run of ['without a cache', 'with the cache']) {
       const { exitCode, urls } = await loadedFiles(['run', 'one.yml'], dir, env);
       expect(exitCode, run).toBe(0);
-      const expected = [cliPath, path.join(repoRoot, 'dist/src/ui/cli/compile-cache.js'), path.join(repoRoot, 'dist/cli/rho.cjs')].map((file) => pathToFileURL(file).href);
+      const expected = [cliPath, path.join(repoRoot, 'dist/src/boot/compile-cache.js'), path.join(repoRoot, 'dist/cli/rho.cjs')].map((file) => pathToFileURL(file).href);
       expect(urls.filter((url) => !expected.includes(url)), run).toEqual([]);
       expect(urls, run).toEqual(expect.arrayContaining(expected));
     }

@@ -1,10 +1,10 @@
-import type { ToolErrorKind } from '../../host/errors.js';
-import { afterToolUseCapability } from '../../host/hooks/capability-summary.js';
-import type { HostLabels } from '../../host/hooks/labels.js';
-import { loadHooks, type LoadedHooks } from '../../hooks/load-hooks.js';
-import type { RunEvent } from '../../workflow/events.js';
-import type { RunHooks } from '../../workflow/launch.js';
-import type { CompiledWorkflow } from '../../workflow/model.js';
+import type { ToolErrorKind } from '../host/errors.js';
+import { afterToolUseCapability } from '../host/hooks/capability-summary.js';
+import type { HostLabels } from '../host/hooks/labels.js';
+import { loadHooks, type LoadedHooks } from '../hooks/load-hooks.js';
+import type { RunEvent } from '../workflow/events.js';
+import type { RunHooks } from '../workflow/launch.js';
+import type { CompiledWorkflow } from '../workflow/model.js';
 import type { HookOptions } from './run-hooks.js';
 
 /** Loads a run's hook programs and bridges them to the run: its events in, their gates out. */

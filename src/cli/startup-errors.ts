@@ -1,5 +1,5 @@
-import { HostError, ToolError, denialKinds } from '../../host/errors.js';
-import { InvalidWorkflowError, formatProblem } from '../../workflow/problems.js';
+import { HostError, ToolError, denialKinds } from '../host/errors.js';
+import { InvalidWorkflowError, formatProblem } from '../workflow/problems.js';
 
 /**
  * The exit code for an error raised before any step ran, after printing it: an invalid

@@ -1,6 +1,6 @@
-import { checkWorkflowFile } from '../../workflow/load.js';
-import { builtinRegistry } from '../../workflow/launch.js';
-import { formatProblem } from '../../workflow/problems.js';
+import { checkWorkflowFile } from '../workflow/load.js';
+import { builtinRegistry } from '../workflow/launch.js';
+import { formatProblem } from '../workflow/problems.js';
 import type { RunStreams } from './run-workflow.js';
 
 /** Validates each file, printing every problem; returns 2 when any file is invalid. */

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { outputModes } from '../render/choose.js';
+import { outputModes } from '../ui/render/choose.js';
 import type { PlanRequest } from './plan-workflow.js';
 
 /** Flags shared by `run`, `plan` and `invoke`: policy rules and scripted approvals. */

@@ -1,6 +1,6 @@
-import { parseHostLabels } from '../../host/hooks/labels.js';
-import type { SecretMasker } from '../../host/masking.js';
-import type { RunHooks, RunHooksFactory } from '../../workflow/launch.js';
+import { parseHostLabels } from '../host/hooks/labels.js';
+import type { SecretMasker } from '../host/masking.js';
+import type { RunHooks, RunHooksFactory } from '../workflow/launch.js';
 
 export interface HookOptions {
   /** `--hooks FILE` */

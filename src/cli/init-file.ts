@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { starterWorkflow } from '../../workflow/starter.js';
+import { starterWorkflow } from '../workflow/starter.js';
 
 /** Writes the starter workflow; refuses to replace an existing file unless forced. */
 export async function writeStarterWorkflow(file: string, force: boolean): Promise<void> {

@@ -1,7 +1,7 @@
-import { openWorkflow } from '../../workflow/launch.js';
-import { planWorkflow, type WorkflowPlan } from '../../workflow/plan.js';
+import { openWorkflow } from '../workflow/launch.js';
+import { planWorkflow, type WorkflowPlan } from '../workflow/plan.js';
 import { reportStartupError } from './startup-errors.js';
-import { formatPlan } from '../render/plan-text.js';
+import { formatPlan } from '../ui/render/plan-text.js';
 import type { CliEnvironment } from './environment.js';
 import type { RunRequest, RunStreams } from './run-workflow.js';
 

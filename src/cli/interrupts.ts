@@ -1,4 +1,4 @@
-import { interruptReason } from '../../host/tool-host.js';
+import { interruptReason } from '../host/tool-host.js';
 
 /**
  * SIGINT/SIGTERM abort the run (running calls are cancelled and their processes killed); a
