@@ -2,7 +2,7 @@ import type { ToolErrorKind } from '../host/errors.js';
 import { afterToolUseCapability } from '../host/hooks/capability-summary.js';
 import type { HostLabels } from '../host/hooks/labels.js';
 import { loadHooks, type LoadedHooks } from '../hooks/load-hooks.js';
-import type { RunEvent } from '../workflow/events.js';
+import type { RunEvent } from '../host/events.js';
 import type { RunHooks } from '../workflow/launch.js';
 import type { CompiledWorkflow } from '../workflow/model.js';
 import type { HookOptions } from './run-hooks.js';
@@ -54,13 +54,12 @@ function bridge(loaded: LoadedHooks, warn: (line: string) => void): RunHooks {
           return;
       }
     },
-    observeHost(event) {
-      if (event.type !== 'call_finished') return;
+    callFinished(call, result, authorized) {
       loaded.notify({
         kind: 'after_tool_use',
-        stepId: event.stepId,
-        result: event.result,
-        capability: afterToolUseCapability(event.authorized ? [event.authorized] : [], true),
+        stepId: call.stepId,
+        result,
+        capability: afterToolUseCapability(authorized ? [authorized] : [], true),
       });
     },
     async finish() {

@@ -26,4 +26,4 @@ export function cliHooks(options: HookOptions): RunHooksFactory {
   };
 }
 
-const noHooks: RunHooks = { gates: [], observeRun: () => {}, observeHost: () => {}, finish: async () => {} };
+const noHooks: RunHooks = { gates: [], observeRun: () => {}, callFinished: () => {}, finish: async () => {} };

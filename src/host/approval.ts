@@ -3,8 +3,7 @@ import type { CapabilityRequest } from './capability.js';
 /** What a person (or a flag) can answer to an approval request. */
 export type ApprovalAnswer = 'allow_once' | 'allow_run' | 'deny';
 
-/** Who made an authorization decision; recorded in the audit. */
-export type Decider = 'policy' | 'hook' | 'remembered' | 'flag' | 'user';
+export type { Decider } from './events.js';
 
 export interface ApprovalRequest {
   /** Audit sequence number of this decision. */

@@ -13,7 +13,7 @@ import {
   type AuthorizationSubject,
 } from './denials.js';
 import type { ToolError } from './errors.js';
-import type { AuditRecord, EventSink } from './events.js';
+import type { AuditRecord, HostEvent } from './events.js';
 import { requestFingerprint } from './fingerprint.js';
 import type { PreToolGate } from './gates.js';
 import { protectedEnvNames, type PolicyEvaluation, type PolicyEvaluator } from './policy.js';
@@ -45,7 +45,8 @@ export interface AuthorizerOptions {
   scripted: ScriptedApprovals;
   /** Undefined when nobody can answer (no TTY, CI, `--no-input`): unanswered requests are denied at once. */
   approver: Approver | undefined;
-  emit: EventSink;
+  /** Reports an approval event of the call `callId`. */
+  emit(callId: string, event: HostEvent): void;
 }
 
 type GateVerdict = { decision: 'continue' } | { decision: 'deny'; reason: string; hook: string };
@@ -102,7 +103,7 @@ export class Authorizer {
     }
     const approver = this.options.approver;
     if (!approver) throw this.deny(pending, 'policy', unanswered(subject, request, evaluation.rule?.text));
-    this.options.emit({ type: 'approval_requested', seq: pending.seq, callId: subject.callId, stepId: subject.stepId, class: request.class });
+    this.options.emit(subject.callId, { type: 'approval_requested', stepId: subject.stepId ?? subject.callId, request: pending.seq, class: request.class });
     const release = await this.turns.acquire(signal, () => cancelled(subject, request));
     try {
       // An identical request ahead in the queue may have been allowed for the run meanwhile.
@@ -170,7 +171,7 @@ export class Authorizer {
 
   private record({ subject, request, seq }: Pending, result: 'allow' | 'deny', decider: Decider): void {
     this.audit.add({ seq, class: request.class, result, decider });
-    this.options.emit({ type: 'approval_decided', seq, callId: subject.callId, stepId: subject.stepId, class: request.class, result, decider });
+    this.options.emit(subject.callId, { type: 'approval_decided', stepId: subject.stepId ?? subject.callId, request: seq, class: request.class, result, decider });
   }
 }
 

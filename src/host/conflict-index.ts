@@ -107,6 +107,16 @@ export class ConflictIndex {
     this.claims = new Array<undefined>(count).fill(undefined);
   }
 
+  /** Makes room for one more call number. */
+  extend(): void {
+    this.claims.push(undefined);
+  }
+
+  /** Whether no unfinished call is entered. */
+  get empty(): boolean {
+    return this.calls.empty;
+  }
+
   add(index: number, declaration: Declaration): void {
     this.calls.insert(index);
     if (declaration === 'exclusive') {

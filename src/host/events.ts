@@ -1,36 +1,89 @@
-import type { Decider } from './approval.js';
-import type { CapabilityClass, CapabilityRequest } from './capability.js';
-import type { HostInputSource } from './host-input.js';
-import type { ToolProgress, ToolResult } from './tool.js';
+import { z } from 'zod';
+import { capabilityClasses } from './capability-classes.js';
+import type { CapabilityClass } from './capability.js';
+import { toolErrorKinds } from './errors.js';
 
 /**
- * The typed events the host emits: the only link between the host and whatever shows or
- * records a run (renderers, NDJSON, hooks' observers, the audit).
+ * rho's one event vocabulary (SPEC §7): what the host and the workflow runner report, and the
+ * single source of the events JSON Schema, the renderers' input, the NDJSON lines and the hook
+ * envelopes' run payloads. The host emits the call events (`step_started`, `step_progress`,
+ * approvals, questions); a run adds `run_started`, `step_finished` (in model order) and
+ * `run_finished`. A call the library runs without a step id is reported under its call id.
  */
-export type HostEvent =
-  | { type: 'call_started'; callId: string; stepId: string | undefined; tool: string }
-  | ({ type: 'call_progress'; callId: string; stepId: string | undefined } & ToolProgress)
-  | { type: 'approval_requested'; seq: number; callId: string; stepId: string | undefined; class: CapabilityClass }
-  | {
-      type: 'approval_decided';
-      seq: number;
-      callId: string;
-      stepId: string | undefined;
-      class: CapabilityClass;
-      result: 'allow' | 'deny';
-      decider: Decider;
-    }
-  | { type: 'question_asked'; callId: string; stepId: string | undefined; questionIds: readonly string[] }
-  | { type: 'question_answered'; callId: string; stepId: string | undefined; source: HostInputSource }
-  | {
-      type: 'call_finished';
-      callId: string;
-      stepId: string | undefined;
-      result: ToolResult;
-      /** The first request the call put to the authorization path (allowed or not), if any. */
-      authorized: CapabilityRequest | undefined;
-    };
 
+/** How a step ended. A call ends in one of these but `skipped`, which only a run decides. */
+export const stepStatuses = ['success', 'failure', 'denied', 'skipped', 'cancelled', 'interrupted'] as const;
+export const stepStatusSchema = z.enum(stepStatuses);
+export type StepStatus = z.infer<typeof stepStatusSchema>;
+export const toolStatusSchema = stepStatusSchema.exclude(['skipped']);
+export type ToolStatus = z.infer<typeof toolStatusSchema>;
+
+/** Who made an authorization decision; recorded in the audit. */
+export const deciderSchema = z.enum(['policy', 'hook', 'remembered', 'flag', 'user']);
+export type Decider = z.infer<typeof deciderSchema>;
+
+export const capabilityClassSchema = z.enum(capabilityClasses as [CapabilityClass, ...CapabilityClass[]]);
+export const toolErrorKindSchema = z.enum(toolErrorKinds);
+
+export const stepErrorSchema = z.strictObject({ kind: toolErrorKindSchema, message: z.string() });
+export type StepError = z.infer<typeof stepErrorSchema>;
+
+const auditSeq = z.number().int().describe('Audit sequence number of the decision');
+
+const stepStarted = z.strictObject({ type: z.literal('step_started'), stepId: z.string(), index: z.number().int(), tool: z.string() });
+const stepProgress = z.strictObject({
+  type: z.literal('step_progress'),
+  stepId: z.string(),
+  message: z.string(),
+  stream: z.enum(['stdout', 'stderr']).optional(),
+});
+const approvalRequested = z.strictObject({ type: z.literal('approval_requested'), stepId: z.string(), request: auditSeq, class: capabilityClassSchema });
+const approvalDecided = z.strictObject({
+  type: z.literal('approval_decided'),
+  stepId: z.string(),
+  request: auditSeq,
+  class: capabilityClassSchema,
+  result: z.enum(['allow', 'deny']),
+  decider: deciderSchema,
+});
+const questionAsked = z.strictObject({ type: z.literal('question_asked'), stepId: z.string(), questionIds: z.array(z.string()).readonly() });
+const questionAnswered = z.strictObject({ type: z.literal('question_answered'), stepId: z.string(), source: z.enum(['user', 'timeout_fallback']) });
+
+/** The events a host emits for the calls it runs. */
+export const hostEventSchema = z.discriminatedUnion('type', [stepStarted, stepProgress, approvalRequested, approvalDecided, questionAsked, questionAnswered]);
+
+export const runEventSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('run_started'),
+    runId: z.string(),
+    workflow: z.string(),
+    file: z.string(),
+    workspace: z.string().describe('Canonical primary workspace root'),
+    steps: z.array(z.strictObject({ id: z.string(), name: z.string(), tool: z.string(), line: z.number().int() })).readonly(),
+  }),
+  ...hostEventSchema.options,
+  z.strictObject({
+    type: z.literal('step_finished'),
+    stepId: z.string(),
+    index: z.number().int(),
+    status: stepStatusSchema,
+    durationMs: z.number().nonnegative(),
+    error: stepErrorSchema.optional(),
+    reason: z.string().optional().describe('Why a step did not run (skipped or cancelled), e.g. "build failed"'),
+    continueOnError: z.boolean().optional(),
+  }),
+  z.strictObject({
+    type: z.literal('run_finished'),
+    exitCode: z.number().int(),
+    durationMs: z.number().nonnegative(),
+    counts: z.record(stepStatusSchema, z.number().int()),
+    firstFailure: z.string().optional(),
+  }),
+]);
+
+export type RunEvent = z.infer<typeof runEventSchema>;
+export type RunEventType = RunEvent['type'];
+export type HostEvent = z.infer<typeof hostEventSchema>;
 export type HostEventType = HostEvent['type'];
 export type EventSink = (event: HostEvent) => void;
 

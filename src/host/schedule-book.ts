@@ -42,6 +42,8 @@ function misuse(message: string): HostError {
  */
 export class ScheduleBook {
   private readonly states: CallState[];
+  /** Per call number: whether it runs detached, counted against its own pool of slots. */
+  private readonly detached: boolean[];
   // Per call number, in arrays rather than maps: a map's hash table is rebuilt as it grows and
   // shrinks, which a long run pays for in allocation and garbage collection.
   /** Waiting calls held back by an earlier call, and the reason. */
@@ -52,26 +54,57 @@ export class ScheduleBook {
   private readonly ready: number[] = [];
   private readonly conflicts: ConflictIndex;
   private firstPending = 0;
+  /** Running calls in model order, and running detached calls: each kind has `maxParallel` slots. */
   private running = 0;
+  private runningDetached = 0;
+  private size: number;
 
   constructor(
-    readonly count: number,
+    count: number,
     readonly maxParallel: number,
     private readonly observer: ScheduleObserver = {},
   ) {
     if (!Number.isInteger(count) || count < 0) throw misuse(`a schedule needs a whole number of calls (got ${count})`);
     validateMaxParallel(maxParallel);
+    this.size = count;
     this.states = new Array<CallState>(count).fill('pending');
+    this.detached = new Array<boolean>(count).fill(false);
     this.blockers = new Array<undefined>(count).fill(undefined);
     this.holding = new Array<undefined>(count).fill(undefined);
     this.conflicts = new ConflictIndex(count);
   }
 
-  declare(index: number, declaration: Declaration): void {
+  /** How many calls the schedule holds (finished ones included). */
+  get count(): number {
+    return this.size;
+  }
+
+  /** Adds one call after the last; returns its number. */
+  add(): number {
+    const index = this.size++;
+    this.states.push('pending');
+    this.detached.push(false);
+    this.blockers.push(undefined);
+    this.holding.push(undefined);
+    this.conflicts.extend();
+    return index;
+  }
+
+  /** Whether every call so far has finished (nothing declared, waiting or running). */
+  get idle(): boolean {
+    return this.firstPending >= this.size && this.running === 0 && this.runningDetached === 0 && this.conflicts.empty;
+  }
+
+  /**
+   * A detached call runs beside the calls in model order, in a pool of `maxParallel` slots of
+   * its own: work that nobody waits for never takes the slot a later step needs.
+   */
+  declare(index: number, declaration: Declaration, detached = false): void {
     this.expectState(index, ['pending'], 'declare');
     this.states[index] = 'declared';
+    this.detached[index] = detached;
     this.conflicts.add(index, declaration);
-    while (this.firstPending < this.count && this.states[this.firstPending] !== 'pending') this.firstPending += 1;
+    while (this.firstPending < this.size && this.states[this.firstPending] !== 'pending') this.firstPending += 1;
     this.release(index);
   }
 
@@ -103,20 +136,32 @@ export class ScheduleBook {
   /** A running call ended and gives back its slot. */
   finish(index: number): void {
     this.expectState(index, ['running'], 'release');
-    this.running -= 1;
+    if (this.detached[index]) this.runningDetached -= 1;
+    else this.running -= 1;
     this.markFinished(index);
   }
 
   /** Starts the lowest ready calls while slots are free; returns them in the order they started. */
   startReady(): number[] {
     const started: number[] = [];
-    while (this.running < this.maxParallel && this.ready.length > 0) {
-      const index = this.ready.shift() as number;
+    let at = 0;
+    while (at < this.ready.length && (this.running < this.maxParallel || this.runningDetached < this.maxParallel)) {
+      const index = this.ready[at] as number;
+      if (!this.hasSlotFor(index)) {
+        at += 1;
+        continue;
+      }
+      this.ready.splice(at, 1);
       this.states[index] = 'running';
-      this.running += 1;
+      if (this.detached[index]) this.runningDetached += 1;
+      else this.running += 1;
       started.push(index);
     }
     return started;
+  }
+
+  private hasSlotFor(index: number): boolean {
+    return this.detached[index] ? this.runningDetached < this.maxParallel : this.running < this.maxParallel;
   }
 
   /** Why a declared call has not started; undefined when it is not waiting on anything. */
@@ -125,7 +170,7 @@ export class ScheduleBook {
       case 'waiting':
         return this.blockers[index] ?? { kind: 'slot' };
       case 'declared':
-        return this.findBlocker(index) ?? (this.running >= this.maxParallel ? { kind: 'slot' } : undefined);
+        return this.findBlocker(index) ?? (this.hasSlotFor(index) ? undefined : { kind: 'slot' });
       default:
         return undefined;
     }
@@ -134,7 +179,7 @@ export class ScheduleBook {
   private markFinished(index: number): void {
     this.states[index] = 'finished';
     this.conflicts.forget(index);
-    while (this.firstPending < this.count && this.states[this.firstPending] !== 'pending') this.firstPending += 1;
+    while (this.firstPending < this.size && this.states[this.firstPending] !== 'pending') this.firstPending += 1;
     this.release(index);
   }
 
@@ -171,8 +216,8 @@ export class ScheduleBook {
   }
 
   private stateOf(index: number): CallState {
-    if (!Number.isInteger(index) || index < 0 || index >= this.count) {
-      throw misuse(`call index ${index} is outside this schedule of ${this.count} calls`);
+    if (!Number.isInteger(index) || index < 0 || index >= this.size) {
+      throw misuse(`call index ${index} is outside this schedule of ${this.size} calls`);
     }
     return this.states[index] as CallState;
   }

@@ -43,9 +43,11 @@ class Lease implements SlotLease {
 }
 
 /**
- * Decides when prepared, authorized calls may execute. Calls are numbered in model order
- * (0..count-1). A call is declared once it is prepared and authorized, so approval waits never
- * hold a slot; it then acquires a lease, executes, and releases the lease.
+ * Decides when prepared calls may execute. Calls are numbered in model order (0, 1, …; a
+ * schedule can grow with `enqueue`). A call is declared once it is prepared — before it is
+ * authorized, so a call waiting for approval holds back only the later calls that conflict with
+ * it — and asks for a lease only once it is authorized, so approval waits never hold a slot; it
+ * then executes and releases the lease.
  *
  * A call may start when a slot is free (at most `maxParallel` leases are held), every earlier
  * call has been declared, skipped or finished, no earlier unfinished call conflicts with it or
@@ -54,24 +56,37 @@ class Lease implements SlotLease {
  * index. Every decision is taken synchronously inside these methods, so the same sequence of
  * calls gives the same start order.
  *
- * Detached (`async: true`) calls use the same lease: the runner acquires it, starts the call
- * without awaiting it, and releases the lease when the call completes. The call holds its slot
- * while it runs, and because its plan is shared-only (see `validateAsyncPlan`) later calls wait
- * for it only when they take exclusive access to a resource it touches or are exclusive.
+ * Detached (`async: true`) calls take their leases from a second pool of `maxParallel` slots:
+ * nobody waits for them, so they must never starve the calls in model order (at `-j 1` a
+ * detached call and the next step run side by side). Their plans are shared-only (see
+ * `validateAsyncPlan`), so later calls wait for one only when they take exclusive access to a
+ * resource it touches or are exclusive.
  */
 export class Scheduler {
   private readonly book: ScheduleBook;
   /** Per call number: the waiting call's promise, until it is granted a slot or withdrawn. */
   private readonly waiters: Array<Waiter | undefined>;
 
-  constructor(options: { count: number; maxParallel: number }) {
-    this.book = new ScheduleBook(options.count, options.maxParallel);
-    this.waiters = new Array<undefined>(options.count).fill(undefined);
+  constructor(options: { count?: number; maxParallel: number }) {
+    const count = options.count ?? 0;
+    this.book = new ScheduleBook(count, options.maxParallel);
+    this.waiters = new Array<undefined>(count).fill(undefined);
   }
 
-  /** The call at `index` has been prepared and authorized and is ready to execute. */
-  declare(index: number, declaration: Declaration): void {
-    this.book.declare(index, declaration);
+  /** Adds a call after the last one in model order; returns its number. */
+  enqueue(): number {
+    this.waiters.push(undefined);
+    return this.book.add();
+  }
+
+  /** Whether every call so far has finished. */
+  get idle(): boolean {
+    return this.book.idle;
+  }
+
+  /** The call at `index` has been prepared: what it will touch is known. */
+  declare(index: number, declaration: Declaration, detached = false): void {
+    this.book.declare(index, declaration, detached);
     this.startReady();
   }
 

@@ -52,6 +52,10 @@ export class IndexList {
     }
   }
 
+  get empty(): boolean {
+    return this.indices.length <= this.start;
+  }
+
   /** The highest index below `before` if it is above `floor`, else `floor`. */
   latestBefore(before: number, floor: number): number {
     const at = positionOf(this.indices, before, this.start) - 1;

@@ -2,8 +2,11 @@ import type { HostEvent } from './events.js';
 import type { HostInputRequest, HostInputResponse, Questioner } from './host-input.js';
 import type { ToolResult } from './tool.js';
 
-/** What a started call reports: its host events, and questions waiting for `respond()`. */
-export type ToolHostRunEvent = HostEvent | { type: 'input_requested'; callId: string; requestId: string; request: HostInputRequest };
+/** What a started call reports: its host events, questions waiting for `respond()`, and last its result. */
+export type ToolHostRunEvent =
+  | HostEvent
+  | { type: 'input_requested'; callId: string; requestId: string; request: HostInputRequest }
+  | { type: 'call_finished'; callId: string; result: ToolResult };
 
 interface PendingQuestion {
   resolve(response: HostInputResponse): void;
@@ -30,15 +33,17 @@ export class ToolHostRun implements AsyncDisposable {
     launch: (questioner: Questioner) => Promise<ToolResult>,
   ) {
     const questioner: Questioner = { ask: (request, signal) => this.ask(request, signal) };
-    this.result = launch(questioner).finally(() => {
+    this.result = launch(questioner).then((result) => {
+      this.push({ type: 'call_finished', callId, result });
+      return result;
+    }).finally(() => {
       this.finished = true;
       for (const resolve of this.waiting.splice(0)) resolve({ value: undefined, done: true });
     });
   }
 
-  /** Called by the host for each of its events; only this call's events are kept. */
+  /** Called by the host for each event of this call. */
   accept(event: HostEvent): void {
-    if (event.callId !== this.callId) return;
     this.push(event);
   }
 

@@ -1,62 +1,104 @@
-import { parseArguments } from './arguments.js';
-import type { Approver } from './approval.js';
 import { abortGraceMs, followingController, raceAbort } from './abort.js';
+import type { Approver } from './approval.js';
 import { Authorizer, type ScriptedApprovals } from './authorization.js';
+import { executeCall } from './call-execution.js';
+import { CallOrder } from './call-order.js';
+import { runCallPath, type CallOutcome, type CallPathSteps, type SubmitOptions } from './call-path.js';
+import { prepareCall } from './call-preparation.js';
+import { failedResult, interruptReason } from './call-result.js';
 import type { CapabilityRequest } from './capability.js';
-import { Deadline } from './deadline.js';
-import { ToolError, toToolError, denialKinds } from './errors.js';
-import type { AuditRecord, EventSink, HostEvent } from './events.js';
+import { ToolError, toToolError } from './errors.js';
+import type { AuditRecord, HostEvent, RunEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
-import { isHostInput, validateHostInputResponse, type HostInput, type HostInputResponse, type Questioner } from './host-input.js';
+import type { Questioner } from './host-input.js';
 import type { Policy, PolicyEvaluation } from './policy.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
-import { ToolHostRun } from './tool-host-run.js';
 import type { ToolRegistry } from './registry.js';
+import { validateMaxParallel } from './schedule-book.js';
 import { SessionState } from './session-state.js';
-import type { ExecuteContext, PrepareContext, HostEnvironment, ToolOutput, ToolResult, ToolStatus } from './tool.js';
+import type { HostEnvironment, ToolOutput, ToolResult } from './tool.js';
+import { ToolHostRun } from './tool-host-run.js';
 import type { Workspace } from './workspace.js';
+
+/** Receives every event of the host's calls and of the runs it reports. Listeners never change an outcome: one that throws is reported and ignored. */
+export type EventListener = (event: RunEvent) => void;
+
+/** Told when a call finished, with the first request it put to authorization (for after_tool_use hooks). */
+export type CallFinishedListener = (call: ToolCall, result: ToolResult, authorized: CapabilityRequest | undefined) => void;
 
 export interface ToolHostOptions {
   workspace: Workspace;
   policy: Policy;
   tools: ToolRegistry;
   environment: HostEnvironment;
+  /** How many calls execute at once (default 1); conflicting calls keep their submission order. */
+  maxParallel?: number;
   approver?: Approver;
   scripted?: ScriptedApprovals;
   questioner?: Questioner;
   gates?: readonly PreToolGate[];
-  onEvent?: EventSink;
+  onEvent?: EventListener;
+  onCallFinished?: CallFinishedListener;
+  /** Masks secrets in text the host passes on (progress); identity when absent. */
+  redact?: (text: string) => string;
+  /** Problems that must not change an outcome (a listener that threw). */
+  onWarning?: (message: string) => void;
 }
 
-export interface ExecuteOptions {
-  /** When the call's clock started (before preparation), for its reported duration. */
-  startedAt?: number;
-  /** The call runs detached (an `async: true` step): nobody waits on it, so it may not ask questions. */
-  detached?: boolean;
+/** One place in a host's model order, taken before the call is known (a workflow reserves one per step). */
+export interface CallTicket {
+  readonly index: number;
+  /** Settles once the call no longer holds later calls back: it finished, withdrew, or runs detached. */
+  readonly released: Promise<void>;
+  /** Runs the call along the whole path; resolves with its outcome. Call at most once. */
+  submit(call: ToolCall, options: SubmitOptions): Promise<CallOutcome>;
+  /** The call will never be submitted. */
+  withdraw(): void;
 }
 
-/** Why a signal was aborted: an interrupt (SIGINT) is reported differently from a cancellation. */
-export const interruptReason = 'interrupt';
+/** A prepared call as `preview` shows it: what it would ask for and touch, with no way to run it. */
+export type CallPreview = Pick<PreparedCall, 'kind' | 'requests' | 'resources' | 'summary'>;
+
+/** What a call started with `start()` has of its own: its event stream and its questioner. */
+interface CallExtras {
+  sink: ((event: HostEvent) => void) | undefined;
+  questioner: Questioner | undefined;
+}
+
+/** A call in flight: where its own events go, and how `dispose()` ends it. */
+interface InFlight extends CallExtras {
+  stop(): void;
+  done: Promise<void>;
+  /** The first request the call put to authorization. */
+  authorized: CapabilityRequest | undefined;
+}
 
 /**
- * Runs registered tools without a model: every call is prepared, authorized (policy → gates →
- * remembered → scripted → approver), executed with a limit, and reported as a typed result.
+ * Runs registered tools without a model. Every call — a workflow's step, `invoke`, `start` —
+ * takes one path (`runCallPath`): prepared, declared to the scheduler, authorized (policy →
+ * gates → remembered → scripted → approver), executed within its limit and `maxParallel`, and
+ * reported as a typed result. Preparation, authorization and execution are not public: no call
+ * can skip a step of the path.
  */
 export class ToolHost {
   readonly workspace: Workspace;
   readonly tools: ToolRegistry;
+  readonly maxParallel: number;
   /** State shared by this host's calls (background processes), cleaned up by `dispose()`. */
   readonly session = new SessionState();
   private readonly authorizer: Authorizer;
-  private readonly listeners: EventSink[] = [];
-  /** The first request each running call put to the authorization path (for after_tool_use hooks). */
-  private readonly firstAuthorized = new Map<string, CapabilityRequest>();
-  /** Questioners of calls started with `start()`, which answer through `respond()`. */
-  private readonly questioners = new Map<string, Questioner>();
+  private readonly listeners: EventListener[] = [];
+  private readonly failedListeners = new Set<EventListener>();
+  private readonly inFlight = new Map<string, InFlight>();
+  private order: CallOrder;
+  private readonly steps: CallPathSteps;
 
   constructor(private readonly options: ToolHostOptions) {
     this.workspace = options.workspace;
     this.tools = options.tools;
+    this.maxParallel = options.maxParallel ?? 1;
+    validateMaxParallel(this.maxParallel);
+    this.order = new CallOrder(this.maxParallel);
     if (options.onEvent) this.listeners.push(options.onEvent);
     this.authorizer = new Authorizer({
       policy: options.policy,
@@ -64,17 +106,28 @@ export class ToolHost {
       gates: options.gates ?? [],
       scripted: options.scripted ?? { rules: [], yes: false },
       approver: options.approver,
-      emit: (event) => this.emit(event),
+      emit: (callId: string, event: HostEvent) => this.emitFor(callId, event),
     });
+    this.steps = {
+      prepare: (call, signal) => prepareCall(this.tools, call, this.baseContext(call, signal)),
+      authorize: (prepared, signal) => this.authorizeAll(prepared, signal),
+      started: (prepared, index) => this.emitFor(prepared.call.id, { type: 'step_started', stepId: prepared.call.stepId ?? prepared.call.id, index, tool: prepared.call.tool }),
+      execute: (prepared, signal, detached) => this.execute(prepared, signal, detached),
+    };
   }
 
   /** Adds an event listener; returns a function that removes it. */
-  subscribe(listener: EventSink): () => void {
+  subscribe(listener: EventListener): () => void {
     this.listeners.push(listener);
     return () => {
       const index = this.listeners.indexOf(listener);
       if (index >= 0) this.listeners.splice(index, 1);
     };
+  }
+
+  /** Reports a run-level event (a workflow's start, a step's end in model order) to this host's listeners. */
+  publish(event: Extract<RunEvent, { type: 'run_started' | 'step_finished' | 'run_finished' }>): void {
+    this.deliver(event);
   }
 
   /** The host facts calls see (environment, secret names, process env mode). */
@@ -91,9 +144,48 @@ export class ToolHost {
     return this.authorizer.auditSnapshot();
   }
 
-  /** Ends the run's session: stops what calls left running and returns notices about it. */
-  dispose(): Promise<readonly string[]> {
-    return this.session.dispose();
+  /**
+   * What a call would ask for and touch, for `rho plan`: it is prepared, never authorized or
+   * executed, and what comes back cannot be executed.
+   */
+  async preview(call: ToolCall, signal: AbortSignal): Promise<CallPreview | ToolError> {
+    const prepared = await prepareCall(this.tools, call, this.baseContext(call, signal));
+    if (prepared instanceof ToolError) return prepared;
+    return { kind: prepared.kind, requests: prepared.requests, resources: prepared.resources, summary: prepared.summary };
+  }
+
+  /** Takes the next place in model order, for a call that will be submitted (or withdrawn) later. */
+  reserve(): CallTicket {
+    return this.reserveFor({ sink: undefined, questioner: undefined });
+  }
+
+  private reserveFor(extras: CallExtras): CallTicket {
+    // A host used for many calls starts a fresh order whenever everything before has finished.
+    if (this.order.idle) this.order = new CallOrder(this.maxParallel);
+    const order = this.order;
+    const index = order.enqueue();
+    let used = false;
+    const use = () => {
+      if (used) throw new ToolError('internal', `call place ${index} was used twice`);
+      used = true;
+    };
+    return {
+      index,
+      released: order.releasedPromise(index),
+      submit: (call, options) => {
+        use();
+        return this.submit(order, index, call, options, extras);
+      },
+      withdraw: () => {
+        use();
+        order.withdraw(index);
+      },
+    };
+  }
+
+  /** Runs one call to completion, scheduled with the host's other calls. Never throws for a tool's failure. */
+  async invoke(call: ToolCall, signal: AbortSignal = new AbortController().signal): Promise<ToolResult> {
+    return this.invokeWith(call, signal, undefined, undefined);
   }
 
   /**
@@ -102,50 +194,76 @@ export class ToolHost {
    */
   start(call: ToolCall): ToolHostRun {
     const controller = new AbortController();
-    const run = new ToolHostRun(call.id, controller, async (questioner) => {
-      this.questioners.set(call.id, questioner);
-      const unsubscribe = this.subscribe((event) => run.accept(event));
-      try {
-        return await this.invoke(call, controller.signal);
-      } finally {
-        unsubscribe();
-        this.questioners.delete(call.id);
-      }
-    });
+    const run = new ToolHostRun(call.id, controller, (questioner) => this.invokeWith(call, controller.signal, (event) => run.accept(event), questioner));
     return run;
   }
 
-  /** Runs one call to completion: prepare → authorize → execute → finish. Never throws for a tool's failure. */
-  async invoke(call: ToolCall, signal: AbortSignal = new AbortController().signal): Promise<ToolResult> {
-    const startedAt = performance.now();
-    const prepared = await this.prepare(call, signal);
-    if (prepared instanceof ToolError) return this.reportFailure(call, prepared, signal, startedAt);
-    const denial = await this.authorize(prepared, signal);
-    if (denial) return this.reportFailure(call, denial, signal, startedAt);
-    return this.execute(prepared, signal, { startedAt });
+  /**
+   * Authorizes one request the run makes for something other than a call (starting a workflow's
+   * MCP server), on the same path as a call's requests; the refusal is returned.
+   */
+  async authorizeRequest(subject: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<ToolError | undefined> {
+    try {
+      await this.authorizer.authorize({ callId: subject.id, stepId: subject.stepId, tool: subject.tool }, request, signal);
+      return undefined;
+    } catch (thrown) {
+      return toToolError(thrown, 'policy_denied');
+    }
   }
 
-  /** Parses and resolves a call once; returns the typed error instead of throwing. */
-  async prepare(call: ToolCall, signal: AbortSignal): Promise<PreparedCall | ToolError> {
-    const tool = this.tools.get(call.tool);
-    if (!tool) return new ToolError('unknown_tool', `no tool named ${call.tool} is registered`);
-    const timeoutMs = call.timeoutMs ?? tool.timeoutMs;
+  /** Ends the host: cancels calls in flight, waits for them briefly, stops what calls left running; returns notices about it. */
+  async dispose(): Promise<readonly string[]> {
+    const flights = [...this.inFlight.values()];
+    for (const flight of flights) flight.stop();
+    await raceAbort(Promise.all(flights.map((flight) => flight.done)), AbortSignal.timeout(abortGraceMs)).catch(() => {});
+    return this.session.dispose();
+  }
+
+  private async invokeWith(call: ToolCall, signal: AbortSignal, sink: InFlight['sink'], questioner: Questioner | undefined): Promise<ToolResult> {
+    const ticket = this.reserveFor({ sink, questioner });
+    const startedAt = performance.now();
+    const outcome = await ticket.submit(call, { signal });
+    if (outcome.kind === 'result') return outcome.result;
+    return failedResult(call, new ToolError('cancelled', `${call.tool} was cancelled before it started`), signal, performance.now() - startedAt);
+  }
+
+  private async submit(order: CallOrder, index: number, call: ToolCall, options: SubmitOptions, extras: CallExtras): Promise<CallOutcome> {
+    if (this.inFlight.has(call.id)) {
+      const error = new ToolError('invalid_arguments', `a call with id ${call.id} is already in flight on this host; give each concurrent call its own id`);
+      const outcome: CallOutcome = { kind: 'result', result: failedResult(call, error, options.signal, 0) };
+      options.onSettled?.(outcome);
+      order.withdraw(index);
+      return outcome;
+    }
+    // The call's own signals follow the caller's, so that dispose() can end the call too.
+    const running = followingController(options.signal);
+    const waiting = options.waitSignal ? followingController(options.waitSignal) : running;
+    let finished: () => void = () => {};
+    const flight: InFlight = {
+      stop: () => {
+        running.controller.abort('cancelled');
+        waiting.controller.abort('cancelled');
+      },
+      done: new Promise<void>((resolve) => (finished = resolve)),
+      sink: extras.sink,
+      questioner: extras.questioner,
+      authorized: undefined,
+    };
+    this.inFlight.set(call.id, flight);
     try {
-      const args = parseArguments(tool.name, tool.schema, call.args);
-      if (!('prepare' in tool) || tool.executionPolicy !== 'resource-aware') {
-        if (!('run' in tool)) throw new ToolError('internal', `tool ${call.tool} has neither prepare nor run`);
-        const run = tool.run.bind(tool, args);
-        return { kind: 'exclusive', call, tool, timeoutMs, requests: [], resources: undefined, summary: undefined, run };
-      }
-      const plan = await tool.prepare(args, this.prepareContext(call, timeoutMs, signal));
-      return { kind: 'planned', call, tool, timeoutMs, ...plan, summary: plan.summary };
-    } catch (thrown) {
-      return toToolError(thrown, 'invalid_arguments');
+      const outcome = await runCallPath(this.steps, order, index, call, { ...options, signal: running.controller.signal, waitSignal: waiting.controller.signal });
+      if (outcome.kind === 'result') this.notifyFinished(call, outcome.result, flight.authorized);
+      return outcome;
+    } finally {
+      running.dispose();
+      waiting.dispose();
+      this.inFlight.delete(call.id);
+      finished();
     }
   }
 
   /** Authorizes every request a planned call declared, in order; the first refusal is returned. */
-  async authorize(prepared: PreparedCall, signal: AbortSignal): Promise<ToolError | undefined> {
+  private async authorizeAll(prepared: PreparedCall, signal: AbortSignal): Promise<ToolError | undefined> {
     for (const request of prepared.requests) {
       try {
         await this.authorizeOne(prepared.call, request, signal);
@@ -156,126 +274,66 @@ export class ToolHost {
     return undefined;
   }
 
-  /**
-   * Authorizes one request the run makes for something other than a step (starting a workflow's
-   * MCP server), on the same path as a call's requests; the refusal is returned.
-   */
-  async authorizeRequest(subject: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<ToolError | undefined> {
-    try {
-      await this.authorizeOne(subject, request, signal);
-      return undefined;
-    } catch (thrown) {
-      return toToolError(thrown, 'policy_denied');
-    }
-  }
-
-  /** Executes an authorized call under its wall limit and reports its result. */
-  async execute(prepared: PreparedCall, signal: AbortSignal, options: ExecuteOptions = {}): Promise<ToolResult> {
-    const { call } = prepared;
-    const startedAt = options.startedAt ?? performance.now();
-    if (signal.aborted) return this.reportFailure(call, new ToolError('cancelled', `${call.tool} was cancelled before it started`), signal, startedAt);
-    this.emit({ type: 'call_started', callId: call.id, stepId: call.stepId, tool: call.tool });
-    const { controller, dispose: unlink } = followingController(signal);
-    const deadline = new Deadline(prepared.timeoutMs, () => controller.abort(new Error('timeout')));
-    const callSignal = controller.signal;
-    const context = this.executeContext(call, prepared.timeoutMs, callSignal, deadline, options.detached ?? false);
-    try {
-      const work =
-        prepared.kind === 'planned'
-          ? prepared.execute(context)
-          : prepared.run({ ...context, authorize: (request) => this.authorizeOne(call, request, callSignal) });
-      const output = await raceAbort(work, callSignal, abortGraceMs);
-      return this.finish(call, { status: 'success', output }, startedAt);
-    } catch (thrown) {
-      const error = deadline.expired
-        ? new ToolError('timeout', `${call.tool} did not finish within ${formatMs(prepared.timeoutMs)}`)
-        : toToolError(thrown);
-      return this.finish(call, failed(call, error, signal), startedAt);
-    } finally {
-      deadline.dispose();
-      unlink();
-    }
-  }
-
-  /** Reports a call that failed before it executed (preparation, authorization, scheduling). */
-  reportFailure(call: ToolCall, error: ToolError, signal: AbortSignal, startedAt = performance.now()): ToolResult {
-    return this.finish(call, failed(call, error, signal), startedAt);
-  }
-
-  private prepareContext(call: ToolCall, timeoutMs: number, signal: AbortSignal): PrepareContext {
-    return {
-      callId: call.id,
-      stepId: call.stepId,
-      workspace: this.workspace,
-      host: this.options.environment,
-      signal,
-      timeoutMs,
-      session: this.session,
-    };
-  }
-
-  private executeContext(call: ToolCall, timeoutMs: number, signal: AbortSignal, deadline: Deadline, detached: boolean): ExecuteContext {
-    return {
-      ...this.prepareContext(call, timeoutMs, signal),
-      withheld: (absolutePath) => this.options.policy.withholdsRead(absolutePath, this.workspace.root),
-      progress: (update) => this.emit({ type: 'call_progress', callId: call.id, stepId: call.stepId, ...update }),
-      ask: (input) =>
-        detached
-          ? Promise.reject(new ToolError('unsupported', `${call.tool} asked a question, but a detached (async) step cannot ask questions`))
-          : this.ask(call, input, signal, deadline),
-    };
-  }
-
-  private async ask(call: ToolCall, input: HostInput, signal: AbortSignal, deadline: Deadline): Promise<HostInputResponse> {
-    const questioner = this.questioners.get(call.id) ?? this.options.questioner;
-    if (!questioner) throw new ToolError('unsupported', `${call.tool} asked a question, but this host has no way to ask one`);
-    if (!isHostInput(input)) throw new ToolError('internal', `${call.tool} asked questions that were not built with createHostInput`);
-    this.emit({ type: 'question_asked', callId: call.id, stepId: call.stepId, questionIds: input.questions.map((q) => q.id) });
-    deadline.pause();
-    try {
-      const response = validateHostInputResponse(input, await questioner.ask({ ...input, callId: call.id, stepId: call.stepId, tool: call.tool }, signal));
-      this.emit({ type: 'question_answered', callId: call.id, stepId: call.stepId, source: response.source });
-      return response;
-    } finally {
-      deadline.resume();
-    }
-  }
-
   private authorizeOne(call: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
-    if (!this.firstAuthorized.has(call.id)) this.firstAuthorized.set(call.id, request);
+    const flight = this.inFlight.get(call.id);
+    if (flight && !flight.authorized) flight.authorized = request;
     return this.authorizer.authorize({ callId: call.id, stepId: call.stepId, tool: call.tool }, request, signal);
   }
 
-  private finish(call: ToolCall, outcome: Pick<ToolResult, 'status' | 'output' | 'error'>, startedAt: number): ToolResult {
-    const result: ToolResult = { callId: call.id, tool: call.tool, ...outcome, durationMs: performance.now() - startedAt };
-    const authorized = this.firstAuthorized.get(call.id);
-    this.firstAuthorized.delete(call.id);
-    this.emit({ type: 'call_finished', callId: call.id, stepId: call.stepId, result, authorized });
-    return result;
+  private execute(prepared: PreparedCall, signal: AbortSignal, detached: boolean) {
+    const { call } = prepared;
+    const flight = this.inFlight.get(call.id);
+    return executeCall(
+      prepared,
+      signal,
+      {
+        base: this.baseContext(call, signal),
+        withheld: (absolutePath) => this.options.policy.withholdsRead(absolutePath, this.workspace.root),
+        questioner: flight?.questioner ?? this.options.questioner,
+        redact: this.options.redact ?? ((text) => text),
+        emit: (event) => this.emitFor(call.id, event),
+        authorize: (request, callSignal) => this.authorizeOne(call, request, callSignal),
+      },
+      detached,
+    );
   }
 
-  private emit(event: HostEvent): void {
-    for (const listener of this.listeners) listener(event);
+  private baseContext(call: ToolCall, signal: AbortSignal) {
+    return { callId: call.id, stepId: call.stepId, workspace: this.workspace, host: this.options.environment, signal, session: this.session };
+  }
+
+  private notifyFinished(call: ToolCall, result: ToolResult, authorized: CapabilityRequest | undefined): void {
+    const listener = this.options.onCallFinished;
+    if (!listener) return;
+    try {
+      listener(call, result, authorized);
+    } catch (thrown) {
+      this.options.onWarning?.(`a call-finished listener threw: ${(thrown as Error)?.message ?? String(thrown)}`);
+    }
+  }
+
+  private emitFor(callId: string, event: HostEvent): void {
+    const sink = this.inFlight.get(callId)?.sink;
+    if (sink) this.guard(sink, event);
+    this.deliver(event);
+  }
+
+  private deliver(event: RunEvent): void {
+    for (const listener of this.listeners) this.guard(listener, event);
+  }
+
+  /** A listener sits beside the call's path, never on it: what it throws is reported once and ignored. */
+  private guard(listener: (event: never) => void, event: RunEvent): void {
+    try {
+      (listener as (event: RunEvent) => void)(event);
+    } catch (thrown) {
+      const key = listener as EventListener;
+      if (this.failedListeners.has(key)) return;
+      this.failedListeners.add(key);
+      this.options.onWarning?.(`an event listener threw (${(thrown as Error)?.message ?? String(thrown)}); its later failures are not reported`);
+    }
   }
 }
 
-/** The result of a call that did not succeed, with the status its error implies. */
-export function failed(call: ToolCall, error: ToolError, signal: AbortSignal): Pick<ToolResult, 'status' | 'error'> {
-  let status: ToolStatus = 'failure';
-  if (denialKinds.has(error.kind)) status = 'denied';
-  else if (signal.aborted) status = signal.reason === interruptReason ? 'interrupted' : 'cancelled';
-  else if (error.kind === 'cancelled') status = 'cancelled';
-  return { status, error: signal.aborted && !denialKinds.has(error.kind) ? cancellationError(call, signal) : error };
-}
-
-function cancellationError(call: ToolCall, signal: AbortSignal): ToolError {
-  return signal.reason === interruptReason
-    ? new ToolError('interrupted', `${call.tool} was interrupted`)
-    : new ToolError('cancelled', `${call.tool} was cancelled`);
-}
-
-export function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
-export type { ToolOutput };
+export { interruptReason };
+export type { ToolOutput, CallOutcome, SubmitOptions };

@@ -143,14 +143,20 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
   } as Tool<S>;
 }
 
-export type ToolStatus = 'success' | 'failure' | 'denied' | 'cancelled' | 'interrupted';
+import type { ToolStatus } from './events.js';
 
-/** The outcome of one call. Success and failure share this shape; only host faults throw. */
-export interface ToolResult {
+export type { ToolStatus };
+
+interface ToolResultBase {
   callId: string;
   tool: string;
-  status: ToolStatus;
-  output?: ToolOutput;
-  error?: ToolError;
   durationMs: number;
 }
+
+/**
+ * The outcome of one call; only host faults throw. A success always has its output; any other
+ * status has its typed error (and, for a tool that reports what it did before failing, output).
+ */
+export type ToolResult =
+  | (ToolResultBase & { status: 'success'; output: ToolOutput; error?: undefined })
+  | (ToolResultBase & { status: Exclude<ToolStatus, 'success'>; error: ToolError; output?: ToolOutput });

@@ -7,7 +7,7 @@ import type { Questioner } from '../host/host-input.js';
 import { Policy } from '../host/policy.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
-import { ToolHost } from '../host/tool-host.js';
+import { ToolHost, type CallFinishedListener } from '../host/tool-host.js';
 import { Workspace } from '../host/workspace.js';
 
 /** Everything a front end decides about a host; rules and roots as the user wrote them. */
@@ -27,6 +27,10 @@ export interface HostSettings {
   questioner?: Questioner;
   gates?: readonly PreToolGate[];
   tools: ToolRegistry;
+  maxParallel?: number;
+  redact?: (text: string) => string;
+  onWarning?: (message: string) => void;
+  onCallFinished?: CallFinishedListener;
 }
 
 function parseRules(rules: readonly string[]) {
@@ -66,5 +70,9 @@ export async function buildHost(settings: HostSettings): Promise<ToolHost> {
     ...(settings.approver && { approver: settings.approver }),
     ...(settings.questioner && { questioner: settings.questioner }),
     ...(settings.gates && { gates: settings.gates }),
+    ...(settings.maxParallel !== undefined && { maxParallel: settings.maxParallel }),
+    ...(settings.redact && { redact: settings.redact }),
+    ...(settings.onWarning && { onWarning: settings.onWarning }),
+    ...(settings.onCallFinished && { onCallFinished: settings.onCallFinished }),
   });
 }

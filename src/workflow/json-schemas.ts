@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runEventSchema } from './events.js';
+import { runEventSchema } from '../host/events.js';
 import { workflowSchema } from './schema.js';
 
 const schemaBase = 'https://rho.invalid/schemas';

@@ -5,14 +5,13 @@ import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
 import { HostError } from '../host/errors.js';
 import { SecretMasker } from '../host/masking.js';
-import type { HostEvent } from '../host/events.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { Questioner } from '../host/host-input.js';
 import { ToolRegistry } from '../host/registry.js';
-import type { ToolHost } from '../host/tool-host.js';
-import { buildHost } from './build-host.js';
+import type { CallFinishedListener, ToolHost } from '../host/tool-host.js';
+import { buildHost, type HostSettings } from './build-host.js';
 import { builtinTools } from '../tools/index.js';
-import type { RunEvent } from './events.js';
+import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs } from './inputs.js';
 import { compileWithServerTools } from './extensions/server-steps.js';
@@ -84,7 +83,7 @@ function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
 /** Builds the host a workflow runs in: workspace, policy (file rules joined by flag rules), tools. */
 export function createHost(
   workflow: CompiledWorkflow,
-  options: Omit<LaunchOptions, 'emit' | 'signal' | 'file' | 'inputs'>,
+  options: Omit<LaunchOptions, 'emit' | 'signal' | 'file' | 'inputs'> & Pick<HostSettings, 'redact' | 'onWarning' | 'onCallFinished'>,
   tools: ToolRegistry,
   processVariables: Readonly<Record<string, string>> = {},
 ) {
@@ -115,8 +114,8 @@ export interface RunHooks {
   gates: readonly PreToolGate[];
   /** Every run event, after masking. Must return at once. */
   observeRun(event: RunEvent): void;
-  /** Every host event. Must return at once. */
-  observeHost(event: HostEvent): void;
+  /** Every call that finished, with the first request it authorized. Must return at once. */
+  callFinished: CallFinishedListener;
   /** Called once the run is over, to let observers drain. */
   finish(): Promise<void>;
 }
@@ -136,6 +135,8 @@ export interface OpenedWorkflow {
   servers: readonly DeclaredServer[];
   runId: string;
   hooks: RunHooks | undefined;
+  /** Masks the run's secrets in everything it reports. */
+  masker: SecretMasker;
 }
 
 /** Loads and validates a workflow file and builds its host. Invalid files and bad options throw. */
@@ -152,31 +153,43 @@ export async function openWorkflow(options: Omit<LaunchOptions, 'emit' | 'signal
   const env = Object.fromEntries(
     Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')]),
   );
-  const host = await createHost(workflow, { ...options, gates }, extensions.tools, env);
-  return { workflow, host, inputs, secrets, env, maxParallel, servers: extensions.servers, runId, hooks };
+  const masker = options.masker ?? new SecretMasker();
+  masker.add(...Object.values(secrets));
+  const host = await createHost(
+    workflow,
+    {
+      ...options,
+      gates,
+      maxParallel,
+      redact: (text) => masker.mask(text),
+      ...(options.warn && { onWarning: (message: string) => options.warn?.(`rho: ${message}`) }),
+      ...(hooks && { onCallFinished: hooks.callFinished }),
+    },
+    extensions.tools,
+    env,
+  );
+  return { workflow, host, inputs, secrets, env, maxParallel, servers: extensions.servers, runId, hooks, masker };
 }
 
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
-  const { workflow, host, inputs, secrets, env, maxParallel, servers, runId, hooks } = await openWorkflow(options);
-  const masker = options.masker ?? new SecretMasker();
-  masker.add(...Object.values(secrets));
+  const { workflow, host, inputs, secrets, env, servers, runId, hooks, masker } = await openWorkflow(options);
   const emit = (event: RunEvent) => {
     const masked = masker.maskDeep(event);
     hooks?.observeRun(masked);
     options.emit(masked);
   };
-  const unsubscribe = hooks ? host.subscribe((event) => hooks.observeHost(event)) : undefined;
+  const unsubscribe = host.subscribe(emit);
   try {
     const serverWarnings = await startDeclaredServers(host, servers, { source: workflow.source, inputs, secrets, signal: options.signal });
     for (const warning of serverWarnings) options.warn?.(formatProblem(warning));
     const ready = servers.length > 0 ? compileWithServerTools(workflow, host.tools) : workflow;
     // Every step is compiled with its position: the parsed file is not needed while it runs.
     workflow.source.release();
-    return await runWorkflow({ host, workflow: ready, inputs, secrets, env, maxParallel, signal: options.signal, emit, runId });
+    return await runWorkflow({ host, workflow: ready, inputs, secrets, env, signal: options.signal, runId });
   } finally {
     for (const notice of await host.dispose()) options.warn?.(`rho: ${notice}`);
-    unsubscribe?.();
+    unsubscribe();
     await hooks?.finish();
   }
 }

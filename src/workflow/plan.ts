@@ -102,7 +102,7 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
     };
   }
   const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id };
-  const result = await opened.host.prepare(call, signal);
+  const result = await opened.host.preview(call, signal);
   if (result instanceof ToolError) {
     const declaration = declared('exclusive');
     const later = (result.kind === 'not_found' || result.kind === 'path_refused') && step.index > 0;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/workflow/events.js';
+import type { RunEvent } from '../../src/host/events.js';
 import { launchWorkflow } from '../../src/workflow/launch.js';
 import { createQuestioner, parseAnswerFlags } from '../../src/ui/questioner/index.js';
 import { makeTempDir, repoRoot, runCli } from '../support/cli.js';

@@ -85,13 +85,13 @@ describe('what reaches a hook', () => {
       ['fake_exec', { command: 'rm', args: ['-rf', 'build/'], env: { GITHUB_TOKEN: canaries.token } }],
       ['fake_shell', { script: 'rm -rf' }],
     ];
-    // As the runner does it: prepare, authorize (gates run here), execute, then tell the observers.
+    // Each call on the host's one path (gates run during it), then the observers are told.
     const signal = new AbortController().signal;
     for (const [index, [tool, args]] of calls.entries()) {
-      const prepared = await host.prepare({ id: `call-${index}`, tool, args }, signal);
+      const call = { id: `call-${index}`, tool, args };
+      const prepared = await host.preview(call, signal);
       if (!('requests' in prepared)) throw prepared;
-      expect(await host.authorize(prepared, signal)).toBeUndefined();
-      const result = await host.execute(prepared, signal);
+      const result = await host.invoke(call, signal);
       expect(result.status).toBe('success');
       hooks.notify({ kind: 'after_tool_use', stepId: tool, result, capability: afterToolUseCapability(prepared.requests, true) });
     }

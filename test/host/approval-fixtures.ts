@@ -123,7 +123,7 @@ export function makeAuthorizer(setup: AuthorizerSetup = {}) {
     gates: setup.gates ?? [],
     scripted,
     approver: setup.approver,
-    emit: (event) => events.push(event),
+    emit: (_callId, event) => events.push(event),
   });
   return { authorizer, events, echoed };
 }

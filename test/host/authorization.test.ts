@@ -40,7 +40,7 @@ describe('policy and gates come first', () => {
     await authorizer.authorize(subject(), publish, live());
     expect(approver.asked).toHaveLength(0);
     expect(authorizer.auditSnapshot()).toEqual([{ seq: 1, class: 'process', result: 'allow', decider: 'policy' }]);
-    expect(events).toEqual([{ type: 'approval_decided', seq: 1, callId: 'call-publish', stepId: 'publish', class: 'process', result: 'allow', decider: 'policy' }]);
+    expect(events).toEqual([{ type: 'approval_decided', request: 1, stepId: 'publish', class: 'process', result: 'allow', decider: 'policy' }]);
   });
 
   it('denies by policy with a message naming the step, the request and the rule that grants it', async () => {

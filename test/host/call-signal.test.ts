@@ -37,10 +37,9 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-async function execute(tool: string, signal: AbortSignal, timeoutMs?: number) {
-  const prepared = await host.prepare({ id: `${tool}-1`, tool, args: {}, ...(timeoutMs !== undefined && { timeoutMs }) }, signal);
-  if (prepared instanceof ToolError) throw prepared;
-  return host.execute(prepared, signal);
+let calls = 0;
+function execute(tool: string, signal: AbortSignal, timeoutMs?: number) {
+  return host.invoke({ id: `${tool}-${++calls}`, tool, args: {}, ...(timeoutMs !== undefined && { timeoutMs }) }, signal);
 }
 
 describe('a call’s signal', () => {

@@ -53,12 +53,12 @@ describe('ToolHost.start', () => {
     const result = await run.result;
     expect(result.status).toBe('success');
     expect(result.output?.data).toEqual({ answers: { color: 'blue' }, source: 'user' });
-    expect(seen).toEqual(['call_started', 'question_asked', 'input_requested', 'question_answered', 'call_finished']);
+    expect(seen).toEqual(['step_started', 'question_asked', 'input_requested', 'question_answered', 'call_finished']);
   });
 
   it('cancel() ends a running call with a typed cancelled result', async () => {
     const run = host.start({ id: 'w-1', tool: 'wait', args: {} });
-    for await (const event of run.events()) if (event.type === 'call_started') run.cancel();
+    for await (const event of run.events()) if (event.type === 'step_started') run.cancel();
     const result = await run.result;
     expect(result.status).toBe('cancelled');
     expect(result.error?.kind).toBe('cancelled');
@@ -66,7 +66,7 @@ describe('ToolHost.start', () => {
 
   it('leaving the event loop early, or disposing of the run, cancels it', async () => {
     const run = host.start({ id: 'w-2', tool: 'wait', args: {} });
-    for await (const event of run.events()) if (event.type === 'call_started') break;
+    for await (const event of run.events()) if (event.type === 'step_started') break;
     expect((await run.result).status).toBe('cancelled');
 
     const disposed = host.start({ id: 'w-3', tool: 'wait', args: {} });
@@ -77,9 +77,9 @@ describe('ToolHost.start', () => {
   it('refuses questions from a detached call instead of waiting for an answer nobody gives', async () => {
     const call = { id: 'ask-2', tool: 'questionnaire', args: { questions: [{ id: 'go', question: 'Go?', type: 'confirm' }] } };
     const signal = new AbortController().signal;
-    const prepared = await host.prepare(call, signal);
-    if (prepared instanceof Error) throw prepared;
-    const result = await host.execute(prepared, signal, { detached: true });
+    const outcome = await host.reserve().submit(call, { signal, detached: true });
+    if (outcome.kind !== 'result') throw new Error('the call was withdrawn');
+    const result = outcome.result;
     expect(result.status).toBe('failure');
     expect(result.error?.kind).toBe('unsupported');
     expect(result.error?.message).toMatch(/detached \(async\) step cannot ask questions/);

@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Approver } from '../../src/host/approval.js';
-import type { HostEvent } from '../../src/host/events.js';
+import type { RunEvent } from '../../src/host/events.js';
 import type { Questioner } from '../../src/host/host-input.js';
 import { Policy } from '../../src/host/policy.js';
 import { ToolRegistry } from '../../src/host/registry.js';
@@ -23,7 +23,7 @@ export interface HarnessSetup {
 
 /** A ToolHost over a fresh temp workspace with the built-in tools, recording its events. */
 export class HostHarness {
-  readonly events: HostEvent[] = [];
+  readonly events: RunEvent[] = [];
   private calls = 0;
 
   private constructor(

@@ -1,3 +1,4 @@
+import { renameSync, symlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -94,13 +95,14 @@ describe('load_skill', () => {
     await write('secret.txt', 'do not read');
     const call = { id: 'swap', tool: 'load_skill', args: { name: 'deploy' } };
     const signal = new AbortController().signal;
-    const prepared = await harness!.host.prepare(call, signal);
-    if (prepared instanceof ToolError) throw prepared;
-    expect(await harness!.host.authorize(prepared, signal)).toBeUndefined();
     const skillFile = path.join(harness!.root, '.agents/skills/deploy/SKILL.md');
-    await rename(skillFile, `${skillFile}.old`);
-    await symlink(path.join(harness!.root, 'secret.txt'), skillFile);
-    const result = await harness!.host.execute(prepared, signal);
+    // The file is swapped once the call is authorized, before it executes.
+    harness!.host.subscribe((event) => {
+      if (event.type !== 'approval_decided' || event.result !== 'allow') return;
+      renameSync(skillFile, `${skillFile}.old`);
+      symlinkSync(path.join(harness!.root, 'secret.txt'), skillFile);
+    });
+    const result = await harness!.host.invoke(call, signal);
     expect(result.error?.kind).toBe('path_refused');
     expect(JSON.stringify(result)).not.toContain('do not read');
   });

@@ -42,8 +42,8 @@ describe('questionnaire tool', () => {
     expect(JSON.stringify(result.output?.metadata)).not.toContain('sk-12345678');
     const questionEvents = harness.events.filter((event) => event.type.startsWith("question_"));
     expect(questionEvents).toEqual([
-      { type: 'question_asked', callId: 'call-1', stepId: 'ask', questionIds: ['color', 'token'] },
-      { type: 'question_answered', callId: 'call-1', stepId: 'ask', source: 'user' },
+      { type: 'question_asked', stepId: 'ask', questionIds: ['color', 'token'] },
+      { type: 'question_answered', stepId: 'ask', source: 'user' },
     ]);
   });
 

@@ -24,12 +24,13 @@ async function isSettled(promise: Promise<unknown>): Promise<boolean> {
 
 describe('async (detached) steps', () => {
   it('do not hold back later steps or their results, and the run waits for them before finishing', async () => {
+    // At -j 1 the detached step runs beside the steps in model order: it takes no slot of theirs.
     const run = startRun(
       `  - { id: tail, tool: watch, async: true, with: { name: tail, shared: [log] } }
   - { id: build, tool: work, with: { name: build } }
   - { id: test, tool: work, with: { name: test } }
 `,
-      { workspace: workspace(), maxParallel: 2 },
+      { workspace: workspace(), maxParallel: 1 },
     );
     await run.until(() => run.stage.running().length === 2, 'tail and build');
     run.stage.finish('build');
@@ -46,6 +47,24 @@ describe('async (detached) steps', () => {
     expect(run.reported()).toEqual(['build', 'test', 'tail']);
     expect(run.events.at(-1)?.type).toBe('run_finished');
     expect(summary.steps.map((step) => step.status)).toEqual(['success', 'success', 'success']);
+  });
+
+  it('take slots of their own: at -j 1 a second detached step waits for the first, the steps in model order do not', async () => {
+    const run = startRun(
+      `  - { id: t1, tool: watch, async: true, with: { name: t1 } }
+  - { id: t2, tool: watch, async: true, with: { name: t2 } }
+  - { id: build, tool: work, with: { name: build } }
+`,
+      { workspace: workspace(), maxParallel: 1 },
+    );
+    await run.until(() => run.stage.running().includes('build'), 'build beside t1');
+    expect(run.stage.running()).toEqual(['t1', 'build']);
+    run.stage.finish('t1');
+    await run.until(() => run.stage.running().includes('t2'), 't2 in the detached slot t1 freed');
+    run.stage.finish('build');
+    run.stage.finish('t2');
+    expect((await run.done).exitCode).toBe(0);
+    expect(run.stage.peak).toBe(2);
   });
 
   it('keep a step that references them waiting until they complete', async () => {
@@ -92,7 +111,7 @@ describe('async (detached) steps', () => {
   - { id: build, tool: work, with: { name: build } }
   - { id: after, tool: work, with: { name: after } }
 `,
-      { workspace: workspace(), maxParallel: 2 },
+      { workspace: workspace(), maxParallel: 1 },
     );
     await run.until(() => run.stage.running().length === 2, 'tail and build');
     run.stage.fail('build');

@@ -12,7 +12,7 @@ import { defineTool, type Tool } from '../../src/host/tool.js';
 import { ToolHost } from '../../src/host/tool-host.js';
 import { Workspace } from '../../src/host/workspace.js';
 import { compileWorkflow } from '../../src/workflow/compile.js';
-import type { RunEvent } from '../../src/workflow/events.js';
+import type { RunEvent } from '../../src/host/events.js';
 import { formatProblem } from '../../src/workflow/problems.js';
 import { runWorkflow, type RunSummary } from '../../src/workflow/runner.js';
 import { WorkflowSource } from '../../src/workflow/source.js';
@@ -193,17 +193,17 @@ export function startRun(steps: string, setup: RunSetup): StartedRun {
     tools: registry,
     environment: { env: {}, secretNames: [], processEnv: { mode: 'inherit' } },
     ...(setup.approver && { approver: setup.approver }),
+    maxParallel: setup.maxParallel ?? 1,
   });
   const events: RunEvent[] = [];
+  host.subscribe((event) => events.push(event));
   const done = runWorkflow({
     host,
     workflow,
     inputs: {},
     secrets: {},
     env: {},
-    maxParallel: setup.maxParallel ?? 1,
     signal: setup.signal ?? new AbortController().signal,
-    emit: (event) => events.push(event),
   });
   return {
     stage,

@@ -56,7 +56,7 @@ const samplePayloads: { [K in HookEventKind]: () => HookPayloads[K] } = {
     payloadOf({
       kind: 'after_tool_use',
       stepId: 'step-1',
-      result: { callId: 'call-1', tool: 'exec', status: 'success', durationMs: 12 },
+      result: { callId: 'call-1', tool: 'exec', status: 'success', output: { text: '' }, durationMs: 12 },
       capability: afterToolUseCapability([sampleProcessRequest()], true),
     }),
   step_finished: () =>

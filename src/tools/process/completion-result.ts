@@ -1,5 +1,5 @@
 import { ToolError } from '../../host/errors.js';
-import { formatMs } from '../../host/tool-host.js';
+import { formatMs } from '../../host/format-ms.js';
 import type { ToolOutput } from '../../host/tool.js';
 import type { ProcessOutcome } from './run-to-completion.js';
 

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../workflow/events.js';
+import type { RunEvent } from '../../host/events.js';
 import { ListrPromptHost } from '../approver/listr-prompt-host.js';
 import { describeFinish, formatSummary } from './format.js';
 import type { Renderer, TextSink } from './renderer.js';

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../workflow/events.js';
+import type { RunEvent } from '../../host/events.js';
 import type { Renderer } from './renderer.js';
 
 /** Sends every event to several renderers (a display, an events file, a report). */

@@ -1,4 +1,4 @@
-import type { RunEvent, StepStatus } from '../../workflow/events.js';
+import type { RunEvent, StepStatus } from '../../host/events.js';
 
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
 type RunFinished = Extract<RunEvent, { type: 'run_finished' }>;

@@ -1,5 +1,5 @@
 import { appendFile } from 'node:fs/promises';
-import type { RunEvent } from '../../workflow/events.js';
+import type { RunEvent } from '../../host/events.js';
 import { formatDuration, statusSymbol } from './format.js';
 import { PlainFormatter } from './plain.js';
 import type { Renderer, TextSink } from './renderer.js';

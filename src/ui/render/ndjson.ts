@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../workflow/events.js';
+import type { RunEvent } from '../../host/events.js';
 import type { Renderer, TextSink } from './renderer.js';
 
 /** Version of the event line format (`v`); bumped only on incompatible changes. */

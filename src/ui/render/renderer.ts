@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../workflow/events.js';
+import type { RunEvent } from '../../host/events.js';
 import type { PromptTerminal } from '../questioner/index.js';
 
 /** Shows a run to a person or a log. It only draws: the runner owns order and concurrency. */

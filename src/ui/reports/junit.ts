@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { RunEvent } from '../../workflow/events.js';
+import type { RunEvent } from '../../host/events.js';
 import type { Renderer } from '../render/renderer.js';
 
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;

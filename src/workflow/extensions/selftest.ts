@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Tool } from '../../host/tool.js';
-import { formatMs } from '../../host/tool-host.js';
+import { formatMs } from '../../host/format-ms.js';
 
 export type SelftestStatus = 'passed' | 'failed' | 'none';
 

@@ -49,6 +49,6 @@ describe('hostile arguments are refused while preparing, naming the field', () =
     expect(result.error?.message).toContain(field);
     // Refused before authorization: no decision was asked for, nothing started.
     expect(events).not.toContain('approval_decided');
-    expect(events).not.toContain('call_started');
+    expect(events).not.toContain('step_started');
   });
 });

@@ -66,7 +66,7 @@ describe('background processes', () => {
   });
 
   async function resourcesOf(tool: string, args: unknown): Promise<readonly ResourceAccess[]> {
-    const prepared = await harness.host.prepare({ id: tool, tool, args }, new AbortController().signal);
+    const prepared = await harness.host.preview({ id: tool, tool, args }, new AbortController().signal);
     if (!('resources' in prepared) || !prepared.resources) throw new Error(`${tool} did not declare resources`);
     return prepared.resources;
   }

@@ -104,7 +104,7 @@ describe('protected variables', () => {
   it('are named in the request, and setting one needs an unrestricted process rule', async () => {
     harness = await ProcessHarness.create({ allow: [`process(${node})`] });
     const args = { command: node, args: ['-e', 'console.log(process.env.LD_PRELOAD ?? "")'], env: { LD_PRELOAD: '/tmp/x.so', GREETING: 'hi' } };
-    const prepared = await harness.host.prepare({ id: 'p', tool: 'exec', args }, new AbortController().signal);
+    const prepared = await harness.host.preview({ id: 'p', tool: 'exec', args }, new AbortController().signal);
     if (!('requests' in prepared)) throw prepared;
     expect(prepared.requests[0]).toMatchObject({ envNames: ['GREETING', 'LD_PRELOAD'] });
     const narrow = await harness.invoke('exec', args);

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { inspect } from 'node:util';
@@ -50,7 +51,7 @@ describe('exec', () => {
   });
 
   it('finds a program on the host PATH and records the resolved path in the request', async () => {
-    const prepared = await harness.host.prepare({ id: 'p', tool: 'exec', args: { command: 'node', args: ['--version'] } }, new AbortController().signal);
+    const prepared = await harness.host.preview({ id: 'p', tool: 'exec', args: { command: 'node', args: ['--version'] } }, new AbortController().signal);
     if (!('requests' in prepared)) throw prepared;
     const request = prepared.requests[0]!;
     expect(request).toMatchObject({
@@ -70,7 +71,7 @@ describe('exec', () => {
   });
 
   it('keeps argv out of the debug form of its request', async () => {
-    const prepared = await harness.host.prepare(
+    const prepared = await harness.host.preview(
       { id: 'p', tool: 'exec', args: { command: node, args: ['--token=hunter2-secret'] } },
       new AbortController().signal,
     );
@@ -93,7 +94,7 @@ describe('exec', () => {
 
   it('streams complete output lines as progress, stdout and stderr apart', async () => {
     await harness.invoke('exec', { command: node, args: [script('print-lines.mjs'), '3'] });
-    const progress = harness.events.flatMap((event) => (event.type === 'call_progress' ? [{ message: event.message, stream: event.stream }] : []));
+    const progress = harness.events.flatMap((event) => (event.type === 'step_progress' ? [{ message: event.message, stream: event.stream }] : []));
     expect(progress.filter((update) => update.stream === 'stdout').map((update) => update.message)).toEqual(['line 1', 'line 2', 'line 3']);
     expect(progress).toContainEqual({ message: 'warning once', stream: 'stderr' });
   });
@@ -102,7 +103,7 @@ describe('exec', () => {
     const result = await harness.invoke('exec', { command: node, args: [script('print-lines.mjs'), '2000'] });
     const data = dataOf<CompletionData>(result);
     expect(data.stdout.split('\n')).toHaveLength(2001);
-    const progress = harness.events.filter((event) => event.type === 'call_progress' && event.stream === 'stdout');
+    const progress = harness.events.filter((event) => event.type === 'step_progress' && event.stream === 'stdout');
     expect(progress.length).toBeLessThanOrEqual(60);
     expect(progress.at(-1)).toMatchObject({ message: 'line 2000' });
   });
@@ -110,11 +111,15 @@ describe('exec', () => {
   it('fails with execution_failed when the program vanished between preparation and execution', async () => {
     await writeFile(path.join(harness.root, 'tool.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
     const signal = new AbortController().signal;
-    const prepared = await harness.host.prepare({ id: 'v', tool: 'exec', args: { command: './tool.sh' } }, signal);
+    const call = { id: 'v', tool: 'exec', args: { command: './tool.sh' } };
+    const prepared = await harness.host.preview(call, signal);
     if (!('requests' in prepared)) throw prepared;
     expect(prepared.requests[0]).toMatchObject({ executable: { requested: './tool.sh', resolved: path.join(harness.root, 'tool.sh'), lookup: 'exact' } });
-    await rm(path.join(harness.root, 'tool.sh'));
-    const result = await harness.host.execute(prepared, signal);
+    // The program vanishes once the call is authorized, before it executes.
+    harness.host.subscribe((event) => {
+      if (event.type === 'approval_decided') rmSync(path.join(harness.root, 'tool.sh'));
+    });
+    const result = await harness.host.invoke(call, signal);
     expect(result.error?.kind).toBe('execution_failed');
     expect(result.error?.message).toContain('could not start');
   });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EnvMode } from '../../../src/host/capability.js';
-import type { HostEvent } from '../../../src/host/events.js';
+import type { RunEvent } from '../../../src/host/events.js';
 import { Policy } from '../../../src/host/policy.js';
 import { ToolRegistry } from '../../../src/host/registry.js';
 import type { HostEnvironment, ToolResult } from '../../../src/host/tool.js';
@@ -26,7 +26,7 @@ export interface HostSetup {
 
 /** A ToolHost over a fresh temp workspace with every built-in tool, recording its events. */
 export class ProcessHarness {
-  readonly events: HostEvent[] = [];
+  readonly events: RunEvent[] = [];
   private calls = 0;
 
   private constructor(

@@ -9,7 +9,7 @@ const harness = await ProcessHarness.create();
 try {
   const result = await harness.invoke('exec', { command: node, args: [script('print-gigabyte.mjs')] }, { timeoutMs: 60_000 });
   const data = result.output?.data as { stdout: string; truncated: boolean } | undefined;
-  const progressEvents = harness.events.filter((event) => event.type === 'call_progress').length;
+  const progressEvents = harness.events.filter((event) => event.type === 'step_progress').length;
   console.log(
     JSON.stringify({
       status: result.status,

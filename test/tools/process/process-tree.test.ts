@@ -20,7 +20,7 @@ function watchTree(): { pids: Promise<TreePids>; seen: () => TreePids | undefine
   let seen: TreePids | undefined;
   const pids = new Promise<TreePids>((resolve) => {
     const unsubscribe = harness.host.subscribe((event) => {
-      if (event.type !== 'call_progress') return;
+      if (event.type !== 'step_progress') return;
       const match = /^child (\d+) grandchild (\d+)$/.exec(event.message);
       if (!match) return;
       unsubscribe();

@@ -12,7 +12,7 @@ afterEach(async () => {
 
 async function shellRequestFor(script: string): Promise<CapabilityRequest> {
   harness = await ProcessHarness.create();
-  const prepared = await harness.host.prepare({ id: 'p', tool: 'shell', args: { script } }, new AbortController().signal);
+  const prepared = await harness.host.preview({ id: 'p', tool: 'shell', args: { script } }, new AbortController().signal);
   if (!('requests' in prepared)) throw prepared;
   return prepared.requests[0]!;
 }

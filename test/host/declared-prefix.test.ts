@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeclaredPrefix } from '../../src/workflow/declared-prefix.js';
+import { DeclaredPrefix } from '../../src/host/declared-prefix.js';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -1,0 +1,78 @@
+import { abortGraceMs, followingController, raceAbort } from './abort.js';
+import type { CapabilityRequest } from './capability.js';
+import { Deadline } from './deadline.js';
+import { ToolError, toToolError } from './errors.js';
+import type { HostEvent } from './events.js';
+import { formatMs } from './format-ms.js';
+import { isHostInput, validateHostInputResponse, type HostInput, type HostInputResponse, type Questioner } from './host-input.js';
+import type { PreparedCall, ToolCall } from './prepared-call.js';
+import { boundedProgress } from './progress.js';
+import type { ExecuteContext, PrepareContext, ToolOutput } from './tool.js';
+
+/** What executing one authorized call needs from its host. */
+export interface ExecutionDeps {
+  /** The context a tool was prepared with; execution adds progress, questions and walks. */
+  base: Omit<PrepareContext, 'timeoutMs' | 'signal'>;
+  withheld(absolutePath: string): boolean;
+  questioner: Questioner | undefined;
+  /** Masks secrets in progress text before it is cut to its bound. */
+  redact: (text: string) => string;
+  emit(event: HostEvent): void;
+  /** For exclusive tools, which authorize as they go, on the same path as prepared calls. */
+  authorize(request: CapabilityRequest, signal: AbortSignal): Promise<void>;
+}
+
+export type ExecutionOutcome = { status: 'success'; output: ToolOutput } | { status: 'failed'; error: ToolError };
+
+/**
+ * Executes an authorized call under its wall limit: the tool gets a context that can no longer
+ * authorize (a prepared call) and whose progress is bounded. Never throws for a tool's failure.
+ */
+export async function executeCall(prepared: PreparedCall, signal: AbortSignal, deps: ExecutionDeps, detached: boolean): Promise<ExecutionOutcome> {
+  const { call } = prepared;
+  const { controller, dispose: unlink } = followingController(signal);
+  const deadline = new Deadline(prepared.timeoutMs, () => controller.abort(new Error('timeout')));
+  const callSignal = controller.signal;
+  const context: ExecuteContext = {
+    ...deps.base,
+    signal: callSignal,
+    timeoutMs: prepared.timeoutMs,
+    withheld: deps.withheld,
+    progress: boundedProgress((update) => deps.emit({ type: 'step_progress', stepId: stepIdOf(call), ...update }), deps.redact),
+    ask: (input) =>
+      detached
+        ? Promise.reject(new ToolError('unsupported', `${call.tool} asked a question, but a detached (async) step cannot ask questions`))
+        : ask(call, input, signal, deadline, deps),
+  };
+  try {
+    const work = prepared.kind === 'planned' ? prepared.execute(context) : prepared.run({ ...context, authorize: (request) => deps.authorize(request, callSignal) });
+    return { status: 'success', output: await raceAbort(work, callSignal, abortGraceMs) };
+  } catch (thrown) {
+    const error = deadline.expired ? new ToolError('timeout', `${call.tool} did not finish within ${formatMs(prepared.timeoutMs)}`) : toToolError(thrown);
+    return { status: 'failed', error };
+  } finally {
+    deadline.dispose();
+    unlink();
+  }
+}
+
+async function ask(call: ToolCall, input: HostInput, signal: AbortSignal, deadline: Deadline, deps: ExecutionDeps): Promise<HostInputResponse> {
+  const questioner = deps.questioner;
+  if (!questioner) throw new ToolError('unsupported', `${call.tool} asked a question, but this host has no way to ask one`);
+  if (!isHostInput(input)) throw new ToolError('internal', `${call.tool} asked questions that were not built with createHostInput`);
+  const stepId = stepIdOf(call);
+  deps.emit({ type: 'question_asked', stepId, questionIds: input.questions.map((q) => q.id) });
+  deadline.pause();
+  try {
+    const response = validateHostInputResponse(input, await questioner.ask({ ...input, callId: call.id, stepId: call.stepId, tool: call.tool }, signal));
+    deps.emit({ type: 'question_answered', stepId, source: response.source });
+    return response;
+  } finally {
+    deadline.resume();
+  }
+}
+
+/** The id a call's events carry: its step's, or its own when the library runs it without a step. */
+export function stepIdOf(call: ToolCall): string {
+  return call.stepId ?? call.id;
+}
