@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { policyFlags } from '../src/cli/run-flags.js';
+import { policyFlags, runChoicesOf } from '../src/cli/run-flags.js';
 
 export default class Invoke extends Command {
   static override summary = 'Make one tool call through the ToolHost, as a one-step workflow would.';
@@ -31,12 +31,7 @@ export default class Invoke extends Command {
       {
         tool: args.tool,
         args: flags.args,
-        ...(flags.workspace !== undefined && { workspace: flags.workspace }),
-        allow: flags.allow,
-        ask: flags.ask,
-        deny: flags.deny,
-        approve: flags.approve,
-        yes: flags.yes,
+        choices: runChoicesOf(flags),
         noInput: flags['no-input'],
         ...(flags.hooks !== undefined && { hooksFile: flags.hooks }),
         ...(flags.timeout !== undefined && { timeoutMs: flags.timeout * 1000 }),

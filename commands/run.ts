@@ -1,6 +1,6 @@
 import { Args, Command } from '@oclif/core';
 import { readCliEnvironment } from '../src/cli/environment.js';
-import { planRequestOf, runFlags } from '../src/cli/run-flags.js';
+import { planRequestOf, runChoicesOf, runFlags } from '../src/cli/run-flags.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends Command {
@@ -35,9 +35,8 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const { runWorkflowCommand } = await import('../src/cli/run-workflow.js');
     const code = await runWorkflowCommand(
       {
-        ...planRequestOf(args.workflow, flags),
-        approve: flags.approve,
-        yes: flags.yes,
+        file: args.workflow,
+        choices: runChoicesOf(flags),
         noInput: flags['no-input'],
         output: flags.output as OutputMode,
         ...(flags.timeout !== undefined && { timeout: flags.timeout }),

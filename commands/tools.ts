@@ -1,7 +1,8 @@
 import { Command, Flags } from '@oclif/core';
 import { SecretMasker } from '../src/host/masking.js';
 import { canPrompt, readCliEnvironment } from '../src/cli/environment.js';
-import { policyFlags } from '../src/cli/run-flags.js';
+import { policyFlags, runChoicesOf } from '../src/cli/run-flags.js';
+import { cliGrantHints } from '../src/ui/grant-hints.js';
 import type { SelftestResult } from '../src/workflow/extensions/selftest.js';
 import type { ToolCatalog, ToolListing } from '../src/workflow/extensions/tool-catalog.js';
 import { reportStartupError } from '../src/cli/startup-errors.js';
@@ -53,17 +54,16 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
       catalog = await openToolCatalog({
         file: flags.file,
         cwd: process.cwd(),
-        ...(flags.workspace !== undefined && { workspace: flags.workspace }),
-        inputs: flags.input,
-        rules: { allow: flags.allow, ask: flags.ask, deny: flags.deny },
-        approve: flags.approve,
-        yes: flags.yes,
-        hostEnv: environment.env,
+        choices: runChoicesOf(flags),
         signal: new AbortController().signal,
-        ...(approvals.approver && { approver: approvals.approver }),
-        onScriptedDecision: approvals.onScriptedDecision,
-        hooks: cliHooks({ file: undefined, labels: [], env: environment.env, masker: new SecretMasker(), warn: stderr }),
-        warn: stderr,
+        ports: {
+          hostEnv: environment.env,
+          ...(approvals.approver && { approver: approvals.approver }),
+          onScriptedDecision: approvals.onScriptedDecision,
+          grantHints: cliGrantHints,
+          hooks: cliHooks({ file: undefined, labels: [], env: environment.env, masker: new SecretMasker(), warn: stderr }),
+          warn: stderr,
+        },
       });
     } catch (error) {
       return this.failed(error);

@@ -1,13 +1,26 @@
 /** rho as a library: the provider-free ToolHost and what it is built from. */
 /** The zod rho validates with: tool schemas must come from the same zod to be understood. */
 export { z } from 'zod';
-export { ToolHost, interruptReason, type ToolHostOptions } from './host/tool-host.js';
-export { ToolHostRun, type ToolHostRunEvent } from './host/tool-host-run.js';
+export {
+  ToolHost,
+  interruptReason,
+  type ToolHostOptions,
+  type CallTicket,
+  type CallOutcome,
+  type CallPreview,
+  type SubmitOptions,
+  type EventListener,
+  type CallFinishedListener,
+} from './host/tool-host.js';
+export { ToolHostRun, maxQueuedProgress, type ToolHostRunEvent } from './host/tool-host-run.js';
+export { maxProgressChars } from './host/progress.js';
 export { SecretMasker } from './host/masking.js';
 export { defineTool, defaultToolTimeoutMs } from './host/tool.js';
 export type {
   Tool,
   ToolDefinition,
+  ResourceAwareToolDefinition,
+  ExclusiveToolDefinition,
   ToolOutput,
   ToolResult,
   ToolStatus,
@@ -22,20 +35,49 @@ export type {
   ImageContent,
   ToolProgress,
 } from './host/tool.js';
+export type { PreparedCall, ToolCall } from './host/prepared-call.js';
 export { Workspace, ResolvedPath, type PathScope } from './host/workspace.js';
-export { Policy, type PolicyDecision } from './host/policy.js';
+export { Policy, type PolicyDecision, type PolicyEvaluation, type PolicyReason, type PolicyRules } from './host/policy.js';
 export { parseRule, type Rule } from './host/rules.js';
 export { ToolRegistry } from './host/registry.js';
-export { ToolError, toolErrorKinds, type ToolErrorKind } from './host/errors.js';
+export { RhoError, ToolError, HostError, toolErrorKinds, hostErrorKinds, type ToolErrorKind, type HostErrorKind, type ErrorKind } from './host/errors.js';
+export { exitCodes, exitCodeOfError, exitCodeOfRun, type ExitCode } from './host/exit-codes.js';
 export type { CapabilityRequest, CapabilityClass } from './host/capability.js';
 export { describeRequest, grantingRule } from './host/capability.js';
 export type { Approver, ApprovalAnswer, ApprovalRequest, Decider } from './host/approval.js';
 export type { ScriptedApprovals, ScriptedAnswer, ScriptedDecision } from './host/authorization.js';
 export type { PreToolGate, GateInput, GateAnswer } from './host/gates.js';
 export * from './host/hooks/index.js';
-export type { Questioner, HostInput, HostInputResponse, Question } from './host/host-input.js';
-export type { HostEvent, AuditRecord } from './host/events.js';
-export type { ToolCall } from './host/prepared-call.js';
+export {
+  createHostInput,
+  userResponse,
+  timeoutFallbackResponse,
+  questionnaireSchema,
+  questionTypes,
+  questionnaireLimits,
+  type Questioner,
+  type HostInput,
+  type HostInputRequest,
+  type HostInputResponse,
+  type HostInputSource,
+  type Question,
+  type QuestionType,
+  type Answer,
+  type RawQuestion,
+  type RawQuestionnaire,
+  type TimeoutFallback,
+} from './host/host-input.js';
+export {
+  runEventSchema,
+  hostEventSchema,
+  stepStatuses,
+  type RunEvent,
+  type HostEvent,
+  type StepStatus,
+  type StepError,
+  type AuditRecord,
+} from './host/events.js';
 export type { ResourceAccess, Resource } from './host/resources.js';
 export { shared, exclusive, opaqueKey } from './host/resources.js';
+export type { Declaration } from './host/scheduler.js';
 export { builtinTools } from './tools/index.js';

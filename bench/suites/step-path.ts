@@ -7,6 +7,7 @@ import { medianTimes } from '../lib/tiny.js';
 import { writeEchoWorkflow } from '../lib/workflows.js';
 import { runWorkflowCommand } from '../../src/cli/run-workflow.js';
 import { openWorkflow } from '../../src/workflow/launch.js';
+import { parseRunChoices } from '../../src/workflow/run-choices.js';
 
 export interface StepPathSizes {
   /** Step counts: one step (the fixed cost), N and 10 × N. */
@@ -32,7 +33,7 @@ async function runOnce(file: string): Promise<void> {
   const stdout = countingSink();
   const signalHandlers = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   const code = await runWorkflowCommand(
-    { file, inputs: [], allow: [], ask: [], deny: [], approve: [], yes: false, noInput: true, output: 'plain', labels: [], answer: [] },
+    { file, choices: parseRunChoices({}), noInput: true, output: 'plain', labels: [], answer: [] },
     { env: {}, ci: true, stdinIsTTY: false, stdoutIsTTY: false, githubActions: false, stepSummaryFile: undefined },
     { stdout, stderr: stdout },
   );
@@ -45,7 +46,7 @@ async function runOnce(file: string): Promise<void> {
 
 /** What a run does before its first step: load and validate the file (YAML, schema, expressions) and build the host. */
 async function openOnce(file: string): Promise<void> {
-  const opened = await openWorkflow({ file, cwd: process.cwd(), inputs: [], rules: { allow: [], ask: [], deny: [] }, approve: [], yes: false, hostEnv: {} });
+  const opened = await openWorkflow({ file, cwd: process.cwd(), choices: parseRunChoices({}), ports: { hostEnv: {} } });
   await opened.host.dispose();
 }
 

@@ -1,3 +1,4 @@
+import { HostError } from '../host/errors.js';
 import { writeFile } from 'node:fs/promises';
 import { starterWorkflow } from '../workflow/starter.js';
 
@@ -6,7 +7,7 @@ export async function writeStarterWorkflow(file: string, force: boolean): Promis
   try {
     await writeFile(file, starterWorkflow, { flag: force ? 'w' : 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${file} already exists; use --force to replace it`);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new HostError('usage', `${file} already exists; use --force to replace it`);
     throw error;
   }
 }

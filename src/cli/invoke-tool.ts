@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { HostError, denialKinds } from '../host/errors.js';
+import { HostError } from '../host/errors.js';
+import { exitCodeOfError, exitCodes } from '../host/exit-codes.js';
 import { reportStartupError } from './startup-errors.js';
 import { SecretMasker } from '../host/masking.js';
 import type { ToolResult } from '../host/tool.js';
@@ -11,23 +12,26 @@ import { createApprovals } from '../ui/approver/index.js';
 import { createQuestioner } from '../ui/questioner/index.js';
 import { canPrompt, type CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
-import type { DecisionFlags, RunStreams } from './run-workflow.js';
+import type { RunStreams } from './run-workflow.js';
+import type { RunChoices } from '../workflow/run-choices.js';
+import { cliGrantHints } from '../ui/grant-hints.js';
 
-export interface InvokeRequest extends DecisionFlags {
+export interface InvokeRequest {
   tool: string;
+  /** Workspace, rules and scripted approvals, parsed once from the flags. */
+  choices: RunChoices;
+  noInput: boolean;
   /** `--args JSON` as typed. */
   args: string;
   hooksFile?: string;
   timeoutMs?: number;
 }
 
-/** The exit code of one call, as `rho run` would give it for a one-step workflow. */
+/** The exit code of one call: the command's whole outcome, from the one table of exit codes. */
 export function invokeExitCode(result: ToolResult): number {
-  if (result.status === 'success') return 0;
-  if (result.error && denialKinds.has(result.error.kind)) return 3;
-  if (result.status === 'interrupted' || result.status === 'cancelled') return 130;
-  if (result.error?.kind === 'invalid_arguments' || result.error?.kind === 'unknown_tool') return 2;
-  return 1;
+  if (result.status === 'success') return exitCodes.success;
+  if (result.status === 'interrupted' || result.status === 'cancelled') return exitCodes.interrupted;
+  return exitCodeOfError(result.error);
 }
 
 function parseArgsJson(text: string): unknown {
@@ -61,21 +65,30 @@ export async function invokeToolCommand(
       echo: (_stepId, line) => stderr(line),
       mask: (text) => masker.mask(text),
     });
-    const host = await buildHost({
-      root: path.resolve(cwd, request.workspace ?? '.'),
-      grantedRoots: [],
-      rules: { allow: request.allow, ask: request.ask, deny: request.deny },
-      approve: request.approve,
-      yes: request.yes,
-      onScriptedDecision: approvals.onScriptedDecision,
-      hostEnv: environment.env,
-      secretNames: [],
-      processEnv: { mode: 'inherit' },
-      ...(approvals.approver && { approver: approvals.approver }),
-      questioner: createQuestioner({ interactive, answers: new Map(), report: stderr, onInterrupt: () => controller.abort(interruptReason) }),
-      ...(hooks && { gates: hooks.gates }),
-      tools: builtinRegistry(),
-    });
+    const { choices } = request;
+    const host = await buildHost(
+      {
+        root: path.resolve(cwd, choices.workspace ?? '.'),
+        grantedRoots: [],
+        rules: choices.rules,
+        approve: choices.approve,
+        yes: choices.yes,
+        secretNames: [],
+        processEnv: { mode: 'inherit' },
+        processVariables: {},
+        maxParallel: 1,
+      },
+      {
+        hostEnv: environment.env,
+        onScriptedDecision: approvals.onScriptedDecision,
+        ...(approvals.approver && { approver: approvals.approver }),
+        questioner: createQuestioner({ interactive, answers: new Map(), report: stderr, onInterrupt: () => controller.abort(interruptReason) }),
+        ...(hooks && { gates: hooks.gates }),
+        grantHints: cliGrantHints,
+        redact: (text) => masker.mask(text),
+      },
+      builtinRegistry(),
+    );
     try {
       const result = await host.invoke({ id: `invoke-1`, tool: request.tool, args, ...(request.timeoutMs && { timeoutMs: request.timeoutMs }) }, controller.signal);
       if (result.status === 'success') streams.stdout.write(`${masker.mask(result.output?.text ?? '')}\n`);

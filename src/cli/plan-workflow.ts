@@ -1,11 +1,12 @@
 import { openWorkflow } from '../workflow/launch.js';
 import { planWorkflow, type WorkflowPlan } from '../workflow/plan.js';
 import { reportStartupError } from './startup-errors.js';
+import { cliGrantHints } from '../ui/grant-hints.js';
 import { formatPlan } from '../ui/render/plan-text.js';
 import type { CliEnvironment } from './environment.js';
 import type { RunRequest, RunStreams } from './run-workflow.js';
 
-export type PlanRequest = Pick<RunRequest, 'file' | 'workspace' | 'maxParallel' | 'inputs' | 'allow' | 'ask' | 'deny'>;
+export type PlanRequest = Pick<RunRequest, 'file' | 'choices'>;
 
 /** Prints the plan of a workflow (or returns it for --json); exit 2 when it cannot be planned. */
 export async function planWorkflowCommand(
@@ -18,14 +19,8 @@ export async function planWorkflowCommand(
     const opened = await openWorkflow({
       file: request.file,
       cwd: process.cwd(),
-      ...(request.workspace !== undefined && { workspace: request.workspace }),
-      ...(request.maxParallel !== undefined && { maxParallel: request.maxParallel }),
-      inputs: request.inputs,
-      rules: { allow: request.allow, ask: request.ask, deny: request.deny },
-      approve: [],
-      yes: false,
-      hostEnv: environment.env,
-      warn: (line) => streams.stderr.write(`${line}\n`),
+      choices: request.choices,
+      ports: { hostEnv: environment.env, grantHints: cliGrantHints, warn: (line) => streams.stderr.write(`${line}\n`) },
     });
     const plan = await planWorkflow(opened);
     if (options.print) for (const line of formatPlan(plan)) streams.stdout.write(`${line}\n`);

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { outputModes } from '../ui/render/choose.js';
 import type { PlanRequest } from './plan-workflow.js';
+import { parseRunChoices, type RunChoices } from '../workflow/run-choices.js';
 
 /** Flags shared by `run`, `plan` and `invoke`: policy rules and scripted approvals. */
 export const policyFlags = {
@@ -48,25 +49,31 @@ export const runFlags = {
   timeout: Flags.string({ summary: 'Whole-run wall limit (90s, 5m); exit 124 when it expires.', helpValue: 'DURATION' }),
 };
 
-/** The values of the plan flags, as oclif parses them. */
-export interface PlanFlagValues {
+/** The values of the flags that shape a run, as oclif parses them (`rho plan` has no approvals). */
+export interface ChoiceFlagValues {
   workspace?: string | undefined;
   'max-parallel'?: number | undefined;
-  input: string[];
+  input?: string[];
   allow: string[];
   ask: string[];
   deny: string[];
+  approve?: string[];
+  yes?: boolean;
+}
+
+/** The run's choices from its flags, parsed once. */
+export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
+  return parseRunChoices({
+    ...(flags.workspace !== undefined && { workspace: flags.workspace }),
+    ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
+    inputs: flags.input ?? [],
+    rules: { allow: flags.allow, ask: flags.ask, deny: flags.deny },
+    approve: flags.approve ?? [],
+    yes: flags.yes ?? false,
+  });
 }
 
 /** What `rho plan` and `rho run --dry-run` plan, from their flags. */
-export function planRequestOf(file: string, flags: PlanFlagValues): PlanRequest {
-  return {
-    file,
-    ...(flags.workspace !== undefined && { workspace: flags.workspace }),
-    ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
-    inputs: flags.input,
-    allow: flags.allow,
-    ask: flags.ask,
-    deny: flags.deny,
-  };
+export function planRequestOf(file: string, flags: ChoiceFlagValues): PlanRequest {
+  return { file, choices: runChoicesOf({ ...flags, approve: [], yes: false }) };
 }

@@ -11,23 +11,16 @@ import type { Renderer } from '../ui/render/renderer.js';
 import { canPrompt, type CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
 import { reportStartupError } from './startup-errors.js';
+import { cliGrantHints } from '../ui/grant-hints.js';
+import type { RunChoices } from '../workflow/run-choices.js';
 import { cliHooks } from './run-hooks.js';
 
-/** The flags that decide a request's fate, shared by `rho run` and `rho invoke`. */
-export interface DecisionFlags {
-  workspace?: string;
-  allow: readonly string[];
-  ask: readonly string[];
-  deny: readonly string[];
-  approve: readonly string[];
-  yes: boolean;
-  noInput: boolean;
-}
-
-export interface RunRequest extends DecisionFlags {
+/** `rho run` as asked for: the file, the run's choices (parsed once from the flags), and how to show and record it. */
+export interface RunRequest {
   file: string;
-  maxParallel?: number;
-  inputs: readonly string[];
+  choices: RunChoices;
+  /** `--no-input`: never prompt. */
+  noInput: boolean;
   output: OutputMode;
   eventsFile?: string;
   junitFile?: string;
@@ -90,20 +83,18 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
     const summary = await launchWorkflow({
       file: request.file,
       cwd: process.cwd(),
-      ...(request.workspace !== undefined && { workspace: request.workspace }),
-      ...(request.maxParallel !== undefined && { maxParallel: request.maxParallel }),
-      inputs: request.inputs,
-      rules: { allow: request.allow, ask: request.ask, deny: request.deny },
-      approve: request.approve,
-      yes: request.yes,
-      hostEnv: environment.env,
+      choices: request.choices,
+      ports: {
+        hostEnv: environment.env,
+        masker,
+        ...(approvals.approver && { approver: approvals.approver }),
+        onScriptedDecision: approvals.onScriptedDecision,
+        questioner,
+        grantHints: cliGrantHints,
+        hooks: cliHooks({ file: request.hooksFile, labels: request.labels, env: environment.env, masker, warn }),
+        warn,
+      },
       signal: controller.signal,
-      masker,
-      ...(approvals.approver && { approver: approvals.approver }),
-      onScriptedDecision: approvals.onScriptedDecision,
-      questioner,
-      hooks: cliHooks({ file: request.hooksFile, labels: request.labels, env: environment.env, masker, warn }),
-      warn,
       emit: (event) => outputs.handle(event),
     });
     return summary.exitCode;

@@ -8,9 +8,11 @@ import {
   approverFailed,
   cancelled,
   hookDenied,
+  libraryGrantHints,
   policyDenied,
   unanswered,
   type AuthorizationSubject,
+  type GrantHints,
 } from './denials.js';
 import type { ToolError } from './errors.js';
 import type { AuditRecord, HostEvent } from './events.js';
@@ -43,6 +45,8 @@ export interface AuthorizerOptions {
   workspaceRoot: string;
   gates: readonly PreToolGate[];
   scripted: ScriptedApprovals;
+  /** How denials say what would grant a request; the library's wording when absent. */
+  hints?: GrantHints;
   /** Undefined when nobody can answer (no TTY, CI, `--no-input`): unanswered requests are denied at once. */
   approver: Approver | undefined;
   /** Reports an approval event of the call `callId`. */
@@ -72,7 +76,11 @@ export class Authorizer {
   private readonly audit = new ApprovalAudit();
   private readonly turns = new ApprovalTurns();
 
-  constructor(private readonly options: AuthorizerOptions) {}
+  private readonly hints: GrantHints;
+
+  constructor(private readonly options: AuthorizerOptions) {
+    this.hints = options.hints ?? libraryGrantHints;
+  }
 
   auditSnapshot(): readonly AuditRecord[] {
     return this.audit.snapshot();
@@ -83,7 +91,7 @@ export class Authorizer {
     if (signal.aborted) throw cancelled(subject, request);
     const pending: Pending = { subject, request, seq: ++this.seq };
     const evaluation = this.options.policy.evaluate(request, this.options.workspaceRoot);
-    if (evaluation.decision === 'deny') throw this.deny(pending, 'policy', policyDenied(subject, request, evaluation));
+    if (evaluation.decision === 'deny') throw this.deny(pending, 'policy', policyDenied(subject, request, evaluation, this.hints));
     const gate = await this.consultGates(pending, evaluation.decision, signal);
     if (gate.decision === 'deny') throw this.deny(pending, 'hook', hookDenied(subject, request, gate.hook, gate.reason));
     if (evaluation.decision === 'allow') return this.record(pending, 'allow', 'policy');
@@ -102,14 +110,14 @@ export class Authorizer {
       return;
     }
     const approver = this.options.approver;
-    if (!approver) throw this.deny(pending, 'policy', unanswered(subject, request, evaluation.rule?.text));
+    if (!approver) throw this.deny(pending, 'policy', unanswered(subject, request, evaluation.rule?.text, this.hints));
     this.options.emit(subject.callId, { type: 'approval_requested', stepId: subject.stepId ?? subject.callId, request: pending.seq, class: request.class });
     const release = await this.turns.acquire(signal, () => cancelled(subject, request));
     try {
       // An identical request ahead in the queue may have been allowed for the run meanwhile.
       if (this.remembered.has(fingerprint)) return this.record(pending, 'allow', 'remembered');
       const answer = await this.ask(approver, pending, evaluation, signal);
-      if (answer === 'deny') throw this.deny(pending, 'user', approvalDenied(subject, request));
+      if (answer === 'deny') throw this.deny(pending, 'user', approvalDenied(subject, request, this.hints));
       if (answer === 'allow_run') this.remembered.add(fingerprint);
       this.record(pending, 'allow', 'user');
     } finally {

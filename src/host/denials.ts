@@ -9,14 +9,29 @@ export interface AuthorizationSubject {
   tool: string;
 }
 
+/**
+ * How a denial says what would grant the request. The host speaks of rules; a front end that has
+ * flags (the CLI) passes hints that name them, ready to paste.
+ */
+export interface GrantHints {
+  /** How to allow `rule` (a rule in the policy's grammar). */
+  allow(rule: string): string;
+  /** How to answer a request that `rule` matches without asking anyone. */
+  approve(rule: string): string;
+  /** Why nobody could be asked. */
+  nobodyToAsk: string;
+}
+
+/** What a library host says: rules and options, no flags. */
+export const libraryGrantHints: GrantHints = {
+  allow: (rule) => `add the rule ${JSON.stringify(rule)} to the policy's allow rules`,
+  approve: (rule) => `give the host a scripted approval rule ${JSON.stringify(rule)} or an approver`,
+  nobodyToAsk: 'this host has no approver',
+};
+
 /** Quotes a word for a POSIX shell, so a hint can be pasted as it is. */
 export function shellQuote(word: string): string {
   return /^[\w./@:+,=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The flag that would answer this request without asking, ready to paste. */
-export function approveFlag(request: CapabilityRequest): string {
-  return `--approve ${shellQuote(grantingRule(request))}`;
 }
 
 function describe(subject: AuthorizationSubject, request: CapabilityRequest): string {
@@ -28,27 +43,27 @@ function details(request: CapabilityRequest, extra: Record<string, unknown> = {}
   return { class: request.class, rule: grantingRule(request), ...extra };
 }
 
-export function policyDenied(subject: AuthorizationSubject, request: CapabilityRequest, evaluation: PolicyEvaluation): ToolError {
+export function policyDenied(subject: AuthorizationSubject, request: CapabilityRequest, evaluation: PolicyEvaluation, hints: GrantHints): ToolError {
   const what = `${describe(subject, request)} was denied by policy`;
   const rule = evaluation.rule?.text;
   let message: string;
   switch (evaluation.reason) {
     case 'protected_env': {
       const names = protectedEnvNames(request).join(', ');
-      message = `${what}: it sets ${names} in the process environment, which only the unrestricted rule "process" may allow, and the rule that matched (${rule}) is narrower; to grant it, add --allow process, or leave ${names} out of the step's env`;
+      message = `${what}: it sets ${names} in the process environment, which only the unrestricted rule "process" may allow, and the rule that matched (${rule}) is narrower; to grant it, ${hints.allow('process')}, or leave ${names} out of the step's env`;
       break;
     }
     case 'outside':
       message = rule
         ? `${what}: the path is outside the workspace and the rule deny: ${rule} matches; remove or narrow that deny rule`
-        : `${what}: the path is outside the workspace, which needs the "outside" rule; to grant it, add --allow outside (or policy.allow: ["outside"])`;
+        : `${what}: the path is outside the workspace, which needs the "outside" rule; to grant it, ${hints.allow('outside')}`;
       break;
     case 'rule':
       message = `${what}: the rule deny: ${rule} matches; remove or narrow that deny rule`;
       break;
     case 'no_rule': {
       const grant = grantingRule(request);
-      message = `${what}: no rule allows it; to grant it, add --allow ${shellQuote(grant)} (or policy.allow: [${JSON.stringify(grant)}])`;
+      message = `${what}: no rule allows it; to grant it, ${hints.allow(grant)}`;
       break;
     }
   }
@@ -64,19 +79,19 @@ export function hookDenied(subject: AuthorizationSubject, request: CapabilityReq
 }
 
 /** Nobody can answer (no TTY, `CI=true` or `--no-input`) and no flag did: denied at once. */
-export function unanswered(subject: AuthorizationSubject, request: CapabilityRequest, askedBy: string | undefined): ToolError {
+export function unanswered(subject: AuthorizationSubject, request: CapabilityRequest, askedBy: string | undefined, hints: GrantHints): ToolError {
   const why = askedBy ? ` (the rule ask: ${askedBy} matches)` : '';
   return new ToolError(
     'approval_denied',
-    `${describe(subject, request)} needs approval${why} and nobody can answer here (no terminal, CI=true or --no-input); to approve it, run again with ${approveFlag(request)} (or --yes to approve every request)`,
+    `${describe(subject, request)} needs approval${why} and nobody can answer here (${hints.nobodyToAsk}); to approve it, ${hints.approve(grantingRule(request))}`,
     { details: details(request) },
   );
 }
 
-export function approvalDenied(subject: AuthorizationSubject, request: CapabilityRequest): ToolError {
+export function approvalDenied(subject: AuthorizationSubject, request: CapabilityRequest, hints: GrantHints): ToolError {
   return new ToolError(
     'approval_denied',
-    `${describe(subject, request)} was denied at the approval prompt; to approve it without a prompt, run again with ${approveFlag(request)}`,
+    `${describe(subject, request)} was denied at the approval prompt; to approve it without a prompt, ${hints.approve(grantingRule(request))}`,
     { details: details(request) },
   );
 }

@@ -24,7 +24,19 @@ export type ToolErrorKind = (typeof toolErrorKinds)[number];
 /** Kinds that mean "an authority said no"; a run failed by one of them exits 3. */
 export const denialKinds: ReadonlySet<ToolErrorKind> = new Set(['policy_denied', 'hook_denied', 'approval_denied']);
 
-export class ToolError extends Error {
+/** Faults of the host or of its input (a bad workflow, flag or configuration): never a tool's result. */
+export const hostErrorKinds = ['usage', 'invalid_workflow', 'invalid_configuration', 'invalid_hooks', 'invalid_label', 'invalid_event'] as const;
+export type HostErrorKind = (typeof hostErrorKinds)[number];
+
+/** Every kind an error of rho's can have: a closed set, each mapped to an exit code (`exit-codes.ts`). */
+export type ErrorKind = ToolErrorKind | HostErrorKind;
+
+/** The one error base: a string `kind` a script can switch on, a message that says how to fix it, `cause` when wrapping. */
+export abstract class RhoError extends Error {
+  abstract readonly kind: ErrorKind;
+}
+
+export class ToolError extends RhoError {
   override readonly name = 'ToolError';
   readonly kind: ToolErrorKind;
   readonly details: Readonly<Record<string, unknown>>;
@@ -47,11 +59,11 @@ export function toToolError(thrown: unknown, fallbackKind: ToolErrorKind = 'exec
   return new ToolError(fallbackKind, `tool failed: ${String(thrown)}`, { cause: thrown });
 }
 
-/** A fault of the host or of its input (bad workflow, bad configuration): not a tool result. */
-export class HostError extends Error {
+/** A fault of the host or of its input (bad workflow, bad configuration): not a tool result. A bug is a `ToolError('internal')`. */
+export class HostError extends RhoError {
   override readonly name = 'HostError';
-  readonly kind: string;
-  constructor(kind: string, message: string, options: { cause?: unknown } = {}) {
+  readonly kind: HostErrorKind;
+  constructor(kind: HostErrorKind, message: string, options: { cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
   }

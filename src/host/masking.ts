@@ -1,3 +1,4 @@
+import { HostError } from './errors.js';
 /** What a masked secret is replaced with in every output. */
 export const maskText = '***';
 
@@ -37,7 +38,7 @@ export class SecretMasker {
   /** Adds secrets learned during a run (answers to secret questions). */
   add(...secrets: readonly string[]): void {
     for (const secret of secrets) {
-      if (secret.length < minMaskableLength) throw new Error(`a secret shorter than ${minMaskableLength} characters cannot be masked safely`);
+      if (secret.length < minMaskableLength) throw new HostError('usage', `a secret shorter than ${minMaskableLength} characters cannot be masked safely`);
     }
     for (const secret of secrets) for (const form of encodings(secret)) if (form.length >= minMaskableLength) this.known.add(form);
     this.forms = [...this.known].sort((a, b) => b.length - a.length);

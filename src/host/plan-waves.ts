@@ -1,4 +1,4 @@
-import { HostError } from './errors.js';
+import { ToolError } from './errors.js';
 import { ScheduleBook, validateMaxParallel } from './schedule-book.js';
 import type { Blocker, Declaration } from './schedule-types.js';
 
@@ -61,7 +61,7 @@ export function planWaves(
   while (steps.length < count) {
     const started = book.startReady();
     if (started.length === 0) {
-      throw new HostError('internal', 'the plan cannot make progress: a step waits on a step that never starts');
+      throw new ToolError('internal', 'the plan cannot make progress: a step waits on a step that never starts');
     }
     for (const index of started) {
       steps.push({ index, wave, waitsFor: waits[index] ?? [], waitsForSlot: (readyAt[index] as number) < wave });
@@ -84,7 +84,7 @@ export function planWaves(
 function uniqueEarlier(dependencies: readonly number[], index: number): number[] {
   for (const dependency of dependencies) {
     if (!Number.isInteger(dependency) || dependency < 0 || dependency >= index) {
-      throw new HostError('internal', `step ${index} depends on ${dependency}, which is not an earlier step`);
+      throw new ToolError('internal', `step ${index} depends on ${dependency}, which is not an earlier step`);
     }
   }
   return [...new Set(dependencies)].sort((a, b) => a - b);

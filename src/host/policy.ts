@@ -73,15 +73,6 @@ export class Policy implements PolicyEvaluator {
     return [...this.rules.deny, ...this.rules.ask].some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
   }
 
-  /** A policy with another policy's rules added (flags join the file's rules). */
-  join(other: Policy): Policy {
-    return new Policy({
-      allow: [...this.rules.allow, ...other.rules.allow],
-      ask: [...this.rules.ask, ...other.rules.ask],
-      deny: [...this.rules.deny, ...other.rules.deny],
-    });
-  }
-
   evaluate(request: CapabilityRequest, workspaceRoot: string): PolicyEvaluation {
     const own = this.evaluateRules(request, workspaceRoot, (rule) => rule.class !== 'outside');
     if (own.decision !== 'deny' && own.rule && !isUnrestricted(own.rule) && protectedEnvNames(request).length > 0) {

@@ -1,5 +1,5 @@
 import { ConflictIndex } from './conflict-index.js';
-import { HostError } from './errors.js';
+import { HostError, ToolError } from './errors.js';
 import type { Blocker, Declaration, WaitReason } from './schedule-types.js';
 import { insertSorted } from './sorted-indices.js';
 
@@ -26,8 +26,8 @@ function isAscending(indices: readonly number[]): boolean {
   return true;
 }
 
-function misuse(message: string): HostError {
-  return new HostError('scheduler_misuse', message);
+function misuse(message: string): ToolError {
+  return new ToolError('internal', message);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ToolError } from './errors.js';
 /**
  * A typed slot in a run's session state. `create` runs once, on first use, and may register
  * disposers on the session (a background-process table registers "stop them all").
@@ -21,7 +22,7 @@ export class SessionState {
 
   /** The value for a key, created on first use. */
   use<T>(key: SessionKey<T>): T {
-    if (this.disposed) throw new Error(`session state ${key.name} was used after the run ended`);
+    if (this.disposed) throw new ToolError('internal', `session state ${key.name} was used after the run ended`);
     if (!this.values.has(key)) this.values.set(key, key.create(this));
     return this.values.get(key) as T;
   }

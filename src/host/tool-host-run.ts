@@ -1,3 +1,4 @@
+import { HostError } from './errors.js';
 import type { HostEvent } from './events.js';
 import type { HostInputRequest, HostInputResponse, Questioner } from './host-input.js';
 import type { ToolResult } from './tool.js';
@@ -7,6 +8,9 @@ export type ToolHostRunEvent =
   | HostEvent
   | { type: 'input_requested'; callId: string; requestId: string; request: HostInputRequest }
   | { type: 'call_finished'; callId: string; result: ToolResult };
+
+/** Progress events a run keeps for a slow reader; more are dropped (and counted), other events never are. */
+export const maxQueuedProgress = 1024;
 
 interface PendingQuestion {
   resolve(response: HostInputResponse): void;
@@ -25,10 +29,13 @@ export class ToolHostRun implements AsyncDisposable {
   private readonly questions = new Map<string, PendingQuestion>();
   private nextQuestion = 0;
   private finished = false;
+  private queuedProgress = 0;
+  private droppedProgress = 0;
 
   /** @param launch runs the call with the given questioner and signal; it is called once, at once. */
   constructor(
     readonly callId: string,
+    private readonly stepId: string,
     private readonly controller: AbortController,
     launch: (questioner: Questioner) => Promise<ToolResult>,
   ) {
@@ -50,7 +57,7 @@ export class ToolHostRun implements AsyncDisposable {
   /** Answers a question announced by an `input_requested` event. */
   respond(requestId: string, response: HostInputResponse): void {
     const pending = this.questions.get(requestId);
-    if (!pending) throw new Error(`no question ${requestId} is waiting for an answer`);
+    if (!pending) throw new HostError('usage', `no question ${requestId} is waiting for an answer`);
     this.questions.delete(requestId);
     pending.resolve(response);
   }
@@ -61,7 +68,7 @@ export class ToolHostRun implements AsyncDisposable {
 
   events(): AsyncIterableIterator<ToolHostRunEvent> {
     const next = (): Promise<IteratorResult<ToolHostRunEvent>> => {
-      const event = this.queue.shift();
+      const event = this.take();
       if (event) return Promise.resolve({ value: event, done: false });
       if (this.finished) return Promise.resolve({ value: undefined, done: true });
       return new Promise((resolve) => this.waiting.push(resolve));
@@ -104,7 +111,28 @@ export class ToolHostRun implements AsyncDisposable {
 
   private push(event: ToolHostRunEvent): void {
     const resolve = this.waiting.shift();
-    if (resolve) resolve({ value: event, done: false });
-    else this.queue.push(event);
+    if (resolve) return resolve({ value: event, done: false });
+    if (event.type === 'step_progress') {
+      // Progress is cosmetic: a reader that falls behind loses some of it, never memory without bound.
+      if (this.queuedProgress >= maxQueuedProgress) {
+        this.droppedProgress += 1;
+        return;
+      }
+      this.queuedProgress += 1;
+    }
+    this.queue.push(event);
+  }
+
+  /** The next queued event; where progress was dropped, a notice of it comes before the next other event. */
+  private take(): ToolHostRunEvent | undefined {
+    const next = this.queue[0];
+    if (this.droppedProgress > 0 && next?.type !== 'step_progress') {
+      const dropped = this.droppedProgress;
+      this.droppedProgress = 0;
+      return { type: 'step_progress', stepId: this.stepId, message: `(${dropped} progress messages were dropped while the reader was behind)` };
+    }
+    const event = this.queue.shift();
+    if (event?.type === 'step_progress') this.queuedProgress -= 1;
+    return event;
   }
 }

@@ -7,6 +7,7 @@ import { runCallPath, type CallOutcome, type CallPathSteps, type SubmitOptions }
 import { prepareCall } from './call-preparation.js';
 import { failedResult, interruptReason } from './call-result.js';
 import type { CapabilityRequest } from './capability.js';
+import type { GrantHints } from './denials.js';
 import { ToolError, toToolError } from './errors.js';
 import type { AuditRecord, HostEvent, RunEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
@@ -41,6 +42,8 @@ export interface ToolHostOptions {
   onCallFinished?: CallFinishedListener;
   /** Masks secrets in text the host passes on (progress); identity when absent. */
   redact?: (text: string) => string;
+  /** How denials say what would grant a request (the CLI names its flags); rules and options when absent. */
+  grantHints?: GrantHints;
   /** Problems that must not change an outcome (a listener that threw). */
   onWarning?: (message: string) => void;
 }
@@ -86,62 +89,66 @@ export class ToolHost {
   readonly maxParallel: number;
   /** State shared by this host's calls (background processes), cleaned up by `dispose()`. */
   readonly session = new SessionState();
-  private readonly authorizer: Authorizer;
-  private readonly listeners: EventListener[] = [];
-  private readonly failedListeners = new Set<EventListener>();
-  private readonly inFlight = new Map<string, InFlight>();
-  private order: CallOrder;
-  private readonly steps: CallPathSteps;
+  readonly #authorizer: Authorizer;
+  readonly #listeners: EventListener[] = [];
+  readonly #failedListeners = new Set<EventListener>();
+  readonly #inFlight = new Map<string, InFlight>();
+  #order: CallOrder;
+  readonly #steps: CallPathSteps;
 
-  constructor(private readonly options: ToolHostOptions) {
+  readonly #options: ToolHostOptions;
+
+  constructor(options: ToolHostOptions) {
+    this.#options = options;
     this.workspace = options.workspace;
     this.tools = options.tools;
     this.maxParallel = options.maxParallel ?? 1;
     validateMaxParallel(this.maxParallel);
-    this.order = new CallOrder(this.maxParallel);
-    if (options.onEvent) this.listeners.push(options.onEvent);
-    this.authorizer = new Authorizer({
+    this.#order = new CallOrder(this.maxParallel);
+    if (options.onEvent) this.#listeners.push(options.onEvent);
+    this.#authorizer = new Authorizer({
       policy: options.policy,
       workspaceRoot: options.workspace.root,
       gates: options.gates ?? [],
       scripted: options.scripted ?? { rules: [], yes: false },
       approver: options.approver,
-      emit: (callId: string, event: HostEvent) => this.emitFor(callId, event),
+      ...(options.grantHints && { hints: options.grantHints }),
+      emit: (callId: string, event: HostEvent) => this.#emitFor(callId, event),
     });
-    this.steps = {
-      prepare: (call, signal) => prepareCall(this.tools, call, this.baseContext(call, signal)),
-      authorize: (prepared, signal) => this.authorizeAll(prepared, signal),
-      started: (prepared, index) => this.emitFor(prepared.call.id, { type: 'step_started', stepId: prepared.call.stepId ?? prepared.call.id, index, tool: prepared.call.tool }),
-      execute: (prepared, signal, detached) => this.execute(prepared, signal, detached),
+    this.#steps = {
+      prepare: (call, signal) => prepareCall(this.tools, call, this.#baseContext(call, signal)),
+      authorize: (prepared, signal) => this.#authorizeAll(prepared, signal),
+      started: (prepared, index) => this.#emitFor(prepared.call.id, { type: 'step_started', stepId: prepared.call.stepId ?? prepared.call.id, index, tool: prepared.call.tool }),
+      execute: (prepared, signal, detached) => this.#execute(prepared, signal, detached),
     };
   }
 
   /** Adds an event listener; returns a function that removes it. */
   subscribe(listener: EventListener): () => void {
-    this.listeners.push(listener);
+    this.#listeners.push(listener);
     return () => {
-      const index = this.listeners.indexOf(listener);
-      if (index >= 0) this.listeners.splice(index, 1);
+      const index = this.#listeners.indexOf(listener);
+      if (index >= 0) this.#listeners.splice(index, 1);
     };
   }
 
   /** Reports a run-level event (a workflow's start, a step's end in model order) to this host's listeners. */
   publish(event: Extract<RunEvent, { type: 'run_started' | 'step_finished' | 'run_finished' }>): void {
-    this.deliver(event);
+    this.#deliver(event);
   }
 
   /** The host facts calls see (environment, secret names, process env mode). */
   get environment(): HostEnvironment {
-    return this.options.environment;
+    return this.#options.environment;
   }
 
   /** What the policy alone would decide for a request (for `rho plan`); no gate or approver is asked. */
   evaluatePolicy(request: CapabilityRequest): PolicyEvaluation {
-    return this.options.policy.evaluate(request, this.workspace.root);
+    return this.#options.policy.evaluate(request, this.workspace.root);
   }
 
   auditSnapshot(): readonly AuditRecord[] {
-    return this.authorizer.auditSnapshot();
+    return this.#authorizer.auditSnapshot();
   }
 
   /**
@@ -149,20 +156,20 @@ export class ToolHost {
    * executed, and what comes back cannot be executed.
    */
   async preview(call: ToolCall, signal: AbortSignal): Promise<CallPreview | ToolError> {
-    const prepared = await prepareCall(this.tools, call, this.baseContext(call, signal));
+    const prepared = await prepareCall(this.tools, call, this.#baseContext(call, signal));
     if (prepared instanceof ToolError) return prepared;
     return { kind: prepared.kind, requests: prepared.requests, resources: prepared.resources, summary: prepared.summary };
   }
 
   /** Takes the next place in model order, for a call that will be submitted (or withdrawn) later. */
   reserve(): CallTicket {
-    return this.reserveFor({ sink: undefined, questioner: undefined });
+    return this.#reserveFor({ sink: undefined, questioner: undefined });
   }
 
-  private reserveFor(extras: CallExtras): CallTicket {
+  #reserveFor(extras: CallExtras): CallTicket {
     // A host used for many calls starts a fresh order whenever everything before has finished.
-    if (this.order.idle) this.order = new CallOrder(this.maxParallel);
-    const order = this.order;
+    if (this.#order.idle) this.#order = new CallOrder(this.maxParallel);
+    const order = this.#order;
     const index = order.enqueue();
     let used = false;
     const use = () => {
@@ -174,7 +181,7 @@ export class ToolHost {
       released: order.releasedPromise(index),
       submit: (call, options) => {
         use();
-        return this.submit(order, index, call, options, extras);
+        return this.#submit(order, index, call, options, extras);
       },
       withdraw: () => {
         use();
@@ -185,7 +192,7 @@ export class ToolHost {
 
   /** Runs one call to completion, scheduled with the host's other calls. Never throws for a tool's failure. */
   async invoke(call: ToolCall, signal: AbortSignal = new AbortController().signal): Promise<ToolResult> {
-    return this.invokeWith(call, signal, undefined, undefined);
+    return this.#invokeWith(call, signal, undefined, undefined);
   }
 
   /**
@@ -194,7 +201,7 @@ export class ToolHost {
    */
   start(call: ToolCall): ToolHostRun {
     const controller = new AbortController();
-    const run = new ToolHostRun(call.id, controller, (questioner) => this.invokeWith(call, controller.signal, (event) => run.accept(event), questioner));
+    const run = new ToolHostRun(call.id, call.stepId ?? call.id, controller, (questioner) => this.#invokeWith(call, controller.signal, (event) => run.accept(event), questioner));
     return run;
   }
 
@@ -204,7 +211,7 @@ export class ToolHost {
    */
   async authorizeRequest(subject: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<ToolError | undefined> {
     try {
-      await this.authorizer.authorize({ callId: subject.id, stepId: subject.stepId, tool: subject.tool }, request, signal);
+      await this.#authorizer.authorize({ callId: subject.id, stepId: subject.stepId, tool: subject.tool }, request, signal);
       return undefined;
     } catch (thrown) {
       return toToolError(thrown, 'policy_denied');
@@ -213,22 +220,22 @@ export class ToolHost {
 
   /** Ends the host: cancels calls in flight, waits for them briefly, stops what calls left running; returns notices about it. */
   async dispose(): Promise<readonly string[]> {
-    const flights = [...this.inFlight.values()];
+    const flights = [...this.#inFlight.values()];
     for (const flight of flights) flight.stop();
     await raceAbort(Promise.all(flights.map((flight) => flight.done)), AbortSignal.timeout(abortGraceMs)).catch(() => {});
     return this.session.dispose();
   }
 
-  private async invokeWith(call: ToolCall, signal: AbortSignal, sink: InFlight['sink'], questioner: Questioner | undefined): Promise<ToolResult> {
-    const ticket = this.reserveFor({ sink, questioner });
+  async #invokeWith(call: ToolCall, signal: AbortSignal, sink: InFlight['sink'], questioner: Questioner | undefined): Promise<ToolResult> {
+    const ticket = this.#reserveFor({ sink, questioner });
     const startedAt = performance.now();
     const outcome = await ticket.submit(call, { signal });
     if (outcome.kind === 'result') return outcome.result;
     return failedResult(call, new ToolError('cancelled', `${call.tool} was cancelled before it started`), signal, performance.now() - startedAt);
   }
 
-  private async submit(order: CallOrder, index: number, call: ToolCall, options: SubmitOptions, extras: CallExtras): Promise<CallOutcome> {
-    if (this.inFlight.has(call.id)) {
+  async #submit(order: CallOrder, index: number, call: ToolCall, options: SubmitOptions, extras: CallExtras): Promise<CallOutcome> {
+    if (this.#inFlight.has(call.id)) {
       const error = new ToolError('invalid_arguments', `a call with id ${call.id} is already in flight on this host; give each concurrent call its own id`);
       const outcome: CallOutcome = { kind: 'result', result: failedResult(call, error, options.signal, 0) };
       options.onSettled?.(outcome);
@@ -249,24 +256,24 @@ export class ToolHost {
       questioner: extras.questioner,
       authorized: undefined,
     };
-    this.inFlight.set(call.id, flight);
+    this.#inFlight.set(call.id, flight);
     try {
-      const outcome = await runCallPath(this.steps, order, index, call, { ...options, signal: running.controller.signal, waitSignal: waiting.controller.signal });
-      if (outcome.kind === 'result') this.notifyFinished(call, outcome.result, flight.authorized);
+      const outcome = await runCallPath(this.#steps, order, index, call, { ...options, signal: running.controller.signal, waitSignal: waiting.controller.signal });
+      if (outcome.kind === 'result') this.#notifyFinished(call, outcome.result, flight.authorized);
       return outcome;
     } finally {
       running.dispose();
       waiting.dispose();
-      this.inFlight.delete(call.id);
+      this.#inFlight.delete(call.id);
       finished();
     }
   }
 
   /** Authorizes every request a planned call declared, in order; the first refusal is returned. */
-  private async authorizeAll(prepared: PreparedCall, signal: AbortSignal): Promise<ToolError | undefined> {
+  async #authorizeAll(prepared: PreparedCall, signal: AbortSignal): Promise<ToolError | undefined> {
     for (const request of prepared.requests) {
       try {
-        await this.authorizeOne(prepared.call, request, signal);
+        await this.#authorizeOne(prepared.call, request, signal);
       } catch (thrown) {
         return toToolError(thrown, 'policy_denied');
       }
@@ -274,63 +281,63 @@ export class ToolHost {
     return undefined;
   }
 
-  private authorizeOne(call: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
-    const flight = this.inFlight.get(call.id);
+  #authorizeOne(call: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
+    const flight = this.#inFlight.get(call.id);
     if (flight && !flight.authorized) flight.authorized = request;
-    return this.authorizer.authorize({ callId: call.id, stepId: call.stepId, tool: call.tool }, request, signal);
+    return this.#authorizer.authorize({ callId: call.id, stepId: call.stepId, tool: call.tool }, request, signal);
   }
 
-  private execute(prepared: PreparedCall, signal: AbortSignal, detached: boolean) {
+  #execute(prepared: PreparedCall, signal: AbortSignal, detached: boolean) {
     const { call } = prepared;
-    const flight = this.inFlight.get(call.id);
+    const flight = this.#inFlight.get(call.id);
     return executeCall(
       prepared,
       signal,
       {
-        base: this.baseContext(call, signal),
-        withheld: (absolutePath) => this.options.policy.withholdsRead(absolutePath, this.workspace.root),
-        questioner: flight?.questioner ?? this.options.questioner,
-        redact: this.options.redact ?? ((text) => text),
-        emit: (event) => this.emitFor(call.id, event),
-        authorize: (request, callSignal) => this.authorizeOne(call, request, callSignal),
+        base: this.#baseContext(call, signal),
+        withheld: (absolutePath) => this.#options.policy.withholdsRead(absolutePath, this.workspace.root),
+        questioner: flight?.questioner ?? this.#options.questioner,
+        redact: this.#options.redact ?? ((text) => text),
+        emit: (event) => this.#emitFor(call.id, event),
+        authorize: (request, callSignal) => this.#authorizeOne(call, request, callSignal),
       },
       detached,
     );
   }
 
-  private baseContext(call: ToolCall, signal: AbortSignal) {
-    return { callId: call.id, stepId: call.stepId, workspace: this.workspace, host: this.options.environment, signal, session: this.session };
+  #baseContext(call: ToolCall, signal: AbortSignal) {
+    return { callId: call.id, stepId: call.stepId, workspace: this.workspace, host: this.#options.environment, signal, session: this.session };
   }
 
-  private notifyFinished(call: ToolCall, result: ToolResult, authorized: CapabilityRequest | undefined): void {
-    const listener = this.options.onCallFinished;
+  #notifyFinished(call: ToolCall, result: ToolResult, authorized: CapabilityRequest | undefined): void {
+    const listener = this.#options.onCallFinished;
     if (!listener) return;
     try {
       listener(call, result, authorized);
     } catch (thrown) {
-      this.options.onWarning?.(`a call-finished listener threw: ${(thrown as Error)?.message ?? String(thrown)}`);
+      this.#options.onWarning?.(`a call-finished listener threw: ${(thrown as Error)?.message ?? String(thrown)}`);
     }
   }
 
-  private emitFor(callId: string, event: HostEvent): void {
-    const sink = this.inFlight.get(callId)?.sink;
-    if (sink) this.guard(sink, event);
-    this.deliver(event);
+  #emitFor(callId: string, event: HostEvent): void {
+    const sink = this.#inFlight.get(callId)?.sink;
+    if (sink) this.#guard(sink, event);
+    this.#deliver(event);
   }
 
-  private deliver(event: RunEvent): void {
-    for (const listener of this.listeners) this.guard(listener, event);
+  #deliver(event: RunEvent): void {
+    for (const listener of this.#listeners) this.#guard(listener, event);
   }
 
   /** A listener sits beside the call's path, never on it: what it throws is reported once and ignored. */
-  private guard(listener: (event: never) => void, event: RunEvent): void {
+  #guard(listener: (event: never) => void, event: RunEvent): void {
     try {
       (listener as (event: RunEvent) => void)(event);
     } catch (thrown) {
       const key = listener as EventListener;
-      if (this.failedListeners.has(key)) return;
-      this.failedListeners.add(key);
-      this.options.onWarning?.(`an event listener threw (${(thrown as Error)?.message ?? String(thrown)}); its later failures are not reported`);
+      if (this.#failedListeners.has(key)) return;
+      this.#failedListeners.add(key);
+      this.#options.onWarning?.(`an event listener threw (${(thrown as Error)?.message ?? String(thrown)}); its later failures are not reported`);
     }
   }
 }

@@ -47,7 +47,7 @@ export class ResolvedPath {
   readonly ancestorIdentity: FileIdentity;
 
   constructor(token: symbol, fields: ResolvedPathFields) {
-    if (token !== constructionToken) throw new Error('ResolvedPath is created only by Workspace');
+    if (token !== constructionToken) throw new ToolError('internal', 'ResolvedPath is created only by Workspace');
     this.requested = fields.requested;
     this.lexical = fields.lexical;
     this.canonical = fields.canonical;

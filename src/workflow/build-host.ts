@@ -1,6 +1,7 @@
 import type { Approver } from '../host/approval.js';
 import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
+import type { GrantHints } from '../host/denials.js';
 import { HostError } from '../host/errors.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { Questioner } from '../host/host-input.js';
@@ -10,24 +11,31 @@ import { parseRule } from '../host/rules.js';
 import { ToolHost, type CallFinishedListener } from '../host/tool-host.js';
 import { Workspace } from '../host/workspace.js';
 
-/** Everything a front end decides about a host; rules and roots as the user wrote them. */
-export interface HostSettings {
+/** A run's host as configured: the front end's choices and the workflow file's settings, resolved once. */
+export interface HostConfig {
   root: string;
   grantedRoots: readonly string[];
+  /** Rules as written: the file's, with the front end's joined to them. */
   rules: { allow: readonly string[]; ask: readonly string[]; deny: readonly string[] };
   approve: readonly string[];
   yes: boolean;
-  onScriptedDecision?: (decision: ScriptedDecision) => void;
-  hostEnv: Readonly<Record<string, string | undefined>>;
   secretNames: readonly string[];
   processEnv: EnvMode;
   /** The workflow's `env:`, evaluated: given to every process step. */
-  processVariables?: Readonly<Record<string, string>>;
+  processVariables: Readonly<Record<string, string>>;
+  maxParallel: number;
+}
+
+/** The people and programs a front end plugs into a host: who decides, who is asked, who watches. */
+export interface HostPorts {
+  /** The environment rho was started with: source of secrets and of inherited process variables. */
+  hostEnv: Readonly<Record<string, string | undefined>>;
   approver?: Approver;
+  /** Receives every decision `--approve`/`--yes` made, so the output can echo it. */
+  onScriptedDecision?: (decision: ScriptedDecision) => void;
   questioner?: Questioner;
   gates?: readonly PreToolGate[];
-  tools: ToolRegistry;
-  maxParallel?: number;
+  grantHints?: GrantHints;
   redact?: (text: string) => string;
   onWarning?: (message: string) => void;
   onCallFinished?: CallFinishedListener;
@@ -43,36 +51,32 @@ function parseRules(rules: readonly string[]) {
   });
 }
 
-/** Builds a ToolHost from front-end settings; a bad root or rule is a usage error. */
-export async function buildHost(settings: HostSettings): Promise<ToolHost> {
+/** Builds a ToolHost from its configuration; a bad root or rule is a usage error. */
+export async function buildHost(config: HostConfig, ports: HostPorts, tools: ToolRegistry): Promise<ToolHost> {
   let workspace: Workspace;
   try {
-    workspace = await Workspace.create(settings.root, { grantedRoots: settings.grantedRoots });
+    workspace = await Workspace.create(config.root, { grantedRoots: config.grantedRoots });
   } catch (error) {
     throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
   }
-  const policy = new Policy({ allow: parseRules(settings.rules.allow), ask: parseRules(settings.rules.ask), deny: parseRules(settings.rules.deny) });
+  const policy = new Policy({ allow: parseRules(config.rules.allow), ask: parseRules(config.rules.ask), deny: parseRules(config.rules.deny) });
   return new ToolHost({
     workspace,
     policy,
-    tools: settings.tools,
-    environment: {
-      env: settings.hostEnv,
-      secretNames: settings.secretNames,
-      processEnv: settings.processEnv,
-      ...(settings.processVariables && { processVariables: settings.processVariables }),
-    },
+    tools,
+    maxParallel: config.maxParallel,
+    environment: { env: ports.hostEnv, secretNames: config.secretNames, processEnv: config.processEnv, processVariables: config.processVariables },
     scripted: {
-      rules: parseRules(settings.approve),
-      yes: settings.yes,
-      ...(settings.onScriptedDecision && { onDecision: settings.onScriptedDecision }),
+      rules: parseRules(config.approve),
+      yes: config.yes,
+      ...(ports.onScriptedDecision && { onDecision: ports.onScriptedDecision }),
     },
-    ...(settings.approver && { approver: settings.approver }),
-    ...(settings.questioner && { questioner: settings.questioner }),
-    ...(settings.gates && { gates: settings.gates }),
-    ...(settings.maxParallel !== undefined && { maxParallel: settings.maxParallel }),
-    ...(settings.redact && { redact: settings.redact }),
-    ...(settings.onWarning && { onWarning: settings.onWarning }),
-    ...(settings.onCallFinished && { onCallFinished: settings.onCallFinished }),
+    ...(ports.approver && { approver: ports.approver }),
+    ...(ports.questioner && { questioner: ports.questioner }),
+    ...(ports.gates && { gates: ports.gates }),
+    ...(ports.grantHints && { grantHints: ports.grantHints }),
+    ...(ports.redact && { redact: ports.redact }),
+    ...(ports.onWarning && { onWarning: ports.onWarning }),
+    ...(ports.onCallFinished && { onCallFinished: ports.onCallFinished }),
   });
 }

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { Approver } from '../host/approval.js';
-import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
 import { HostError } from '../host/errors.js';
 import { SecretMasker } from '../host/masking.js';
 import type { PreToolGate } from '../host/gates.js';
-import type { Questioner } from '../host/host-input.js';
 import { ToolRegistry } from '../host/registry.js';
 import type { CallFinishedListener, ToolHost } from '../host/tool-host.js';
-import { buildHost, type HostSettings } from './build-host.js';
+import { buildHost, type HostConfig, type HostPorts } from './build-host.js';
+import type { RunChoices } from './run-choices.js';
 import { builtinTools } from '../tools/index.js';
 import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
@@ -26,32 +24,28 @@ import type { ProcessEnvSetting } from './schema.js';
 /** Shortest secret value rho accepts: masking a shorter one would hide ordinary text. */
 export const minSecretLength = 4;
 
-/** Everything a front end decides about one run; the CLI fills it from flags. */
-export interface LaunchOptions {
-  file: string;
-  /** Directory relative paths on the command line are resolved against. */
-  cwd: string;
-  /** `--workspace`; overrides the file's `workspace:`. */
-  workspace?: string;
-  maxParallel?: number;
-  inputs: readonly string[];
-  rules: { allow: readonly string[]; ask: readonly string[]; deny: readonly string[] };
-  approve: readonly string[];
-  yes: boolean;
-  /** The environment rho was started with: source of secrets and of inherited process variables. */
-  hostEnv: Readonly<Record<string, string | undefined>>;
-  approver?: Approver;
-  /** Receives every decision `--approve`/`--yes` made, so the output can echo it. */
-  onScriptedDecision?: (decision: ScriptedDecision) => void;
-  questioner?: Questioner;
-  gates?: readonly PreToolGate[];
-  signal: AbortSignal;
+/** What a front end plugs into a run: the host's ports, its hooks, and where lines for a person go. */
+export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'onCallFinished'> {
   /** Hook programs (or any other gate and observer) for this run. */
   hooks?: RunHooksFactory;
   /** Shows one line to the person running rho (tools left out, what the run's end had to stop). */
   warn?(line: string): void;
-  /** Every event passes through it before `emit`; the CLI shares it with its other outputs. */
+  /** Masks the run's secrets in everything it reports; the CLI shares it with its other outputs. */
   masker?: SecretMasker;
+}
+
+/** One run as a front end asks for it: the file, its choices (parsed once), and its ports. */
+export interface OpenOptions {
+  file: string;
+  /** Directory relative paths on the command line are resolved against. */
+  cwd: string;
+  choices: RunChoices;
+  ports: RunPorts;
+}
+
+export interface LaunchOptions extends OpenOptions {
+  signal: AbortSignal;
+  /** Every event of the run, masked. */
   emit(event: RunEvent): void;
 }
 
@@ -60,7 +54,7 @@ export function builtinRegistry(): ToolRegistry {
 }
 
 /** Values of the workflow's declared secrets, refused when missing or too short to mask. */
-export function readSecrets(names: readonly string[], hostEnv: LaunchOptions['hostEnv']): Record<string, string> {
+export function readSecrets(names: readonly string[], hostEnv: HostPorts['hostEnv']): Record<string, string> {
   const secrets: Record<string, string> = {};
   for (const name of names) {
     const value = hostEnv[name];
@@ -80,33 +74,29 @@ function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
   return { mode: 'inherit_only', names: raw.inherit_only };
 }
 
-/** Builds the host a workflow runs in: workspace, policy (file rules joined by flag rules), tools. */
-export function createHost(
-  workflow: CompiledWorkflow,
-  options: Omit<LaunchOptions, 'emit' | 'signal' | 'file' | 'inputs'> & Pick<HostSettings, 'redact' | 'onWarning' | 'onCallFinished'>,
-  tools: ToolRegistry,
-  processVariables: Readonly<Record<string, string>> = {},
-) {
+/** The host configuration of a run: the file's settings with the front end's choices over them. */
+export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoices, cwd: string, processVariables: Readonly<Record<string, string>>): HostConfig {
   const file = workflow.file;
-  const root = options.workspace
-    ? path.resolve(options.cwd, options.workspace)
+  const root = choices.workspace
+    ? path.resolve(cwd, choices.workspace)
     : file.workspace
       ? path.resolve(workflow.source.directory, file.workspace)
-      : options.cwd;
-  return buildHost({
-    ...options,
+      : cwd;
+  return {
     root,
     grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir)),
     rules: {
-      allow: [...(file.policy?.allow ?? []), ...options.rules.allow],
-      ask: [...(file.policy?.ask ?? []), ...options.rules.ask],
-      deny: [...(file.policy?.deny ?? []), ...options.rules.deny],
+      allow: [...(file.policy?.allow ?? []), ...choices.rules.allow],
+      ask: [...(file.policy?.ask ?? []), ...choices.rules.ask],
+      deny: [...(file.policy?.deny ?? []), ...choices.rules.deny],
     },
+    approve: choices.approve,
+    yes: choices.yes,
     secretNames: file.secrets ?? [],
     processEnv: processEnvMode(file.policy?.process_env),
     processVariables,
-    tools,
-  });
+    maxParallel: choices.maxParallel ?? file.max_parallel ?? 1,
+  };
 }
 
 /** What a front end plugs into a run to gate and watch it (the CLI's hook programs). */
@@ -140,35 +130,33 @@ export interface OpenedWorkflow {
 }
 
 /** Loads and validates a workflow file and builds its host. Invalid files and bad options throw. */
-export async function openWorkflow(options: Omit<LaunchOptions, 'emit' | 'signal'>): Promise<OpenedWorkflow> {
+export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow> {
+  const { ports, choices } = options;
   const { workflow, extensions } = await loadWorkflowFile(options.file, builtinRegistry());
-  for (const warning of extensions.warnings) options.warn?.(formatProblem(warning));
-  const inputs = parseInputs(options.inputs, workflow.file.inputs ?? {});
-  const secrets = readSecrets(workflow.file.secrets ?? [], options.hostEnv);
-  const maxParallel = options.maxParallel ?? workflow.file.max_parallel ?? 1;
+  for (const warning of extensions.warnings) ports.warn?.(formatProblem(warning));
+  const inputs = parseInputs(choices.inputs, workflow.file.inputs ?? {});
+  const secrets = readSecrets(workflow.file.secrets ?? [], ports.hostEnv);
   const runId = randomUUID();
-  const hooks = options.hooks ? await options.hooks(workflow, runId) : undefined;
-  const gates = [...(options.gates ?? []), ...(hooks?.gates ?? [])];
+  const hooks = ports.hooks ? await ports.hooks(workflow, runId) : undefined;
   const envContext: ExpressionContext = { inputs, steps: {}, env: {}, secrets, run: { failed: false, cancelled: false } };
   const env = Object.fromEntries(
     Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')]),
   );
-  const masker = options.masker ?? new SecretMasker();
+  const masker = ports.masker ?? new SecretMasker();
   masker.add(...Object.values(secrets));
-  const host = await createHost(
-    workflow,
+  const config = resolveHostConfig(workflow, choices, options.cwd, env);
+  const host = await buildHost(
+    config,
     {
-      ...options,
-      gates,
-      maxParallel,
+      ...ports,
+      gates: [...(ports.gates ?? []), ...(hooks?.gates ?? [])],
       redact: (text) => masker.mask(text),
-      ...(options.warn && { onWarning: (message: string) => options.warn?.(`rho: ${message}`) }),
+      ...(ports.warn && { onWarning: (message: string) => ports.warn?.(`rho: ${message}`) }),
       ...(hooks && { onCallFinished: hooks.callFinished }),
     },
     extensions.tools,
-    env,
   );
-  return { workflow, host, inputs, secrets, env, maxParallel, servers: extensions.servers, runId, hooks, masker };
+  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, servers: extensions.servers, runId, hooks, masker };
 }
 
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
@@ -182,13 +170,13 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
   const unsubscribe = host.subscribe(emit);
   try {
     const serverWarnings = await startDeclaredServers(host, servers, { source: workflow.source, inputs, secrets, signal: options.signal });
-    for (const warning of serverWarnings) options.warn?.(formatProblem(warning));
+    for (const warning of serverWarnings) options.ports.warn?.(formatProblem(warning));
     const ready = servers.length > 0 ? compileWithServerTools(workflow, host.tools) : workflow;
     // Every step is compiled with its position: the parsed file is not needed while it runs.
     workflow.source.release();
     return await runWorkflow({ host, workflow: ready, inputs, secrets, env, signal: options.signal, runId });
   } finally {
-    for (const notice of await host.dispose()) options.warn?.(`rho: ${notice}`);
+    for (const notice of await host.dispose()) options.ports.warn?.(`rho: ${notice}`);
     unsubscribe();
     await hooks?.finish();
   }

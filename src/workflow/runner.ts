@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { ToolError } from '../host/errors.js';
 import { stepStatuses, type StepError, type StepStatus } from '../host/events.js';
 import type { CallOutcome, CallTicket, ToolHost } from '../host/tool-host.js';
 import { interruptReason } from '../host/call-result.js';
+import { exitCodeOfRun } from '../host/exit-codes.js';
 import type { ToolResult } from '../host/tool.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
@@ -112,9 +114,8 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
 }
 
 function exitCodeOf(signal: AbortSignal, state: RunState): number {
-  if (signal.aborted) return signal.reason === timeoutReason ? 124 : 130;
-  if (!state.failed) return 0;
-  return state.firstFailureDenied ? 3 : 1;
+  const stopped = signal.aborted ? (signal.reason === timeoutReason ? 'timeout' : 'interrupt') : undefined;
+  return exitCodeOfRun({ stopped, firstFailure: state.failed ? (state.firstFailureDenied ? 'denied' : 'failure') : undefined });
 }
 
 async function runStep(step: CompiledStep, options: RunOptions, state: RunState, reporter: OrderedReporter): Promise<void> {
@@ -171,12 +172,14 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     const runsProcesses = options.host.tools.get(step.tool)?.classes.some((c) => c === 'process' || c === 'shell') ?? false;
     const leak = runsProcesses ? secretOutsideEnvironment(args, Object.values(options.secrets)) : undefined;
     if (leak) {
-      throw new Error(
+      throw new ToolError(
+        'invalid_arguments',
         `argument ${leak} holds a secret; secrets reach processes only through the environment: set env: { NAME: "\${{ secrets.NAME }}" } and read $NAME`,
       );
     }
   } catch (error) {
-    return endUnstarted({ status: 'failure', error: { kind: 'invalid_arguments', message: `step ${step.id}: ${(error as Error).message}` } });
+    const kind = error instanceof ToolError ? error.kind : 'invalid_arguments';
+    return endUnstarted({ status: 'failure', error: { kind, message: `step ${step.id}: ${(error as Error).message}` } });
   }
 
   const call = { id: `${step.id}#${step.index}`, tool: step.tool, args, stepId: step.id, ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }) };

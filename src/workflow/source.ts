@@ -1,3 +1,4 @@
+import { ToolError } from '../host/errors.js';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
@@ -71,7 +72,7 @@ export class WorkflowSource {
   }
 
   private parsed(): Document {
-    if (!this.document) throw new Error(`internal: ${this.file} was released, its document is gone`);
+    if (!this.document) throw new ToolError('internal', `${this.file} was released, its document is gone`);
     return this.document;
   }
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/host/events.js';
 import { launchWorkflow } from '../../src/workflow/launch.js';
+import { parseRunChoices } from '../../src/workflow/run-choices.js';
 import { createQuestioner, parseAnswerFlags } from '../../src/ui/questioner/index.js';
 import { makeTempDir, repoRoot, runCli } from '../support/cli.js';
 import { startServer, type TestServer } from '../tools/network/servers.js';
@@ -26,13 +27,11 @@ async function launch(answers: readonly string[], timeoutSeconds?: number) {
   const summary = await launchWorkflow({
     file: workflow,
     cwd: dir,
-    workspace: dir,
-    inputs: [`url=${server.origin}`],
-    rules: { allow: [`network(${server.host})`], ask: [], deny: [] },
-    approve: [],
-    yes: false,
-    hostEnv: {},
-    questioner: createQuestioner({ interactive: false, answers: parseAnswerFlags(answers), ...(timeoutSeconds !== undefined && { timeoutSeconds }) }),
+    choices: parseRunChoices({ workspace: dir, inputs: [`url=${server.origin}`], rules: { allow: [`network(${server.host})`] } }),
+    ports: {
+      hostEnv: {},
+      questioner: createQuestioner({ interactive: false, answers: parseAnswerFlags(answers), ...(timeoutSeconds !== undefined && { timeoutSeconds }) }),
+    },
     signal: new AbortController().signal,
     emit: (event) => events.push(event),
   });

@@ -15,6 +15,7 @@ import { startMcpServer } from '../../src/tools/mcp/start-server.js';
 import type { McpServerDeclaration } from '../../src/tools/mcp/server-launch.js';
 import { serverStartSubject } from '../../src/workflow/extensions/start-servers.js';
 import { isAlive, waitUntilGone } from '../support/processes.js';
+import { cliGrantHints } from '../../src/ui/grant-hints.js';
 
 const server = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/notes-server.mjs');
 const startRule = `process(node ${server})`;
@@ -36,6 +37,7 @@ class McpHarness {
   static async create(setup: Setup): Promise<McpHarness> {
     const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'rho-mcp-')));
     const host = new ToolHost({
+      grantHints: cliGrantHints,
       workspace: await Workspace.create(root),
       policy: Policy.fromText({ allow: setup.allow ?? [], ask: setup.ask ?? [] }),
       tools: new ToolRegistry([echoTool]),

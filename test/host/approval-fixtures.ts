@@ -10,6 +10,7 @@ import { normalizeHost } from '../../src/host/network-host.js';
 import { Policy, type PolicyEvaluator } from '../../src/host/policy.js';
 import { parseRule } from '../../src/host/rules.js';
 import { Workspace } from '../../src/host/workspace.js';
+import { cliGrantHints } from '../../src/ui/grant-hints.js';
 
 /** A workspace with a few files, a symlink to a secret, and a granted root beside it. */
 export interface Sandbox {
@@ -117,7 +118,9 @@ export function makeAuthorizer(setup: AuthorizerSetup = {}) {
     onDecision: (decision) => echoed.push(decision),
   };
   const policy = setup.policy && 'evaluate' in setup.policy ? setup.policy : Policy.fromText(setup.policy ?? {});
+  // The wording the CLI shows: these tests check that a denial names the flag that grants it.
   const authorizer = new Authorizer({
+    hints: cliGrantHints,
     policy,
     workspaceRoot: setup.root ?? '/w',
     gates: setup.gates ?? [],

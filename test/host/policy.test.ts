@@ -30,13 +30,6 @@ describe('policy evaluation order', () => {
     expect(decide({ allow: ['process(npm)'], ask: ['process(npm publish)'] }, request)).toMatchObject({ decision: 'ask', rule: 'process(npm publish)' });
     expect(decide({ allow: ['process(npm)'] }, request)).toMatchObject({ decision: 'allow', rule: 'process(npm)' });
   });
-
-  it('joins rules from flags to the file rules', () => {
-    const file = Policy.fromText({ allow: ['process'] });
-    const flags = Policy.fromText({ deny: ['process(npm publish)'] });
-    expect(file.join(flags).evaluate(processRequest({ argv: ['publish'] }), box.root).decision).toBe('deny');
-    expect(file.join(flags).evaluate(processRequest({ argv: ['test'] }), box.root).decision).toBe('allow');
-  });
 });
 
 describe('paths as written and as resolved', () => {

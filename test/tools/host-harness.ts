@@ -10,6 +10,7 @@ import type { Tool, ToolResult } from '../../src/host/tool.js';
 import { ToolHost } from '../../src/host/tool-host.js';
 import { Workspace } from '../../src/host/workspace.js';
 import { builtinTools } from '../../src/tools/index.js';
+import { cliGrantHints } from '../../src/ui/grant-hints.js';
 
 export interface HarnessSetup {
   allow?: readonly string[];
@@ -34,6 +35,7 @@ export class HostHarness {
   static async create(setup: HarnessSetup = {}): Promise<HostHarness> {
     const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'rho-net-')));
     const host = new ToolHost({
+      grantHints: cliGrantHints,
       workspace: await Workspace.create(root),
       policy: Policy.fromText({ allow: setup.allow ?? [], ask: setup.ask ?? [], deny: setup.deny ?? [] }),
       tools: new ToolRegistry([...builtinTools(), ...(setup.tools ?? [])]),

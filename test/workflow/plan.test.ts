@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatPlan } from '../../src/ui/render/plan-text.js';
 import { openWorkflow } from '../../src/workflow/launch.js';
+import { parseRunChoices } from '../../src/workflow/run-choices.js';
 import { planWorkflow, type WorkflowPlan } from '../../src/workflow/plan.js';
 import { makeTempDir } from '../support/cli.js';
 
@@ -17,12 +18,8 @@ async function plan(yaml: string, options: { maxParallel?: number; allow?: strin
   const opened = await openWorkflow({
     file,
     cwd: dir,
-    ...(options.maxParallel !== undefined && { maxParallel: options.maxParallel }),
-    inputs: [],
-    rules: { allow: options.allow ?? [], ask: [], deny: [] },
-    approve: [],
-    yes: false,
-    hostEnv: {},
+    choices: parseRunChoices({ ...(options.maxParallel !== undefined && { maxParallel: options.maxParallel }), rules: { allow: options.allow ?? [] } }),
+    ports: { hostEnv: {} },
   });
   return planWorkflow(opened);
 }

@@ -1,6 +1,6 @@
 import type { ApprovalRequest } from '../../host/approval.js';
-import { describeRequest, displayPath, type CapabilityRequest, type EnvMode } from '../../host/capability.js';
-import { approveFlag } from '../../host/denials.js';
+import { describeRequest, displayPath, grantingRule, type CapabilityRequest, type EnvMode } from '../../host/capability.js';
+import { approveFlag } from '../grant-hints.js';
 import type { ResolvedPath } from '../../host/workspace.js';
 
 /** One labelled line of an approval prompt. */
@@ -121,7 +121,7 @@ export function approvalHeader(request: ApprovalRequest): string {
   const who = [request.stepId ? `step ${printable(request.stepId)}` : undefined, `tool ${printable(request.tool)}`].filter(Boolean).join(', ');
   const facts = requestFacts(request.request);
   if (request.askedBy) facts.push({ label: 'asked by', value: `the rule ask: ${printable(request.askedBy)}` });
-  facts.push({ label: 'next time', value: printable(approveFlag(request.request)) });
+  facts.push({ label: 'next time', value: printable(approveFlag(grantingRule(request.request))) });
   const width = Math.max(...facts.map((fact) => fact.label.length));
   return [
     `Approval needed (${who}): ${request.request.class} request`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CapabilityClass } from '../../host/capability.js';
 import type { ExecutionMode, ExecutionPolicy, Tool, ToolOrigin } from '../../host/tool.js';
-import { builtinRegistry, openWorkflow, type LaunchOptions } from '../launch.js';
+import { builtinRegistry, openWorkflow, type OpenOptions } from '../launch.js';
 import { formatProblem } from '../problems.js';
 import { startDeclaredServers } from './start-servers.js';
 
@@ -47,7 +47,7 @@ export interface ToolCatalog {
  * tools and the tools of its MCP servers. Listing those starts the servers, so each start goes
  * through the workflow's policy (and the flags' rules) like in a run.
  */
-export async function openToolCatalog(options: Omit<LaunchOptions, 'emit' | 'file'> & { file: string | undefined }): Promise<ToolCatalog> {
+export async function openToolCatalog(options: Omit<OpenOptions, 'file'> & { file: string | undefined; signal: AbortSignal }): Promise<ToolCatalog> {
   if (options.file === undefined) return { tools: builtinRegistry().list(), close: async () => [] };
   const opened = await openWorkflow({ ...options, file: options.file });
   const close = async () => {
@@ -62,7 +62,7 @@ export async function openToolCatalog(options: Omit<LaunchOptions, 'emit' | 'fil
       secrets: opened.secrets,
       signal: options.signal,
     });
-    for (const warning of warnings) options.warn?.(formatProblem(warning));
+    for (const warning of warnings) options.ports.warn?.(formatProblem(warning));
   } catch (error) {
     await close();
     throw error;

@@ -10,6 +10,7 @@ import type { HostEnvironment, ToolResult } from '../../../src/host/tool.js';
 import { ToolHost } from '../../../src/host/tool-host.js';
 import { Workspace } from '../../../src/host/workspace.js';
 import { builtinTools } from '../../../src/tools/index.js';
+import { cliGrantHints } from '../../../src/ui/grant-hints.js';
 
 export { isAlive, waitUntilGone } from '../../support/processes.js';
 
@@ -42,6 +43,7 @@ export class ProcessHarness {
       processEnv: setup.processEnv ?? { mode: 'inherit' },
     };
     const host = new ToolHost({
+      grantHints: cliGrantHints,
       workspace: await Workspace.create(root),
       policy: Policy.fromText({ allow: setup.allow ?? ['process', 'shell'] }),
       tools: new ToolRegistry(builtinTools()),

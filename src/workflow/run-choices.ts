@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { HostError } from '../host/errors.js';
+import { describeIssues } from '../host/arguments.js';
+
+const ruleTexts = z.array(z.string().min(1)).default([]);
+
+/**
+ * What a front end decides about one run — for the CLI, its flags — parsed once and passed
+ * whole. The workflow file supplies the rest (`resolveRunConfig`).
+ */
+export const runChoicesSchema = z.strictObject({
+  /** `--workspace`, relative to the directory rho was started in; overrides the file's `workspace:`. */
+  workspace: z.string().min(1).optional(),
+  /** `-j`; overrides the file's `max_parallel`. */
+  maxParallel: z.number().int().min(1).optional(),
+  /** `-i KEY=VALUE`, checked against the workflow's `inputs:`. */
+  inputs: z.array(z.string()).default([]),
+  /** `--allow/--ask/--deny`, joined to the file's rules. */
+  rules: z.strictObject({ allow: ruleTexts, ask: ruleTexts, deny: ruleTexts }).default({ allow: [], ask: [], deny: [] }),
+  /** `--approve RULE`. */
+  approve: ruleTexts,
+  /** `--yes`. */
+  yes: z.boolean().default(false),
+});
+
+export type RunChoices = z.output<typeof runChoicesSchema>;
+export type RawRunChoices = z.input<typeof runChoicesSchema>;
+
+export function parseRunChoices(raw: RawRunChoices): RunChoices {
+  const parsed = runChoicesSchema.safeParse(raw);
+  if (!parsed.success) throw new HostError('usage', `run options: ${describeIssues(parsed.error.issues)}`, { cause: parsed.error });
+  return parsed.data;
+}
