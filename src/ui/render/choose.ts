@@ -34,7 +34,9 @@ export function resolveOutputMode(mode: OutputMode, terminal: Pick<Terminal, 'is
 
 /** The display for a resolved mode; listr2 and the report writers load only when used. */
 async function createDisplay(mode: Exclude<OutputMode, 'auto'>, terminal: Terminal, streams: GuardedStreams): Promise<Renderer> {
-  if (mode === 'fancy') {
+  // listr2 writes to the terminal itself, past the guarded streams: on GitHub Actions, where
+  // every line is read for workflow commands, fancy is drawn as the runner's plain groups.
+  if (mode === 'fancy' && !terminal.githubActions) {
     const { FancyRenderer } = await import('./fancy.js');
     return new FancyRenderer(streams.stdout);
   }
