@@ -25,12 +25,12 @@ export const runnerLineBreak = /\r\n|\r|\n/;
  * and stderr on separate threads, so a stop written on one stream does not order the other.
  */
 export function neutralizeWorkflowCommands(text: string): string {
-  const ends = text.endsWith('\n');
-  const lines = (ends ? text.slice(0, -1) : text).split(runnerLineBreak).map((line) => {
+  const end = /\r?\n$/.exec(text)?.[0] ?? '';
+  const lines = text.slice(0, text.length - end.length).split(runnerLineBreak).map((line) => {
     const escaped = line.replaceAll('##[', '##[\\');
     return escaped.trimStart().startsWith('::') ? `\\${escaped}` : escaped;
   });
-  return `${lines.join('\n')}${ends ? '\n' : ''}`;
+  return `${lines.join('\n')}${end ? '\n' : ''}`;
 }
 
 export interface GuardedStreams {
