@@ -69,7 +69,18 @@ async function ask(questionnaire: unknown, timeout: number | 'off'): Promise<Ses
     screen: () => tmux('capture-pane', '-p', '-t', name),
     type: (text) => tmux('send-keys', '-t', name, '-l', text),
     press: (...keys) => tmux('send-keys', '-t', name, ...keys),
-    result: async () => JSON.parse(await readFile(await waitFor(() => existsSync(resultFile) && resultFile, 'the result'), 'utf8')),
+    // The file can exist before the script has finished writing it.
+    result: async () => {
+      await waitFor(() => existsSync(resultFile) && resultFile, 'the result');
+      for (let tries = 0; ; tries++) {
+        try {
+          return JSON.parse(await readFile(resultFile, 'utf8'));
+        } catch (error) {
+          if (tries > 100) throw error;
+          await sleep(50);
+        }
+      }
+    },
   };
   return session;
 }
