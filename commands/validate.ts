@@ -12,7 +12,8 @@ export default class Validate extends Command {
   async run(): Promise<void> {
     const { argv } = await this.parse(Validate);
     const { validateWorkflowFiles } = await import('../src/cli/validate-files.js');
-    const code = await validateWorkflowFiles(argv as string[], { stdout: process.stdout, stderr: process.stderr });
+    const { readCliEnvironment } = await import('../src/cli/environment.js');
+    const code = await validateWorkflowFiles(argv as string[], { stdout: process.stdout, stderr: process.stderr }, readCliEnvironment().githubActions);
     if (code !== 0) this.exit(code);
   }
 }

@@ -10,6 +10,7 @@ import { buildHost } from '../workflow/build-host.js';
 import { builtinRegistry } from '../workflow/launch.js';
 import { createApprovals } from '../ui/approver/index.js';
 import { createQuestioner } from '../ui/questioner/index.js';
+import { guardStreams } from '../ui/render/guarded-sink.js';
 import { canPrompt, type CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
 import type { RunStreams } from './run-workflow.js';
@@ -49,7 +50,8 @@ export async function invokeToolCommand(
   streams: RunStreams,
 ): Promise<{ exitCode: number; result?: ToolResult }> {
   const masker = new SecretMasker();
-  const stderr = (line: string) => streams.stderr.write(`${masker.mask(line)}\n`);
+  const guarded = guardStreams(streams, masker, environment.githubActions);
+  const stderr = (line: string) => guarded.stderr.write(`${line}\n`);
   const controller = new AbortController();
   const stopListening = abortOnSignals(controller, () => process.exit(130));
   const interactive = canPrompt(environment, request.noInput);
@@ -91,7 +93,7 @@ export async function invokeToolCommand(
     );
     try {
       const result = await host.invoke({ id: `invoke-1`, tool: request.tool, args, ...(request.timeoutMs && { timeoutMs: request.timeoutMs }) }, controller.signal);
-      if (result.status === 'success') streams.stdout.write(`${masker.mask(result.output?.text ?? '')}\n`);
+      if (result.status === 'success') guarded.stdout.write(`${result.output?.text ?? ''}\n`);
       else stderr(`rho: ${request.tool} ${result.status}: ${result.error?.message ?? ''}`);
       return { exitCode: invokeExitCode(result), result };
     } finally {

@@ -5,6 +5,8 @@ import { cliGrantHints } from '../ui/grant-hints.js';
 import { formatPlan } from '../ui/render/plan-text.js';
 import type { CliEnvironment } from './environment.js';
 import type { RunRequest, RunStreams } from './run-workflow.js';
+import { SecretMasker } from '../host/masking.js';
+import { guardStreams } from '../ui/render/guarded-sink.js';
 
 export type PlanRequest = Pick<RunRequest, 'file' | 'choices'>;
 
@@ -12,9 +14,12 @@ export type PlanRequest = Pick<RunRequest, 'file' | 'choices'>;
 export async function planWorkflowCommand(
   request: PlanRequest,
   environment: CliEnvironment,
-  streams: RunStreams,
+  rawStreams: RunStreams,
   options: { print: boolean },
 ): Promise<{ exitCode: number; plan?: WorkflowPlan }> {
+  // The plan shows arguments, which may hold the workflow's secrets once they are read.
+  const masker = new SecretMasker();
+  const streams = guardStreams(rawStreams, masker, environment.githubActions);
   try {
     const opened = await openWorkflow({
       file: request.file,
@@ -22,6 +27,7 @@ export async function planWorkflowCommand(
       choices: request.choices,
       ports: { hostEnv: environment.env, grantHints: cliGrantHints, warn: (line) => streams.stderr.write(`${line}\n`) },
     });
+    masker.add(...Object.values(opened.secrets));
     const plan = await planWorkflow(opened);
     if (options.print) for (const line of formatPlan(plan)) streams.stdout.write(`${line}\n`);
     return { exitCode: 0, plan };

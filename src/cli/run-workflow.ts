@@ -7,6 +7,7 @@ import { interruptReason } from '../host/tool-host.js';
 import { createApprovals } from '../ui/approver/index.js';
 import { combineAnswers, createQuestioner, loadAnswersFile, parseAnswerFlags, type ScriptedAnswers } from '../ui/questioner/index.js';
 import { createOutputs, type OutputMode } from '../ui/render/choose.js';
+import { guardStreams } from '../ui/render/guarded-sink.js';
 import type { Renderer } from '../ui/render/renderer.js';
 import { canPrompt, type CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
@@ -40,7 +41,9 @@ export interface RunStreams {
 /** Runs a workflow for the CLI and returns the exit code of SPEC §1. */
 export async function runWorkflowCommand(request: RunRequest, environment: CliEnvironment, streams: RunStreams): Promise<number> {
   const masker = new SecretMasker();
-  const stderr = { write: (text: string) => streams.stderr.write(masker.mask(text)) };
+  // Everything below writes through these: masked, and unable to act as a GitHub Actions command.
+  const guarded = guardStreams(streams, masker, environment.githubActions);
+  const stderr = guarded.stderr;
   let limitMs: number | undefined;
   let outputs: Renderer;
   let answers: ScriptedAnswers;
@@ -51,8 +54,8 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
     outputs = await createOutputs(
       { mode: request.output, ...(request.eventsFile && { eventsFile: request.eventsFile }), ...(request.junitFile && { junitFile: request.junitFile }) },
       { isTTY: environment.stdoutIsTTY, ci: environment.ci, githubActions: environment.githubActions, stepSummaryFile: environment.stepSummaryFile },
-      streams.stdout,
-      stderr,
+      guarded,
+      masker,
     );
   } catch (error) {
     stderr.write(`rho: ${(error as Error).message}\n`);
@@ -79,6 +82,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
     mask: (text) => masker.mask(text),
   });
   const warn = (line: string) => stderr.write(`${line}\n`);
+  let exitCode: number;
   try {
     const summary = await launchWorkflow({
       file: request.file,
@@ -97,12 +101,19 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
       signal: controller.signal,
       emit: (event) => outputs.handle(event),
     });
-    return summary.exitCode;
+    exitCode = summary.exitCode;
   } catch (error) {
-    return reportStartupError(error, warn);
+    exitCode = reportStartupError(error, warn);
   } finally {
     clearTimeout(timer);
     stopListening();
-    await outputs.close();
   }
+  try {
+    await outputs.close();
+  } catch (error) {
+    // A report lost after the run (the disk filled up) fails a run that had passed.
+    warn(`rho: ${(error as Error).message}`);
+    if (exitCode === 0) exitCode = 1;
+  }
+  return exitCode;
 }

@@ -1,10 +1,16 @@
 import { checkWorkflowFile } from '../workflow/load.js';
 import { builtinRegistry } from '../workflow/launch.js';
 import { formatProblem } from '../workflow/problems.js';
+import { SecretMasker } from '../host/masking.js';
+import { guardStreams } from '../ui/render/guarded-sink.js';
 import type { RunStreams } from './run-workflow.js';
 
-/** Validates each file, printing every problem; returns 2 when any file is invalid. */
-export async function validateWorkflowFiles(files: readonly string[], streams: RunStreams): Promise<number> {
+/**
+ * Validates each file, printing every problem; returns 2 when any file is invalid. Problems
+ * quote the file (an untrusted pull request's, in CI), so they go through the guarded streams.
+ */
+export async function validateWorkflowFiles(files: readonly string[], rawStreams: RunStreams, githubActions: boolean): Promise<number> {
+  const streams = guardStreams(rawStreams, new SecretMasker(), githubActions);
   const tools = builtinRegistry();
   let invalid = 0;
   for (const file of files) {

@@ -35,9 +35,23 @@ export interface ReadRequest {
   target: 'file' | 'tree';
 }
 
+/**
+ * What a person approving a write is shown of the content: never part of the request's identity
+ * (its fingerprint), hook payloads, events or the audit.
+ */
+export interface WritePreview {
+  mode: 'create' | 'overwrite' | 'append' | 'edit';
+  /** Bytes written (for an edit: of the replacement texts). */
+  bytes: number;
+  lines: number;
+  /** The first lines, each cut to a screen's width. */
+  head: readonly string[];
+}
+
 export interface WriteRequest {
   class: 'write';
   path: ResolvedPath;
+  preview?: WritePreview;
 }
 
 export interface ProcessRequest extends ProcessFacts {
@@ -60,6 +74,35 @@ export interface NetworkRequest {
   host: string;
   /** scheme://host/path — never user info or a query string. */
   url: string;
+  preview?: NetworkPreview;
+}
+
+/**
+ * What a person approving a request is shown of what it sends: names, never values. Not part of
+ * the request's identity (its fingerprint), hook payloads, events or the audit.
+ */
+export interface NetworkPreview {
+  /** Names of the query parameters (their values are never shown). */
+  queryNames: readonly string[];
+  /** Size of the body sent, if any. */
+  bodyBytes: number | undefined;
+  /** Names of headers sent that carry credentials (Authorization, Cookie, ...). */
+  credentialHeaders: readonly string[];
+  /** Names of the other headers the call sets. */
+  headerNames: readonly string[];
+}
+
+/** Lines and characters of content a preview keeps. */
+export const previewLimits = { lines: 5, lineCharacters: 120 } as const;
+
+/** The preview of a text about to be written. */
+export function previewText(mode: WritePreview['mode'], text: string): WritePreview {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const head = lines
+    .slice(0, previewLimits.lines)
+    .map((line) => (line.length > previewLimits.lineCharacters ? `${line.slice(0, previewLimits.lineCharacters)}…` : line));
+  return { mode, bytes: Buffer.byteLength(text, 'utf8'), lines: lines.length, head };
 }
 
 export interface NetworkToolRequest {

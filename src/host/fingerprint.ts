@@ -44,5 +44,7 @@ function factsOf(value: unknown): unknown {
  * approval.
  */
 export function requestFingerprint(request: CapabilityRequest, tool: string): string {
-  return JSON.stringify({ tool, request: factsOf(request) });
+  // A preview is what a person is shown of a request, not one of its facts.
+  const { preview: _shown, ...facts } = request as CapabilityRequest & { preview?: unknown };
+  return JSON.stringify({ tool, request: factsOf(facts) });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { displayPath } from '../host/capability.js';
+import { displayPath, previewText, type WritePreview } from '../host/capability.js';
 import { ToolError } from '../host/errors.js';
 import { exclusive } from '../host/resources.js';
 import { defineTool } from '../host/tool.js';
@@ -37,6 +37,13 @@ function editableText(bytes: Buffer, shown: string): string {
   return text;
 }
 
+/** What an approval prompt shows of the edits: each old text and its replacement, as a diff reads. */
+function editPreview(edits: readonly { old: string; new: string }[]): WritePreview {
+  const marked = (sign: string, text: string) => text.split('\n').map((line) => `${sign} ${line}`);
+  const preview = previewText('edit', edits.flatMap((edit) => [...marked('-', edit.old), ...marked('+', edit.new)]).join('\n'));
+  return { ...preview, bytes: edits.reduce((total, edit) => total + Buffer.byteLength(edit.new, 'utf8'), 0) };
+}
+
 export const editFileTool = defineTool({
   name: 'edit_file',
   description:
@@ -56,7 +63,7 @@ export const editFileTool = defineTool({
       // Editing reveals the old content (errors, diff), so it needs read as well as write.
       requests: [
         { class: 'read', path: resolved, target: 'file' },
-        { class: 'write', path: resolved },
+        { class: 'write', path: resolved, preview: editPreview(args.edits) },
       ],
       resources: [exclusive({ kind: 'path', path: resolved.canonical })],
       summary: `edit ${shown}`,

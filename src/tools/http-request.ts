@@ -149,7 +149,7 @@ async function request(args: HttpRequestArgs, ctx: ToolContext): Promise<ToolOut
   const first = hop;
   const redirects: string[] = [];
   for (;;) {
-    await ctx.authorize(networkRequest(hop.method, hop.target));
+    await ctx.authorize(networkRequest(hop.method, hop.target, hop));
     ctx.progress({ message: `${hop.method} ${hop.target.display}` });
     const sent = await send(hop, limits, args.max_response_bytes, args.follow_redirects);
     if (sent.kind === 'final') return finalOutput(args, hop, sent.response, sent.body, redirects);

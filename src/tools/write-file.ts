@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { maxArgumentBytes } from '../host/arguments.js';
-import { displayPath } from '../host/capability.js';
+import { displayPath, previewText } from '../host/capability.js';
 import { ToolError } from '../host/errors.js';
 import { exclusive } from '../host/resources.js';
 import { defineTool } from '../host/tool.js';
@@ -79,7 +79,7 @@ export const writeFileTool = defineTool({
     }
     const content = Buffer.from(args.content, 'utf8');
     return {
-      requests: [{ class: 'write', path: resolved }],
+      requests: [{ class: 'write', path: resolved, preview: previewText(mode, args.content) }],
       resources: [
         exclusive({ kind: 'path', path: resolved.canonical }),
         ...(parentIsMissing(resolved) ? [exclusive({ kind: 'path', path: firstMissingDirectory(resolved) })] : []),

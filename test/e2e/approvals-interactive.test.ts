@@ -108,6 +108,10 @@ describe.concurrent('rho run at a terminal', () => {
     const { exitCode, decisions } = await run.finish();
     expect(exitCode).toBe(0);
     expect(decided(decisions)).toEqual(['greet:allow/user', 'greet_again:allow/user']);
+    // The prompts are gone; what was decided, and what the steps printed, stays on screen.
+    const final = await screen('once');
+    expect(final).toMatch(/✔ greet \[\d+(\.\d)?m?s\]\n\s+› ✔ allowed by user: process request #\d+\n\s+hello world\n/);
+    expect(final).toMatch(/✔ greet_again \[\d+(\.\d)?m?s\]\n\s+› ✔ allowed by user: process request #\d+\n\s+hello world\n/);
   });
 
   it('Allow for this run answers the identical later request without asking', { timeout: 120_000 }, async () => {
@@ -117,6 +121,7 @@ describe.concurrent('rho run at a terminal', () => {
     const { exitCode, decisions } = await run.finish();
     expect(exitCode).toBe(0);
     expect(decided(decisions)).toEqual(['greet:allow/user', 'greet_again:allow/remembered']);
+    expect(await screen('run')).toMatch(/✔ greet_again \[\d+(\.\d)?m?s\]\n\s+› ✔ allowed by remembered: process request #\d+/);
   });
 
   it('Deny fails the step as denied: exit 3', { timeout: 120_000 }, async () => {
@@ -126,6 +131,8 @@ describe.concurrent('rho run at a terminal', () => {
     const { exitCode, decisions } = await run.finish();
     expect(exitCode).toBe(3);
     expect(decided(decisions)).toEqual(['greet:deny/user']);
+    // Under the step: the denial's message, then the decision.
+    expect(await screen('deny')).toMatch(/✖ greet \[\d+(\.\d)?m?s\]\n\s+› ⛔ denied [^›]*\n\s+› ✖ denied by user: process request #\d+/);
   });
 
   it('Ctrl-C at the prompt interrupts the run: exit 130', { timeout: 120_000 }, async () => {

@@ -83,6 +83,41 @@ describe('secret masking', () => {
     expect(channels['junit']).toContain('missing-***');
   });
 
+  it('masks the lines rho writes itself: scripted approvals of a request whose path and URL hold a secret', { timeout: 120_000 }, async () => {
+    const token = 'file-name-Canary-77';
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: scripted
+secrets: [TOKEN]
+policy:
+  ask: [write, "network(127.0.0.1:9)"]
+steps:
+  - { id: named, tool: write_file, with: { path: "out-\${{ secrets.TOKEN }}.txt", content: hi } }
+  - id: fetched
+    tool: http_request
+    continue_on_error: true
+    with: { url: "http://127.0.0.1:9/\${{ secrets.TOKEN }}/x", timeout: 2000 }
+`,
+    });
+    const env = { TOKEN: token };
+    const runs = {
+      'plain --yes': await runCli(['run', 'flow.yml', '--yes', '--events', 'yes.ndjson'], { cwd: dir, env }),
+      'json --approve': await runCli(['run', 'flow.yml', '--approve', 'write', '--approve', 'network(127.0.0.1:9)', '--output', 'json', '--events', 'approve.ndjson'], { cwd: dir, env }),
+    };
+    const channels: Record<string, string> = {
+      'plain --yes output': runs['plain --yes'].stdout + runs['plain --yes'].stderr,
+      'json --approve output': runs['json --approve'].stdout + runs['json --approve'].stderr,
+      'events of --yes': await readFile(path.join(dir, 'yes.ndjson'), 'utf8'),
+      'events of --approve': await readFile(path.join(dir, 'approve.ndjson'), 'utf8'),
+    };
+    for (const [channel, text] of Object.entries(channels)) {
+      // JSON escapes the quotes around the request.
+      expect(text, channel).toMatch(/approved by --.+?: write request \\?"write out-\*\*\*\.txt/);
+      expect(text, channel).toMatch(/approved by --.+?: network request \\?"GET http:\/\/127\.0\.0\.1:9\/\*\*\*\/x/);
+      expect(text.includes(token), `${channel} leaks the secret`).toBe(false);
+    }
+  });
+
   it('refuses a secret too short to mask, before running anything', async () => {
     await writeFiles(dir, { 'flow.yml': 'version: 1\nname: short\nsecrets: [PIN]\nsteps:\n  - { id: a, tool: echo, with: { value: 1 } }\n' });
     const result = await runCli(['run', 'flow.yml'], { cwd: dir, env: { PIN: '123' } });

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { execa } from 'execa';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, writeFiles, temporaryDirectories } from '../support/cli.js';
+import { cliPath, runCli, writeFiles, temporaryDirectories } from '../support/cli.js';
 import { eventLineValidator } from '../support/event-schema.js';
 
 const directories = temporaryDirectories();
@@ -66,10 +67,11 @@ describe.concurrent('outputs', () => {
     expect(xml).not.toContain(secret);
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
     const suite = parsed.testsuites.testsuite;
-    expect(suite).toMatchObject({ name: 'outputs', tests: '4', failures: '1', skipped: '1' });
+    expect(suite).toMatchObject({ name: 'outputs', tests: '4', failures: '1', errors: '0', skipped: '2' });
     expect(suite.testcase.map((c: { name: string }) => c.name)).toEqual(['Says hello', 'denied', 'broken', 'later']);
+    expect(suite.testcase[1].skipped).toMatchObject({ type: 'continue_on_error', message: expect.stringMatching(/^denied tolerated by continue_on_error: /) });
     expect(suite.testcase[2].failure.type).toBe('not_found');
-    expect(suite.testcase[3].skipped.message).toMatch(/skipped: broken failed/);
+    expect(suite.testcase[3].skipped.message).toBe('broken failed');
   });
 
   it('groups steps, annotates failures and writes the step summary on GitHub Actions', async () => {
@@ -87,6 +89,34 @@ describe.concurrent('outputs', () => {
     const summary = await readFile(path.join(dir, 'summary.md'), 'utf8');
     expect(summary).toContain('| ✖ | `broken` | failure |');
     expect(summary).not.toContain(secret);
+  });
+
+  it('refuses report targets it cannot write before running anything (exit 2), each with a clear message', { timeout: 60_000 }, async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, { 'flow.yml': flow, 'taken': 'a file, not a directory', 'read-only/keep': '', 'summary-dir/keep': '' });
+    // A read-only file system as CI meets it: the directory is bound read-only (root ignores mode bits).
+    const readOnly = path.join(dir, 'read-only');
+    const inReadOnlyMount = (args: string[]) =>
+      execa('bwrap', ['--bind', '/', '/', '--dev', '/dev', '--ro-bind', readOnly, readOnly, 'node', cliPath, 'run', 'flow.yml', ...args], {
+        cwd: dir,
+        env: { CI: 'true', NO_COLOR: '1', CANARY: secret },
+        reject: false,
+        stdin: 'ignore',
+      });
+    const cases = [
+      { result: await inReadOnlyMount(['--junit', 'read-only/report.xml']), message: 'rho: cannot write the JUnit report (--junit) to read-only/report.xml: the file system is read-only (EROFS)' },
+      { result: await inReadOnlyMount(['--events', 'read-only/sub/events.ndjson']), message: 'rho: cannot write the events file (--events) to read-only/sub/events.ndjson: the file system is read-only (EROFS)' },
+      { result: await runCli(['run', 'flow.yml', '--junit', 'taken/report.xml'], { cwd: dir, env: { CANARY: secret } }), message: /^rho: cannot write the JUnit report \(--junit\) to taken\/report.xml: a parent of it is (a file, )?not a directory \((EEXIST|ENOTDIR)\)$/ },
+      {
+        result: await runCli(['run', 'flow.yml'], { cwd: dir, env: { CANARY: secret, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: path.join(dir, 'summary-dir') } }),
+        message: `rho: cannot write the step summary ($GITHUB_STEP_SUMMARY) to ${path.join(dir, 'summary-dir')}: it is a directory (EISDIR)`,
+      },
+    ];
+    for (const { result, message } of cases) {
+      expect(result.exitCode, String(result.stderr)).toBe(2);
+      expect(String(result.stderr).trim()).toMatch(typeof message === 'string' ? new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : message);
+      expect(String(result.stdout)).not.toMatch(/▶|Summary/);
+    }
   });
 
   it('refuses an events file it cannot create before running anything (exit 2)', async () => {

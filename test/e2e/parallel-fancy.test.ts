@@ -56,7 +56,9 @@ describe('rho run --output fancy', () => {
     await tmux('new-session', '-d', '-s', 'fancy', '-x', '120', '-y', '30', '-c', dir, command);
     socketPath ??= (await tmux('display-message', '-p', '#{socket_path}')).stdout.trim();
 
-    const running = new RegExp(`^${spinner} Alpha ticks\\n\\s+› alpha tick \\d+\\n${spinner} Beta ticks\\n\\s+› beta tick \\d+\\n${spinner} Gamma ticks \\(waiting\\)$`, 'm');
+    // Each running step shows its latest lines (up to five) under its title.
+    const lines = (name: string) => `\\s+› ${name} tick \\d+\\n(?:\\s+${name} tick \\d+\\n){0,4}`;
+    const running = new RegExp(`^${spinner} Alpha ticks\\n${lines('alpha')}${spinner} Beta ticks\\n${lines('beta')}${spinner} Gamma ticks \\(waiting\\)$`, 'm');
     const both = await waitFor(async () => {
       const text = await screen();
       return running.test(text) ? text : undefined;
@@ -72,9 +74,8 @@ describe('rho run --output fancy', () => {
     const code = await waitFor(async () => (existsSync(path.join(dir, 'exit-code')) ? readFile(path.join(dir, 'exit-code'), 'utf8') : undefined), 'the run to end');
     expect(code.trim()).toBe('0');
     const final = await screen();
-    expect(final).toMatch(/✔ Alpha ticks/);
-    expect(final).toMatch(/✔ Beta ticks/);
-    expect(final).toMatch(/✔ Gamma ticks/);
+    // Each title ends with the step's own duration, and its last lines stay under it.
+    expect(final).toMatch(new RegExp(`^✔ Alpha ticks \\[\\d+(\\.\\d)?s\\]\\n${lines('alpha')}✔ Beta ticks \\[\\d+(\\.\\d)?s\\]\\n${lines('beta')}✔ Gamma ticks \\[\\d+(\\.\\d)?m?s\\]\\n${lines('gamma')}`, 'm'));
     expect(final).toMatch(/Result: exit 0 \(3 success\)/);
     expect(final).not.toContain('is not a function');
   });

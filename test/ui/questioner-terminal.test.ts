@@ -69,7 +69,18 @@ async function ask(questionnaire: unknown, timeout: number | 'off'): Promise<Ses
     screen: () => tmux('capture-pane', '-p', '-t', name),
     type: (text) => tmux('send-keys', '-t', name, '-l', text),
     press: (...keys) => tmux('send-keys', '-t', name, ...keys),
-    result: async () => JSON.parse(await readFile(await waitFor(() => existsSync(resultFile) && resultFile, 'the result'), 'utf8')),
+    // The file can exist before the script has finished writing it.
+    result: async () => {
+      await waitFor(() => existsSync(resultFile) && resultFile, 'the result');
+      for (let tries = 0; ; tries++) {
+        try {
+          return JSON.parse(await readFile(resultFile, 'utf8'));
+        } catch (error) {
+          if (tries > 100) throw error;
+          await sleep(50);
+        }
+      }
+    },
   };
   return session;
 }
@@ -86,14 +97,19 @@ const choiceAndSecret = {
   ],
 };
 
+const multiSelect = {
+  questions: [{ id: 'checks', question: 'Which checks?', type: 'multi', choices: ['lint', 'test', 'deploy'], default: ['test'] }],
+};
+
 /** Started together, so the scripts' start-up time overlaps. */
-let started: { typing: Session; expiry: Session; choices: Session; interrupt: Session };
+let started: { typing: Session; expiry: Session; choices: Session; interrupt: Session; multi: Session };
 beforeAll(async () => {
   started = {
     typing: await ask(nameQuestionnaire, 3),
     expiry: await ask(nameQuestionnaire, 1),
     choices: await ask(choiceAndSecret, 1),
     interrupt: await ask(nameQuestionnaire, 'off'),
+    multi: await ask(multiSelect, 'off'),
   };
 });
 
@@ -132,6 +148,18 @@ describe('enquirer questioner in a terminal', () => {
     session.press('Enter');
     expect(await session.result()).toEqual({ answers: { color: 'blue', token: 'sk-abcdef' }, source: 'user' });
     expect(session.screen()).not.toContain('sk-abcdef');
+  });
+
+  it('shows which choices of a multi-select are selected in text, not only in colour', async () => {
+    const session = started.multi;
+    await waitFor(() => session.screen().includes('Which checks?'), 'the multi-select prompt');
+    const boxes = (screen: string) => screen.split('\n').flatMap((line) => /(\[[x ]\]) (lint|test|deploy)/.exec(line)?.slice(1, 3).join(' ') ?? []);
+    expect(boxes(session.screen())).toEqual(['[ ] lint', '[x] test', '[ ] deploy']);
+    session.press('Space');
+    await waitFor(() => boxes(session.screen())[0] === '[x] lint' || undefined, 'lint to be selected');
+    expect(boxes(session.screen())).toEqual(['[x] lint', '[x] test', '[ ] deploy']);
+    session.press('Enter');
+    expect(await session.result()).toEqual({ answers: { checks: ['lint', 'test'] }, source: 'user' });
   });
 
   it('interrupts the run on Ctrl-C instead of answering', async () => {

@@ -43,10 +43,10 @@ describe('failure semantics under parallelism', () => {
     expect(lines.slice(summaryAt, summaryAt + 6)).toEqual([
       'First failure: b — b failed on purpose',
       'Summary:',
-      expect.stringMatching(/^ {2}✔ a +success/),
-      expect.stringMatching(/^ {2}✖ b +failure/),
-      expect.stringMatching(/^ {2}↷ c +skipped .*\(b failed\)$/),
-      expect.stringMatching(/^ {2}✔ cleanup +success/),
+      expect.stringMatching(/^ {2}✔ +a +success/),
+      expect.stringMatching(/^ {2}✖ +b +failure/),
+      expect.stringMatching(/^ {2}↷ +c +skipped .*\(b failed\)$/),
+      expect.stringMatching(/^ {2}✔ +cleanup +success/),
     ]);
   });
 

@@ -1,6 +1,7 @@
 import type { NetworkRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
 import { normalizeHost } from '../../host/network-host.js';
+import { credentialHeaders } from './headers.js';
 
 export const maxUrlLength = 8192;
 
@@ -46,9 +47,29 @@ export function parseHttpTarget(raw: string, base?: URL): HttpTarget {
   return Object.freeze({ url, scheme, host, display: `${scheme}://${host}${url.pathname}` });
 }
 
-/** The capability request for calling a target: the facts policy decides on, without query or user info. */
-export function networkRequest(method: string, target: HttpTarget): NetworkRequest {
-  return { class: 'network', method, scheme: target.scheme, host: target.host, url: target.display };
+/** What is sent besides the URL's path, for the preview of a request: names and sizes only. */
+export interface SentParts {
+  headers: Headers;
+  body: string | undefined;
+}
+
+/**
+ * The capability request for calling a target: the facts policy decides on, without query or
+ * user info, and a preview for a person (query names, body size, header names).
+ */
+export function networkRequest(method: string, target: HttpTarget, sent?: SentParts): NetworkRequest {
+  const request: NetworkRequest = { class: 'network', method, scheme: target.scheme, host: target.host, url: target.display };
+  if (!sent) return request;
+  const names = [...sent.headers.keys()];
+  return {
+    ...request,
+    preview: {
+      queryNames: [...new Set(target.url.searchParams.keys())],
+      bodyBytes: sent.body === undefined ? undefined : Buffer.byteLength(sent.body, 'utf8'),
+      credentialHeaders: names.filter((name) => credentialHeaders.has(name)),
+      headerNames: names.filter((name) => !credentialHeaders.has(name)),
+    },
+  };
 }
 
 /** Whether two targets share an origin (scheme, host and port); credentials never cross origins. */

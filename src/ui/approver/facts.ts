@@ -1,5 +1,5 @@
 import type { ApprovalRequest } from '../../host/approval.js';
-import { describeRequest, displayPath, grantingRule, type CapabilityRequest, type EnvMode } from '../../host/capability.js';
+import { describeRequest, displayPath, grantingRule, type CapabilityRequest, type EnvMode, type NetworkPreview, type WritePreview } from '../../host/capability.js';
 import { approveFlag } from '../grant-hints.js';
 import type { ResolvedPath } from '../../host/workspace.js';
 
@@ -78,13 +78,45 @@ function scriptFacts(script: string): Fact[] {
   return shown;
 }
 
+const writeVerb: Readonly<Record<WritePreview['mode'], string>> = {
+  create: 'creates the file with',
+  overwrite: 'replaces the content with',
+  append: 'appends',
+  edit: 'replaces texts with',
+};
+
+/** What will be written: its size, then its first lines (an edit's as - old / + new). */
+function contentFacts(preview: WritePreview, state: ResolvedPath['state']): Fact[] {
+  const lines = preview.mode === 'edit' ? '' : `, ${preview.lines} line${preview.lines === 1 ? '' : 's'}`;
+  const verb = state === 'missing' && preview.mode !== 'edit' ? writeVerb.create : writeVerb[preview.mode];
+  const facts = [{ label: 'content', value: `${verb} ${formatBytes(preview.bytes)}${lines}` }];
+  preview.head.forEach((line, index) => facts.push({ label: index === 0 ? 'first lines' : '', value: `│ ${printable(line)}` }));
+  const more = preview.lines - preview.head.length;
+  if (more > 0) facts.push({ label: '', value: `… ${more} more line${more === 1 ? '' : 's'}` });
+  return facts;
+}
+
+/** What an HTTP request sends besides its URL's path: names and sizes, never values. */
+function sentFacts(preview: NetworkPreview): Fact[] {
+  const facts: Fact[] = [];
+  if (preview.queryNames.length > 0) facts.push({ label: 'query', value: `${words(preview.queryNames)} (values not shown)` });
+  facts.push({ label: 'body', value: preview.bodyBytes === undefined ? 'none' : `${formatBytes(preview.bodyBytes)} will be sent` });
+  if (preview.credentialHeaders.length > 0) facts.push({ label: 'credentials', value: `sends ${words(preview.credentialHeaders)} (values not shown)` });
+  if (preview.headerNames.length > 0) facts.push({ label: 'headers', value: words(preview.headerNames) });
+  return facts;
+}
+
 /** The structured facts of a request, in the order a person checks them. */
 export function requestFacts(request: CapabilityRequest): Fact[] {
   switch (request.class) {
     case 'read':
       return [...pathFacts(request.path), { label: 'reads', value: request.target === 'tree' ? 'the directory and everything under it' : 'one file' }];
     case 'write':
-      return [...pathFacts(request.path), { label: 'writes', value: request.path.state === 'missing' ? 'a new file' : 'over an existing file' }];
+      return [
+        ...pathFacts(request.path),
+        { label: 'writes', value: request.path.state === 'missing' ? 'a new file' : 'over an existing file' },
+        ...(request.preview ? contentFacts(request.preview, request.path.state) : []),
+      ];
     case 'process':
     case 'shell': {
       const { executable } = request;
@@ -106,6 +138,7 @@ export function requestFacts(request: CapabilityRequest): Fact[] {
         { label: 'method', value: printable(request.method) },
         { label: 'url', value: printable(request.url) },
         { label: 'host', value: printable(request.host) },
+        ...(request.preview ? sentFacts(request.preview) : []),
       ];
     case 'network_tool':
       return [{ label: 'tool', value: `${printable(request.tool)} manages its own network access` }];

@@ -59,7 +59,8 @@ function promptOptions(question: Question, terminal: PromptTerminal, message: st
     case 'multi': {
       const preselected = Array.isArray(question.default) ? question.default : [];
       const choices = (question.choices ?? []).map((label) => ({ name: label, enabled: preselected.includes(label) }));
-      return { type: 'MultiSelect', options: { ...base, choices } };
+      // enquirer tells a selected choice from another only by colour; boxes read without it.
+      return { type: 'MultiSelect', options: { ...base, choices, initial: preselected, indicator: { on: '[x]', off: '[ ]' } } };
     }
   }
 }

@@ -1,6 +1,8 @@
+import type { SecretMasker } from '../../host/masking.js';
 import { FanoutRenderer } from './fanout.js';
 import { openFileSink } from './file-sink.js';
-import type { Renderer, TextSink } from './renderer.js';
+import { MaskingRenderer, type GuardedStreams } from './guarded-sink.js';
+import type { Renderer } from './renderer.js';
 
 export type OutputMode = 'auto' | 'fancy' | 'plain' | 'json';
 export const outputModes: readonly OutputMode[] = ['auto', 'fancy', 'plain', 'json'];
@@ -31,38 +33,42 @@ export function resolveOutputMode(mode: OutputMode, terminal: Pick<Terminal, 'is
 }
 
 /** The display for a resolved mode; listr2 and the report writers load only when used. */
-async function createDisplay(mode: Exclude<OutputMode, 'auto'>, terminal: Terminal, stdout: TextSink, stderr: TextSink): Promise<Renderer> {
-  if (mode === 'fancy') {
+async function createDisplay(mode: Exclude<OutputMode, 'auto'>, terminal: Terminal, streams: GuardedStreams): Promise<Renderer> {
+  // listr2 writes to the terminal itself, past the guarded streams: on GitHub Actions, where
+  // every line is read for workflow commands, fancy is drawn as the runner's plain groups.
+  if (mode === 'fancy' && !terminal.githubActions) {
     const { FancyRenderer } = await import('./fancy.js');
-    return new FancyRenderer(stdout);
+    return new FancyRenderer(streams.stdout);
   }
   if (mode === 'json') {
     const { NdjsonRenderer } = await import('./ndjson.js');
     const { PlainRenderer } = await import('./plain.js');
     // Only the sink's `write` is passed: ending the process's stdout would break oclif's final flush.
-    return new FanoutRenderer([new NdjsonRenderer({ write: (text) => stdout.write(text) }), new PlainRenderer(stderr)]);
+    return new FanoutRenderer([new NdjsonRenderer({ write: (text) => streams.stdout.write(text) }), new PlainRenderer(streams.stderr)]);
   }
   if (terminal.githubActions) {
     const { GitHubActionsRenderer } = await import('./github.js');
-    return new GitHubActionsRenderer(stdout, terminal.stepSummaryFile);
+    const summary = terminal.stepSummaryFile === undefined ? undefined : await openFileSink(terminal.stepSummaryFile, 'the step summary ($GITHUB_STEP_SUMMARY)', { append: true });
+    return new GitHubActionsRenderer(streams.stdout, summary);
   }
   const { PlainRenderer } = await import('./plain.js');
-  return new PlainRenderer(stdout);
+  return new PlainRenderer(streams.stdout);
 }
 
 /**
- * Every output a run writes: the display, plus the events file and the JUnit report when asked.
- * Files are opened before the run starts so a bad path is a usage error, not a lost report.
+ * Every output a run writes: the display, plus the events file and the JUnit report when asked,
+ * all behind one masking renderer, so every event is masked whoever sends it. Files are opened
+ * before the run starts so a target that cannot be written is a usage error, not a lost report.
  */
-export async function createOutputs(request: OutputRequest, terminal: Terminal, stdout: TextSink, stderr: TextSink): Promise<Renderer> {
-  const renderers = [await createDisplay(resolveOutputMode(request.mode, terminal), terminal, stdout, stderr)];
+export async function createOutputs(request: OutputRequest, terminal: Terminal, streams: GuardedStreams, masker: SecretMasker): Promise<Renderer> {
+  const renderers = [await createDisplay(resolveOutputMode(request.mode, terminal), terminal, streams)];
   if (request.eventsFile !== undefined) {
     const { NdjsonRenderer } = await import('./ndjson.js');
-    renderers.push(new NdjsonRenderer(await openFileSink(request.eventsFile)));
+    renderers.push(new NdjsonRenderer(await openFileSink(request.eventsFile, 'the events file (--events)')));
   }
   if (request.junitFile !== undefined) {
     const { JunitReporter } = await import('../reports/junit.js');
-    renderers.push(new JunitReporter(request.junitFile));
+    renderers.push(new JunitReporter(await openFileSink(request.junitFile, 'the JUnit report (--junit)')));
   }
-  return renderers.length === 1 ? renderers[0]! : new FanoutRenderer(renderers);
+  return new MaskingRenderer(renderers.length === 1 ? renderers[0]! : new FanoutRenderer(renderers), masker);
 }

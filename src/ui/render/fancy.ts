@@ -1,6 +1,8 @@
 import type { RunEvent } from '../../host/events.js';
 import { ListrPromptHost } from '../approver/listr-prompt-host.js';
-import { describeFinish, formatSummary } from './format.js';
+import { printable } from '../approver/facts.js';
+import { describeFinish, formatDuration, formatSummary } from './format.js';
+import { runnerLineBreak } from './guarded-sink.js';
 import type { Renderer, TextSink } from './renderer.js';
 
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
@@ -10,14 +12,27 @@ interface TaskHandle {
   output: string;
 }
 
+/** Colour and cursor sequences (CSI, OSC) a process prints; they would repaint the list. */
+const terminalSequence = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g;
+
+/** A line of step output made safe to draw inside the list: no sequences, tabs as spaces, other control characters escaped. */
+function drawable(line: string): string {
+  return printable(line.replace(terminalSequence, '').replace(/\t/g, '  '));
+}
+
+/** How many of a step's latest output lines are shown under it. */
+export const outputLinesShown = 5;
+
 /**
- * What a step's task shows. Events can arrive before listr2 has started the task (the first
- * steps start while listr2 is still loading), so the state is kept here and copied onto the
- * task when it attaches.
+ * What a step's task shows: its title, every decision made for it and its latest output lines,
+ * all kept after the run, so the screen keeps what each step said and who allowed what. Events can arrive before listr2 has started the task (the first steps start while
+ * listr2 is still loading), so the state is kept here and copied onto the task when it attaches.
  */
 class StepTask {
   private started = false;
-  private output: string | undefined;
+  private status: string | undefined;
+  private readonly decisions: string[] = [];
+  private lines: string[] = [];
   private handle: TaskHandle | undefined;
   readonly finished: Promise<StepFinished>;
   settle: (event: StepFinished) => void = () => {};
@@ -33,7 +48,7 @@ class StepTask {
   attach(handle: TaskHandle): void {
     this.handle = handle;
     handle.title = this.title;
-    if (this.output !== undefined) handle.output = this.output;
+    this.draw();
   }
 
   start(): void {
@@ -41,19 +56,44 @@ class StepTask {
     if (this.handle) this.handle.title = this.title;
   }
 
-  show(line: string): void {
-    this.output = line;
-    if (this.handle) this.handle.output = line;
+  /** Lines the step printed; only the latest few are kept. */
+  print(text: string): void {
+    this.status = undefined;
+    this.lines.push(...text.split(runnerLineBreak).map(drawable));
+    if (this.lines.length > outputLinesShown) this.lines = this.lines.slice(-outputLinesShown);
+    this.draw();
+  }
+
+  /** What the step is waiting for (an approval, an answer); replaced by its next output. */
+  wait(text: string): void {
+    this.status = text;
+    this.draw();
+  }
+
+  decide(text: string): void {
+    this.status = undefined;
+    this.decisions.push(text);
+    this.draw();
+  }
+
+  /** A finished step waits for nothing any more. */
+  end(): void {
+    this.status = undefined;
+    this.draw();
+  }
+
+  private draw(): void {
+    if (!this.handle) return;
+    const shown = [...this.decisions, ...this.lines, ...(this.status ? [this.status] : [])];
+    this.handle.output = shown.join('\n');
   }
 }
 
-/** Shows a step's run time beside its title (listr2 calls `format` even though its type marks it optional). */
-const timer = { condition: true, field: (ms: number) => `${(ms / 1000).toFixed(1)}s`, format: () => (text?: string) => text ?? '' };
-
 /**
  * listr2's default renderer on a terminal: one task per step, driven by run events, so steps
- * that run at the same time spin at the same time, each with its last progress line. The
- * tasks only wait for their step's events; the runner decides what runs when.
+ * that run at the same time spin at the same time, each with its latest output lines. A step's
+ * title ends with its own duration once it is done. The tasks only wait for their step's
+ * events; the runner decides what runs when.
  */
 export class FancyRenderer implements Renderer {
   private readonly tasks = new Map<string, StepTask>();
@@ -79,13 +119,22 @@ export class FancyRenderer implements Renderer {
         this.tasks.get(event.stepId)?.start();
         return;
       case 'step_progress':
-        this.tasks.get(event.stepId)?.show(event.message);
+        this.tasks.get(event.stepId)?.print(event.message);
         return;
       case 'approval_requested':
-        this.tasks.get(event.stepId)?.show(`waiting for approval of a ${event.class} request`);
+        this.tasks.get(event.stepId)?.wait(`waiting for approval of a ${event.class} request (#${event.request})`);
+        return;
+      case 'approval_decided':
+        if (event.decider !== 'policy') {
+          const verdict = event.result === 'allow' ? '✔ allowed' : '✖ denied';
+          this.tasks.get(event.stepId)?.decide(`${verdict} by ${event.decider}: ${event.class} request #${event.request}`);
+        }
         return;
       case 'question_asked':
-        this.tasks.get(event.stepId)?.show(`waiting for an answer to: ${event.questionIds.join(', ')}`);
+        this.tasks.get(event.stepId)?.wait(`waiting for an answer to: ${event.questionIds.join(', ')}`);
+        return;
+      case 'question_answered':
+        this.tasks.get(event.stepId)?.decide(`answered (${event.source === 'user' ? 'by you' : 'by the timeout fallback'})`);
         return;
       case 'step_finished':
         this.finished.push(event);
@@ -93,8 +142,6 @@ export class FancyRenderer implements Renderer {
         return;
       case 'run_finished':
         this.summary = formatSummary(this.finished, event, this.names);
-        return;
-      default:
         return;
     }
   }
@@ -113,12 +160,14 @@ export class FancyRenderer implements Renderer {
           const entry = this.tasks.get(step.id) as StepTask;
           return {
             title: entry.title,
+            rendererOptions: { outputBar: true, persistentOutput: true },
             task: async (_: unknown, task: TaskHandle & { skip(message?: string): void }) => {
               entry.attach(task);
               const event = await entry.finished;
-              task.title = step.name;
+              entry.end();
+              task.title = `${step.name} [${formatDuration(event.durationMs)}]`;
               if (event.status === 'success') return;
-              if (event.status === 'skipped' || event.status === 'cancelled') return task.skip(`${step.name}: ${describeFinish(event)}`);
+              if (neverRan(event)) return task.skip(`${step.name} — ${event.status}: ${event.reason ?? describeFinish(event)}`);
               throw new Error(describeFinish(event));
             },
           };
@@ -129,9 +178,14 @@ export class FancyRenderer implements Renderer {
         concurrent: true,
         exitOnError: false,
         registerSignalListeners: false,
-        rendererOptions: { collapseErrors: false, showErrorMessage: true, collapseSkips: false, timer },
+        rendererOptions: { collapseErrors: false, showErrorMessage: true, collapseSkips: true },
       },
     );
     await list.run().catch(() => undefined);
   }
+}
+
+/** A step that never executed: skipped by its `if:` or a failure, or cancelled before it started. */
+function neverRan(event: StepFinished): boolean {
+  return event.status === 'skipped' || (event.status === 'cancelled' && event.error === undefined);
 }

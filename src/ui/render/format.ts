@@ -12,6 +12,20 @@ export const statusSymbol: Readonly<Record<StepStatus, string>> = {
   interrupted: '⏹',
 };
 
+/** Symbols a terminal draws two columns wide (emoji presentation); the others take one. */
+const wideSymbols: ReadonlySet<string> = new Set([statusSymbol.denied]);
+
+/** A status symbol and the space after it, three columns in all, so a table's columns line up whichever symbol a row has. */
+export function symbolCell(status: StepStatus): string {
+  const symbol = statusSymbol[status];
+  return wideSymbols.has(symbol) ? `${symbol} ` : `${symbol}  `;
+}
+
+/** A text on one line: line breaks become spaces (for table cells and titles). */
+export function oneLine(text: string): string {
+  return text.replace(/\s*(?:\r\n|\r|\n)\s*/g, ' ');
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
@@ -34,15 +48,18 @@ export function describeFinish(event: StepFinished): string {
 export function formatSummary(finished: readonly StepFinished[], run: RunFinished, names: ReadonlyMap<string, string>): string[] {
   const lines: string[] = [];
   const first = finished.find((event) => event.stepId === run.firstFailure);
-  if (first) lines.push(`First failure: ${first.stepId} — ${first.error?.message ?? first.status}`);
+  if (first) {
+    const [headline = '', ...rest] = (first.error?.message ?? first.status).split(/\r\n|\r|\n/);
+    lines.push(`First failure: ${first.stepId} — ${headline}`, ...rest.map((line) => `  [${first.stepId}] ${line}`));
+  }
   const width = Math.max(...finished.map((event) => event.stepId.length), 4);
   lines.push('Summary:');
   for (const event of [...finished].sort((a, b) => a.index - b.index)) {
     const name = names.get(event.stepId);
-    const label = name && name !== event.stepId ? ` ${name}` : '';
-    const because = event.reason ? ` (${event.reason})` : '';
+    const label = name && name !== event.stepId ? ` ${oneLine(name)}` : '';
+    const because = event.reason ? ` (${oneLine(event.reason)})` : '';
     lines.push(
-      `  ${statusSymbol[event.status]} ${event.stepId.padEnd(width)}  ${event.status.padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
+      `  ${symbolCell(event.status)}${event.stepId.padEnd(width)}  ${event.status.padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
     );
   }
   const counts = Object.entries(run.counts)

@@ -1,8 +1,12 @@
-import { appendFile } from 'node:fs/promises';
 import type { RunEvent } from '../../host/events.js';
-import { formatDuration, statusSymbol } from './format.js';
+import { formatDuration, oneLine, statusSymbol } from './format.js';
+import type { FileSink } from './file-sink.js';
+import type { CommandSink } from './guarded-sink.js';
 import { PlainFormatter } from './plain.js';
-import type { Renderer, TextSink } from './renderer.js';
+import type { Renderer } from './renderer.js';
+
+type RunStarted = Extract<RunEvent, { type: 'run_started' }>;
+type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
 
 /** Escapes a workflow-command message (`::error::MESSAGE`). */
 function escapeData(text: string): string {
@@ -15,60 +19,111 @@ function escapeProperty(text: string): string {
 }
 
 /**
- * Plain output for GitHub Actions: each step's lines are collected and printed as one
- * `::group::` when the step finishes (steps finish in model order, so the log reads in order
- * even when steps ran in parallel), failed steps get an `::error::` annotation pointing at the
- * step in the workflow file, and the summary table is appended to `$GITHUB_STEP_SUMMARY`.
+ * Plain output for GitHub Actions, one `::group::` per step. Groups cannot interleave, so one
+ * step at a time is live: its group is open and its lines are written as they come (a long
+ * `npm test` streams). Lines of the other steps running beside it are held and written in their
+ * own group when their turn comes: the live step is always the earliest running one in model
+ * order, which is the order results are reported in anyway. Failed steps get an `::error::`
+ * annotation pointing at the step in the workflow file, and the summary table is appended to
+ * `$GITHUB_STEP_SUMMARY`. Every line but rho's own commands goes through the sink's guard.
  */
 export class GitHubActionsRenderer implements Renderer {
   private readonly formatter = new PlainFormatter();
-  private readonly buffered = new Map<string, string[]>();
-  private started: Extract<RunEvent, { type: 'run_started' }> | undefined;
+  private readonly held = new Map<string, string[]>();
+  private readonly running = new Set<string>();
+  private readonly order = new Map<string, number>();
+  private live: string | undefined;
+  private started: RunStarted | undefined;
   private summaryMarkdown: string | undefined;
 
   constructor(
-    private readonly out: TextSink,
-    private readonly stepSummaryFile: string | undefined,
+    private readonly out: CommandSink,
+    /** `$GITHUB_STEP_SUMMARY`, opened for appending before the run. */
+    private readonly stepSummary: FileSink | undefined,
   ) {}
 
   handle(event: RunEvent): void {
-    if (event.type === 'run_started') this.started = event;
+    if (event.type === 'run_started') {
+      this.started = event;
+      event.steps.forEach((step, index) => this.order.set(step.id, index));
+    }
     const { stepId, lines } = this.formatter.format(event);
     if (stepId === undefined) {
       for (const line of lines) this.write(line);
       if (event.type === 'run_finished') this.summaryMarkdown = this.markdownSummary(event);
       return;
     }
-    const buffer = this.buffered.get(stepId) ?? [];
-    buffer.push(...lines);
-    this.buffered.set(stepId, buffer);
-    if (event.type !== 'step_finished') return;
-    this.write(`::group::${escapeData(`${this.formatter.names.get(stepId) ?? stepId} — ${event.status}`)}`);
-    for (const line of buffer) this.write(line);
-    this.write('::endgroup::');
-    this.buffered.delete(stepId);
-    if ((event.status === 'failure' || event.status === 'denied') && !event.continueOnError) {
-      const step = this.started?.steps.find((entry) => entry.id === stepId);
-      const properties = [`title=${escapeProperty(`rho: step ${stepId} ${event.status}`)}`];
-      if (this.started) properties.push(`file=${escapeProperty(this.started.file)}`);
-      if (step) properties.push(`line=${step.line}`);
-      this.write(`::error ${properties.join(',')}::${escapeData(event.error?.message ?? event.status)}`);
-    }
+    if (event.type === 'step_started') this.running.add(stepId);
+    if (event.type === 'step_finished') return this.finish(event, lines);
+    if (lines.length === 0) return;
+    if (this.live === undefined) this.open(stepId);
+    if (this.live === stepId) for (const line of lines) this.write(line);
+    else this.hold(stepId, lines);
   }
 
   async close(): Promise<void> {
-    if (this.stepSummaryFile && this.summaryMarkdown) await appendFile(this.stepSummaryFile, this.summaryMarkdown);
+    if (!this.stepSummary) return;
+    if (this.summaryMarkdown) this.stepSummary.write(this.summaryMarkdown);
+    await this.stepSummary.end();
+  }
+
+  private finish(event: StepFinished, lines: readonly string[]): void {
+    this.running.delete(event.stepId);
+    const wasLive = this.live === event.stepId;
+    // A step reported while another is live (a detached one finishing early) gets a group of its
+    // own between two parts of the live one.
+    const paused = wasLive ? undefined : this.live;
+    if (paused !== undefined) this.closeGroup();
+    if (!wasLive) this.open(event.stepId);
+    for (const line of lines) this.write(line);
+    this.closeGroup();
+    this.annotate(event);
+    if (paused !== undefined) this.open(paused, ' (continued)');
+    else this.openNext();
+  }
+
+  /** Makes the earliest running step live, writing what it printed while it waited. */
+  private openNext(): void {
+    const next = [...this.running].sort((a, b) => (this.order.get(a) ?? 0) - (this.order.get(b) ?? 0))[0];
+    if (next !== undefined) this.open(next);
+  }
+
+  private open(stepId: string, suffix = ''): void {
+    this.live = stepId;
+    this.out.command(`::group::${escapeData(oneLine(`${this.formatter.names.get(stepId) ?? stepId}${suffix}`))}`);
+    for (const line of this.held.get(stepId) ?? []) this.write(line);
+    this.held.delete(stepId);
+  }
+
+  private closeGroup(): void {
+    this.out.command('::endgroup::');
+    this.live = undefined;
+  }
+
+  private hold(stepId: string, lines: readonly string[]): void {
+    const held = this.held.get(stepId);
+    if (held) held.push(...lines);
+    else this.held.set(stepId, [...lines]);
+  }
+
+  private annotate(event: StepFinished): void {
+    if ((event.status !== 'failure' && event.status !== 'denied') || event.continueOnError) return;
+    const step = this.started?.steps.find((entry) => entry.id === event.stepId);
+    const properties = [`title=${escapeProperty(`rho: step ${event.stepId} ${event.status}`)}`];
+    if (this.started) properties.push(`file=${escapeProperty(this.started.file)}`);
+    if (step) properties.push(`line=${step.line}`);
+    this.out.command(`::error ${properties.join(',')}::${escapeData(event.error?.message ?? event.status)}`);
   }
 
   private markdownSummary(run: Extract<RunEvent, { type: 'run_finished' }>): string {
-    const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+    const cell = (text: string) => oneLine(text).replace(/\|/g, '\\|');
     const rows = [...this.formatter.finished]
       .sort((a, b) => a.index - b.index)
       .map((event) => {
         const detail = event.error?.message ?? event.reason ?? '';
         return `| ${statusSymbol[event.status]} | \`${event.stepId}\` | ${event.status} | ${formatDuration(event.durationMs)} | ${cell(detail)} |`;
       });
-    const title = `### rho: ${this.started?.workflow ?? 'run'} — exit ${run.exitCode}`;
+    const title = `### rho: ${cell(this.started?.workflow ?? 'run')} — exit ${run.exitCode}`;
     return [title, '', '| | step | status | duration | detail |', '|---|---|---|---|---|', ...rows, '', ''].join('\n');
   }
 

@@ -22,7 +22,9 @@ export class NdjsonRenderer implements Renderer {
     const { type, ...fields } = event;
     if ('runId' in fields) delete (fields as { runId?: string }).runId;
     const line = { v: eventFormatVersion, seq: ++this.seq, time: this.now().toISOString(), run_id: this.runId, type, ...fields };
-    this.out.write(`${JSON.stringify(line)}\n`);
+    // `##[` can only stand inside a JSON string, where `\u0023` is the same `#`: the GitHub Actions
+    // runner would read `##[name]` anywhere in a line as a workflow command.
+    this.out.write(`${JSON.stringify(line).replaceAll('##[', '\\u0023#[')}\n`);
   }
 
   async close(): Promise<void> {

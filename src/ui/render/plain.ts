@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../host/events.js';
 import { describeFinish, formatSummary } from './format.js';
+import { runnerLineBreak } from './guarded-sink.js';
 import type { Renderer, TextSink } from './renderer.js';
 
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
@@ -8,6 +9,11 @@ type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
 export interface FormattedLines {
   stepId: string | undefined;
   lines: string[];
+}
+
+/** Every line of a text with a prefix, so a multi-line message still says whose it is. */
+export function prefixLines(prefix: string, ...texts: readonly string[]): string[] {
+  return texts.flatMap((text) => text.split(runnerLineBreak).map((line) => `${prefix}${line}`));
 }
 
 /**
@@ -19,7 +25,7 @@ export class PlainFormatter {
   readonly names = new Map<string, string>();
 
   format(event: RunEvent): FormattedLines {
-    const step = (stepId: string, ...lines: string[]): FormattedLines => ({ stepId, lines: lines.map((line) => `[${stepId}] ${line}`) });
+    const step = (stepId: string, ...lines: string[]): FormattedLines => ({ stepId, lines: prefixLines(`[${stepId}] `, ...lines) });
     switch (event.type) {
       case 'run_started':
         for (const entry of event.steps) this.names.set(entry.id, entry.name);
@@ -27,7 +33,7 @@ export class PlainFormatter {
       case 'step_started':
         return step(event.stepId, `▶ ${this.names.get(event.stepId) ?? event.stepId} (${event.tool})`);
       case 'step_progress':
-        return step(event.stepId, ...event.message.split('\n'));
+        return step(event.stepId, event.message);
       case 'approval_requested':
         return step(event.stepId, `waiting for approval of a ${event.class} request (#${event.request})`);
       case 'approval_decided':

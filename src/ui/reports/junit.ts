@@ -1,9 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { RunEvent } from '../../host/events.js';
+import type { FileSink } from '../render/file-sink.js';
 import type { Renderer } from '../render/renderer.js';
 
+type RunStarted = Extract<RunEvent, { type: 'run_started' }>;
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
+type RunFinished = Extract<RunEvent, { type: 'run_finished' }>;
 
 function escapeXml(text: string): string {
   return text
@@ -15,24 +16,83 @@ function escapeXml(text: string): string {
     .replace(/'/g, '&apos;');
 }
 
-/** The JUnit XML of a finished run: one testcase per step, in model order. */
-export function formatJunit(run: { workflow: string; file: string; steps: readonly { id: string; name: string; tool: string }[] }, finished: readonly StepFinished[], totalMs: number): string {
+/** An attribute value keeps one line (consumers flatten attributes); the whole text goes in the element's body. */
+function headline(text: string): string {
+  return text.split(/\r\n|\r|\n/)[0] ?? '';
+}
+
+/** What a run that ended early was cut off by, from its exit code. */
+function cutOffBy(exitCode: number | undefined): string | undefined {
+  if (exitCode === 124) return 'the run timed out (--timeout)';
+  if (exitCode === 130) return 'the run was interrupted';
+  return undefined;
+}
+
+/** How one step reads in a JUnit report. */
+type Verdict =
+  | { kind: 'pass' }
+  | { kind: 'failure' | 'error' | 'skipped'; type: string; message: string };
+
+/**
+ * A step that failed is a `<failure>`; one that was running when the run was stopped (timeout,
+ * interrupt, or cancelled while it executed) is an `<error>`: it neither passed nor failed on
+ * its own. A step that never executed is `<skipped>` with the reason. A failure tolerated by
+ * `continue_on_error` is `<skipped type="continue_on_error">`, so it reads as neither a pass
+ * nor a failure of the run.
+ */
+function verdictOf(event: StepFinished | undefined, executed: boolean, run: RunFinished | undefined): Verdict {
+  const stoppedBy = cutOffBy(run?.exitCode);
+  if (!event) return { kind: 'skipped', type: 'not_reported', message: stoppedBy ?? 'the step was not reported' };
+  const message = event.error?.message ?? event.reason ?? event.status;
+  switch (event.status) {
+    case 'success':
+      return { kind: 'pass' };
+    case 'failure':
+    case 'denied':
+      if (event.continueOnError) return { kind: 'skipped', type: 'continue_on_error', message: `${event.status} tolerated by continue_on_error: ${message}` };
+      return { kind: 'failure', type: event.error?.kind ?? event.status, message };
+    case 'cancelled':
+    case 'interrupted':
+      if (executed) return { kind: 'error', type: event.error?.kind ?? event.status, message: stoppedBy ? `${stoppedBy} while it ran: ${message}` : message };
+      return { kind: 'skipped', type: event.status, message };
+    case 'skipped':
+      return { kind: 'skipped', type: 'skipped', message };
+  }
+}
+
+function verdictElement(verdict: Verdict): string | undefined {
+  if (verdict.kind === 'pass') return undefined;
+  return `      <${verdict.kind} type="${escapeXml(verdict.type)}" message="${escapeXml(headline(verdict.message))}">${escapeXml(verdict.message)}</${verdict.kind}>`;
+}
+
+/**
+ * The JUnit XML of a finished run: one testcase per step, in model order, in the common JUnit
+ * format (Jenkins xunit's junit-10 schema: `<testsuites>` counts tests, failures and errors;
+ * only `<testsuite>` counts skipped). The run's exit code is a property of the suite.
+ */
+export function formatJunit(run: RunStarted, finished: readonly StepFinished[], executed: ReadonlySet<string>, end: RunFinished | undefined): string {
   const byId = new Map(finished.map((event) => [event.stepId, event]));
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
-  const cases = run.steps.map((step) => {
-    const event = byId.get(step.id);
-    const attributes = `name="${escapeXml(step.name)}" classname="${escapeXml(`${run.workflow}.${step.id}`)}" time="${seconds(event?.durationMs ?? 0)}"`;
-    const body = testcaseBody(event);
+  const verdicts = run.steps.map((step) => verdictOf(byId.get(step.id), executed.has(step.id), end));
+  const cases = run.steps.map((step, index) => {
+    const attributes = `name="${escapeXml(step.name)}" classname="${escapeXml(`${run.workflow}.${step.id}`)}" time="${seconds(byId.get(step.id)?.durationMs ?? 0)}"`;
+    const body = verdictElement(verdicts[index]!);
     return body ? `    <testcase ${attributes}>\n${body}\n    </testcase>` : `    <testcase ${attributes}/>`;
   });
-  const count = (statuses: readonly string[]) => finished.filter((event) => statuses.includes(event.status) && !event.continueOnError).length;
-  const failures = count(['failure', 'denied']);
-  const skipped = finished.filter((event) => ['skipped', 'cancelled', 'interrupted'].includes(event.status)).length;
-  const suite = `name="${escapeXml(run.workflow)}" tests="${run.steps.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(totalMs)}" file="${escapeXml(run.file)}"`;
+  const count = (kind: Verdict['kind']) => verdicts.filter((verdict) => verdict.kind === kind).length;
+  const totals = `tests="${run.steps.length}" failures="${count('failure')}" errors="${count('error')}"`;
+  const time = `time="${seconds(end?.durationMs ?? 0)}"`;
+  const properties = [
+    `      <property name="exit_code" value="${end?.exitCode ?? ''}"/>`,
+    ...(cutOffBy(end?.exitCode) ? [`      <property name="stopped" value="${escapeXml(cutOffBy(end?.exitCode)!)}"/>`] : []),
+  ];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="rho" tests="${run.steps.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(totalMs)}">`,
-    `  <testsuite ${suite}>`,
+    `<testsuites name="rho" ${totals} ${time}>`,
+    `  <testsuite name="${escapeXml(run.workflow)}" ${totals} skipped="${count('skipped')}" ${time} file="${escapeXml(run.file)}">`,
+    '    <properties>',
+    ...properties,
+    '    </properties>',
     ...cases,
     '  </testsuite>',
     '</testsuites>',
@@ -40,38 +100,27 @@ export function formatJunit(run: { workflow: string; file: string; steps: readon
   ].join('\n');
 }
 
-function testcaseBody(event: StepFinished | undefined): string | undefined {
-  if (!event) return '      <skipped message="not reported"/>';
-  const message = event.error?.message ?? event.reason ?? event.status;
-  switch (event.status) {
-    case 'success':
-      return undefined;
-    case 'failure':
-    case 'denied':
-      if (event.continueOnError) return `      <system-out>${escapeXml(`${event.status} (continue_on_error): ${message}`)}</system-out>`;
-      return `      <failure message="${escapeXml(message)}" type="${escapeXml(event.error?.kind ?? event.status)}">${escapeXml(message)}</failure>`;
-    default:
-      return `      <skipped message="${escapeXml(`${event.status}: ${message}`)}"/>`;
-  }
-}
+const emptyReport = '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="rho" tests="0" failures="0" errors="0"/>\n';
 
-/** Collects a run's events and writes the JUnit report when the run is over. */
+/** Collects a run's events and writes the JUnit report, to a file opened before the run, when the run is over. */
 export class JunitReporter implements Renderer {
-  private run: Extract<RunEvent, { type: 'run_started' }> | undefined;
+  private run: RunStarted | undefined;
   private readonly finished: StepFinished[] = [];
-  private totalMs = 0;
+  private readonly executed = new Set<string>();
+  private end: RunFinished | undefined;
 
-  constructor(private readonly file: string) {}
+  constructor(private readonly file: FileSink) {}
 
   handle(event: RunEvent): void {
     if (event.type === 'run_started') this.run = event;
+    else if (event.type === 'step_started') this.executed.add(event.stepId);
     else if (event.type === 'step_finished') this.finished.push(event);
-    else if (event.type === 'run_finished') this.totalMs = event.durationMs;
+    else if (event.type === 'run_finished') this.end = event;
   }
 
   async close(): Promise<void> {
-    if (!this.run) return;
-    await mkdir(path.dirname(path.resolve(this.file)), { recursive: true });
-    await writeFile(this.file, formatJunit(this.run, this.finished, this.totalMs));
+    // A workflow that never started (invalid, or refused at start) still leaves a well-formed report.
+    this.file.write(this.run ? formatJunit(this.run, this.finished, this.executed, this.end) : emptyReport);
+    await this.file.end();
   }
 }

@@ -123,7 +123,15 @@ describe('http_request', () => {
     const result = await harness.invoke('http_request', { url: `${front.origin}/`, method: 'POST', body: 'payload' });
     expect(result.error?.kind).toBe('approval_denied');
     expect(asked.map((request) => request.request)).toEqual([
-      { class: 'network', method: 'POST', scheme: 'http', host: target.host, url: `${target.origin}/next` },
+      {
+        class: 'network',
+        method: 'POST',
+        scheme: 'http',
+        host: target.host,
+        url: `${target.origin}/next`,
+        // A 307 keeps the body: the prompt says it will be sent again.
+        preview: { queryNames: [], bodyBytes: 7, credentialHeaders: [], headerNames: [] },
+      },
     ]);
     expect(target.requests).toHaveLength(0);
   });

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { SecretMasker } from '../../src/host/masking.js';
+import { guardStreams, MaskingRenderer, neutralizeWorkflowCommands } from '../../src/ui/render/guarded-sink.js';
+import type { Renderer } from '../../src/ui/render/renderer.js';
+import type { RunEvent } from '../../src/host/events.js';
+import { runnerCommands } from '../support/actions-runner.js';
+
+const secret = 'hunter2-secret';
+
+function capture() {
+  const written = { stdout: '', stderr: '' };
+  const raw = { stdout: { write: (text: string) => void (written.stdout += text) }, stderr: { write: (text: string) => void (written.stderr += text) } };
+  return { written, raw };
+}
+
+describe('the guarded streams', () => {
+  it('neutralize every way a line can act as a workflow command, keeping the text readable', () => {
+    const vectors = [
+      '::error::at the start',
+      '  \t::warning::after white space',
+      'before\r::add-mask::after a lone carriage return',
+      'mid ##[set-output name=a]legacy anywhere in a line',
+      '##[stop-commands]token',
+      '::stop-commands::token',
+      'ends with CR\r',
+    ];
+    const text = `${vectors.join('\n')}\n`;
+    expect(runnerCommands(text).length).toBeGreaterThan(0);
+    const safe = neutralizeWorkflowCommands(text);
+    expect(runnerCommands(safe)).toEqual([]);
+    expect(safe.split('\n')).toEqual([
+      '\\::error::at the start',
+      '\\  \t::warning::after white space',
+      'before',
+      '\\::add-mask::after a lone carriage return',
+      'mid ##[\\set-output name=a]legacy anywhere in a line',
+      '##[\\stop-commands]token',
+      '\\::stop-commands::token',
+      'ends with CR',
+      '',
+    ]);
+  });
+
+  it('mask both streams always, and neutralize them on GitHub Actions only; commands pass as written', () => {
+    for (const githubActions of [false, true]) {
+      const { written, raw } = capture();
+      const masker = new SecretMasker([secret]);
+      const streams = guardStreams(raw, masker, githubActions);
+      streams.stdout.write(`token ${secret}\n`);
+      streams.stderr.write(`::error::${secret}\n`);
+      streams.stdout.command('::group::mine');
+      expect(written.stdout).toBe('token ***\n::group::mine\n');
+      expect(written.stderr).toBe(githubActions ? '\\::error::***\n' : '::error::***\n');
+    }
+  });
+
+  it('hand every event to the renderer masked, whoever sent it', async () => {
+    const seen: RunEvent[] = [];
+    const inner: Renderer = { handle: (event) => void seen.push(event), close: async () => {} };
+    const renderer = new MaskingRenderer(inner, new SecretMasker([secret]));
+    renderer.handle({ type: 'step_progress', stepId: 's', message: `approved by --yes: write request "write out-${secret}.txt (new)"` });
+    expect(seen).toEqual([{ type: 'step_progress', stepId: 's', message: 'approved by --yes: write request "write out-***.txt (new)"' }]);
+  });
+});
