@@ -39,7 +39,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
     const { flags } = await this.parse(Tools);
     const { openToolCatalog, toolListing } = await import('../src/workflow/extensions/tool-catalog.js');
     const { createApprovals } = await import('../src/ui/approver/index.js');
-    const { cliHooks } = await import('../src/cli/run-hooks.js');
+    const { cliHooks } = await import('../src/hooks/run-hooks.js');
     const environment = readCliEnvironment();
     const stderr = (line: string) => process.stderr.write(`${line}\n`);
     // Starting a workflow's MCP servers is authorized as in a run: prompts on a terminal, the

@@ -10,7 +10,7 @@ export {
   type CallPreview,
   type SubmitOptions,
   type EventListener,
-  type CallFinishedListener,
+  type RunObserver,
 } from './host/tool-host.js';
 export { ToolHostRun, maxQueuedProgress, type ToolHostRunEvent } from './host/tool-host-run.js';
 export { maxProgressChars } from './host/progress.js';
@@ -77,6 +77,7 @@ export {
   type StepError,
   type AuditRecord,
 } from './host/events.js';
+export type { RunHooks, HookDeclarations, RunHooksFactory } from './host/run-observer.js';
 export type { ResourceAccess, Resource } from './host/resources.js';
 export { shared, exclusive, opaqueKey } from './host/resources.js';
 export type { Declaration } from './host/scheduler.js';

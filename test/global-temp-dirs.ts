@@ -1,24 +1,26 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 /**
- * Fails the test run if a test left a temporary directory behind: every `rho-*` entry of the
- * temp directory that appeared during the run must be gone at its end (leftovers are removed).
+ * Fails the test run if a test left a temporary entry behind. Every temporary directory of this
+ * run — tests', the CLI's, their children's — is made under one directory of its own (TMPDIR,
+ * which the workers and every process they start inherit), so entries of another run on the same
+ * machine are never mistaken for this run's; what is left there at the end is reported and removed.
  */
-const prefix = /^rho-/;
-let before = new Set<string>();
-
-const entries = () => readdirSync(os.tmpdir()).filter((name) => prefix.test(name));
+let root: string | undefined;
 
 export function setup(): void {
-  before = new Set(entries());
+  root = mkdtempSync(path.join(os.tmpdir(), 'rho-test-run-'));
+  process.env.TMPDIR = root;
 }
 
 export function teardown(): void {
-  const left = entries().filter((name) => !before.has(name));
+  if (!root) return;
+  // Tools' own caches (tsx keeps one in the temp directory) are not tests' leftovers.
+  const left = readdirSync(root).filter((name) => name.startsWith('rho-'));
+  rmSync(root, { recursive: true, force: true });
   if (left.length === 0) return;
-  for (const name of left) rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
   process.exitCode = 1;
   throw new Error(`tests left ${left.length} temporary entr${left.length === 1 ? 'y' : 'ies'} behind (now removed): ${left.join(', ')}`);
 }

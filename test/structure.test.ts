@@ -25,28 +25,53 @@ describe('the house rules', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('keeps the direction of dependence: host imports no other layer, tools import only host', async () => {
+  it('keeps the direction of dependence between the layers of src/', async () => {
+    // commands → cli → ui, workflow → host ← tools; hooks run their programs with the process machinery of tools.
+    const mayImport: Record<string, readonly string[]> = {
+      host: [],
+      boot: [],
+      tools: ['host'],
+      hooks: ['host', 'tools'],
+      workflow: ['host', 'tools', 'hooks'],
+      ui: ['host', 'workflow'],
+    };
     const offenders: string[] = [];
-    const forbidden: Record<string, RegExp> = { host: /^(workflow|ui|hooks|tools)\//, tools: /^(workflow|ui|hooks)\// };
-    for (const layer of ['host', 'tools']) {
+    for (const [layer, allowed] of Object.entries(mayImport)) {
       for (const file of await sourceFiles(path.join(repoRoot, 'src', layer))) {
         for (const specifier of relativeImports(await readFile(file, 'utf8'))) {
           const target = path.relative(path.join(repoRoot, 'src'), path.resolve(path.dirname(file), specifier));
-          if (forbidden[layer]!.test(target) || target.startsWith('..')) offenders.push(`${path.relative(repoRoot, file)} → ${specifier}`);
+          const targetLayer = target.split(path.sep)[0]!;
+          const inside = targetLayer === layer || allowed.includes(targetLayer) || target === 'index.ts';
+          if (target.startsWith('..') || !inside) offenders.push(`${path.relative(repoRoot, file)} → ${specifier}`);
         }
       }
     }
     expect(offenders).toEqual([]);
   });
 
-  it('has no import cycles in src/', async () => {
+  it('keeps src/workflow, src/hooks and src/ui away from the CLI framework, and src/hooks and src/workflow away from the terminal', async () => {
+    const offenders: string[] = [];
+    const rules: [string, RegExp][] = [
+      ['workflow', /from ['"](@oclif\/core|listr2|enquirer)['"]|process\.stdin/],
+      ['hooks', /from ['"](@oclif\/core|listr2|enquirer)['"]|process\.stdin/],
+      ['ui', /from ['"]@oclif\/core['"]/],
+    ];
+    for (const [layer, forbidden] of rules) {
+      for (const file of await sourceFiles(path.join(repoRoot, 'src', layer))) {
+        if (forbidden.test(await readFile(file, 'utf8'))) offenders.push(path.relative(repoRoot, file));
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('has no import cycles in src/, type-only imports included', async () => {
     const graph = new Map<string, string[]>();
     for (const file of await sourceFiles(path.join(repoRoot, 'src'))) {
       const text = await readFile(file, 'utf8');
-      const staticImports = [...text.matchAll(/^(?:import|export)(?!\s+type\b)[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)].map((m) => m[1]!);
+      const imports = [...text.matchAll(/^(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)].map((m) => m[1]!);
       graph.set(
         file,
-        staticImports.map((specifier) => path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts')),
+        imports.map((specifier) => path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts')),
       );
     }
     const cycles: string[] = [];

@@ -14,7 +14,7 @@ import { abortOnSignals } from './interrupts.js';
 import { reportStartupError } from './startup-errors.js';
 import { cliGrantHints } from '../ui/grant-hints.js';
 import type { RunChoices } from '../workflow/run-choices.js';
-import { cliHooks } from './run-hooks.js';
+import { cliHooks } from '../hooks/run-hooks.js';
 
 /** `rho run` as asked for: the file, the run's choices (parsed once from the flags), and how to show and record it. */
 export interface RunRequest {

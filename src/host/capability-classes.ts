@@ -1,13 +1,4 @@
-import type { CapabilityClass } from './capability.js';
-
 /** Every capability class, in the order rho lists them. */
-export const capabilityClasses: readonly CapabilityClass[] = [
-  'read',
-  'write',
-  'process',
-  'shell',
-  'network',
-  'network_tool',
-  'skill',
-  'instructions',
-];
+export const capabilityClasses = ['read', 'write', 'process', 'shell', 'network', 'network_tool', 'skill', 'instructions'] as const;
+
+export type CapabilityClass = (typeof capabilityClasses)[number];

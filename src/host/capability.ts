@@ -1,4 +1,5 @@
-import { globLiteral } from './rules.js';
+import type { CapabilityClass } from './capability-classes.js';
+import { globLiteral } from './glob-literal.js';
 import type { ResolvedPath } from './workspace.js';
 
 /** How a child process's environment is built from the host's. */
@@ -131,7 +132,7 @@ export type CapabilityRequest =
   | SkillRequest
   | InstructionsRequest;
 
-export type CapabilityClass = CapabilityRequest['class'];
+export type { CapabilityClass };
 
 export { capabilityClasses } from './capability-classes.js';
 

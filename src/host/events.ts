@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { capabilityClasses } from './capability-classes.js';
-import type { CapabilityClass } from './capability.js';
+import type { CapabilityClass } from './capability-classes.js';
 import { toolErrorKinds } from './errors.js';
 
 /**
@@ -22,7 +22,7 @@ export type ToolStatus = z.infer<typeof toolStatusSchema>;
 export const deciderSchema = z.enum(['policy', 'hook', 'remembered', 'flag', 'user']);
 export type Decider = z.infer<typeof deciderSchema>;
 
-export const capabilityClassSchema = z.enum(capabilityClasses as [CapabilityClass, ...CapabilityClass[]]);
+export const capabilityClassSchema = z.enum(capabilityClasses);
 export const toolErrorKindSchema = z.enum(toolErrorKinds);
 
 export const stepErrorSchema = z.strictObject({ kind: toolErrorKindSchema, message: z.string() });

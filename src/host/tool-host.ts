@@ -8,6 +8,7 @@ import { prepareCall } from './call-preparation.js';
 import { failedResult, interruptReason } from './call-result.js';
 import type { CapabilityRequest } from './capability.js';
 import type { GrantHints } from './denials.js';
+import type { RunObserver } from './run-observer.js';
 import { ToolError, toToolError } from './errors.js';
 import type { AuditRecord, HostEvent, RunEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
@@ -24,8 +25,6 @@ import type { Workspace } from './workspace.js';
 /** Receives every event of the host's calls and of the runs it reports. Listeners never change an outcome: one that throws is reported and ignored. */
 export type EventListener = (event: RunEvent) => void;
 
-/** Told when a call finished, with the first request it put to authorization (for after_tool_use hooks). */
-export type CallFinishedListener = (call: ToolCall, result: ToolResult, authorized: CapabilityRequest | undefined) => void;
 
 export interface ToolHostOptions {
   workspace: Workspace;
@@ -39,13 +38,17 @@ export interface ToolHostOptions {
   questioner?: Questioner;
   gates?: readonly PreToolGate[];
   onEvent?: EventListener;
-  onCallFinished?: CallFinishedListener;
   /** Masks secrets in text the host passes on (progress); identity when absent. */
   redact?: (text: string) => string;
   /** How denials say what would grant a request (the CLI names its flags); rules and options when absent. */
   grantHints?: GrantHints;
-  /** Problems that must not change an outcome (a listener that threw). */
+  /** Problems that must not change an outcome (a listener that threw, an observer that failed). */
   onWarning?: (message: string) => void;
+  /**
+   * Watches every event and every finished call, beside the path (hook observers: see
+   * `hostObservers`, which builds one from observers and the hook options). Drained by `dispose()`.
+   */
+  observer?: RunObserver;
 }
 
 /** One place in a host's model order, taken before the call is known (a workflow reserves one per step). */
@@ -95,6 +98,7 @@ export class ToolHost {
   readonly #inFlight = new Map<string, InFlight>();
   #order: CallOrder;
   readonly #steps: CallPathSteps;
+  readonly #observer: RunObserver | undefined;
 
   readonly #options: ToolHostOptions;
 
@@ -106,6 +110,7 @@ export class ToolHost {
     validateMaxParallel(this.maxParallel);
     this.#order = new CallOrder(this.maxParallel);
     if (options.onEvent) this.#listeners.push(options.onEvent);
+    this.#observer = options.observer;
     this.#authorizer = new Authorizer({
       policy: options.policy,
       workspaceRoot: options.workspace.root,
@@ -223,7 +228,9 @@ export class ToolHost {
     const flights = [...this.#inFlight.values()];
     for (const flight of flights) flight.stop();
     await raceAbort(Promise.all(flights.map((flight) => flight.done)), AbortSignal.timeout(abortGraceMs)).catch(() => {});
-    return this.session.dispose();
+    const notices = await this.session.dispose();
+    await this.#observer?.drain?.();
+    return notices;
   }
 
   async #invokeWith(call: ToolCall, signal: AbortSignal, sink: InFlight['sink'], questioner: Questioner | undefined): Promise<ToolResult> {
@@ -310,12 +317,12 @@ export class ToolHost {
   }
 
   #notifyFinished(call: ToolCall, result: ToolResult, authorized: CapabilityRequest | undefined): void {
-    const listener = this.#options.onCallFinished;
-    if (!listener) return;
+    const observer = this.#observer;
+    if (!observer) return;
     try {
-      listener(call, result, authorized);
+      observer.callFinished(call, result, authorized);
     } catch (thrown) {
-      this.#options.onWarning?.(`a call-finished listener threw: ${(thrown as Error)?.message ?? String(thrown)}`);
+      this.#options.onWarning?.(`the run observer threw: ${(thrown as Error)?.message ?? String(thrown)}`);
     }
   }
 
@@ -326,8 +333,11 @@ export class ToolHost {
   }
 
   #deliver(event: RunEvent): void {
+    if (this.#observer) this.#guard(this.#observerEvent, event);
     for (const listener of this.#listeners) this.#guard(listener, event);
   }
+
+  readonly #observerEvent = (event: RunEvent) => this.#observer?.event(event);
 
   /** A listener sits beside the call's path, never on it: what it throws is reported once and ignored. */
   #guard(listener: (event: never) => void, event: RunEvent): void {
@@ -343,4 +353,4 @@ export class ToolHost {
 }
 
 export { interruptReason };
-export type { ToolOutput, CallOutcome, SubmitOptions };
+export type { ToolOutput, CallOutcome, SubmitOptions, RunObserver };

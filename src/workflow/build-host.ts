@@ -8,7 +8,7 @@ import type { Questioner } from '../host/host-input.js';
 import { Policy } from '../host/policy.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
-import { ToolHost, type CallFinishedListener } from '../host/tool-host.js';
+import { ToolHost, type RunObserver } from '../host/tool-host.js';
 import { Workspace } from '../host/workspace.js';
 
 /** A run's host as configured: the front end's choices and the workflow file's settings, resolved once. */
@@ -38,7 +38,7 @@ export interface HostPorts {
   grantHints?: GrantHints;
   redact?: (text: string) => string;
   onWarning?: (message: string) => void;
-  onCallFinished?: CallFinishedListener;
+  observer?: RunObserver;
 }
 
 function parseRules(rules: readonly string[]) {
@@ -77,6 +77,6 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
     ...(ports.grantHints && { grantHints: ports.grantHints }),
     ...(ports.redact && { redact: ports.redact }),
     ...(ports.onWarning && { onWarning: ports.onWarning }),
-    ...(ports.onCallFinished && { onCallFinished: ports.onCallFinished }),
+    ...(ports.observer && { observer: ports.observer }),
   });
 }

@@ -5,7 +5,8 @@ import { HostError } from '../host/errors.js';
 import { SecretMasker } from '../host/masking.js';
 import type { PreToolGate } from '../host/gates.js';
 import { ToolRegistry } from '../host/registry.js';
-import type { CallFinishedListener, ToolHost } from '../host/tool-host.js';
+import type { ToolHost } from '../host/tool-host.js';
+import type { RunHooks, RunHooksFactory } from '../host/run-observer.js';
 import { buildHost, type HostConfig, type HostPorts } from './build-host.js';
 import type { RunChoices } from './run-choices.js';
 import { builtinTools } from '../tools/index.js';
@@ -25,7 +26,7 @@ import type { ProcessEnvSetting } from './schema.js';
 export const minSecretLength = 4;
 
 /** What a front end plugs into a run: the host's ports, its hooks, and where lines for a person go. */
-export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'onCallFinished'> {
+export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'observer'> {
   /** Hook programs (or any other gate and observer) for this run. */
   hooks?: RunHooksFactory;
   /** Shows one line to the person running rho (tools left out, what the run's end had to stop). */
@@ -99,20 +100,6 @@ export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoice
   };
 }
 
-/** What a front end plugs into a run to gate and watch it (the CLI's hook programs). */
-export interface RunHooks {
-  gates: readonly PreToolGate[];
-  /** Every run event, after masking. Must return at once. */
-  observeRun(event: RunEvent): void;
-  /** Every call that finished, with the first request it authorized. Must return at once. */
-  callFinished: CallFinishedListener;
-  /** Called once the run is over, to let observers drain. */
-  finish(): Promise<void>;
-}
-
-/** Builds a run's hooks once its workflow is known (the workflow may declare `hooks:`). */
-export type RunHooksFactory = (workflow: CompiledWorkflow, runId: string) => Promise<RunHooks>;
-
 /** A validated workflow with everything resolved that a run (or a plan) needs. */
 export interface OpenedWorkflow {
   workflow: CompiledWorkflow;
@@ -137,7 +124,8 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
   const inputs = parseInputs(choices.inputs, workflow.file.inputs ?? {});
   const secrets = readSecrets(workflow.file.secrets ?? [], ports.hostEnv);
   const runId = randomUUID();
-  const hooks = ports.hooks ? await ports.hooks(workflow, runId) : undefined;
+  const declared = { inline: workflow.file.hooks, directory: workflow.source.directory, secretNames: workflow.file.secrets ?? [] };
+  const hooks = ports.hooks ? await ports.hooks(declared, runId) : undefined;
   const envContext: ExpressionContext = { inputs, steps: {}, env: {}, secrets, run: { failed: false, cancelled: false } };
   const env = Object.fromEntries(
     Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')]),
@@ -152,7 +140,7 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
       gates: [...(ports.gates ?? []), ...(hooks?.gates ?? [])],
       redact: (text) => masker.mask(text),
       ...(ports.warn && { onWarning: (message: string) => ports.warn?.(`rho: ${message}`) }),
-      ...(hooks && { onCallFinished: hooks.callFinished }),
+      ...(hooks && { observer: hooks.observer }),
     },
     extensions.tools,
   );
@@ -162,12 +150,7 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
   const { workflow, host, inputs, secrets, env, servers, runId, hooks, masker } = await openWorkflow(options);
-  const emit = (event: RunEvent) => {
-    const masked = masker.maskDeep(event);
-    hooks?.observeRun(masked);
-    options.emit(masked);
-  };
-  const unsubscribe = host.subscribe(emit);
+  const unsubscribe = host.subscribe((event) => options.emit(masker.maskDeep(event)));
   try {
     const serverWarnings = await startDeclaredServers(host, servers, { source: workflow.source, inputs, secrets, signal: options.signal });
     for (const warning of serverWarnings) options.ports.warn?.(formatProblem(warning));

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, writeFiles, temporaryDirectories } from '../support/cli.js';
+import { runCliEvents } from '../support/cli-events.js';
 
 const directories = temporaryDirectories();
 const tempDir = () => directories.make();
@@ -63,6 +64,28 @@ steps:
     expect(result.stdout).toMatch(/First failure: missing/);
     expect(result.stdout).toMatch(/\[after\] ↷ skipped .*missing failed/);
     expect(result.stdout).toMatch(/\[cleanup\] ✔ success/);
+  });
+
+  it('reports the failure semantics in its events: the failed step, the skip it caused, the cleanup that ran', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: failing
+policy:
+  allow: [read]
+steps:
+  - { id: missing, tool: read_file, with: { path: no-such-file.txt } }
+  - { id: after, tool: echo, with: { value: never } }
+  - { id: cleanup, if: "\${{ always() }}", tool: echo, with: { value: "saw \${{ steps.missing.status }}" } }
+`,
+    });
+    const { exitCode, events, finished } = await runCliEvents(['run', 'flow.yml'], { cwd: dir });
+    expect(exitCode).toBe(1);
+    expect(finished.get('missing')).toMatchObject({ status: 'failure', error: { kind: 'not_found' } });
+    expect(finished.get('after')).toMatchObject({ status: 'skipped', reason: 'missing failed' });
+    expect(finished.get('cleanup')?.status).toBe('success');
+    expect(events.filter((event) => event.type === 'step_started').map((event) => event.stepId)).toEqual(['cleanup']);
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', exitCode: 1, firstFailure: 'missing', counts: { failure: 1, skipped: 1, success: 1 } });
   });
 
   it('gives the workflow env, with expressions evaluated, to process steps (a step env wins)', async () => {

@@ -19,7 +19,9 @@ import {
   shared,
   userResponse,
   z,
+  HostObservers,
   type Approver,
+  type HookEnvelope,
   type PreToolGate,
   type RunEvent,
   type ToolHostOptions,
@@ -174,6 +176,28 @@ describe('listeners beside the path', () => {
     expect(existsSync(path.join(dir, 'out.txt'))).toBe(true);
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatch(/an event listener threw \(listener bug\)/);
+  });
+});
+
+describe('observers an embedder gives the host', () => {
+  it('get bounded hook envelopes with the delegation and labels given as options, and never change an outcome', async () => {
+    const delivered: HookEnvelope[] = [];
+    const observer = new HostObservers({
+      observers: [
+        { name: 'log', kinds: undefined, deliver: async (envelope) => void delivered.push(envelope) },
+        { name: 'broken', kinds: undefined, deliver: async () => Promise.reject(new Error('observer down')) },
+      ],
+      runId: 'run-1',
+      delegation: { role: 'child', parent: 'run-0' },
+      labels: { team: 'infra' },
+    });
+    const host = await hostWith({ tools: new ToolRegistry(builtinTools()), observer });
+    const result = await host.invoke({ id: 'e', tool: 'echo', args: { value: 'hi' } });
+    expect(result.status).toBe('success');
+    await host.dispose();
+    const after = delivered.find((envelope) => envelope.kind === 'after_tool_use');
+    expect(after).toMatchObject({ run_id: 'run-1', delegation: { role: 'child', parent: 'run-0' }, host_labels: { team: 'infra' }, payload: { call_id: 'e', status: 'success' } });
+    expect(JSON.stringify(after)).not.toContain('"hi"');
   });
 });
 

@@ -22,5 +22,7 @@ export {
   type ObserverLaneReport,
   type ObserverQueueOptions,
 } from './observer.js';
+export { HostObservers, type HostHookOptions } from './host-observers.js';
+export { HookEventReader } from './run-events.js';
 export { HookLatency, type HookLatencyEntry, type HookLatencyReport } from './latency.js';
 export { sampleEnvelope, sampleGateInput, sampleNetworkRequest, sampleProcessRequest, sampleShellRequest } from './testing.js';

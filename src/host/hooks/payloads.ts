@@ -3,10 +3,10 @@ import { toolErrorKinds, type ToolErrorKind } from '../errors.js';
 import type { GateInput } from '../gates.js';
 import type { ToolResult } from '../tool.js';
 import { capabilitySummarySchema, summarizeCapability, type CapabilitySummary } from './capability-summary.js';
+import { stepStatuses, stepStatusSchema, toolStatusSchema, type StepStatus } from '../events.js';
 import type { ObservedKind } from './kinds.js';
 
-const stepStatuses = ['success', 'failure', 'denied', 'skipped', 'cancelled', 'interrupted'] as const;
-export type StepStatus = (typeof stepStatuses)[number];
+export type { StepStatus };
 export type StepCounts = Partial<Record<StepStatus, number>>;
 
 const errorKind = z.enum(toolErrorKinds).nullable();
@@ -30,7 +30,7 @@ export const hookPayloadSchemas = {
     tool: z.string(),
     call_id: z.string(),
     step_id: z.string().nullable(),
-    status: z.enum(['success', 'failure', 'denied', 'cancelled', 'interrupted']),
+    status: toolStatusSchema,
     duration_ms: z.number(),
     error_kind: errorKind,
     capability: capabilitySummarySchema
@@ -40,7 +40,7 @@ export const hookPayloadSchemas = {
   step_finished: z.strictObject({
     step_id: z.string(),
     tool: z.string(),
-    status: z.enum(stepStatuses),
+    status: stepStatusSchema,
     duration_ms: z.number(),
     error_kind: errorKind,
   }),

@@ -1,0 +1,29 @@
+import { parseHostLabels } from '../host/hooks/labels.js';
+import type { SecretMasker } from '../host/masking.js';
+import type { RunHooks, RunHooksFactory } from '../host/run-observer.js';
+
+export interface HookOptions {
+  /** `--hooks FILE` */
+  file: string | undefined;
+  /** `--label KEY=VALUE` */
+  labels: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  masker: SecretMasker;
+  warn(line: string): void;
+}
+
+/**
+ * The hooks of a CLI run: the `--hooks` file and the workflow's `hooks:` key, as gates for the
+ * host and an observer of its events. Returns no hooks when neither is given; the hook machinery
+ * (envelopes, payload schemas, program runners) loads only when one is.
+ */
+export function cliHooks(options: HookOptions): RunHooksFactory {
+  const labels = parseHostLabels(options.labels);
+  return async (declared, runId) => {
+    if (options.file === undefined && declared.inline === undefined) return noHooks;
+    const { loadRunHooks } = await import('./run-bridge.js');
+    return loadRunHooks(options, labels, declared, runId);
+  };
+}
+
+const noHooks: RunHooks = { gates: [], observer: { event: () => {}, callFinished: () => {} }, finish: async () => {} };
