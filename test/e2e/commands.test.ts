@@ -112,4 +112,12 @@ steps:
     expect(result.stdout).toContain('read README.md: denied (policy_denied)');
     expect(result.stdout).toContain('echo: success, data = {"hello":"world"}');
   });
+
+  it('the library scheduling example runs three calls in two waves at maxParallel 2', async () => {
+    const result = await execa('node', [path.join(repoRoot, 'workflows/embed/parallel.mjs')], { cwd: repoRoot, reject: false });
+    expect(result.exitCode).toBe(0);
+    // c starts only once a or b has given its slot back.
+    expect(result.stdout).toMatch(/^start a, start b, end [ab], start c, /m);
+    expect(result.stdout).toContain('results: a success, b success, c success');
+  });
 });

@@ -1,0 +1,37 @@
+// Calls on one host are scheduled as workflow steps are: at most `maxParallel` execute at once,
+// and calls that conflict on a resource keep their submission order.
+// Run it from the repository root: node workflows/embed/parallel.mjs
+import { Policy, ToolHost, ToolRegistry, Workspace, defineTool, opaqueKey, shared, z } from 'rho';
+
+const log = [];
+const pause = defineTool({
+  name: 'pause',
+  description: 'Waits a moment; declares shared access to one named key',
+  schema: z.strictObject({ name: z.string() }),
+  executionPolicy: 'resource-aware',
+  async prepare({ name }) {
+    return {
+      requests: [],
+      resources: [shared(opaqueKey('example', name))],
+      async execute() {
+        log.push(`start ${name}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        log.push(`end ${name}`);
+        return { text: name };
+      },
+    };
+  },
+});
+
+const host = new ToolHost({
+  workspace: await Workspace.create(process.cwd()),
+  policy: new Policy(),
+  tools: new ToolRegistry([pause]),
+  environment: { env: {}, secretNames: [], processEnv: { mode: 'empty' } },
+  maxParallel: 2,
+});
+
+// Three calls at once, two slots: a and b run together, c waits for the first free slot.
+const results = await Promise.all(['a', 'b', 'c'].map((name) => host.invoke({ id: name, tool: 'pause', args: { name } })));
+console.log(log.join(', '));
+console.log(`results: ${results.map((result) => `${result.output.text} ${result.status}`).join(', ')}`);
