@@ -170,10 +170,11 @@ describe('MCP servers (end to end)', () => {
     await expect(readFile(path.join(dir, 'pids'))).rejects.toThrow(/ENOENT/);
   });
 
-  it('checks steps against the server’s tools once it runs, then stops it (exit 2)', async () => {
+  it('checks steps against the server’s tools once it runs: the step fails, then the server stops (exit 1)', async () => {
     await writeFiles(dir, { 'flow.yml': notesWorkflow({ steps: '  - id: find\n    tool: notes.serch\n    with: { query: milk }' }) });
     const result = await runCli(['run', 'flow.yml'], { cwd: dir });
-    expect(result.exitCode).toBe(2);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('no tool named notes.serch is registered');
     expect(result.stderr).toMatch(/^flow\.yml:9:11: unknown tool "notes\.serch"; did you mean "notes\.search"\?$/m);
     await expectAllGone(await serverPids());
   });

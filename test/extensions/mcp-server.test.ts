@@ -58,6 +58,7 @@ class McpHarness {
       host: this.host.environment,
       session: this.host.session,
       signal: new AbortController().signal,
+      roots: [this.root],
       authorize: async (request) => {
         const denial = await this.host.authorizeRequest(serverStartSubject('notes'), request, new AbortController().signal);
         if (denial) throw denial;

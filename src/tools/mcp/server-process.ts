@@ -7,6 +7,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ProcessLaunch } from '../process/process-group.js';
 import { isGroupAlive, terminateGroup, trackGroup, untrackGroup } from '../process/process-tree.js';
 import { RetainedOutput } from '../process/retained-output.js';
+import type { ServerChannel } from './server-connection.js';
 
 /** Largest single JSON-RPC message a server may send; a larger one stops the server. */
 export const maxMessageBytes = 16 * 1024 * 1024;
@@ -137,4 +138,29 @@ export class ServerProcess implements Transport {
     this.buffer.clear();
     this.onclose?.();
   }
+}
+
+/** How long a failure waits to learn whether (and how) the server ended. */
+const exitNoticeMs = 500;
+
+/** A stdio channel to a server process rho starts itself. */
+export function stdioChannel(launch: ServerLaunch): ServerChannel {
+  const process = new ServerProcess(launch);
+  return {
+    transport: process,
+    get pid() {
+      return process.pid;
+    },
+    close: () => process.close(),
+    // Why talking to the server failed, with how it exited and its last stderr lines when it is gone.
+    async describe(cause) {
+      await process.settle(exitNoticeMs);
+      const parts = [cause instanceof Error ? cause.message : String(cause)];
+      const exit = process.exit;
+      if (exit) parts.push(exit.code === null ? `the server was killed by ${exit.signal ?? 'a signal'}` : `the server exited with code ${exit.code}`);
+      const stderr = process.stderr();
+      if (stderr) parts.push(`its stderr ends with:\n${stderr.split('\n').slice(-5).join('\n')}`);
+      return parts.join('; ');
+    },
+  };
 }

@@ -1,17 +1,19 @@
-import type { ProcessRequest } from '../../host/capability.js';
+import type { CapabilityRequest } from '../../host/capability.js';
 import { ToolError, toToolError } from '../../host/errors.js';
 import type { SessionState } from '../../host/session-state.js';
 import type { HostEnvironment, Tool } from '../../host/tool.js';
 import { mcpTool, parseMcpToolDeclaration } from './mcp-tool.js';
 import { ServerConnection } from './server-connection.js';
-import { planServerLaunch, type McpServerDeclaration } from './server-launch.js';
+import { planServerConnect, type McpServerDeclaration } from './server-launch.js';
 
 export interface ServerStartOptions {
   /** Directory the entry's `cwd` (default `.`) is relative to: the workflow file's. */
   baseDirectory: string;
   host: HostEnvironment;
-  /** The host's authorization path for the server's `process` request; throws the typed denial. */
-  authorize(request: ProcessRequest): Promise<void>;
+  /** The host's authorization path for the server's `process` (stdio) or `network` (HTTP) request; throws the typed denial. */
+  authorize(request: CapabilityRequest): Promise<void>;
+  /** The client's roots: the workspace root, then the granted roots. */
+  roots: readonly string[];
   /** The run's session: the server is stopped when it is disposed. */
   session: SessionState;
   signal: AbortSignal;
@@ -26,8 +28,8 @@ export interface StartedServer {
 }
 
 /**
- * Starts one MCP server: the launch is planned, its `process` request authorized, and only then
- * is the program spawned. The server is stopped when the session ends, whatever happens next.
+ * Starts (or, over HTTP, connects to) one MCP server: the launch is planned, its request
+ * authorized, and only then is the program spawned or the URL contacted. The server is stopped when the session ends, whatever happens next.
  * Every failure, a denial included (which keeps its kind), names the server.
  */
 export async function startMcpServer(declaration: McpServerDeclaration, options: ServerStartOptions): Promise<StartedServer> {
@@ -40,13 +42,15 @@ export async function startMcpServer(declaration: McpServerDeclaration, options:
 }
 
 async function startAndList(declaration: McpServerDeclaration, options: ServerStartOptions): Promise<StartedServer> {
-  const plan = await planServerLaunch(declaration, options.baseDirectory, options.host);
+  const plan = await planServerConnect(declaration, options.baseDirectory, options.host);
   await options.authorize(plan.request);
-  const connection = await ServerConnection.open(declaration.name, plan.launch, options.signal);
+  const connection = await ServerConnection.open(declaration.name, plan.channel(), { signal: options.signal, roots: options.roots });
   options.session.onDispose(() => connection.stop());
   const tools: Tool[] = [];
   const warnings: string[] = [];
-  for (const raw of await connection.listTools(options.signal)) {
+  const listing = await connection.listTools(options.signal);
+  if (listing.leftOut) warnings.push(`MCP server ${declaration.name}: ${listing.leftOut}`);
+  for (const raw of listing.tools) {
     try {
       const tool = mcpTool(connection, parseMcpToolDeclaration(raw));
       if (tools.some((listed) => listed.name === tool.name)) throw new Error(`tool ${tool.name} is listed twice`);
