@@ -229,3 +229,28 @@ describe('starting and stopping MCP servers', () => {
     expect(failure.message).toMatch(/^MCP server notes was not started: the server did not complete the MCP handshake: .*exited with code 4.*not a server/s);
   });
 });
+
+describe('what rho answers a server', () => {
+  let harness: McpHarness | undefined;
+  afterEach(async () => {
+    await harness?.dispose();
+    harness = undefined;
+  });
+
+  it('refuses sampling with an error that says rho has no model, at once', async () => {
+    harness = await McpHarness.create({ allow: [startRule, 'network_tool(notes.*)'] });
+    await harness.start({ args: ['--sampling'] });
+    const started = performance.now();
+    const failed = await harness.invoke('notes.summarize', {});
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(failed.status).toBe('failure');
+    expect(failed.error!.message).toContain('sampling failed: MCP error -32601: MCP error -32601: MCP server notes asked rho to sample a model (sampling/createMessage); declined: rho has no model');
+  });
+
+  it('registers the first 1000 of 10,000 tools and leaves the rest out with one warning', async () => {
+    harness = await McpHarness.create({ allow: [startRule] });
+    const { tools, warnings } = await harness.start({ args: ['--many-tools', '10000'] });
+    expect(tools).toHaveLength(1000);
+    expect(warnings).toEqual(['MCP server notes: it lists more than 1000 tools; the first 1000 are registered, 9004 more were left out']);
+  });
+});
