@@ -179,6 +179,43 @@ describe('MCP servers (end to end)', () => {
     await expectAllGone(await serverPids());
   });
 
+  it('starts servers while the first steps that do not use them run, and does not wait for a server nobody called', async () => {
+    const slow = (name: string, ms: number) => `  - mcp: { name: ${name}, command: [node, ${server}], args: [--slow-start, "${ms}"] }`;
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: slow
+tools:
+${slow('notes', 1500)}
+${slow('later', 1500)}
+${slow('never', 60000)}
+policy:
+  allow: ["process(node ${server})", "network_tool(notes.*)", "network_tool(later.*)"]
+steps:
+  - id: first
+    tool: echo
+    with: { value: hi }
+  - id: add
+    tool: notes.add
+    with: { text: "milk" }
+  - id: more
+    tool: later.add
+    with: { text: "bread" }
+`,
+    });
+    const started = performance.now();
+    const result = await runCli(['run', 'flow.yml', '--events', 'events.ndjson'], { cwd: dir });
+    const elapsedMs = performance.now() - started;
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string; stepId?: string; time: string });
+    const at = (type: string, stepId?: string) => Date.parse(events.find((event) => event.type === type && event.stepId === stepId)!.time);
+    // The echo step is done long before the servers (1.5 s each) are up; the two servers start together.
+    expect(at('step_finished', 'first') - at('run_started')).toBeLessThan(1000);
+    expect(at('step_finished', 'more') - at('run_started')).toBeLessThan(2900);
+    // The server that takes a minute to start is stopped when the run ends, not waited for.
+    expect(elapsedMs).toBeLessThan(10_000);
+  });
+
   it('runs the example MCP workflow', async () => {
     const result = await runCli(['run', mcpExample], { cwd: dir });
     expect(result.stderr).toBe('');

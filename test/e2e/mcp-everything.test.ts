@@ -243,6 +243,14 @@ steps:
     expect(await readFile(path.join(dir, 'events.ndjson'), 'utf8')).not.toContain('tok-secret-123');
   });
 
+  it('runs the example HTTP workflow against it', async () => {
+    const example = path.join(repoRoot, 'workflows/mcp-http.yml');
+    const result = await runCli(['run', example, '-i', `port=${port}`, '--allow', `network(127.0.0.1:${port})`], { cwd: dir, env: { MCP_TOKEN: 'tok-example-456' } });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/Result: exit 0 \(2 success\)/);
+  });
+
   it('asks the policy before connecting: without network(HOST) nothing is contacted (exit 3)', async () => {
     await writeFiles(dir, { 'flow.yml': httpWorkflow(['network_tool(web.*)']) });
     const result = await runCli(['run', 'flow.yml'], { cwd: dir, env: { EV_TOKEN: 'tok-secret-123' } });

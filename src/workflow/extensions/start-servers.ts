@@ -9,7 +9,7 @@ import type { DeclaredServer } from './tool-sources.js';
 export interface ServerStartOptions {
   /** The workflow file: an entry's `cwd` is relative to its directory, and warnings point into it. */
   source: WorkflowSource;
-  /** An entry's `env` and `headers` values may use these, as the workflow's `env:` does. */
+  /** An entry's `env`, `url` and `headers` values may use these, as the workflow's `env:` does. */
   inputs: ExpressionContext['inputs'];
   secrets: ExpressionContext['secrets'];
   /** Aborting it stops the starts still under way (a run that ended without needing them). */
@@ -32,9 +32,13 @@ export function serverStartSubject(name: string) {
   return { id: `mcp-server-${name}`, tool: `mcp:${name}`, args: {} };
 }
 
+function entryContext(options: ServerStartOptions): ExpressionContext {
+  return { inputs: options.inputs, secrets: options.secrets, env: {}, steps: {}, run: { failed: false, cancelled: false } };
+}
+
 function evaluateValues(values: Readonly<Record<string, string>> | undefined, options: ServerStartOptions, what: string, server: string) {
   if (values === undefined) return undefined;
-  const context: ExpressionContext = { inputs: options.inputs, secrets: options.secrets, env: {}, steps: {}, run: { failed: false, cancelled: false } };
+  const context = entryContext(options);
   try {
     return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, String(evaluateDeep(value, context) ?? '')]));
   } catch (cause) {
@@ -47,7 +51,8 @@ function evaluatedDeclaration(server: DeclaredServer, options: ServerStartOption
   const declaration = server.declaration;
   if ('url' in declaration) {
     const headers = evaluateValues(declaration.headers, options, 'headers', declaration.name);
-    return { ...declaration, ...(headers && { headers }) };
+    const { url } = evaluateValues({ url: declaration.url }, options, 'url', declaration.name)!;
+    return { ...declaration, url: url!, ...(headers && { headers }) };
   }
   const env = evaluateValues(declaration.env, options, 'env', declaration.name);
   return { ...declaration, ...(env && { env }) };
