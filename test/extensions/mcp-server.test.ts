@@ -228,14 +228,6 @@ describe('starting and stopping MCP servers', () => {
     expect(failure.kind).toBe('execution_failed');
     expect(failure.message).toMatch(/^MCP server notes was not started: the server did not complete the MCP handshake: .*exited with code 4.*not a server/s);
   });
-});
-
-describe('what rho answers a server', () => {
-  let harness: McpHarness | undefined;
-  afterEach(async () => {
-    await harness?.dispose();
-    harness = undefined;
-  });
 
   it('refuses sampling with an error that says rho has no model, at once', async () => {
     harness = await McpHarness.create({ allow: [startRule, 'network_tool(notes.*)'] });

@@ -28,8 +28,8 @@ export interface ServerChannel {
   transport: Transport;
   /** Why talking to the server failed, with what the channel knows (how a process exited, its stderr). */
   describe(cause: unknown): Promise<string>;
-  /** Ends the channel (and the server process, for stdio). Safe to call more than once. */
-  close(): Promise<void>;
+  /** Ends the channel (and the server process, for stdio); `immediate` when nothing is worth waiting for. Safe to call more than once. */
+  close(immediate?: boolean): Promise<void>;
   /** The server's process id, for stdio. */
   readonly pid?: number | undefined;
 }
@@ -68,6 +68,11 @@ export class ServerConnection {
     try {
       await client.connect(channel.transport, { signal: options.signal, timeout: startupTimeoutMs });
     } catch (cause) {
+      // Stopped from outside (the run ended first): the server is stopped at once, its exit not waited for.
+      if (options.signal.aborted) {
+        await channel.close(true);
+        throw cause;
+      }
       const reason = await channel.describe(cause);
       await channel.close();
       throw new ToolError('execution_failed', `the server did not complete the MCP handshake: ${reason}`, { cause });

@@ -92,17 +92,21 @@ export class ServerProcess implements Transport {
     if (!stdin.write(serializeMessage(message))) await once(stdin, 'drain');
   }
 
-  /** Stops the server and everything in its process group: stdin closed, then SIGTERM, then SIGKILL. */
-  close(): Promise<void> {
-    this.stopping ??= this.stop();
+  /**
+   * Stops the server and everything in its process group: stdin closed, then SIGTERM, then
+   * SIGKILL. `immediate` skips the wait after closing stdin: a server still starting when the
+   * run no longer needs it has nothing to finish.
+   */
+  close(immediate = false): Promise<void> {
+    this.stopping ??= this.stop(immediate);
     return this.stopping;
   }
 
-  private async stop(): Promise<void> {
+  private async stop(immediate: boolean): Promise<void> {
     const child = this.child;
     if (!child?.pid) return;
     child.stdin.end();
-    if (!this.exitStatus) await Promise.race([this.exited, sleep(closeGraceMs, undefined, { ref: false })]);
+    if (!this.exitStatus && !immediate) await Promise.race([this.exited, sleep(closeGraceMs, undefined, { ref: false })]);
     if (isGroupAlive(child.pid)) await terminateGroup(child.pid);
     await this.exited;
   }
@@ -151,7 +155,7 @@ export function stdioChannel(launch: ServerLaunch): ServerChannel {
     get pid() {
       return process.pid;
     },
-    close: () => process.close(),
+    close: (immediate) => process.close(immediate),
     // Why talking to the server failed, with how it exited and its last stderr lines when it is gone.
     async describe(cause) {
       await process.settle(exitNoticeMs);
