@@ -185,8 +185,8 @@ describe('MCP servers (end to end)', () => {
       'flow.yml': `version: 1
 name: slow
 tools:
-${slow('notes', 1500)}
-${slow('later', 1500)}
+${slow('notes', 2500)}
+${slow('later', 2500)}
 ${slow('never', 60000)}
 policy:
   allow: ["process(node ${server})", "network_tool(notes.*)", "network_tool(later.*)"]
@@ -209,9 +209,10 @@ steps:
     expect(result.exitCode).toBe(0);
     const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string; stepId?: string; time: string });
     const at = (type: string, stepId?: string) => Date.parse(events.find((event) => event.type === type && event.stepId === stepId)!.time);
-    // The echo step is done long before the servers (1.5 s each) are up; the two servers start together.
+    // The echo step is done long before the servers (2.5 s each) are up; the two servers start
+    // together, so both are up in less than twice that.
     expect(at('step_finished', 'first') - at('run_started')).toBeLessThan(1000);
-    expect(at('step_finished', 'more') - at('run_started')).toBeLessThan(2900);
+    expect(at('step_finished', 'more') - at('run_started')).toBeLessThan(4500);
     // The server that takes a minute to start is stopped when the run ends, not waited for.
     expect(elapsedMs).toBeLessThan(10_000);
   });
