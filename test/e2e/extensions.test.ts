@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
@@ -180,7 +180,7 @@ describe('MCP servers (end to end)', () => {
   });
 
   it('starts servers while the first steps that do not use them run, and does not wait for a server nobody called', async () => {
-    const slow = (name: string, ms: number) => `  - mcp: { name: ${name}, command: [node, ${server}], args: [--slow-start, "${ms}"] }`;
+    const slow = (name: string, ms: number) => `  - mcp: { name: ${name}, command: [node, ${server}], args: [--slow-start, "${ms}", --pid-file, ${name}.pid] }`;
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: slow
@@ -209,10 +209,13 @@ steps:
     expect(result.exitCode).toBe(0);
     const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string; stepId?: string; time: string });
     const at = (type: string, stepId?: string) => Date.parse(events.find((event) => event.type === type && event.stepId === stepId)!.time);
-    // The echo step is done long before the servers (2.5 s each) are up; the two servers start
-    // together, so both are up in less than twice that.
-    expect(at('step_finished', 'first') - at('run_started')).toBeLessThan(1000);
-    expect(at('step_finished', 'more') - at('run_started')).toBeLessThan(4500);
+    // Each server writes its pid file as its process starts, then takes 2.5 s to be ready: the
+    // two processes started together, and the echo step was done before either could be ready.
+    const spawnedAt = async (name: string) => (await stat(path.join(dir, `${name}.pid`))).mtimeMs;
+    const [notes, later] = [await spawnedAt('notes'), await spawnedAt('later')];
+    expect(Math.abs(notes - later)).toBeLessThan(2500);
+    expect(at('step_finished', 'first')).toBeLessThan(Math.min(notes, later) + 2500);
+    expect(at('step_finished', 'more')).toBeGreaterThan(Math.max(notes, later) + 2500);
     // The server that takes a minute to start is stopped when the run ends, not waited for.
     expect(elapsedMs).toBeLessThan(10_000);
   });

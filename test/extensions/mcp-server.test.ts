@@ -238,11 +238,28 @@ describe('starting and stopping MCP servers', () => {
     expect(failed.status).toBe('failure');
     expect(failed.error!.message).toContain('sampling failed: MCP error -32601: MCP error -32601: MCP server notes asked rho to sample a model (sampling/createMessage); declined: rho has no model');
   });
+});
 
-  it('registers the first 1000 of 10,000 tools and leaves the rest out with one warning', async () => {
+describe('an MCP server listing too many tools', () => {
+  let harness: McpHarness | undefined;
+  afterEach(async () => {
+    await harness?.dispose();
+    harness = undefined;
+  });
+
+  it('keeps the first 1000 of 10,000 tools and says so in one warning, instead of failing', async () => {
     harness = await McpHarness.create({ allow: [startRule] });
-    const { tools, warnings } = await harness.start({ args: ['--many-tools', '10000'] });
-    expect(tools).toHaveLength(1000);
-    expect(warnings).toEqual(['MCP server notes: it lists more than 1000 tools; the first 1000 are registered, 9004 more were left out']);
+    const started = await harness.start({ args: ['--pid-file', harness.pidFile, '--many-tools', '10000'] });
+    expect(started.tools).toHaveLength(1000);
+    expect(started.tools[0]?.name).toBe('notes.search');
+    expect(started.warnings).toEqual(['MCP server notes: it lists more than 1000 tools; the first 1000 were kept and 9004 more left out']);
+  });
+
+  it('reports a flood of bad declarations in a bounded number of lines', async () => {
+    harness = await McpHarness.create({ allow: [startRule] });
+    const started = await harness.start({ args: ['--pid-file', harness.pidFile, '--many-bad-tools', '500'] });
+    expect(started.tools).toHaveLength(4);
+    expect(started.warnings).toHaveLength(11);
+    expect(started.warnings.at(-1)).toBe('MCP server notes: 490 more tools were left out for invalid declarations');
   });
 });

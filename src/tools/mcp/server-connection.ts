@@ -34,13 +34,6 @@ export interface ServerChannel {
   readonly pid?: number | undefined;
 }
 
-export interface ToolListing {
-  /** The declarations as sent (unchecked), at most `maxServerTools`. */
-  tools: unknown[];
-  /** Set when the server offered more than rho takes: why the rest was left out. */
-  leftOut?: string;
-}
-
 export interface CallOptions extends ActiveCall {
   signal: AbortSignal;
   onProgress(message: string): void;
@@ -92,11 +85,13 @@ export class ServerConnection {
   }
 
   /**
-   * The server's tool declarations across pages. A server that offers more than rho takes is
-   * not an error: the first `maxServerTools` are kept and `leftOut` says so.
+   * The server's tool declarations as sent (unchecked), across pages, within rho's bounds: past
+   * `maxServerTools` entries or `maxListPages` pages the rest is left out, never read into the run,
+   * and `leftOut` says what was.
    */
-  async listTools(signal: AbortSignal): Promise<ToolListing> {
+  async listTools(signal: AbortSignal): Promise<{ tools: unknown[]; leftOut: string | undefined }> {
     const tools: unknown[] = [];
+    let excess = 0;
     let cursor: string | undefined;
     for (let page = 0; page < maxListPages; page++) {
       let result: z.infer<typeof toolListPage>;
@@ -108,15 +103,16 @@ export class ServerConnection {
       } catch (cause) {
         throw new ToolError('execution_failed', `the server did not list its tools: ${await this.channel.describe(cause)}`, { cause });
       }
-      tools.push(...result.tools);
-      if (tools.length > maxServerTools) {
-        const more = result.nextCursor === undefined ? `${tools.length - maxServerTools} more were` : 'the rest were';
-        return { tools: tools.slice(0, maxServerTools), leftOut: `it lists more than ${maxServerTools} tools; the first ${maxServerTools} are registered, ${more} left out` };
-      }
+      const room = maxServerTools - tools.length;
+      tools.push(...result.tools.slice(0, room));
+      excess += Math.max(0, result.tools.length - room);
       cursor = result.nextCursor;
-      if (cursor === undefined) return { tools };
+      const beyond = `it lists more than ${maxServerTools} tools; the first ${maxServerTools} were kept and`;
+      if (cursor === undefined) return { tools, leftOut: excess > 0 ? `${beyond} ${excess} more left out` : undefined };
+      // Further pages can only add tools that would be left out.
+      if (excess > 0) return { tools, leftOut: `${beyond} the rest left out` };
     }
-    return { tools, leftOut: `it kept paging its tool list past ${maxListPages} pages; the tools of the first ${maxListPages} pages are registered` };
+    return { tools, leftOut: `it kept paging its tool list past ${maxListPages} pages; the tools on later pages were left out` };
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {

@@ -47,17 +47,31 @@ async function startAndList(declaration: McpServerDeclaration, options: ServerSt
   const connection = await ServerConnection.open(declaration.name, plan.channel(), { signal: options.signal, roots: options.roots });
   options.session.onDispose(() => connection.stop());
   const tools: Tool[] = [];
-  const warnings: string[] = [];
-  const listing = await connection.listTools(options.signal);
-  if (listing.leftOut) warnings.push(`MCP server ${declaration.name}: ${listing.leftOut}`);
-  for (const raw of listing.tools) {
+  const names = new Set<string>();
+  const rejected: string[] = [];
+  const listed = await connection.listTools(options.signal);
+  for (const raw of listed.tools) {
     try {
       const tool = mcpTool(connection, parseMcpToolDeclaration(raw));
-      if (tools.some((listed) => listed.name === tool.name)) throw new Error(`tool ${tool.name} is listed twice`);
+      if (names.has(tool.name)) throw new Error(`tool ${tool.name} is listed twice`);
+      names.add(tool.name);
       tools.push(tool);
     } catch (error) {
-      warnings.push(`MCP server ${declaration.name}: a tool was left out: ${(error as Error).message}`);
+      rejected.push((error as Error).message);
     }
   }
-  return { connection, tools, warnings };
+  return { connection, tools, warnings: leftOutWarnings(declaration.name, rejected, listed.leftOut) };
+}
+
+/** Most warnings one server's rejected declarations produce; the rest are counted in one line. */
+const maxDeclarationWarnings = 10;
+
+/** One line per rejected declaration (up to a bound), and one for what was beyond rho's limits. */
+function leftOutWarnings(server: string, rejected: readonly string[], beyondLimit: string | undefined): string[] {
+  const warnings = rejected.slice(0, maxDeclarationWarnings).map((reason) => `MCP server ${server}: a tool was left out: ${reason}`);
+  if (rejected.length > maxDeclarationWarnings) {
+    warnings.push(`MCP server ${server}: ${rejected.length - maxDeclarationWarnings} more tools were left out for invalid declarations`);
+  }
+  if (beyondLimit !== undefined) warnings.push(`MCP server ${server}: ${beyondLimit}`);
+  return warnings;
 }
