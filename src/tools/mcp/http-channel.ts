@@ -42,6 +42,7 @@ export function httpChannel(target: HttpTarget, headers: Readonly<Record<string,
   };
   return {
     transport,
+    begin: async () => {},
     close: () => (closing ??= close()),
     describe: async (cause) => `${target.display}: ${cause instanceof Error ? cause.message : String(cause)}`,
   };

@@ -26,6 +26,8 @@ const toolListPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.
 /** How rho talks to one server: stdio to a process it started, or Streamable HTTP. */
 export interface ServerChannel {
   transport: Transport;
+  /** Starts what can start before the MCP client is ready (a stdio server's process); the handshake follows. */
+  begin(): Promise<void>;
   /** Why talking to the server failed, with what the channel knows (how a process exited, its stderr). */
   describe(cause: unknown): Promise<string>;
   /** Ends the channel (and the server process, for stdio); `immediate` when nothing is worth waiting for. Safe to call more than once. */

@@ -8,7 +8,6 @@ import { resolveExecutable } from '../process/executable.js';
 import { processRequest } from '../process/request.js';
 import { headerNamePattern, headerValuePattern, managedHeaders } from '../network/headers.js';
 import { networkRequest, parseHttpTarget } from '../network/url.js';
-import { httpChannel } from './http-channel.js';
 import type { ServerChannel } from './server-connection.js';
 import { maxMessageBytes, stdioChannel, type ServerLaunch } from './server-process.js';
 
@@ -47,7 +46,7 @@ export interface ServerConnectPlan {
   /** What must be granted before rho connects: `process` (stdio) or `network(HOST)` (HTTP). */
   request: CapabilityRequest;
   /** Opens the channel; called only once the request is granted. */
-  channel(): ServerChannel;
+  channel(): Promise<ServerChannel>;
 }
 
 /** Headers rho sets itself for the protocol; a declaration may not replace them. */
@@ -64,14 +63,15 @@ export function planHttpConnect(declaration: HttpServerDeclaration): ServerConne
     if (managedHeaders.has(lower) || protocolHeaders.has(lower)) throw new ToolError('invalid_arguments', `header ${name} is set by rho itself`);
     headers[name] = value;
   }
-  return { request: networkRequest('POST', target), channel: () => httpChannel(target, headers) };
+  // The HTTP client transport loads only for a workflow that has an HTTP server.
+  return { request: networkRequest('POST', target), channel: async () => (await import('./http-channel.js')).httpChannel(target, headers) };
 }
 
 /** What connecting to a declared server needs granted, and how to open its channel. */
 export async function planServerConnect(declaration: McpServerDeclaration, baseDirectory: string, host: HostEnvironment): Promise<ServerConnectPlan> {
   if (isHttpServer(declaration)) return planHttpConnect(declaration);
   const { request, launch } = await planServerLaunch(declaration, baseDirectory, host);
-  return { request, channel: () => stdioChannel(launch) };
+  return { request, channel: async () => stdioChannel(launch) };
 }
 
 async function resolveServerDirectory(directory: string): Promise<string> {

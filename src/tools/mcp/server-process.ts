@@ -35,6 +35,7 @@ export class ServerProcess implements Transport {
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private exited: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
+  private starting: Promise<void> | undefined;
 
   constructor(private readonly launch: ServerLaunch) {}
 
@@ -61,8 +62,13 @@ export class ServerProcess implements Transport {
     return this.stderrTail.read(0, stderrTailBytes).content.trim();
   }
 
-  async start(): Promise<void> {
-    if (this.child) throw new Error('this MCP server process was already started');
+  /** Spawns the server; a second call (the client's connect, after `begin`) waits for the first. */
+  start(): Promise<void> {
+    this.starting ??= this.spawn();
+    return this.starting;
+  }
+
+  private async spawn(): Promise<void> {
     const child = spawn(this.launch.file, [...this.launch.args], {
       cwd: this.launch.cwd,
       env: { ...this.launch.env },
@@ -152,6 +158,7 @@ export function stdioChannel(launch: ServerLaunch): ServerChannel {
   const process = new ServerProcess(launch);
   return {
     transport: process,
+    begin: () => process.start(),
     get pid() {
       return process.pid;
     },

@@ -3,7 +3,7 @@ import { ToolError, toToolError } from '../../host/errors.js';
 import type { SessionState } from '../../host/session-state.js';
 import type { HostEnvironment, Tool } from '../../host/tool.js';
 import { mcpTool, parseMcpToolDeclaration } from './mcp-tool.js';
-import { ServerConnection } from './server-connection.js';
+import type { ServerConnection } from './server-connection.js';
 import { planServerConnect, type McpServerDeclaration } from './server-launch.js';
 
 export interface ServerStartOptions {
@@ -44,7 +44,18 @@ export async function startMcpServer(declaration: McpServerDeclaration, options:
 async function startAndList(declaration: McpServerDeclaration, options: ServerStartOptions): Promise<StartedServer> {
   const plan = await planServerConnect(declaration, options.baseDirectory, options.host);
   await options.authorize(plan.request);
-  const connection = await ServerConnection.open(declaration.name, plan.channel(), { signal: options.signal, roots: options.roots });
+  // The MCP client loads while the server process starts: each takes a while, neither needs the other.
+  const loading = import('./server-connection.js');
+  const channel = await plan.channel();
+  let Connection: typeof ServerConnection;
+  try {
+    await channel.begin();
+    Connection = (await loading).ServerConnection;
+  } catch (error) {
+    await channel.close(true);
+    throw error;
+  }
+  const connection = await Connection.open(declaration.name, channel, { signal: options.signal, roots: options.roots });
   options.session.onDispose(() => connection.stop());
   const tools: Tool[] = [];
   const names = new Set<string>();
