@@ -12,6 +12,7 @@ import type { BenchContext } from './lib/context.js';
 import { currentLoad, repoRoot } from './lib/environment.js';
 import { markdownTable, verdict, type SuiteResult } from './lib/figures.js';
 import { ensureHyperfine } from './lib/hyperfine.js';
+import { mcpSuite } from './suites/mcp.js';
 import { outputSuite } from './suites/output.js';
 import { parallelSuite } from './suites/parallel.js';
 import { policySizes, policySuite } from './suites/policy.js';
@@ -37,6 +38,7 @@ const suites: Suite[] = [
   { name: 'processes', wholeProcess: true, run: processesSuite },
   { name: 'parallel', wholeProcess: true, run: parallelSuite },
   { name: 'output', wholeProcess: true, run: outputSuite },
+  { name: 'mcp', wholeProcess: true, run: mcpSuite },
 ];
 
 function parseArguments(argv: readonly string[]) {

@@ -33,9 +33,11 @@ export type {
   PreparedExecution,
   HostEnvironment,
   ImageContent,
+  ResourceContent,
   ToolProgress,
 } from './host/tool.js';
 export type { PreparedCall, ToolCall } from './host/prepared-call.js';
+export { imageFromBase64, imageFromBytes, summarizeImages, type ImageSummary } from './host/content.js';
 export { Workspace, ResolvedPath, type PathScope } from './host/workspace.js';
 export { Policy, type PolicyDecision, type PolicyEvaluation, type PolicyReason, type PolicyRules } from './host/policy.js';
 export { parseRule, type Rule } from './host/rules.js';

@@ -64,3 +64,15 @@ export async function writeNodeLoop(dir: string, label: string, count: number, c
   );
   return file;
 }
+
+/**
+ * One echo step, with the example stdio MCP server (workflows/mcp/scratchpad-server.mjs)
+ * declared: `called` adds a second step calling one of its tools; otherwise nothing uses it.
+ */
+export async function writeMcpWorkflow(dir: string, server: string, called: boolean): Promise<string> {
+  const file = path.join(dir, `mcp-${called ? 'called' : 'unused'}.yml`);
+  const call = called ? '  - id: slug\n    tool: pad.slugify\n    with: { title: "Hello, MCP" }\n' : '';
+  const body = workflow(`mcp-${called ? 'called' : 'unused'}`, [`process(node ${server})`, 'network_tool(pad.*)'], [echoStep(1), call]);
+  await writeFile(file, body.replace('steps:\n', `tools:\n  - mcp: { name: pad, command: [node, ${JSON.stringify(server)}] }\nsteps:\n`));
+  return file;
+}

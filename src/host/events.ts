@@ -71,6 +71,11 @@ export const runEventSchema = z.discriminatedUnion('type', [
     error: stepErrorSchema.optional(),
     reason: z.string().optional().describe('Why a step did not run (skipped or cancelled), e.g. "build failed"'),
     continueOnError: z.boolean().optional(),
+    images: z
+      .array(z.strictObject({ mediaType: z.string(), bytes: z.number().int().nonnegative() }))
+      .readonly()
+      .optional()
+      .describe('Images the step returned: media type and size only, never their bytes'),
   }),
   z.strictObject({
     type: z.literal('run_finished'),

@@ -1,9 +1,15 @@
 import { ToolError } from './errors.js';
 import type { Tool } from './tool.js';
 
-/** The tools a host can call, by name. Registering a tool grants it nothing. */
+/**
+ * The tools a host can call, by name. Registering a tool grants it nothing. A namespace can be
+ * expected (an MCP server that is still starting): a call to one of its tools waits until the
+ * namespace's tools are registered, or gets the error that kept them from being registered.
+ */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
+  private readonly pending = new Map<string, Promise<ToolError | undefined>>();
+  private readonly unsettled = new Set<string>();
 
   constructor(tools: readonly Tool[] = []) {
     for (const tool of tools) this.register(tool);
@@ -18,6 +24,31 @@ export class ToolRegistry {
     return this.tools.get(name);
   }
 
+  /** Tools named `<namespace>.<tool>` will be registered once `listed` settles (undefined), or never (the error). */
+  expect(namespace: string, listed: Promise<ToolError | undefined>): void {
+    this.pending.set(namespace, listed);
+    this.unsettled.add(namespace);
+    void listed.then(() => this.unsettled.delete(namespace));
+  }
+
+  /** Namespaces whose tools are not registered yet. */
+  pendingNamespaces(): string[] {
+    return [...this.unsettled];
+  }
+
+  /**
+   * A tool by name, waiting for its namespace when that is still expected. Undefined when no
+   * such tool is or will be registered; the namespace's error when it never was.
+   */
+  async resolve(name: string, signal: AbortSignal): Promise<Tool | ToolError | undefined> {
+    const tool = this.tools.get(name);
+    const dot = name.indexOf('.');
+    const listed = tool || dot < 0 ? undefined : this.pending.get(name.slice(0, dot));
+    if (!listed) return tool;
+    const error = await abortable(listed, signal);
+    return error ?? this.tools.get(name);
+  }
+
   list(): Tool[] {
     return [...this.tools.values()];
   }
@@ -25,4 +56,16 @@ export class ToolRegistry {
   names(): string[] {
     return [...this.tools.keys()];
   }
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | ToolError> {
+  if (signal.aborted) return Promise.resolve(new ToolError('cancelled', 'the call was cancelled while its tool was still being registered'));
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(new ToolError('cancelled', 'the call was cancelled while its tool was still being registered'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then((value) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(value);
+    });
+  });
 }

@@ -81,6 +81,11 @@ export function parseRule(text: string): Rule {
         throw ruleError(text, (cause as Error).message);
       }
     case 'network_tool':
+      if (argument !== undefined && argument.slice(0, -1).includes('*')) {
+        throw ruleError(text, 'only a trailing * is allowed: network_tool(SERVER.*) or network_tool(SERVER.PREFIX*)');
+      }
+      if (argument === '*') return { class: 'network_tool', text };
+      return { class: ruleClass, text, ...(argument !== undefined && { name: argument }) };
     case 'skill':
       return { class: ruleClass, text, ...(argument !== undefined && { name: argument }) };
     default:
@@ -199,7 +204,7 @@ export function ruleMatches(rule: Rule, request: CapabilityRequest, workspaceRoo
     case 'network':
       return request.class === 'network' && (rule.hosts === undefined || rule.hosts[request.scheme] === request.host);
     case 'network_tool':
-      return request.class === 'network_tool' && (rule.name === undefined || rule.name === request.tool);
+      return request.class === 'network_tool' && (rule.name === undefined || networkToolNameMatches(rule.name, request.tool));
     case 'skill':
       return request.class === 'skill' && (rule.name === undefined || rule.name === request.name);
     case 'instructions':
@@ -207,6 +212,14 @@ export function ruleMatches(rule: Rule, request: CapabilityRequest, workspaceRoo
     case 'outside':
       return 'path' in request && request.path.scope !== 'workspace';
   }
+}
+
+/**
+ * Whether a `network_tool` rule's name covers a tool: exactly, or by prefix when it ends in `*`
+ * (`ev.*` is every tool of server `ev`, `ev.get-*` a family of them).
+ */
+export function networkToolNameMatches(pattern: string, tool: string): boolean {
+  return pattern.endsWith('*') ? tool.startsWith(pattern.slice(0, -1)) : pattern === tool;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { CapabilityClass, CapabilityRequest } from './capability.js';
+import type { ImageContent, ResourceContent } from './content.js';
 import type { ToolError } from './errors.js';
 import type { HostInput, HostInputResponse } from './host-input.js';
 import type { ResourceAccess } from './resources.js';
@@ -14,17 +15,17 @@ export type ExecutionMode = 'sync' | 'async';
 
 export const defaultToolTimeoutMs = 30_000;
 
-export interface ImageContent {
-  mediaType: string;
-  /** base64 */
-  data: string;
-}
+export type { ImageContent, ResourceContent } from './content.js';
 
-/** What a successful tool call returns. `text` is the step's `output`, `data` its structured result. */
+/**
+ * What a successful tool call returns. `text` is the step's `output`, `data` its structured
+ * result; images and resources are kept as the tool sent them (see `content.ts`).
+ */
 export interface ToolOutput {
   text: string;
   data?: unknown;
   images?: readonly ImageContent[];
+  resources?: readonly ResourceContent[];
   /** Presentation values (diffs, summaries): never used to authorize anything. */
   metadata?: Readonly<Record<string, unknown>>;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { displayPath } from '../host/capability.js';
+import { imageFromBytes } from '../host/content.js';
 import { ToolError } from '../host/errors.js';
 import { shared } from '../host/resources.js';
 import { defineTool } from '../host/tool.js';
@@ -51,7 +52,7 @@ export const readFileTool = defineTool({
             return {
               text: `${shown}: ${mediaType} image, ${bytes.length} bytes`,
               data: { path: shown, content: '', truncated: false, media_type: mediaType, bytes: bytes.length },
-              images: [{ mediaType, data: bytes.toString('base64') }],
+              images: [imageFromBytes(mediaType, bytes)],
             };
           }
           if (looksBinary(head)) {

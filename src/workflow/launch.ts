@@ -13,11 +13,12 @@ import { builtinTools } from '../tools/index.js';
 import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs } from './inputs.js';
-import { compileWithServerTools } from './extensions/server-steps.js';
+import { serverStepProblems } from './extensions/server-steps.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
 import { loadWorkflowFile } from './load.js';
 import { formatProblem } from './problems.js';
+import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer } from './rule-warnings.js';
 import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
@@ -151,14 +152,44 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
   const { workflow, host, inputs, secrets, env, servers, runId, hooks, masker } = await openWorkflow(options);
   const unsubscribe = host.subscribe((event) => options.emit(masker.maskDeep(event)));
+  const serverNames = servers.map((server) => server.declaration.name);
+  // Starts still under way when the run ends are stopped: a run that never needed a server does not wait for it.
+  const starting = new AbortController();
+  const stopStarting = () => starting.abort(options.signal.reason);
+  options.signal.addEventListener('abort', stopStarting, { once: true });
+  let started: Promise<unknown> = Promise.resolve();
   try {
-    const serverWarnings = await startDeclaredServers(host, servers, { source: workflow.source, inputs, secrets, signal: options.signal });
-    for (const warning of serverWarnings) options.ports.warn?.(formatProblem(warning));
-    const ready = servers.length > 0 ? compileWithServerTools(workflow, host.tools) : workflow;
-    // Every step is compiled with its position: the parsed file is not needed while it runs.
-    workflow.source.release();
-    return await runWorkflow({ host, workflow: ready, inputs, secrets, env, signal: options.signal, runId });
+    for (const line of deadFlagRuleWarnings(options.choices.rules, { tools: host.tools.list(), pendingNamespaces: serverNames })) options.ports.warn?.(line);
+    const reported = new Set<string>();
+    const report = (line: string) => {
+      if (!reported.has(line)) options.ports.warn?.(line);
+      reported.add(line);
+    };
+    started = startDeclaredServers(host, servers, {
+      source: workflow.source,
+      inputs,
+      secrets,
+      signal: starting.signal,
+      onOutcome: (outcome) => {
+        if (outcome.error) {
+          // A step calling this server's tools fails with this error; a run that ended first does not report it.
+          if (!starting.signal.aborted) report(`rho: ${outcome.error.message}`);
+          return;
+        }
+        for (const warning of outcome.warnings) report(formatProblem(warning));
+        const targets = { tools: host.tools.list(), pendingNamespaces: host.tools.pendingNamespaces() };
+        for (const problem of serverStepProblems(workflow, host.tools, outcome.name, serverNames)) report(formatProblem(problem));
+        for (const warning of deadFileRuleWarnings(workflow.source, workflow.file, targets, namesServer(outcome.name))) report(formatProblem(warning));
+        for (const line of deadFlagRuleWarnings(options.choices.rules, targets, namesServer(outcome.name))) report(line);
+      },
+    });
+    // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
+    void started.then(() => workflow.source.release());
+    return await runWorkflow({ host, workflow, inputs, secrets, env, signal: options.signal, runId });
   } finally {
+    starting.abort();
+    await started;
+    options.signal.removeEventListener('abort', stopStarting);
     for (const notice of await host.dispose()) options.ports.warn?.(`rho: ${notice}`);
     unsubscribe();
     await hooks?.finish();

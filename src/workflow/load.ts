@@ -3,6 +3,7 @@ import { compileWorkflow } from './compile.js';
 import { loadExtensions, type WorkflowExtensions } from './extensions/load-extensions.js';
 import type { CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
+import { deadFileRuleWarnings } from './rule-warnings.js';
 import { WorkflowSource } from './source.js';
 
 /**
@@ -17,7 +18,12 @@ export async function checkWorkflowFile(
   const read = await WorkflowSource.read(file);
   if (!read.source) return { problems: read.problems };
   const extensions = await loadExtensions(read.source, baseTools);
-  const compiled = compileWorkflow(read.source, extensions.tools, { pendingServers: extensions.servers.map((server) => server.declaration.name) });
+  const pendingServers = extensions.servers.map((server) => server.declaration.name);
+  const compiled = compileWorkflow(read.source, extensions.tools, { pendingServers });
+  if (compiled.workflow) {
+    const targets = { tools: extensions.tools.list(), pendingNamespaces: pendingServers };
+    extensions.warnings.push(...deadFileRuleWarnings(read.source, compiled.workflow.file, targets));
+  }
   return { ...compiled, extensions, problems: [...read.problems, ...extensions.problems, ...compiled.problems] };
 }
 

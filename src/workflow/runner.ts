@@ -4,6 +4,7 @@ import { stepStatuses, type StepError, type StepStatus } from '../host/events.js
 import type { CallOutcome, CallTicket, ToolHost } from '../host/tool-host.js';
 import { interruptReason } from '../host/call-result.js';
 import { exitCodeOfRun } from '../host/exit-codes.js';
+import { summarizeImages, type ImageContent } from '../host/content.js';
 import type { ToolResult } from '../host/tool.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
@@ -35,6 +36,8 @@ export interface StepRecord {
   reason?: string;
   output: string;
   data: unknown;
+  /** Images the step's tool returned (read_file, MCP tools). */
+  images?: readonly ImageContent[];
 }
 
 export interface RunSummary {
@@ -152,6 +155,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       ...(complete.error && { error: complete.error }),
       ...(complete.reason && { reason: complete.reason }),
       ...(continueOnError && { continueOnError }),
+      ...(complete.images && { images: summarizeImages(complete.images) }),
     });
   };
   const stopped = () => ({ status: 'cancelled' as const, reason: options.signal.reason === timeoutReason ? 'the run timed out' : 'the run was interrupted' });
@@ -220,6 +224,7 @@ function executedRecord(step: CompiledStep, result: ToolResult, signal: AbortSig
     status: stoppedWhileDetached ? ('interrupted' as const) : result.status,
     output: result.output?.text ?? '',
     data: result.output?.data ?? null,
+    ...(result.output?.images?.length && { images: result.output.images }),
     ...(result.error && { error: { kind: result.error.kind, message: result.error.message } }),
     ...(stoppedWhileDetached && { reason: detachedStopReason(signal, state) }),
   };

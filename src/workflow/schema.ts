@@ -35,16 +35,47 @@ const policy = z.strictObject({
   process_env: processEnv.optional(),
 });
 
+const serverName = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/);
+
+/** Header names that carry credentials: their values may only come from `secrets:`. */
+const credentialHeaderName = /^(authorization|proxy-authorization|cookie)$|api[-_]?key|token|secret|password|auth/i;
+const secretExpression = /^\$\{\{\s*secrets\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}$/;
+
+/** Why a credential header's value is refused: it must be built from `${{ secrets.NAME }}` alone (plus text such as `Bearer `). */
+function credentialValueProblem(value: string): string | undefined {
+  const expressions = value.match(/\$\{\{.*?\}\}/gs) ?? [];
+  if (expressions.length === 0) return 'takes its value from secrets: write it as "Bearer ${{ secrets.NAME }}" and declare NAME under secrets:';
+  if (expressions.some((expression) => !secretExpression.test(expression))) return 'may only use ${{ secrets.NAME }} expressions';
+  return undefined;
+}
+
+const httpHeaders = z
+  .record(z.string().min(1).max(256), z.string().max(8192))
+  .refine((headers) => Object.keys(headers).length <= 100, 'at most 100 headers')
+  .superRefine((headers, ctx) => {
+    for (const [name, value] of Object.entries(headers)) {
+      const problem = credentialHeaderName.test(name) ? credentialValueProblem(value) : undefined;
+      if (problem) ctx.addIssue({ code: 'custom', path: [name], message: `header ${name} carries credentials and ${problem}` });
+    }
+  });
+
 const toolSource = z.union([
   z.strictObject({ module: z.string().min(1).max(4096) }),
   z.strictObject({
-    mcp: z.strictObject({
-      name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/),
-      command: z.array(z.string().min(1)).min(1),
-      args: z.array(z.string()).optional(),
-      env: z.record(z.string(), z.string()).optional(),
-      cwd: z.string().optional(),
-    }),
+    mcp: z.union([
+      z.strictObject({
+        name: serverName,
+        command: z.array(z.string().min(1)).min(1),
+        args: z.array(z.string()).optional(),
+        env: z.record(z.string(), z.string()).optional(),
+        cwd: z.string().optional(),
+      }),
+      z.strictObject({
+        name: serverName,
+        url: z.string().min(1).max(8192).describe('A Streamable HTTP endpoint (http or https); connecting is a network(HOST) request'),
+        headers: httpHeaders.optional().describe('Sent with every request; credential headers only from ${{ secrets.NAME }}'),
+      }),
+    ]),
   }),
 ]);
 

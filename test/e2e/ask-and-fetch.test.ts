@@ -57,7 +57,7 @@ describe('workflows/ask-and-fetch.yml', () => {
   it('fails the question step at once without an answer or a timeout, and calls nothing', async () => {
     const { summary } = await launch([]);
     expect(summary.exitCode).toBe(1);
-    expect(summary.steps.find((step) => step.id === 'ask')?.error?.message).toContain('--answer greeting=VALUE');
+    expect(summary.steps.find((step) => step.id === 'ask')?.error?.message).toContain('--answer ask.greeting=VALUE');
     expect(server.requests).toHaveLength(0);
   });
 

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
@@ -170,12 +170,54 @@ describe('MCP servers (end to end)', () => {
     await expect(readFile(path.join(dir, 'pids'))).rejects.toThrow(/ENOENT/);
   });
 
-  it('checks steps against the server’s tools once it runs, then stops it (exit 2)', async () => {
+  it('checks steps against the server’s tools once it runs: the step fails, then the server stops (exit 1)', async () => {
     await writeFiles(dir, { 'flow.yml': notesWorkflow({ steps: '  - id: find\n    tool: notes.serch\n    with: { query: milk }' }) });
     const result = await runCli(['run', 'flow.yml'], { cwd: dir });
-    expect(result.exitCode).toBe(2);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('no tool named notes.serch is registered');
     expect(result.stderr).toMatch(/^flow\.yml:9:11: unknown tool "notes\.serch"; did you mean "notes\.search"\?$/m);
     await expectAllGone(await serverPids());
+  });
+
+  it('starts servers while the first steps that do not use them run, and does not wait for a server nobody called', async () => {
+    const slow = (name: string, ms: number) => `  - mcp: { name: ${name}, command: [node, ${server}], args: [--slow-start, "${ms}", --pid-file, ${name}.pid] }`;
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: slow
+tools:
+${slow('notes', 2500)}
+${slow('later', 2500)}
+${slow('never', 60000)}
+policy:
+  allow: ["process(node ${server})", "network_tool(notes.*)", "network_tool(later.*)"]
+steps:
+  - id: first
+    tool: echo
+    with: { value: hi }
+  - id: add
+    tool: notes.add
+    with: { text: "milk" }
+  - id: more
+    tool: later.add
+    with: { text: "bread" }
+`,
+    });
+    const started = performance.now();
+    const result = await runCli(['run', 'flow.yml', '--events', 'events.ndjson'], { cwd: dir });
+    const elapsedMs = performance.now() - started;
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string; stepId?: string; time: string });
+    const at = (type: string, stepId?: string) => Date.parse(events.find((event) => event.type === type && event.stepId === stepId)!.time);
+    // Each server writes its pid file as its process starts, then takes 2.5 s to be ready: the
+    // two processes started together, and the echo step was done before either could be ready.
+    const spawnedAt = async (name: string) => (await stat(path.join(dir, `${name}.pid`))).mtimeMs;
+    const [notes, later] = [await spawnedAt('notes'), await spawnedAt('later')];
+    expect(Math.abs(notes - later)).toBeLessThan(2500);
+    expect(at('step_finished', 'first')).toBeLessThan(Math.min(notes, later) + 2500);
+    expect(at('step_finished', 'more')).toBeGreaterThan(Math.max(notes, later) + 2500);
+    // The server that takes a minute to start is stopped when the run ends, not waited for.
+    expect(elapsedMs).toBeLessThan(10_000);
   });
 
   it('runs the example MCP workflow', async () => {

@@ -58,6 +58,7 @@ class McpHarness {
       host: this.host.environment,
       session: this.host.session,
       signal: new AbortController().signal,
+      roots: [this.root],
       authorize: async (request) => {
         const denial = await this.host.authorizeRequest(serverStartSubject('notes'), request, new AbortController().signal);
         if (denial) throw denial;
@@ -226,5 +227,39 @@ describe('starting and stopping MCP servers', () => {
       .catch((error: unknown) => error)) as ToolError;
     expect(failure.kind).toBe('execution_failed');
     expect(failure.message).toMatch(/^MCP server notes was not started: the server did not complete the MCP handshake: .*exited with code 4.*not a server/s);
+  });
+
+  it('refuses sampling with an error that says rho has no model, at once', async () => {
+    harness = await McpHarness.create({ allow: [startRule, 'network_tool(notes.*)'] });
+    await harness.start({ args: ['--sampling'] });
+    const started = performance.now();
+    const failed = await harness.invoke('notes.summarize', {});
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(failed.status).toBe('failure');
+    expect(failed.error!.message).toContain('sampling failed: MCP error -32601: MCP error -32601: MCP server notes asked rho to sample a model (sampling/createMessage); declined: rho has no model');
+  });
+});
+
+describe('an MCP server listing too many tools', () => {
+  let harness: McpHarness | undefined;
+  afterEach(async () => {
+    await harness?.dispose();
+    harness = undefined;
+  });
+
+  it('keeps the first 1000 of 10,000 tools and says so in one warning, instead of failing', async () => {
+    harness = await McpHarness.create({ allow: [startRule] });
+    const started = await harness.start({ args: ['--pid-file', harness.pidFile, '--many-tools', '10000'] });
+    expect(started.tools).toHaveLength(1000);
+    expect(started.tools[0]?.name).toBe('notes.search');
+    expect(started.warnings).toEqual(['MCP server notes: it lists more than 1000 tools; the first 1000 were kept and 9004 more left out']);
+  });
+
+  it('reports a flood of bad declarations in a bounded number of lines', async () => {
+    harness = await McpHarness.create({ allow: [startRule] });
+    const started = await harness.start({ args: ['--pid-file', harness.pidFile, '--many-bad-tools', '500'] });
+    expect(started.tools).toHaveLength(4);
+    expect(started.warnings).toHaveLength(11);
+    expect(started.warnings.at(-1)).toBe('MCP server notes: 490 more tools were left out for invalid declarations');
   });
 });

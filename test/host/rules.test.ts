@@ -180,6 +180,17 @@ describe('network rules', () => {
     expect(matches('network(127.0.0.1:8080)', networkRequest('http://127.0.0.1:8080/x'))).toBe(true);
   });
 
+  it('network_tool(SERVER.*) grants every tool of a server, SERVER.PREFIX* a family, and only a trailing * is allowed', () => {
+    expect(matches('network_tool(ev.*)', { class: 'network_tool', tool: 'ev.get-sum' })).toBe(true);
+    expect(matches('network_tool(ev.*)', { class: 'network_tool', tool: 'evil.get-sum' })).toBe(false);
+    expect(matches('network_tool(ev.get-*)', { class: 'network_tool', tool: 'ev.get-sum' })).toBe(true);
+    expect(matches('network_tool(ev.get-*)', { class: 'network_tool', tool: 'ev.echo' })).toBe(false);
+    expect(matches('network_tool(ev.get-sum)', { class: 'network_tool', tool: 'ev.get-sum-all' })).toBe(false);
+    expect(parseRule('network_tool(*)')).toEqual({ class: 'network_tool', text: 'network_tool(*)' });
+    expect(() => parseRule('network_tool(ev.*.x)')).toThrow(/only a trailing \* is allowed/);
+    expect(() => parseRule('network_tool(*.echo)')).toThrow(/only a trailing \* is allowed/);
+  });
+
   it('network_tool, skill and instructions rules match their own class and name', async () => {
     expect(matches('network_tool(gh)', { class: 'network_tool', tool: 'gh' })).toBe(true);
     expect(matches('network_tool(gh)', { class: 'network_tool', tool: 'gitlab' })).toBe(false);

@@ -130,7 +130,7 @@ describe('createQuestioner without a person', () => {
     expect(Date.now() - started).toBeLessThan(1000);
     expect(error.kind).toBe('unsupported');
     expect(error.message).toBe(
-      'step ask: question "tags" (Tags?) has no answer and nobody can be asked here; run again with --answer tags=VALUE (or --answers FILE)',
+      'step ask: question "tags" (Tags?) has no answer and nobody can be asked here; run again with --answer ask.tags=VALUE (or --answers FILE)',
     );
   });
 

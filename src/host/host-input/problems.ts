@@ -1,3 +1,4 @@
+import { formatProblem, numericFormat } from './text-format.js';
 import { questionnaireLimits, type Answer, type Question, type RawQuestionnaire } from './schema.js';
 
 /** One broken rule, at the field a person has to fix. */
@@ -20,7 +21,10 @@ export function answerProblem(question: Question, value: unknown): string | unde
       if (question.secret && value.length > 0 && value.length < questionnaireLimits.secretMinLength) {
         return `a secret answer needs at least ${questionnaireLimits.secretMinLength} characters so it can be masked`;
       }
-      return undefined;
+      if (value.length === 0) return undefined;
+      if (question.min_length !== undefined && value.length < question.min_length) return `at least ${question.min_length} characters`;
+      if (question.max_length !== undefined && value.length > question.max_length) return `at most ${question.max_length} characters`;
+      return question.format === undefined ? undefined : formatProblem(question, value);
     }
     case 'choice':
       if (typeof value !== 'string') return `a choice answer is one of ${quoted(question.choices ?? [])}`;
@@ -33,6 +37,8 @@ export function answerProblem(question: Question, value: unknown): string | unde
       const repeated = value.filter((item, index) => value.indexOf(item) !== index);
       if (repeated.length > 0) return `${quoted(repeated)} selected more than once`;
       if (question.required && value.length === 0) return 'at least one selection is required';
+      if (question.min_items !== undefined && value.length > 0 && value.length < question.min_items) return `select at least ${question.min_items}`;
+      if (question.max_items !== undefined && value.length > question.max_items) return `select at most ${question.max_items}`;
       return undefined;
     }
     case 'confirm':
@@ -72,6 +78,14 @@ function questionProblems(question: Question, index: number): InputProblem[] {
   if (repeated.length > 0) problems.push(at('choices', `${quoted(repeated)} offered more than once`));
   if (question.secret && question.type !== 'text') problems.push(at('secret', 'only text questions can be secret'));
   if (question.secret && question.default !== undefined) problems.push(at('default', 'a secret question cannot have a default'));
+  const textOnly = ['format', 'min_length', 'max_length'] as const;
+  for (const field of textOnly) if (question[field] !== undefined && question.type !== 'text') problems.push(at(field, `only text questions take ${field}`));
+  for (const field of ['minimum', 'maximum'] as const) {
+    if (question[field] !== undefined && !numericFormat(question)) problems.push(at(field, `${field} needs format number or integer`));
+  }
+  for (const field of ['min_items', 'max_items'] as const) {
+    if (question[field] !== undefined && question.type !== 'multi') problems.push(at(field, `only multi questions take ${field}`));
+  }
   if (question.default !== undefined) {
     const problem = answerProblem({ ...question, required: false }, question.default);
     if (problem) problems.push(at('default', problem));

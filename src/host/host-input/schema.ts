@@ -8,6 +8,9 @@ import { minMaskableLength } from '../masking.js';
  */
 export const questionTypes = ['text', 'choice', 'multi', 'confirm'] as const;
 
+/** What a text answer must look like: a number or integer (still answered as text), or a string format. */
+export const textFormats = ['number', 'integer', 'email', 'uri', 'date', 'date-time'] as const;
+
 /** Ids appear in `--answer ID=VALUE` and in expressions, so they stay plain words. */
 export const questionIdPattern = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 
@@ -41,6 +44,13 @@ export const rawQuestionSchema = z.strictObject({
   default: answerSchema.optional().describe('Preselected answer in a prompt (never applied without a person)'),
   required: z.boolean().default(true),
   secret: z.boolean().default(false).describe('Mask the answer everywhere (text questions only)'),
+  format: z.enum(textFormats).optional().describe('Text questions: the answer must be a number, an integer, an email, a URI, a date or a date-time'),
+  minimum: z.number().optional().describe('number and integer formats: the smallest value accepted'),
+  maximum: z.number().optional().describe('number and integer formats: the largest value accepted'),
+  min_length: z.int().min(0).optional().describe('Text questions: the fewest characters accepted'),
+  max_length: z.int().min(0).optional().describe('Text questions: the most characters accepted'),
+  min_items: z.int().min(0).optional().describe('multi questions: the fewest selections accepted'),
+  max_items: z.int().min(0).optional().describe('multi questions: the most selections accepted'),
 });
 
 export const rawTimeoutFallbackSchema = z.strictObject({
@@ -54,6 +64,7 @@ export const rawQuestionnaireShape = {
 };
 
 export type QuestionType = (typeof questionTypes)[number];
+export type TextFormat = (typeof textFormats)[number];
 export type Answer = string | boolean | readonly string[];
 export type RawQuestion = z.output<typeof rawQuestionSchema>;
 export type RawQuestionnaire = z.output<z.ZodObject<typeof rawQuestionnaireShape>>;

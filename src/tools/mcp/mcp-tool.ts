@@ -2,7 +2,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { NetworkToolRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
 import { opaqueKey, shared } from '../../host/resources.js';
-import { defineTool, type ExecuteContext, type ImageContent, type Tool, type ToolOutput } from '../../host/tool.js';
+import { imageFromBase64, resourceContent, type ImageContent, type ResourceContent } from '../../host/content.js';
+import { defineTool, type ExecuteContext, type Tool, type ToolOutput } from '../../host/tool.js';
 import { argumentSchemaFromJsonSchema, parseArgumentsJsonSchema } from './argument-schema.js';
 import type { ServerConnection } from './server-connection.js';
 
@@ -72,7 +73,10 @@ export function mcpTool(connection: ServerConnection, declaration: McpToolDeclar
   const call = async (args: unknown, ctx: ExecuteContext): Promise<ToolOutput> => {
     const result = await connection.callTool(declaration.name, args as Record<string, unknown>, {
       signal: ctx.signal,
-      timeoutMs: ctx.timeoutMs,
+      stepId: ctx.stepId,
+      // A server's questions go the questionnaire's way: a form, scripted answers, or a decline.
+      ask: (input) => ctx.ask(input),
+      notice: (message) => ctx.progress({ message }),
       onProgress: (message) => ctx.progress({ message }),
     });
     return toolOutput(name, result, declaration.openWorld);
@@ -103,24 +107,39 @@ export function mcpTool(connection: ServerConnection, declaration: McpToolDeclar
 }
 
 /**
- * A server's answer as a step result: text blocks joined as the output, images kept as images,
- * `structuredContent` (or else the text) as the data. `isError` makes the call fail.
+ * A server's answer as a step result, every content block kept: text blocks (and resource
+ * links, by URI) joined as the output, images as the result's images, embedded resources (text
+ * or blob) as its resources with their MIME type. The data is `structuredContent` when the
+ * server sent it; else, when there are resources, `{text, resources}`; else the text.
+ * `isError` makes the call fail.
  */
 export function toolOutput(name: string, result: CallToolResult, openWorld: boolean): ToolOutput {
   const texts: string[] = [];
   const images: ImageContent[] = [];
+  const resources: ResourceContent[] = [];
   for (const block of result.content) {
     if (block.type === 'text') texts.push(block.text);
-    else if (block.type === 'image') images.push({ mediaType: block.mimeType, data: block.data });
-    else if (block.type === 'resource' && 'text' in block.resource) texts.push(block.resource.text);
+    else if (block.type === 'image') images.push(imageFromBase64(block.mimeType, block.data));
+    else if (block.type === 'resource') resources.push(resourceContent(block.resource));
     else if (block.type === 'resource_link') texts.push(block.uri);
   }
   const text = texts.join('\n');
   if (result.isError) throw new ToolError('execution_failed', `${name} reported an error: ${text || '(no message)'}`);
+  const data = result.structuredContent ?? (resources.length > 0 ? { text, resources: resources.map(resourceData) } : text);
   return {
     text,
-    data: result.structuredContent ?? text,
+    data,
     ...(images.length > 0 && { images }),
+    ...(resources.length > 0 && { resources }),
     ...(openWorld && { metadata: { untrusted_content: true } }),
+  };
+}
+
+/** A resource as step data (what expressions read): snake_case like the rest of rho's data. */
+function resourceData(resource: ResourceContent): Record<string, string> {
+  return {
+    uri: resource.uri,
+    ...(resource.mediaType !== undefined && { mime_type: resource.mediaType }),
+    ...('blob' in resource ? { blob: resource.blob } : { text: resource.text }),
   };
 }

@@ -1,16 +1,21 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ToolError } from '../../host/errors.js';
-import { ServerProcess, type ServerLaunch } from './server-process.js';
+import { clientCapabilities, installClientRequests, type ActiveCall } from './client-requests.js';
 
 /** How long a server gets to start and answer `initialize` and `tools/list`. */
 export const startupTimeoutMs = 30_000;
 /** Most tools rho takes from one server, and most `tools/list` pages it reads. */
 export const maxServerTools = 1000;
 const maxListPages = 50;
-/** rho's own limits are enforced by the host; this only keeps the SDK's default (60 s) from cutting a longer call. */
-const callTimeoutMarginMs = 1000;
+/**
+ * The host enforces each call's limit through its signal, and stops that clock while a person
+ * answers a server's question; the SDK's own timer (60 s by default) knows neither, so it is
+ * set beyond any limit rho allows.
+ */
+const callTimeoutMs = 2 ** 31 - 1;
 
 /**
  * `tools/list` read leniently: each tool is an untrusted declaration checked on its own, so one
@@ -18,35 +23,77 @@ const callTimeoutMarginMs = 1000;
  */
 const toolListPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
+/** How rho talks to one server: stdio to a process it started, or Streamable HTTP. */
+export interface ServerChannel {
+  transport: Transport;
+  /** Starts what can start before the MCP client is ready (a stdio server's process); the handshake follows. */
+  begin(): Promise<void>;
+  /** Why talking to the server failed, with what the channel knows (how a process exited, its stderr). */
+  describe(cause: unknown): Promise<string>;
+  /** Ends the channel (and the server process, for stdio); `immediate` when nothing is worth waiting for. Safe to call more than once. */
+  close(immediate?: boolean): Promise<void>;
+  /** The server's process id, for stdio. */
+  readonly pid?: number | undefined;
+}
+
+export interface CallOptions extends ActiveCall {
+  signal: AbortSignal;
+  onProgress(message: string): void;
+}
+
 /** A running MCP server and rho's client session with it. */
 export class ServerConnection {
+  /** Calls waiting for the server's answer: a question the server asks belongs to one of them. */
+  private readonly active = new Set<ActiveCall>();
+
   private constructor(
     readonly name: string,
     private readonly client: Client,
-    private readonly process: ServerProcess,
+    private readonly channel: ServerChannel,
   ) {}
 
-  /** Spawns the (already authorized) server and completes the MCP handshake. */
-  static async open(name: string, launch: ServerLaunch, signal: AbortSignal): Promise<ServerConnection> {
-    const process = new ServerProcess(launch);
-    const client = new Client({ name: 'rho', version: '1' }, { capabilities: {} });
+  /**
+   * Completes the MCP handshake over an (already authorized) channel. rho declares roots (the
+   * given directories) and form elicitation; a server's sampling requests are refused.
+   */
+  static async open(name: string, channel: ServerChannel, options: { signal: AbortSignal; roots: readonly string[] }): Promise<ServerConnection> {
+    const client = new Client({ name: 'rho', version: '1' }, { capabilities: clientCapabilities });
+    let connection: ServerConnection | undefined;
+    installClientRequests(client, { server: name, roots: options.roots, activeCall: () => connection?.soleActiveCall() });
     try {
-      await client.connect(process, { signal, timeout: startupTimeoutMs });
+      await client.connect(channel.transport, { signal: options.signal, timeout: startupTimeoutMs });
     } catch (cause) {
-      const reason = await describeFailure(cause, process);
-      await process.close();
+      // Stopped from outside (the run ended first): the server is stopped at once, its exit not waited for.
+      if (options.signal.aborted) {
+        await channel.close(true);
+        throw cause;
+      }
+      const reason = await channel.describe(cause);
+      await channel.close();
       throw new ToolError('execution_failed', `the server did not complete the MCP handshake: ${reason}`, { cause });
     }
-    return new ServerConnection(name, client, process);
+    connection = new ServerConnection(name, client, channel);
+    return connection;
   }
 
   get pid(): number | undefined {
-    return this.process.pid;
+    return this.channel.pid;
   }
 
-  /** The server's tool declarations as sent (unchecked), across pages, within rho's bounds. */
-  async listTools(signal: AbortSignal): Promise<unknown[]> {
+  /** The one call in progress; with none or several, a server's question cannot be placed. */
+  private soleActiveCall(): ActiveCall | undefined {
+    if (this.active.size !== 1) return undefined;
+    return this.active.values().next().value;
+  }
+
+  /**
+   * The server's tool declarations as sent (unchecked), across pages, within rho's bounds: past
+   * `maxServerTools` entries or `maxListPages` pages the rest is left out, never read into the run,
+   * and `leftOut` says what was.
+   */
+  async listTools(signal: AbortSignal): Promise<{ tools: unknown[]; leftOut: string | undefined }> {
     const tools: unknown[] = [];
+    let excess = 0;
     let cursor: string | undefined;
     for (let page = 0; page < maxListPages; page++) {
       let result: z.infer<typeof toolListPage>;
@@ -56,27 +103,27 @@ export class ServerConnection {
           timeout: startupTimeoutMs,
         });
       } catch (cause) {
-        throw new ToolError('execution_failed', `the server did not list its tools: ${await describeFailure(cause, this.process)}`, { cause });
+        throw new ToolError('execution_failed', `the server did not list its tools: ${await this.channel.describe(cause)}`, { cause });
       }
-      tools.push(...result.tools);
-      if (tools.length > maxServerTools) {
-        throw new ToolError('execution_failed', `the server lists more than ${maxServerTools} tools; rho takes at most ${maxServerTools}`);
-      }
+      const room = maxServerTools - tools.length;
+      tools.push(...result.tools.slice(0, room));
+      excess += Math.max(0, result.tools.length - room);
       cursor = result.nextCursor;
-      if (cursor === undefined) return tools;
+      const beyond = `it lists more than ${maxServerTools} tools; the first ${maxServerTools} were kept and`;
+      if (cursor === undefined) return { tools, leftOut: excess > 0 ? `${beyond} ${excess} more left out` : undefined };
+      // Further pages can only add tools that would be left out.
+      if (excess > 0) return { tools, leftOut: `${beyond} the rest left out` };
     }
-    throw new ToolError('execution_failed', `the server kept paging its tool list past ${maxListPages} pages`);
+    return { tools, leftOut: `it kept paging its tool list past ${maxListPages} pages; the tools on later pages were left out` };
   }
 
-  async callTool(
-    tool: string,
-    args: Record<string, unknown>,
-    options: { signal: AbortSignal; timeoutMs: number; onProgress(message: string): void },
-  ): Promise<CallToolResult> {
+  async callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    const call: ActiveCall = { stepId: options.stepId, ask: options.ask, notice: options.notice };
+    this.active.add(call);
     try {
       return await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
         signal: options.signal,
-        timeout: options.timeoutMs + callTimeoutMarginMs,
+        timeout: callTimeoutMs,
         onprogress: (progress) => {
           const total = progress.total === undefined ? '' : `/${progress.total}`;
           options.onProgress(progress.message ?? `${progress.progress}${total}`);
@@ -84,27 +131,15 @@ export class ServerConnection {
       });
     } catch (cause) {
       if (options.signal.aborted) throw cause;
-      throw new ToolError('execution_failed', `MCP server ${this.name}, tool ${tool}: ${await describeFailure(cause, this.process)}`, { cause });
+      throw new ToolError('execution_failed', `MCP server ${this.name}, tool ${tool}: ${await this.channel.describe(cause)}`, { cause });
+    } finally {
+      this.active.delete(call);
     }
   }
 
-  /** Stops the server (and its process group). Safe to call more than once. */
+  /** Stops the server (its process group, for stdio). Safe to call more than once. */
   async stop(): Promise<void> {
     await this.client.close().catch(() => undefined);
-    await this.process.close();
+    await this.channel.close();
   }
-}
-
-/** How long a failure waits to learn whether (and how) the server ended. */
-const exitNoticeMs = 500;
-
-/** Why talking to a server failed, with how it exited and its last stderr lines when it is gone. */
-async function describeFailure(cause: unknown, process: ServerProcess): Promise<string> {
-  await process.settle(exitNoticeMs);
-  const parts = [cause instanceof Error ? cause.message : String(cause)];
-  const exit = process.exit;
-  if (exit) parts.push(exit.code === null ? `the server was killed by ${exit.signal ?? 'a signal'}` : `the server exited with code ${exit.code}`);
-  const stderr = process.stderr();
-  if (stderr) parts.push(`its stderr ends with:\n${stderr.split('\n').slice(-5).join('\n')}`);
-  return parts.join('; ');
 }

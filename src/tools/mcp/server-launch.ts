@@ -1,15 +1,18 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ProcessRequest } from '../../host/capability.js';
+import type { CapabilityRequest, ProcessRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
 import type { HostEnvironment } from '../../host/tool.js';
 import { composeEnvironment, validateStepEnvironment } from '../process/environment.js';
 import { resolveExecutable } from '../process/executable.js';
 import { processRequest } from '../process/request.js';
-import { maxMessageBytes, type ServerLaunch } from './server-process.js';
+import { headerNamePattern, headerValuePattern, managedHeaders } from '../network/headers.js';
+import { networkRequest, parseHttpTarget } from '../network/url.js';
+import type { ServerChannel } from './server-connection.js';
+import { maxMessageBytes, stdioChannel, type ServerLaunch } from './server-process.js';
 
-/** An `mcp:` entry of a workflow's `tools:`, with `env` values already evaluated. */
-export interface McpServerDeclaration {
+/** An `mcp:` entry of a workflow's `tools:` that rho starts over stdio, with `env` values already evaluated. */
+export interface StdioServerDeclaration {
   /** Namespace of the server's tools (`<name>.<tool>`). */
   name: string;
   /** The program and its first arguments. */
@@ -20,10 +23,55 @@ export interface McpServerDeclaration {
   cwd?: string;
 }
 
+/** An `mcp:` entry for a server reached over Streamable HTTP, with `headers` values already evaluated. */
+export interface HttpServerDeclaration {
+  name: string;
+  url: string;
+  headers?: Readonly<Record<string, string>>;
+}
+
+export type McpServerDeclaration = StdioServerDeclaration | HttpServerDeclaration;
+
+export function isHttpServer(declaration: McpServerDeclaration): declaration is HttpServerDeclaration {
+  return 'url' in declaration;
+}
+
 export interface ServerLaunchPlan {
   /** The `process` capability request that must be granted before anything is spawned. */
   request: ProcessRequest;
   launch: ServerLaunch;
+}
+
+export interface ServerConnectPlan {
+  /** What must be granted before rho connects: `process` (stdio) or `network(HOST)` (HTTP). */
+  request: CapabilityRequest;
+  /** Opens the channel; called only once the request is granted. */
+  channel(): Promise<ServerChannel>;
+}
+
+/** Headers rho sets itself for the protocol; a declaration may not replace them. */
+const protocolHeaders: ReadonlySet<string> = new Set(['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
+
+/** The URL and headers of an HTTP server, checked as `http_request` checks its own: no user info, no smuggled headers. */
+export function planHttpConnect(declaration: HttpServerDeclaration): ServerConnectPlan {
+  const target = parseHttpTarget(declaration.url);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(declaration.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (!headerNamePattern.test(name)) throw new ToolError('invalid_arguments', `header ${JSON.stringify(name)} is not a header name`);
+    if (!headerValuePattern.test(value)) throw new ToolError('invalid_arguments', `header ${name}: a value may not hold line breaks or NUL`);
+    if (managedHeaders.has(lower) || protocolHeaders.has(lower)) throw new ToolError('invalid_arguments', `header ${name} is set by rho itself`);
+    headers[name] = value;
+  }
+  // The HTTP client transport loads only for a workflow that has an HTTP server.
+  return { request: networkRequest('POST', target), channel: async () => (await import('./http-channel.js')).httpChannel(target, headers) };
+}
+
+/** What connecting to a declared server needs granted, and how to open its channel. */
+export async function planServerConnect(declaration: McpServerDeclaration, baseDirectory: string, host: HostEnvironment): Promise<ServerConnectPlan> {
+  if (isHttpServer(declaration)) return planHttpConnect(declaration);
+  const { request, launch } = await planServerLaunch(declaration, baseDirectory, host);
+  return { request, channel: async () => stdioChannel(launch) };
 }
 
 async function resolveServerDirectory(directory: string): Promise<string> {
@@ -41,7 +89,7 @@ async function resolveServerDirectory(directory: string): Promise<string> {
  * program looked up once on the host's PATH (or named by path), the environment composed from
  * the workflow's process_env mode (credentials scrubbed) plus the entry's own `env`. Nothing runs.
  */
-export async function planServerLaunch(declaration: McpServerDeclaration, baseDirectory: string, host: HostEnvironment): Promise<ServerLaunchPlan> {
+export async function planServerLaunch(declaration: StdioServerDeclaration, baseDirectory: string, host: HostEnvironment): Promise<ServerLaunchPlan> {
   const [command, ...commandArgs] = declaration.command;
   if (command === undefined) throw new ToolError('invalid_arguments', 'command is empty');
   const cwd = await resolveServerDirectory(path.resolve(baseDirectory, declaration.cwd ?? '.'));

@@ -7,6 +7,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ProcessLaunch } from '../process/process-group.js';
 import { isGroupAlive, terminateGroup, trackGroup, untrackGroup } from '../process/process-tree.js';
 import { RetainedOutput } from '../process/retained-output.js';
+import type { ServerChannel } from './server-connection.js';
 
 /** Largest single JSON-RPC message a server may send; a larger one stops the server. */
 export const maxMessageBytes = 16 * 1024 * 1024;
@@ -34,6 +35,7 @@ export class ServerProcess implements Transport {
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private exited: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
+  private starting: Promise<void> | undefined;
 
   constructor(private readonly launch: ServerLaunch) {}
 
@@ -60,8 +62,13 @@ export class ServerProcess implements Transport {
     return this.stderrTail.read(0, stderrTailBytes).content.trim();
   }
 
-  async start(): Promise<void> {
-    if (this.child) throw new Error('this MCP server process was already started');
+  /** Spawns the server; a second call (the client's connect, after `begin`) waits for the first. */
+  start(): Promise<void> {
+    this.starting ??= this.spawn();
+    return this.starting;
+  }
+
+  private async spawn(): Promise<void> {
     const child = spawn(this.launch.file, [...this.launch.args], {
       cwd: this.launch.cwd,
       env: { ...this.launch.env },
@@ -91,17 +98,21 @@ export class ServerProcess implements Transport {
     if (!stdin.write(serializeMessage(message))) await once(stdin, 'drain');
   }
 
-  /** Stops the server and everything in its process group: stdin closed, then SIGTERM, then SIGKILL. */
-  close(): Promise<void> {
-    this.stopping ??= this.stop();
+  /**
+   * Stops the server and everything in its process group: stdin closed, then SIGTERM, then
+   * SIGKILL. `immediate` skips the wait after closing stdin: a server still starting when the
+   * run no longer needs it has nothing to finish.
+   */
+  close(immediate = false): Promise<void> {
+    this.stopping ??= this.stop(immediate);
     return this.stopping;
   }
 
-  private async stop(): Promise<void> {
+  private async stop(immediate: boolean): Promise<void> {
     const child = this.child;
     if (!child?.pid) return;
     child.stdin.end();
-    if (!this.exitStatus) await Promise.race([this.exited, sleep(closeGraceMs, undefined, { ref: false })]);
+    if (!this.exitStatus && !immediate) await Promise.race([this.exited, sleep(closeGraceMs, undefined, { ref: false })]);
     if (isGroupAlive(child.pid)) await terminateGroup(child.pid);
     await this.exited;
   }
@@ -137,4 +148,30 @@ export class ServerProcess implements Transport {
     this.buffer.clear();
     this.onclose?.();
   }
+}
+
+/** How long a failure waits to learn whether (and how) the server ended. */
+const exitNoticeMs = 500;
+
+/** A stdio channel to a server process rho starts itself. */
+export function stdioChannel(launch: ServerLaunch): ServerChannel {
+  const process = new ServerProcess(launch);
+  return {
+    transport: process,
+    begin: () => process.start(),
+    get pid() {
+      return process.pid;
+    },
+    close: (immediate) => process.close(immediate),
+    // Why talking to the server failed, with how it exited and its last stderr lines when it is gone.
+    async describe(cause) {
+      await process.settle(exitNoticeMs);
+      const parts = [cause instanceof Error ? cause.message : String(cause)];
+      const exit = process.exit;
+      if (exit) parts.push(exit.code === null ? `the server was killed by ${exit.signal ?? 'a signal'}` : `the server exited with code ${exit.code}`);
+      const stderr = process.stderr();
+      if (stderr) parts.push(`its stderr ends with:\n${stderr.split('\n').slice(-5).join('\n')}`);
+      return parts.join('; ');
+    },
+  };
 }

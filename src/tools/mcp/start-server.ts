@@ -1,17 +1,19 @@
-import type { ProcessRequest } from '../../host/capability.js';
+import type { CapabilityRequest } from '../../host/capability.js';
 import { ToolError, toToolError } from '../../host/errors.js';
 import type { SessionState } from '../../host/session-state.js';
 import type { HostEnvironment, Tool } from '../../host/tool.js';
 import { mcpTool, parseMcpToolDeclaration } from './mcp-tool.js';
-import { ServerConnection } from './server-connection.js';
-import { planServerLaunch, type McpServerDeclaration } from './server-launch.js';
+import type { ServerConnection } from './server-connection.js';
+import { planServerConnect, type McpServerDeclaration } from './server-launch.js';
 
 export interface ServerStartOptions {
   /** Directory the entry's `cwd` (default `.`) is relative to: the workflow file's. */
   baseDirectory: string;
   host: HostEnvironment;
-  /** The host's authorization path for the server's `process` request; throws the typed denial. */
-  authorize(request: ProcessRequest): Promise<void>;
+  /** The host's authorization path for the server's `process` (stdio) or `network` (HTTP) request; throws the typed denial. */
+  authorize(request: CapabilityRequest): Promise<void>;
+  /** The client's roots: the workspace root, then the granted roots. */
+  roots: readonly string[];
   /** The run's session: the server is stopped when it is disposed. */
   session: SessionState;
   signal: AbortSignal;
@@ -26,8 +28,8 @@ export interface StartedServer {
 }
 
 /**
- * Starts one MCP server: the launch is planned, its `process` request authorized, and only then
- * is the program spawned. The server is stopped when the session ends, whatever happens next.
+ * Starts (or, over HTTP, connects to) one MCP server: the launch is planned, its request
+ * authorized, and only then is the program spawned or the URL contacted. The server is stopped when the session ends, whatever happens next.
  * Every failure, a denial included (which keeps its kind), names the server.
  */
 export async function startMcpServer(declaration: McpServerDeclaration, options: ServerStartOptions): Promise<StartedServer> {
@@ -40,20 +42,47 @@ export async function startMcpServer(declaration: McpServerDeclaration, options:
 }
 
 async function startAndList(declaration: McpServerDeclaration, options: ServerStartOptions): Promise<StartedServer> {
-  const plan = await planServerLaunch(declaration, options.baseDirectory, options.host);
+  const plan = await planServerConnect(declaration, options.baseDirectory, options.host);
   await options.authorize(plan.request);
-  const connection = await ServerConnection.open(declaration.name, plan.launch, options.signal);
+  // The MCP client loads while the server process starts: each takes a while, neither needs the other.
+  const loading = import('./server-connection.js');
+  const channel = await plan.channel();
+  let Connection: typeof ServerConnection;
+  try {
+    await channel.begin();
+    Connection = (await loading).ServerConnection;
+  } catch (error) {
+    await channel.close(true);
+    throw error;
+  }
+  const connection = await Connection.open(declaration.name, channel, { signal: options.signal, roots: options.roots });
   options.session.onDispose(() => connection.stop());
   const tools: Tool[] = [];
-  const warnings: string[] = [];
-  for (const raw of await connection.listTools(options.signal)) {
+  const names = new Set<string>();
+  const rejected: string[] = [];
+  const listed = await connection.listTools(options.signal);
+  for (const raw of listed.tools) {
     try {
       const tool = mcpTool(connection, parseMcpToolDeclaration(raw));
-      if (tools.some((listed) => listed.name === tool.name)) throw new Error(`tool ${tool.name} is listed twice`);
+      if (names.has(tool.name)) throw new Error(`tool ${tool.name} is listed twice`);
+      names.add(tool.name);
       tools.push(tool);
     } catch (error) {
-      warnings.push(`MCP server ${declaration.name}: a tool was left out: ${(error as Error).message}`);
+      rejected.push((error as Error).message);
     }
   }
-  return { connection, tools, warnings };
+  return { connection, tools, warnings: leftOutWarnings(declaration.name, rejected, listed.leftOut) };
+}
+
+/** Most warnings one server's rejected declarations produce; the rest are counted in one line. */
+const maxDeclarationWarnings = 10;
+
+/** One line per rejected declaration (up to a bound), and one for what was beyond rho's limits. */
+function leftOutWarnings(server: string, rejected: readonly string[], beyondLimit: string | undefined): string[] {
+  const warnings = rejected.slice(0, maxDeclarationWarnings).map((reason) => `MCP server ${server}: a tool was left out: ${reason}`);
+  if (rejected.length > maxDeclarationWarnings) {
+    warnings.push(`MCP server ${server}: ${rejected.length - maxDeclarationWarnings} more tools were left out for invalid declarations`);
+  }
+  if (beyondLimit !== undefined) warnings.push(`MCP server ${server}: ${beyondLimit}`);
+  return warnings;
 }

@@ -13,7 +13,7 @@ import { convertScriptedAnswer, questionLabel } from './convert-answer.js';
 import { promptForAnswers, type PromptTerminal } from './enquirer-prompts.js';
 import { createPromptLock } from './prompt-lock.js';
 import { askedBy } from './request-label.js';
-import type { ScriptedAnswers } from './scripted-answers.js';
+import { scriptedAnswerFor, type ScriptedAnswers } from './scripted-answers.js';
 
 export interface QuestionerOptions {
   /** Whether a person can be prompted: a TTY on stdin, not CI, no --no-input. */
@@ -47,7 +47,7 @@ function scriptedPart(request: HostInputRequest, answers: ScriptedAnswers, repor
   const given: Record<string, Answer> = {};
   const missing: Question[] = [];
   for (const question of request.questions) {
-    const scripted = answers.get(question.id);
+    const scripted = scriptedAnswerFor(answers, request.stepId, question.id);
     if (!scripted) {
       missing.push(question);
       continue;
@@ -58,13 +58,18 @@ function scriptedPart(request: HostInputRequest, answers: ScriptedAnswers, repor
   return { given, missing };
 }
 
+/** The flag key that answers a question: scoped to its step when there is one. */
+function answerKey(request: HostInputRequest, question: Question): string {
+  return request.stepId ? `${request.stepId}.${question.id}` : question.id;
+}
+
 function missingAnswer(request: HostInputRequest, question: Question, timeoutSeconds: number | undefined, nothingGiven: boolean): ToolError {
   const fallbackHint =
     request.timeoutFallback && timeoutSeconds === undefined && nothingGiven ? ', or with --question-timeout SECONDS to apply its on_timeout answers' : '';
   return new ToolError(
     'unsupported',
     `${questionLabel(request, question)} (${question.question}) has no answer and nobody can be asked here; ` +
-      `run again with --answer ${question.id}=VALUE (or --answers FILE)${fallbackHint}`,
+      `run again with --answer ${answerKey(request, question)}=VALUE (or --answers FILE)${fallbackHint}`,
   );
 }
 

@@ -15,8 +15,21 @@ export interface ScriptedAnswer {
 /** Answers given ahead of time, by question id. */
 export type ScriptedAnswers = ReadonlyMap<string, ScriptedAnswer>;
 
-function checkId(id: string, where: string): void {
-  if (!questionIdPattern.test(id)) throw new HostError('usage', `${where}: "${id}" is not a question id (letters, digits, "_" or "-")`);
+/** A step id (the workflow's pattern), for answers scoped to one step: `STEP.ID`. */
+const stepIdPattern = /^[a-z0-9][a-z0-9_-]*$/;
+
+/** A question id, or `STEP.ID` for that step's question only (so two steps asking `name` get their own answers). */
+function checkId(key: string, where: string): void {
+  const dot = key.indexOf('.');
+  const [step, id] = dot < 0 ? [undefined, key] : [key.slice(0, dot), key.slice(dot + 1)];
+  if ((step !== undefined && !stepIdPattern.test(step)) || !questionIdPattern.test(id)) {
+    throw new HostError('usage', `${where}: "${key}" is not a question id (letters, digits, "_" or "-"), nor STEP.ID for one step's question`);
+  }
+}
+
+/** The scripted answer for a step's question: scoped to the step (`STEP.ID`) first, then by id alone. */
+export function scriptedAnswerFor(answers: ScriptedAnswers, stepId: string | undefined, questionId: string): ScriptedAnswer | undefined {
+  return (stepId === undefined ? undefined : answers.get(`${stepId}.${questionId}`)) ?? answers.get(questionId);
 }
 
 /** Parses repeated `--answer ID=VALUE` flags; a list answer is written comma-separated. */

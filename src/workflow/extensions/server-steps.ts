@@ -1,15 +1,14 @@
 import type { ToolRegistry } from '../../host/registry.js';
 import { compileWorkflow } from '../compile.js';
 import type { CompiledWorkflow } from '../model.js';
-import { InvalidWorkflowError } from '../problems.js';
+import type { Problem } from '../problems.js';
 
 /**
- * Validates a workflow again once its MCP servers run and their tools are registered: a step
- * naming a server tool that does not exist (with the closest names), or giving it arguments its
- * schema refuses, makes the workflow invalid before any step starts.
+ * Checks the steps that call one server's tools, once it runs and its tools are registered: a
+ * step naming a tool the server does not offer (with the closest names), or giving it arguments
+ * its schema refuses. The other servers' steps are left for their own check.
  */
-export function compileWithServerTools(workflow: CompiledWorkflow, tools: ToolRegistry): CompiledWorkflow {
-  const { workflow: compiled, problems } = compileWorkflow(workflow.source, tools);
-  if (!compiled || problems.length > 0) throw new InvalidWorkflowError(problems);
-  return compiled;
+export function serverStepProblems(workflow: CompiledWorkflow, tools: ToolRegistry, server: string, servers: readonly string[]): Problem[] {
+  const others = servers.filter((name) => name !== server);
+  return compileWorkflow(workflow.source, tools, { pendingServers: others }).problems;
 }

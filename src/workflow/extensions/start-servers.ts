@@ -1,5 +1,6 @@
-import { ToolError } from '../../host/errors.js';
+import { ToolError, toToolError } from '../../host/errors.js';
 import type { ToolHost } from '../../host/tool-host.js';
+import type { McpServerDeclaration } from '../../tools/mcp/server-launch.js';
 import { evaluateDeep, type ExpressionContext } from '../expressions/index.js';
 import type { Problem } from '../problems.js';
 import type { WorkflowSource } from '../source.js';
@@ -8,10 +9,22 @@ import type { DeclaredServer } from './tool-sources.js';
 export interface ServerStartOptions {
   /** The workflow file: an entry's `cwd` is relative to its directory, and warnings point into it. */
   source: WorkflowSource;
-  /** An entry's `env` values may use these, as the workflow's `env:` does. */
+  /** An entry's `env`, `url` and `headers` values may use these, as the workflow's `env:` does. */
   inputs: ExpressionContext['inputs'];
   secrets: ExpressionContext['secrets'];
+  /** Aborting it stops the starts still under way (a run that ended without needing them). */
   signal: AbortSignal;
+  /** Called as each start ends, in the order they end. */
+  onOutcome?(outcome: ServerStartOutcome): void;
+}
+
+/** How one server's start ended. */
+export interface ServerStartOutcome {
+  name: string;
+  /** Tools left out, located at the server's entry. */
+  warnings: Problem[];
+  /** Why the server was not started (a denial keeps its kind). */
+  error?: ToolError;
 }
 
 /** The subject a server start is authorized as: hooks and the audit see the tool `mcp:<name>`. */
@@ -19,48 +32,75 @@ export function serverStartSubject(name: string) {
   return { id: `mcp-server-${name}`, tool: `mcp:${name}`, args: {} };
 }
 
-function evaluateEnv(server: DeclaredServer, options: ServerStartOptions): Record<string, string> | undefined {
-  const env = server.declaration.env;
-  if (env === undefined) return undefined;
-  const context: ExpressionContext = { inputs: options.inputs, secrets: options.secrets, env: {}, steps: {}, run: { failed: false, cancelled: false } };
+function entryContext(options: ServerStartOptions): ExpressionContext {
+  return { inputs: options.inputs, secrets: options.secrets, env: {}, steps: {}, run: { failed: false, cancelled: false } };
+}
+
+function evaluateValues(values: Readonly<Record<string, string>> | undefined, options: ServerStartOptions, what: string, server: string) {
+  if (values === undefined) return undefined;
+  const context = entryContext(options);
   try {
-    return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(evaluateDeep(value, context) ?? '')]));
+    return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, String(evaluateDeep(value, context) ?? '')]));
   } catch (cause) {
-    throw new ToolError('invalid_arguments', `MCP server ${server.declaration.name} was not started: env: ${(cause as Error).message}`, { cause });
+    throw new ToolError('invalid_arguments', `MCP server ${server} was not started: ${what}: ${(cause as Error).message}`, { cause });
   }
 }
 
+/** The entry with its expressions evaluated: `env` of a stdio server, `headers` of an HTTP one. */
+function evaluatedDeclaration(server: DeclaredServer, options: ServerStartOptions): McpServerDeclaration {
+  const declaration = server.declaration;
+  if ('url' in declaration) {
+    const headers = evaluateValues(declaration.headers, options, 'headers', declaration.name);
+    const { url } = evaluateValues({ url: declaration.url }, options, 'url', declaration.name)!;
+    return { ...declaration, url: url!, ...(headers && { headers }) };
+  }
+  const env = evaluateValues(declaration.env, options, 'env', declaration.name);
+  return { ...declaration, ...(env && { env }) };
+}
+
 /**
- * Starts the workflow's MCP servers one after another and registers their tools on the host.
- * Each start is a `process` request on the host's authorization path (policy, hooks,
- * approvals), decided before the program is spawned; each server is stopped when the host is
- * disposed. A refusal or a failed start throws a ToolError (a denial keeps its kind); the
- * returned warnings, located at the server's entry, name tools it offered that were left out.
+ * Starts the workflow's MCP servers, all at once, and returns without waiting for them: each
+ * server's namespace is expected on the host's registry, so a step calling one of its tools
+ * waits for that server alone while the others, and steps that use none, go on. Each start is
+ * a request on the host's authorization path (policy, hooks, approvals) decided before the
+ * program is spawned or the URL contacted; each server is stopped when the host is disposed.
+ * The returned promise settles (never rejects) when every start has ended, one outcome each.
  */
-export async function startDeclaredServers(host: ToolHost, servers: readonly DeclaredServer[], options: ServerStartOptions): Promise<Problem[]> {
+export async function startDeclaredServers(host: ToolHost, servers: readonly DeclaredServer[], options: ServerStartOptions): Promise<ServerStartOutcome[]> {
   if (servers.length === 0) return [];
   // The MCP client loads only when a workflow declares servers: it costs more than Node's own start.
-  const { startMcpServer } = await import('../../tools/mcp/start-server.js');
-  const warnings: Problem[] = [];
-  for (const server of servers) {
+  const loading = import('../../tools/mcp/start-server.js');
+  const roots = [host.workspace.root, ...host.workspace.grantedRoots];
+  const starts = servers.map(async (server): Promise<ServerStartOutcome> => {
     const { name } = server.declaration;
-    const env = evaluateEnv(server, options);
-    const started = await startMcpServer(
-      { ...server.declaration, ...(env && { env }) },
-      {
-        baseDirectory: options.source.directory,
-        host: host.environment,
-        session: host.session,
-        signal: options.signal,
-        authorize: async (request) => {
-          const denial = await host.authorizeRequest(serverStartSubject(name), request, options.signal);
-          if (denial) throw denial;
-        },
+    const { startMcpServer } = await loading;
+    const started = await startMcpServer(evaluatedDeclaration(server, options), {
+      baseDirectory: options.source.directory,
+      host: host.environment,
+      session: host.session,
+      signal: options.signal,
+      roots,
+      authorize: async (request) => {
+        const denial = await host.authorizeRequest(serverStartSubject(name), request, options.signal);
+        if (denial) throw denial;
       },
-    );
+    });
     for (const tool of started.tools) host.tools.register(tool);
     const at = options.source.position(server.at);
-    warnings.push(...started.warnings.map((message) => ({ file: options.source.file, ...at, message: `warning: ${message}` })));
-  }
-  return warnings;
+    return { name, warnings: started.warnings.map((message) => ({ file: options.source.file, ...at, message: `warning: ${message}` })) };
+  });
+  servers.forEach((server, index) => {
+    const listed = starts[index]!.then(
+      () => undefined,
+      (error: unknown) => toToolError(error),
+    );
+    host.tools.expect(server.declaration.name, listed);
+  });
+  return Promise.all(
+    starts.map(async (start, index) => {
+      const outcome = await start.catch((error: unknown): ServerStartOutcome => ({ name: servers[index]!.declaration.name, warnings: [], error: toToolError(error) }));
+      options.onOutcome?.(outcome);
+      return outcome;
+    }),
+  );
 }

@@ -56,13 +56,15 @@ export async function openToolCatalog(options: Omit<OpenOptions, 'file'> & { fil
     return notices;
   };
   try {
-    const warnings = await startDeclaredServers(opened.host, opened.servers, {
+    const outcomes = await startDeclaredServers(opened.host, opened.servers, {
       source: opened.workflow.source,
       inputs: opened.inputs,
       secrets: opened.secrets,
       signal: options.signal,
     });
-    for (const warning of warnings) options.ports.warn?.(formatProblem(warning));
+    for (const warning of outcomes.flatMap((outcome) => outcome.warnings)) options.ports.warn?.(formatProblem(warning));
+    const failed = outcomes.find((outcome) => outcome.error);
+    if (failed?.error) throw failed.error;
   } catch (error) {
     await close();
     throw error;
