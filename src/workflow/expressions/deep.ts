@@ -17,11 +17,11 @@ function walk(value: unknown, path: ValuePath, visit: (text: string, path: Value
 }
 
 /**
- * A copy of `value` with every string evaluated as a template. An error names the failing
- * string's place through `ExpressionError.path`.
+ * A copy of `value` with every string evaluated as a template, which may read every context
+ * `context` has. An error names the failing string's place through `ExpressionError.path`.
  */
-export function evaluateDeep(value: unknown, context: ExpressionContext, options: ParseOptions = {}): unknown {
-  return evaluateAt(value, [], context, options);
+export function evaluateDeep(value: unknown, context: ExpressionContext): unknown {
+  return evaluateAt(value, [], context, { contexts: Object.keys(context.extra ?? {}) });
 }
 
 function evaluateAt(value: unknown, path: ValuePath, context: ExpressionContext, options: ParseOptions): unknown {
