@@ -178,6 +178,24 @@ describe('MCP servers (end to end)', () => {
     await expectAllGone(await serverPids());
   });
 
+  it('refuses, once the server runs, an open-world tool’s result written into a shell script (exit 2)', async () => {
+    const steps = `  - id: add
+    tool: notes.add
+    with: { text: "milk" }
+  - id: show
+    tool: shell
+    with: { script: "echo \${{ steps.add.output }}" }`;
+    await writeFiles(dir, { 'flow.yml': notesWorkflow({ steps }) });
+    // Validation starts no server, so it cannot know yet what notes.add returns.
+    expect((await runCli(['validate', 'flow.yml'], { cwd: dir })).exitCode).toBe(0);
+    const result = await runCli(['run', 'flow.yml', '--allow', 'shell'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(
+      /^flow\.yml:13:21: shell script would run text from outside the workflow \(steps\.add is a result of notes\.add, which brings in content from outside\); pass it through env: instead/m,
+    );
+    await expectAllGone(await serverPids());
+  });
+
   it('runs the example MCP workflow', async () => {
     const result = await runCli(['run', mcpExample], { cwd: dir });
     expect(result.stderr).toBe('');

@@ -360,6 +360,12 @@ describe('walkTemplates and evaluateDeep', () => {
     expect(value).toEqual(before);
   });
 
+  it('reads further contexts the context carries', () => {
+    const withMatrix = makeContext({ extra: { matrix: { os: 'linux', node: [20, 22] } } });
+    expect(evaluateDeep({ label: '${{ matrix.os }}-${{ join(matrix.node) }}', first: '${{ matrix.node[0] }}' }, withMatrix)).toEqual({ label: 'linux-20,22', first: 20 });
+    expect(() => evaluateDeep({ label: '${{ matrix.os }}' }, context)).toThrow(/Unrecognized named-value: 'matrix'/);
+  });
+
   it('names the failing string in the error path', () => {
     let caught: unknown;
     try {
