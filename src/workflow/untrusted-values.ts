@@ -1,5 +1,5 @@
 import type { Tool } from '../host/tool.js';
-import { parseTemplate, type ValueSource } from './expressions/index.js';
+import { parseTemplate, templateReferences, type ValueSource } from './expressions/index.js';
 import type { StepFile, WorkflowFile } from './schema.js';
 
 /**
@@ -51,7 +51,7 @@ export class UntrustedValues {
   whyTemplate(text: string): string | undefined {
     let sources: readonly ValueSource[];
     try {
-      sources = parseTemplate(text).reads.valueSources;
+      sources = templateReferences(parseTemplate(text)).valueSources;
     } catch {
       return undefined;
     }

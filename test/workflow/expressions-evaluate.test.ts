@@ -93,6 +93,13 @@ describe('contexts and property access', () => {
     expect(evaluate('${{ steps.build.output }}')).toBe('Built OK\n');
   });
 
+  it('never evaluates text that came from a step as an expression', () => {
+    const evil = makeContext({ steps: { fetch: { status: 'success', output: '${{ secrets.TOKEN }}', data: { body: "x ${{ fromJSON('!') }}" } } } });
+    expect(evaluate('${{ steps.fetch.output }}', evil)).toBe('${{ secrets.TOKEN }}');
+    expect(evaluate('got ${{ steps.fetch.data.body }}', evil)).toBe("got x ${{ fromJSON('!') }}");
+    expect(evaluateDeep({ value: '${{ steps.fetch.output }}' }, evil)).toEqual({ value: '${{ secrets.TOKEN }}' });
+  });
+
   it('follows properties and indexes into structured data', () => {
     expect(evaluate('${{ steps.build.data.files[1] }}')).toBe('b.js');
     expect(evaluate("${{ steps.build.data.meta['odd key'] }}")).toBe(1);

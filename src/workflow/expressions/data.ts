@@ -123,8 +123,3 @@ export function fromData(value: data.ExpressionData): unknown {
     }
   }
 }
-
-/** How a value reads inside text, as GitHub Actions writes it into a string (arrays as `Array`). */
-export function textOf(value: data.ExpressionData): string {
-  return value.coerceString();
-}

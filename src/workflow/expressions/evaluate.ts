@@ -3,7 +3,7 @@ import type { FunctionCall } from '@actions/expressions/ast';
 import type { FunctionDefinition } from '@actions/expressions/funcs/info';
 import { analyzeExpression, emptyReads } from './analysis.js';
 import { coreContextNames, type ExpressionContext } from './context.js';
-import { DataView, fromData, textOf } from './data.js';
+import { DataView, fromData } from './data.js';
 import { ExpressionError } from './errors.js';
 import { extensionFunctions } from './functions.js';
 import { parseExpressionSource, type ParsedExpression } from './parse.js';
@@ -75,7 +75,7 @@ export function evaluateTemplate(template: Template, context: ExpressionContext)
   if (template.parts.length === 1 && only?.kind === 'text') return only.text;
   const scope = new Scope(context);
   if (template.parts.length === 1 && only?.kind === 'expression') return valueOf(scope.evaluate(only.expression, only.offset), only.offset);
-  return template.parts.map((part) => (part.kind === 'text' ? part.text : textOf(scope.evaluate(part.expression, part.offset)))).join('');
+  return template.parts.map((part) => (part.kind === 'text' ? part.text : scope.evaluate(part.expression, part.offset).coerceString())).join('');
 }
 
 /**

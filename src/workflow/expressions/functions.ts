@@ -4,16 +4,16 @@ import type { RunStatus } from './context.js';
 
 
 /** The functions GitHub Actions provides, as the official evaluator names them. */
-export const githubFunctionNames = ['contains', 'startsWith', 'endsWith', 'format', 'join', 'toJSON', 'fromJSON', 'case'] as const;
+const githubFunctionNames = ['contains', 'startsWith', 'endsWith', 'format', 'join', 'toJSON', 'fromJSON', 'case'] as const;
 
 /** GitHub Actions' job-status functions; rho answers them from the run so far. */
-export const statusFunctionNames = ['success', 'failure', 'always', 'cancelled'] as const;
+const statusFunctionNames = ['success', 'failure', 'always', 'cancelled'] as const;
 
 /**
  * rho's own functions. GitHub Actions names its functions in camelCase without underscores, so
  * a `rho_` prefix can never collide with one it adds later.
  */
-export const rhoFunctionNames = ['rho_trim', 'rho_split', 'rho_replace'] as const;
+const rhoFunctionNames = ['rho_trim', 'rho_split', 'rho_replace'] as const;
 
 const statusFunctionSet: ReadonlySet<string> = new Set(statusFunctionNames);
 

@@ -5,10 +5,9 @@
  * against a context.
  */
 export type { ValueSource, ExpressionReads as TemplateReferences } from './analysis.js';
-export { coreContextNames, type ExpressionContext, type RunStatus } from './context.js';
+export type { ExpressionContext, RunStatus } from './context.js';
 export { evaluateDeep, walkTemplates, type ValuePath } from './deep.js';
 export { ExpressionError } from './errors.js';
 export { evaluateExpressionSource, evaluateTemplate } from './evaluate.js';
-export { githubFunctionNames, rhoFunctionNames, statusFunctionNames } from './functions.js';
 export { isTruthy } from './truthy.js';
-export { isLiteralTemplate, maxTemplateBytes, parseTemplate, templateReferences, type ParseOptions, type Template } from './template.js';
+export { isLiteralTemplate, parseTemplate, templateReferences, type ParseOptions, type Template } from './template.js';

@@ -6,7 +6,7 @@ import { ExpressionError } from './errors.js';
 import { parseExpressionSource, type ParsedExpression } from './parse.js';
 
 /** Largest string, in UTF-8 bytes, that may hold expressions. */
-export const maxTemplateBytes = 64 * 1024;
+const maxTemplateBytes = 64 * 1024;
 
 export interface ExpressionPart {
   kind: 'expression';
