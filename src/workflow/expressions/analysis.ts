@@ -42,7 +42,7 @@ const testFunctions: ReadonlySet<string> = new Set(['contains', 'startswith', 'e
  */
 export function analyzeExpression(parsed: ParsedExpression, into: ExpressionReads): void {
   if (parsed.tree === undefined) return;
-  const offsetOf = (node: Expr): number => firstOffset(node, parsed);
+  const offsetOf = (node: ContextAccess | Literal): number => tokenOffset(node, parsed);
   // An explicit stack: a chain such as `a == b == c …` nests as deep as it is long.
   const pending: Expr[] = [parsed.tree];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
@@ -79,15 +79,15 @@ export function analyzeExpression(parsed: ParsedExpression, into: ExpressionRead
 
 const stepIdMessage = "\"steps\" must be followed by a step id, as in steps.build.status or steps['build'].output";
 
-function checkStepField(node: IndexAccess, offsetOf: (node: Expr) => number): void {
+function checkStepField(node: IndexAccess, offsetOf: (node: Literal) => number): void {
   const field = literalKey(node.index);
   if (field === undefined || stepFields.includes(field.toLowerCase())) return;
   const id = literalKey((node.expr as IndexAccess).index);
-  throw new ExpressionError(`steps.${id} has no "${field}"; use status, output or data`, offsetOf(node.index));
+  throw new ExpressionError(`steps.${id} has no "${field}"; use status, output or data`, offsetOf(node.index as Literal));
 }
 
 /** A literal format string is checked now, so `rho validate` reports it before anything runs. */
-function checkLiteralFormat(call: FunctionCall, offsetOf: (node: Expr) => number): void {
+function checkLiteralFormat(call: FunctionCall, offsetOf: (node: Literal) => number): void {
   const [format, ...values] = call.args;
   if (!(format instanceof Literal) || format.literal.kind !== data.Kind.String) return;
   try {
@@ -134,18 +134,7 @@ function literalKey(index: Expr): string | undefined {
   return index instanceof Literal && index.literal.primitive ? index.literal.coerceString() : undefined;
 }
 
-/** Where a node's text starts: the offset of its first token. */
-function firstOffset(node: Expr, parsed: ParsedExpression): number {
-  let current: Expr = node;
-  for (;;) {
-    if (current instanceof Literal) return parsed.offsets.get(current.token) ?? 0;
-    if (current instanceof ContextAccess) return parsed.offsets.get(current.name) ?? 0;
-    if (current instanceof FunctionCall) return parsed.offsets.get(current.functionName) ?? 0;
-    if (current instanceof Unary) return parsed.offsets.get(current.operator) ?? 0;
-    if (current instanceof IndexAccess) current = current.expr;
-    else if (current instanceof Binary) current = current.left;
-    else if (current instanceof Logical) current = current.args[0]!;
-    else if (current instanceof Grouping) return Math.max(0, firstOffset(current.group, parsed) - 1);
-    else return 0;
-  }
+/** Where a name or a literal starts: the offset of its token. */
+function tokenOffset(node: ContextAccess | Literal, parsed: ParsedExpression): number {
+  return parsed.offsets.get(node instanceof Literal ? node.token : node.name) ?? 0;
 }
