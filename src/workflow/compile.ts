@@ -179,7 +179,7 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
       withHasExpressions = true;
       argumentsReadSteps ||= templateReferences(template).steps.size > 0;
       checkReferences(context, template, at('with', ...valuePath), step.id, dependencies);
-      const untrusted = untrustedSource(context, template);
+      const untrusted = context.untrusted.whyAny(template);
       argumentsUntrusted ??= untrusted;
       if (untrusted !== undefined && codeArguments[step.tool] === valuePath[0] && valuePath.length === 1) {
         reportAt(context, at('with', ...valuePath), injectionMessage(step.tool, String(valuePath[0]), untrusted));
@@ -233,14 +233,6 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     timeoutMs,
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
   };
-}
-
-function untrustedSource(context: StepContext, template: Template): string | undefined {
-  for (const source of templateReferences(template).valueSources) {
-    const why = context.untrusted.why(source);
-    if (why !== undefined) return why;
-  }
-  return undefined;
 }
 
 function injectionMessage(tool: string, argument: string, why: string): string {

@@ -1,5 +1,5 @@
 import type { Tool } from '../host/tool.js';
-import { parseTemplate, templateReferences, type ValueSource } from './expressions/index.js';
+import { parseTemplate, templateReferences, type Template, type ValueSource } from './expressions/index.js';
 import type { StepFile, WorkflowFile } from './schema.js';
 
 /**
@@ -27,13 +27,13 @@ export class UntrustedValues {
       if (declaration.untrusted) this.inputs.set(name.toLowerCase(), `inputs.${name} is marked untrusted: true`);
     }
     for (const [name, value] of Object.entries(file.env ?? {})) {
-      const why = typeof value === 'string' ? this.whyTemplate(value) : undefined;
+      const why = typeof value === 'string' ? this.whyText(value) : undefined;
       if (why !== undefined) this.env.set(name.toLowerCase(), `env.${name} is computed from untrusted values (${why})`);
     }
   }
 
   /** Why a value read from `source` may come from outside the workflow's author, or undefined when it cannot. */
-  why(source: ValueSource): string | undefined {
+  private why(source: ValueSource): string | undefined {
     const [name, ...rest] = source.keys;
     switch (source.context) {
       case 'inputs':
@@ -47,19 +47,24 @@ export class UntrustedValues {
     }
   }
 
-  /** Why some value a template can produce is untrusted, or undefined. Templates that do not parse are reported elsewhere. */
-  whyTemplate(text: string): string | undefined {
-    let sources: readonly ValueSource[];
-    try {
-      sources = templateReferences(parseTemplate(text)).valueSources;
-    } catch {
-      return undefined;
-    }
-    for (const source of sources) {
+  /** Why one of the values a template can produce is untrusted, or undefined when none is. */
+  whyAny(template: Template): string | undefined {
+    for (const source of templateReferences(template).valueSources) {
       const why = this.why(source);
       if (why !== undefined) return why;
     }
     return undefined;
+  }
+
+  /** `whyAny` for the text of an `env:` value; one that does not parse fails the run elsewhere. */
+  private whyText(text: string): string | undefined {
+    let template: Template;
+    try {
+      template = parseTemplate(text);
+    } catch {
+      return undefined;
+    }
+    return this.whyAny(template);
   }
 
   /**
