@@ -287,6 +287,13 @@ describe('functions', () => {
     expect(error.message).toMatch(/^fromJSON\(\): Error parsing JSON/);
   });
 
+  it('a function failing inside an index fails as an expression error at the call, not a crash', () => {
+    const error = evaluationError('x ${{ inputs.list[inputs.list[fromJSON(inputs.tag)]] }}');
+    expect(error.offset).toBe(30);
+    expect(error.message).toMatch(/^fromJSON\(\): Error parsing JSON/);
+    expect(evaluationError(`\${{ inputs.list[${Array(6_000).fill('1').join('==')}] }}`).message).toMatch(/nested too deeply/);
+  });
+
   it('toJSON() of a value too deep to write fails as an expression error, not a crash', () => {
     const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
     const using = makeContext({ steps: { big: { status: 'success', output: deep, data: null } } });

@@ -1,5 +1,5 @@
 import { data, Evaluator, type Expr } from '@actions/expressions';
-import type { FunctionCall } from '@actions/expressions/ast';
+import type { FunctionCall, IndexAccess } from '@actions/expressions/ast';
 import type { FunctionDefinition } from '@actions/expressions/funcs/info';
 import { analyzeExpression, emptyReads } from './analysis.js';
 import { coreContextNames, type ExpressionContext } from './context.js';
@@ -32,6 +32,17 @@ class LocatingEvaluator extends Evaluator {
       const detail = cause instanceof Error ? `: ${cause.message}` : '';
       const message = error instanceof RangeError ? 'the value is nested too deeply' : (error as Error).message;
       throw new ExpressionError(`${call.functionName.lexeme}(): ${message}${detail}`, this.parsed.offsets.get(call.functionName) ?? 0, { cause: error });
+    }
+  }
+
+  /** The official evaluator wraps a failure inside an index in a plain Error; its cause is the failure itself. */
+  override visitIndexAccess(access: IndexAccess): data.ExpressionData {
+    try {
+      return super.visitIndexAccess(access);
+    } catch (error) {
+      const cause = (error as Error).cause;
+      if (!(error instanceof ExpressionError) && (cause instanceof ExpressionError || cause instanceof RangeError)) throw cause;
+      throw error;
     }
   }
 }
