@@ -9,6 +9,7 @@ import {
   parseTemplate,
   templateReferences,
   walkTemplates,
+  type ParseOptions,
   type Template,
 } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
@@ -16,6 +17,7 @@ import type { Problem } from './problems.js';
 import { stepSchema, workflowSchema, type StepFile, type WorkflowFile } from './schema.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
+import { codeArguments, UntrustedValues } from './untrusted-values.js';
 
 export interface CompileOptions {
   /**
@@ -23,6 +25,8 @@ export interface CompileOptions {
    * naming `<server>.<tool>` of one of them is accepted here and checked once the server runs.
    */
   pendingServers?: readonly string[];
+  /** Contexts beyond inputs, steps, env and secrets that expressions may read. */
+  contexts?: readonly string[];
 }
 
 /**
@@ -43,7 +47,7 @@ export function compileWorkflow(
   if (!parsed.success) {
     reportSchemaIssues(parsed.error.issues, report);
     const lenient = lenientWorkflow(data);
-    if (lenient) compileSteps(source, lenient.file, tools, options.pendingServers ?? [], problems, lenient.invalidSteps);
+    if (lenient) compileSteps(source, lenient.file, tools, options, problems, lenient.invalidSteps);
     return { problems };
   }
   const file = parsed.data;
@@ -56,7 +60,7 @@ export function compileWorkflow(
       }
     });
   }
-  const steps = compileSteps(source, file, tools, options.pendingServers ?? [], problems);
+  const steps = compileSteps(source, file, tools, options, problems);
   return problems.length > 0 ? { problems } : { workflow: { source, file, steps }, problems };
 }
 
@@ -79,19 +83,30 @@ interface StepContext {
   file: WorkflowFile;
   tools: ToolRegistry;
   pendingServers: readonly string[];
+  parseOptions: ParseOptions;
   problems: Problem[];
   indexById: Map<string, number>;
+  untrusted: UntrustedValues;
 }
 
 function compileSteps(
   source: WorkflowSource,
   file: WorkflowFile,
   tools: ToolRegistry,
-  pendingServers: readonly string[],
+  options: CompileOptions,
   problems: Problem[],
   invalidSteps: ReadonlySet<number> = new Set(),
 ): CompiledStep[] {
-  const context: StepContext = { source, file, tools, pendingServers, problems, indexById: new Map() };
+  const context: StepContext = {
+    source,
+    file,
+    tools,
+    pendingServers: options.pendingServers ?? [],
+    parseOptions: { contexts: options.contexts ?? [] },
+    problems,
+    indexById: new Map(),
+    untrusted: new UntrustedValues(file),
+  };
   const compiled: CompiledStep[] = [];
   file.steps.forEach((step, index) => {
     if (invalidSteps.has(index)) {
@@ -157,14 +172,21 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
 
   let withHasExpressions = false;
   let argumentsReadSteps = false;
+  let argumentsUntrusted: string | undefined;
   walkTemplates(step.with ?? {}, (text, valuePath) => {
     const template = parseOrReport(context, text, at('with', ...valuePath));
     if (template && !isLiteralTemplate(template)) {
       withHasExpressions = true;
       argumentsReadSteps ||= templateReferences(template).steps.size > 0;
       checkReferences(context, template, at('with', ...valuePath), step.id, dependencies);
+      const untrusted = context.untrusted.whyAny(template);
+      argumentsUntrusted ??= untrusted;
+      if (untrusted !== undefined && codeArguments[step.tool] === valuePath[0] && valuePath.length === 1) {
+        reportAt(context, at('with', ...valuePath), injectionMessage(step.tool, String(valuePath[0]), untrusted));
+      }
     }
   });
+  context.untrusted.addStep(step, tool, argumentsUntrusted);
 
   let condition: Template | boolean | undefined = typeof step.if === 'string' ? undefined : step.if;
   let conditionUsesStatus = false;
@@ -213,9 +235,17 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
   };
 }
 
+function injectionMessage(tool: string, argument: string, why: string): string {
+  const instead =
+    tool === 'shell'
+      ? 'pass it through env: instead (env: { VALUE: "${{ … }}" }) and write "$VALUE" in the script'
+      : 'pass it to the program through env: instead (env: { VALUE: "${{ … }}" }), or as one of args:';
+  return `${tool} ${argument} would run text from outside the workflow (${why}); ${instead}`;
+}
+
 function parseOrReport(context: StepContext, text: string, nodePath: NodePath, offsetShift = 0): Template | undefined {
   try {
-    return parseTemplate(text);
+    return parseTemplate(text, context.parseOptions);
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
     reportAt(context, nodePath, `invalid expression: ${error.message}`, Math.max(0, error.offset + offsetShift));
@@ -240,14 +270,16 @@ function checkReferences(context: StepContext, template: Template, nodePath: Nod
     if (typeof target === 'string') reportAt(context, nodePath, target);
     else dependencies.add(target);
   }
+  // Names are case-insensitive, as every property in an expression is.
+  const folded = (names: readonly string[]) => new Set(names.map((name) => name.toLowerCase()));
   const declared = {
-    inputs: Object.keys(context.file.inputs ?? {}),
-    secrets: context.file.secrets ?? [],
-    env: Object.keys(context.file.env ?? {}),
+    inputs: folded(Object.keys(context.file.inputs ?? {})),
+    secrets: folded(context.file.secrets ?? []),
+    env: folded(Object.keys(context.file.env ?? {})),
   };
   for (const kind of ['inputs', 'secrets', 'env'] as const) {
     for (const name of references[kind]) {
-      if (!declared[kind].includes(name)) reportAt(context, nodePath, `${kind}.${name} is not declared under "${kind}:"`);
+      if (!declared[kind].has(name.toLowerCase())) reportAt(context, nodePath, `${kind}.${name} is not declared under "${kind}:"`);
     }
   }
 }

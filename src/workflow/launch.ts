@@ -13,7 +13,7 @@ import { builtinTools } from '../tools/index.js';
 import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs } from './inputs.js';
-import { serverStepProblems } from './extensions/server-steps.js';
+import { RefusedSteps, serverStepProblems } from './extensions/server-steps.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
 import { loadWorkflowFile } from './load.js';
@@ -158,6 +158,8 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
   const stopStarting = () => starting.abort(options.signal.reason);
   options.signal.addEventListener('abort', stopStarting, { once: true });
   let started: Promise<unknown> = Promise.resolve();
+  // Problems found once a server's tools are known (a step's arguments, an untrusted value in a script) keep those steps from running.
+  const refused = new RefusedSteps();
   try {
     for (const line of deadFlagRuleWarnings(options.choices.rules, { tools: host.tools.list(), pendingNamespaces: serverNames })) options.ports.warn?.(line);
     const reported = new Set<string>();
@@ -178,14 +180,17 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
         }
         for (const warning of outcome.warnings) report(formatProblem(warning));
         const targets = { tools: host.tools.list(), pendingNamespaces: host.tools.pendingNamespaces() };
-        for (const problem of serverStepProblems(workflow, host.tools, outcome.name, serverNames)) report(formatProblem(problem));
+        for (const problem of serverStepProblems(workflow, host.tools, outcome.name, serverNames)) {
+          report(formatProblem(problem));
+          refused.refuse(workflow.steps, problem);
+        }
         for (const warning of deadFileRuleWarnings(workflow.source, workflow.file, targets, namesServer(outcome.name))) report(formatProblem(warning));
         for (const line of deadFlagRuleWarnings(options.choices.rules, targets, namesServer(outcome.name))) report(line);
       },
     });
     // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
     void started.then(() => workflow.source.release());
-    return await runWorkflow({ host, workflow, inputs, secrets, env, signal: options.signal, runId });
+    return await runWorkflow({ host, workflow, inputs, secrets, env, signal: options.signal, runId, refusedSteps: refused });
   } finally {
     starting.abort();
     await started;

@@ -26,6 +26,8 @@ export interface RunOptions {
   /** Aborted with `interruptReason` on SIGINT/SIGTERM or `timeoutReason` when `--timeout` expires. */
   signal: AbortSignal;
   runId?: string;
+  /** Steps found invalid while the run goes on (once an MCP server's tools are known): they fail instead of running. */
+  refusedSteps?: { problemOf(stepId: string): string | undefined };
 }
 
 export interface StepRecord {
@@ -172,6 +174,8 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     const run = step.condition === undefined ? true : typeof step.condition === 'boolean' ? step.condition : isTruthy(evaluateTemplate(step.condition, context));
     if (state.failed && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${state.firstFailure} failed` });
     if (!run) return endUnstarted({ status: 'skipped', reason: 'its if: condition is false' });
+    const refusal = options.refusedSteps?.problemOf(step.id);
+    if (refusal) throw new ToolError('invalid_arguments', refusal);
     args = evaluateDeep(step.with, context);
     const runsProcesses = options.host.tools.get(step.tool)?.classes.some((c) => c === 'process' || c === 'shell') ?? false;
     const leak = runsProcesses ? secretOutsideEnvironment(args, Object.values(options.secrets)) : undefined;

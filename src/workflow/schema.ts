@@ -17,6 +17,10 @@ const input = z.strictObject({
   required: z.boolean().optional(),
   default: z.union([z.string(), z.number(), z.boolean()]).optional(),
   description: z.string().max(1000).optional(),
+  untrusted: z
+    .boolean()
+    .optional()
+    .describe('The value comes from outside the workflow’s author (an issue title, a form): it may never be written into a shell script or a command'),
 });
 
 const processEnv = z.union([

@@ -181,6 +181,34 @@ steps:
     expect(result.stdout).not.toMatch(/▶/);
   });
 
+
+  it('validate reports every expression problem at its line and column (exit 2)', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'bad.yml': `version: 1
+name: bad
+inputs:
+  title: { untrusted: true }
+steps:
+  - id: one
+    tool: echo
+    with: { a: "\${{ 1 = 2 }}", b: "x \${{ tojsn(1) }}", c: "\${{ github.sha }}", d: "\${{ steps.two.output }}", e: "\${{ inputs.nope }}" }
+  - id: two
+    tool: shell
+    with: { script: "echo \${{ inputs.title }}" }
+`,
+    });
+    const result = await runCli(['validate', 'bad.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `bad.yml:8:23: invalid expression: Unexpected symbol: '='; compare with "=="`,
+      expect.stringMatching(/^bad\.yml:8:42: invalid expression: Unrecognized function: 'tojsn'; available: /),
+      `bad.yml:8:64: invalid expression: Unrecognized named-value: 'github'; expressions can read inputs, steps, env, secrets`,
+      'bad.yml:8:83: step "two" comes later; a step can only refer to earlier steps (this also rules out cycles)',
+      'bad.yml:8:113: inputs.nope is not declared under "inputs:"',
+      expect.stringMatching(/^bad\.yml:11:21: shell script would run text from outside the workflow \(inputs\.title is marked untrusted: true\); pass it through env: instead/),
+    ]);
+  });
   it('denies a write outside the allow rules (exit 3) and names the rule that would grant it', async () => {
     const dir = await tempDir();
     await writeFiles(dir, {

@@ -1,6 +1,7 @@
 import type { ExpressionContext } from './context.js';
 import { ExpressionError } from './errors.js';
-import { evaluateTemplate, parseTemplate } from './template.js';
+import { evaluateTemplate } from './evaluate.js';
+import { parseTemplate, type ParseOptions } from './template.js';
 
 export type ValuePath = (string | number)[];
 
@@ -16,25 +17,25 @@ function walk(value: unknown, path: ValuePath, visit: (text: string, path: Value
 }
 
 /**
- * A copy of `value` with every string evaluated as a template. An error names the failing
- * string's place through `ExpressionError.path`.
+ * A copy of `value` with every string evaluated as a template, which may read every context
+ * `context` has. An error names the failing string's place through `ExpressionError.path`.
  */
 export function evaluateDeep(value: unknown, context: ExpressionContext): unknown {
-  return evaluateAt(value, [], context);
+  return evaluateAt(value, [], context, { contexts: Object.keys(context.extra ?? {}) });
 }
 
-function evaluateAt(value: unknown, path: ValuePath, context: ExpressionContext): unknown {
+function evaluateAt(value: unknown, path: ValuePath, context: ExpressionContext, options: ParseOptions): unknown {
   if (typeof value === 'string') {
     try {
-      return evaluateTemplate(parseTemplate(value), context);
+      return evaluateTemplate(parseTemplate(value, options), context);
     } catch (error) {
       if (!(error instanceof ExpressionError)) throw error;
       throw new ExpressionError(error.message, error.offset, { cause: error.cause, path });
     }
   }
-  if (Array.isArray(value)) return value.map((element, index) => evaluateAt(element, [...path, index], context));
+  if (Array.isArray(value)) return value.map((element, index) => evaluateAt(element, [...path, index], context, options));
   if (isRecord(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, evaluateAt(element, [...path, key], context)]));
+    return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, evaluateAt(element, [...path, key], context, options)]));
   }
   return value;
 }
