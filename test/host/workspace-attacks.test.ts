@@ -4,7 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Approver } from '../../src/host/approval.js';
 import { quotePath } from '../../src/host/path-text.js';
 import type { ToolResult } from '../../src/host/tool.js';
+import { CheckedDirectory } from '../../src/tools/files/checked-directory.js';
+import { openTargetDirectory } from '../../src/tools/files/missing-directories.js';
 import { openResolvedFile } from '../../src/tools/files/open-file.js';
+import { stageFile } from '../../src/tools/files/staged-file.js';
 import { invoke, makeFileBox, writeTree, type FileBox } from '../tools/files/harness.js';
 
 /**
@@ -199,5 +202,38 @@ describe('attack suite: swaps between authorization and I/O', () => {
     await rm(path.join(box.ws, 'a.txt'));
     await symlink(path.join(box.outside, 'secret.txt'), path.join(box.ws, 'a.txt'));
     await expect(openResolvedFile(resolved, 'a.txt')).rejects.toMatchObject({ kind: 'path_refused' });
+  });
+
+  it('a directory swapped after revalidation is refused when the write opens it', async () => {
+    const resolved = await box.workspace.resolveForWrite('sub/new.txt');
+    await box.workspace.revalidate(resolved);
+    await rename(path.join(box.ws, 'sub'), path.join(box.ws, 'sub-moved'));
+    await symlink(box.outside, path.join(box.ws, 'sub'));
+    await expect(openTargetDirectory(resolved, 'sub/new.txt')).rejects.toMatchObject({ kind: 'path_refused' });
+    await outsideUntouched();
+  });
+
+  it('a directory swapped once the write holds it: the file lands in the checked directory, never through the link', async () => {
+    const directory = await CheckedDirectory.open(path.join(box.ws, 'sub'), 'sub');
+    try {
+      await rename(path.join(box.ws, 'sub'), path.join(box.ws, 'sub-moved'));
+      await symlink(box.outside, path.join(box.ws, 'sub'));
+      const staged = await stageFile(directory, 'new.txt', Buffer.from('written'), undefined);
+      await staged.createNew('sub/new.txt');
+      const replaced = await stageFile(directory, 'b.txt', Buffer.from('replaced'), undefined);
+      await replaced.replace();
+    } finally {
+      await directory.close();
+    }
+    expect((await readdir(path.join(box.ws, 'sub-moved'))).sort()).toEqual(['b.txt', 'new.txt']);
+    expect(await readFile(path.join(box.ws, 'sub-moved', 'new.txt'), 'utf8')).toBe('written');
+    await outsideUntouched();
+  });
+
+  it('a directory replaced by another under its name is refused when opened', async () => {
+    const before = await box.workspace.resolveForRead('sub');
+    await rename(path.join(box.ws, 'sub'), path.join(box.ws, 'sub-moved'));
+    await mkdir(path.join(box.ws, 'sub'));
+    await expect(CheckedDirectory.open(path.join(box.ws, 'sub'), 'sub', before.identity)).rejects.toMatchObject({ kind: 'path_refused' });
   });
 });
