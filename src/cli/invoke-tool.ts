@@ -88,6 +88,7 @@ export async function invokeToolCommand(
         ...(hooks && { gates: hooks.gates }),
         grantHints: cliGrantHints,
         redact: (text) => masker.mask(text),
+        masker,
       },
       builtinRegistry(),
     );

@@ -3,6 +3,7 @@ import type { CapabilityClass, CapabilityRequest } from './capability.js';
 import type { ImageContent, ResourceContent } from './content.js';
 import type { ToolError } from './errors.js';
 import type { HostInput, HostInputResponse } from './host-input.js';
+import type { SecretMasker } from './masking.js';
 import type { ResourceAccess } from './resources.js';
 import type { SessionState } from './session-state.js';
 import type { Workspace } from './workspace.js';
@@ -45,6 +46,11 @@ export interface HostEnvironment {
   processEnv: import('./capability.js').EnvMode;
   /** Variables every process gets, set as a step's own `env` is (the workflow's `env:`); a step's `env` wins. */
   processVariables?: Readonly<Record<string, string>>;
+  /**
+   * The run's secret values. Output a tool cuts, slices or keeps (a process's stdout and stderr)
+   * is masked with it at the source, before any cut could split a secret; events are masked again.
+   */
+  masker?: SecretMasker;
 }
 
 /** Context available while a call is prepared: resolution only, no side effects. */

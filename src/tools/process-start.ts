@@ -38,7 +38,7 @@ export const processStartTool = defineTool({
       async execute(run) {
         const launch = await launchFromRequest(request, plan, args.stdin, run.workspace);
         const label = [args.command, ...args.args].join(' ').slice(0, labelLength);
-        const started = await processes.start(processId, label, launch, request);
+        const started = await processes.start(processId, label, launch, request, run.host.masker);
         return { text: `started ${processId} (pid ${started.pid})`, data: { process_id: processId, pid: started.pid } };
       },
     };

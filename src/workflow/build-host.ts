@@ -5,6 +5,7 @@ import type { GrantHints } from '../host/denials.js';
 import { HostError } from '../host/errors.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { Questioner } from '../host/host-input.js';
+import type { SecretMasker } from '../host/masking.js';
 import { Policy } from '../host/policy.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
@@ -37,6 +38,8 @@ export interface HostPorts {
   gates?: readonly PreToolGate[];
   grantHints?: GrantHints;
   redact?: (text: string) => string;
+  /** The run's secrets, for tools that mask output at its source, before cutting it (see HostEnvironment). */
+  masker?: SecretMasker;
   onWarning?: (message: string) => void;
   observer?: RunObserver;
 }
@@ -65,7 +68,13 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
     policy,
     tools,
     maxParallel: config.maxParallel,
-    environment: { env: ports.hostEnv, secretNames: config.secretNames, processEnv: config.processEnv, processVariables: config.processVariables },
+    environment: {
+      env: ports.hostEnv,
+      secretNames: config.secretNames,
+      processEnv: config.processEnv,
+      processVariables: config.processVariables,
+      ...(ports.masker && { masker: ports.masker }),
+    },
     scripted: {
       rules: parseRules(config.approve),
       yes: config.yes,

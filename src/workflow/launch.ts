@@ -140,6 +140,7 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
       ...ports,
       gates: [...(ports.gates ?? []), ...(hooks?.gates ?? [])],
       redact: (text) => masker.mask(text),
+      masker,
       ...(ports.warn && { onWarning: (message: string) => ports.warn?.(`rho: ${message}`) }),
       ...(hooks && { observer: hooks.observer }),
     },

@@ -118,6 +118,63 @@ steps:
     }
   });
 
+  it('masks a secret cut by a progress line, an output limit or a read slice, and base64 at every alignment', { timeout: 60_000 }, async () => {
+    const token = 'tok-9f8e7d6c5b4a3928';
+    const cutFlow = `version: 1
+name: cuts
+secrets: [TOKEN]
+policy:
+  allow: [process, shell, "write(out/**)"]
+steps:
+  - id: long-line
+    tool: exec
+    with:
+      command: ${node}
+      args: ["-e", "process.stdout.write('a'.repeat(990) + process.env.TOKEN + String.fromCharCode(10))"]
+      env: { TOKEN: "\${{ secrets.TOKEN }}" }
+  - id: limit
+    tool: exec
+    with:
+      command: ${node}
+      args: ["-e", "process.stdout.write('b'.repeat(990) + process.env.TOKEN)"]
+      env: { TOKEN: "\${{ secrets.TOKEN }}" }
+      max_output_bytes: 1000
+  - id: encoded
+    tool: shell
+    with:
+      script: |
+        for prefix in '' x xy user:; do printf '%s%s' "$prefix" "$TOKEN" | base64; done
+      env: { TOKEN: "\${{ secrets.TOKEN }}" }
+  - id: background
+    tool: process_start
+    with:
+      name: printer
+      command: ${node}
+      args: ["-e", "process.stdout.write('c'.repeat(4) + process.env.TOKEN + 'done')"]
+      env: { TOKEN: "\${{ secrets.TOKEN }}" }
+  - id: slice
+    tool: process_output
+    with: { process_id: printer, wait_for: done, max_bytes: 12 }
+  - id: kept
+    tool: write_file
+    with: { path: out/kept.txt, create_dirs: true, content: "\${{ steps.limit.data.stdout }} \${{ steps.slice.data.content }}" }
+`;
+    await writeFiles(dir, { 'flow.yml': cutFlow });
+    const result = await runCli(['run', 'flow.yml'], { cwd: dir, env: { TOKEN: token } });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const kept = await readFile(path.join(dir, 'out', 'kept.txt'), 'utf8');
+    expect(result.stdout).toMatch(/\[long-line\] a{990}\*\*\*$/m);
+    expect(result.stdout).toMatch(/\[encoded\] eHRv\*\*\*$/m);
+    expect(kept).toBe(`${'b'.repeat(990)}*** cccc***done`);
+    // No part of the token long enough to matter, nor any base64 of it, appears anywhere.
+    const encodedAt = (prefix: string) => Buffer.from(prefix + token).toString('base64');
+    for (const leak of [token.slice(0, 8), token.slice(-8), ...['', 'x', 'xy', 'user:'].map((prefix) => encodedAt(prefix).slice(8, 20))]) {
+      expect(result.stdout.includes(leak), `output leaks ${leak}`).toBe(false);
+      expect(kept.includes(leak), `kept output leaks ${leak}`).toBe(false);
+    }
+  });
+
   it('refuses a secret too short to mask, before running anything', async () => {
     await writeFiles(dir, { 'flow.yml': 'version: 1\nname: short\nsecrets: [PIN]\nsteps:\n  - { id: a, tool: echo, with: { value: 1 } }\n' });
     const result = await runCli(['run', 'flow.yml'], { cwd: dir, env: { PIN: '123' } });
