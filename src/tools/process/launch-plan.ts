@@ -1,5 +1,6 @@
 import type { EnvMode, ProcessRequest, ShellRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
+import { contentDigest } from '../../host/fingerprint.js';
 import type { PrepareContext } from '../../host/tool.js';
 import type { ResolvedPath, Workspace } from '../../host/workspace.js';
 import { composeEnvironment, validateStepEnvironment } from './environment.js';
@@ -15,6 +16,8 @@ export interface LaunchPlan {
   envMode: EnvMode;
   envNames: string[];
   outputLimitBytes: number;
+  /** Digest of the stdin text the request carries (absent when stdin is closed). */
+  stdinDigest?: string;
 }
 
 /** The working directory of a process: an existing directory inside the primary workspace. */
@@ -43,6 +46,7 @@ export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): P
     envMode,
     envNames: Object.keys(stepEnv).sort(),
     outputLimitBytes: options.max_output_bytes,
+    ...(options.stdin !== undefined && { stdinDigest: contentDigest(options.stdin) }),
   };
 }
 
@@ -67,6 +71,7 @@ export async function planDirectProcess(
     envNames: plan.envNames,
     outputLimitBytes: plan.outputLimitBytes,
     wallLimitMs,
+    ...(plan.stdinDigest !== undefined && { stdinDigest: plan.stdinDigest }),
   });
   return { plan, request };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/host/approval.js';
 import { dataOf, HostHarness } from '../host-harness.js';
@@ -131,6 +132,8 @@ describe('http_request', () => {
         url: `${target.origin}/next`,
         // A 307 keeps the body: the prompt says it will be sent again.
         preview: { queryNames: [], bodyBytes: 7, credentialHeaders: [], headerNames: [] },
+        headers: [],
+        bodyDigest: createHash('sha256').update('payload').digest('hex'),
       },
     ]);
     expect(target.requests).toHaveLength(0);
