@@ -27,7 +27,7 @@ const httpRequestArgs = z
         z.string().max(httpRequestLimits.headerValueLength).regex(headerValuePattern, 'a header value cannot contain line breaks or NUL'),
       )
       .optional()
-      .describe('Request headers; Authorization and Cookie are never logged nor sent to another origin after a redirect'),
+      .describe('Request headers; values are never logged, and credential-like ones (Authorization, Cookie, X-Api-Key, *token*, *secret*, ...) are not sent to another origin after a redirect'),
     body: z.string().optional().describe('Request body as text'),
     json: z.json().optional().describe('Request body as JSON (sets content-type: application/json)'),
     timeout: z.number().positive().max(httpRequestLimits.timeoutSeconds).optional().describe('Seconds to wait for the whole response'),
