@@ -25,6 +25,11 @@ export interface CompileOptions {
    * naming `<server>.<tool>` of one of them is accepted here and checked once the server runs.
    */
   pendingServers?: readonly string[];
+  /**
+   * Tool modules were named but not imported (checking never runs workflow code): a step naming
+   * a tool that is not registered may take it from one of them, so it is accepted here.
+   */
+  pendingModules?: boolean;
   /** Contexts beyond inputs, steps, env and secrets that expressions may read. */
   contexts?: readonly string[];
 }
@@ -83,6 +88,7 @@ interface StepContext {
   file: WorkflowFile;
   tools: ToolRegistry;
   pendingServers: readonly string[];
+  pendingModules: boolean;
   parseOptions: ParseOptions;
   problems: Problem[];
   indexById: Map<string, number>;
@@ -102,6 +108,7 @@ function compileSteps(
     file,
     tools,
     pendingServers: options.pendingServers ?? [],
+    pendingModules: options.pendingModules ?? false,
     parseOptions: { contexts: options.contexts ?? [] },
     problems,
     indexById: new Map(),
@@ -164,7 +171,8 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
   });
 
   const tool = context.tools.get(step.tool);
-  if (!tool && !isPendingServerTool(step.tool, context.pendingServers)) {
+  const pendingTool = isPendingServerTool(step.tool, context.pendingServers) || (context.pendingModules && !step.tool.includes('.'));
+  if (!tool && !pendingTool) {
     const suggestions = closestToolNames(step.tool, context.tools.names(), context.pendingServers);
     const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((name) => `"${name}"`).join(' or ')}?` : '';
     reportAt(context, at('tool'), `unknown tool "${step.tool}"${hint}`);

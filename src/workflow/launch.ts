@@ -16,6 +16,7 @@ import { parseInputs } from './inputs.js';
 import { RefusedSteps, serverStepProblems } from './extensions/server-steps.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
+import type { ModuleLoading } from './extensions/load-extensions.js';
 import { loadWorkflowFile } from './load.js';
 import { formatProblem } from './problems.js';
 import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer } from './rule-warnings.js';
@@ -117,11 +118,15 @@ export interface OpenedWorkflow {
   masker: SecretMasker;
 }
 
-/** Loads and validates a workflow file and builds its host. Invalid files and bad options throw. */
-export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow> {
+/**
+ * Loads and validates a workflow file and builds its host. Invalid files and bad options throw.
+ * With `skip` (a plan), no tool module is imported, and what could not be inspected is noted.
+ */
+export async function openWorkflow(options: OpenOptions, loading: ModuleLoading): Promise<OpenedWorkflow> {
   const { ports, choices } = options;
-  const { workflow, extensions } = await loadWorkflowFile(options.file, builtinRegistry());
+  const { workflow, extensions, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading);
   for (const warning of extensions.warnings) ports.warn?.(formatProblem(warning));
+  if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
   const inputs = parseInputs(choices.inputs, workflow.file.inputs ?? {});
   const secrets = readSecrets(workflow.file.secrets ?? [], ports.hostEnv);
   const runId = randomUUID();
@@ -151,7 +156,7 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
 
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
-  const { workflow, host, inputs, secrets, env, servers, runId, hooks, masker } = await openWorkflow(options);
+  const { workflow, host, inputs, secrets, env, servers, runId, hooks, masker } = await openWorkflow(options, 'import');
   const unsubscribe = host.subscribe((event) => options.emit(masker.maskDeep(event)));
   const serverNames = servers.map((server) => server.declaration.name);
   // Starts still under way when the run ends are stopped: a run that never needed a server does not wait for it.

@@ -1,35 +1,50 @@
 import type { ToolRegistry } from '../host/registry.js';
 import { compileWorkflow } from './compile.js';
-import { loadExtensions, type WorkflowExtensions } from './extensions/load-extensions.js';
+import { loadExtensions, type ModuleLoading, type WorkflowExtensions } from './extensions/load-extensions.js';
+import { uninspectedNotes } from './extensions/uninspected.js';
 import type { CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings } from './rule-warnings.js';
 import { WorkflowSource } from './source.js';
 
+export interface CheckedWorkflowFile {
+  workflow?: CompiledWorkflow;
+  extensions?: WorkflowExtensions;
+  problems: Problem[];
+  /** What could not be inspected without running workflow code (modules skipped, servers not started). */
+  notes: Problem[];
+}
+
 /**
- * Reads, parses and validates one workflow file; every problem found is returned. The module
- * tools it names are loaded first (into a registry of its own, from `baseTools`) so validation
- * knows them; its MCP servers are not started, and steps naming their tools are accepted.
+ * Reads, parses and validates one workflow file; every problem found is returned. With `import`,
+ * the module tools it names are loaded first (into a registry of its own, from `baseTools`) so
+ * validation knows them; with `skip` no module is imported and steps naming a tool that is not
+ * registered are accepted and noted. Its MCP servers are never started here: steps naming their
+ * tools are accepted, and noted.
  */
-export async function checkWorkflowFile(
-  file: string,
-  baseTools: ToolRegistry,
-): Promise<{ workflow?: CompiledWorkflow; extensions?: WorkflowExtensions; problems: Problem[] }> {
+export async function checkWorkflowFile(file: string, baseTools: ToolRegistry, loading: ModuleLoading): Promise<CheckedWorkflowFile> {
   const read = await WorkflowSource.read(file);
-  if (!read.source) return { problems: read.problems };
-  const extensions = await loadExtensions(read.source, baseTools);
+  if (!read.source) return { problems: read.problems, notes: [] };
+  const extensions = await loadExtensions(read.source, baseTools, loading);
   const pendingServers = extensions.servers.map((server) => server.declaration.name);
-  const compiled = compileWorkflow(read.source, extensions.tools, { pendingServers });
-  if (compiled.workflow) {
+  const pendingModules = extensions.uninspectedModules.length > 0;
+  const compiled = compileWorkflow(read.source, extensions.tools, { pendingServers, pendingModules });
+  // Without a module's tools, no rule can be called dead for naming none of them.
+  if (compiled.workflow && !pendingModules) {
     const targets = { tools: extensions.tools.list(), pendingNamespaces: pendingServers };
     extensions.warnings.push(...deadFileRuleWarnings(read.source, compiled.workflow.file, targets));
   }
-  return { ...compiled, extensions, problems: [...read.problems, ...extensions.problems, ...compiled.problems] };
+  const notes = uninspectedNotes(read.source, extensions.uninspectedModules, extensions.servers, compiled.workflow?.steps ?? [], extensions.tools);
+  return { ...compiled, extensions, problems: [...read.problems, ...extensions.problems, ...compiled.problems], notes };
 }
 
 /** As checkWorkflowFile, but throws InvalidWorkflowError (with any warnings) when anything is wrong. */
-export async function loadWorkflowFile(file: string, baseTools: ToolRegistry): Promise<{ workflow: CompiledWorkflow; extensions: WorkflowExtensions }> {
-  const { workflow, extensions, problems } = await checkWorkflowFile(file, baseTools);
+export async function loadWorkflowFile(
+  file: string,
+  baseTools: ToolRegistry,
+  loading: ModuleLoading,
+): Promise<{ workflow: CompiledWorkflow; extensions: WorkflowExtensions; notes: Problem[] }> {
+  const { workflow, extensions, problems, notes } = await checkWorkflowFile(file, baseTools, loading);
   if (!workflow || !extensions || problems.length > 0) throw new InvalidWorkflowError([...problems, ...(extensions?.warnings ?? [])]);
-  return { workflow, extensions };
+  return { workflow, extensions, notes };
 }

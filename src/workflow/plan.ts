@@ -101,6 +101,11 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
       },
     };
   }
+  if (!opened.host.tools.get(step.tool)) {
+    const declaration = declared('exclusive');
+    const note = `tool ${step.tool} was not inspected: plan never runs workflow code (tool modules are not loaded, MCP servers not started); its requests are known when the step runs`;
+    return { declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: step.resources ? describe(declaration) : 'known at run time (planned as exclusive)' } };
+  }
   const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id };
   const result = await opened.host.preview(call, signal);
   if (result instanceof ToolError) {

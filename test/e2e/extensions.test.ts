@@ -129,7 +129,9 @@ describe('MCP servers (end to end)', () => {
   it('validates module and MCP workflows without starting any server', async () => {
     await writeFiles(dir, { 'flow.yml': notesWorkflow() });
     const result = await runCli(['validate', moduleTool, mcpExample, 'flow.yml'], { cwd: dir });
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toMatch(/^.*module-tool\.yml:\d+:\d+: note: tool module \.\/tools\/word-count\.mjs was not loaded/m);
+    expect(result.stderr).toMatch(/^flow\.yml:\d+:\d+: note: MCP server notes was not started/m);
+    expect(result.stderr).toMatch(/^flow\.yml:\d+:\d+: note: step find: tool notes\.search was not inspected/m);
     expect(result.exitCode).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([`${moduleTool}: valid`, `${mcpExample}: valid`, 'flow.yml: valid']);
     await expect(readFile(path.join(dir, 'pids'))).rejects.toThrow(/ENOENT/);
@@ -247,5 +249,58 @@ steps:
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/Result: exit 0 \(5 success\)/);
+  });
+});
+
+describe('checking an untrusted workflow runs none of its code', () => {
+  const planted = `// A module whose top level writes a file: importing it is running it.
+import { writeFileSync } from 'node:fs';
+writeFileSync(new URL('./ran.txt', import.meta.url), 'module code ran');
+export default { name: 'planted', description: 'x', schema: { type: 'object' }, async run() { return { text: 'ok' }; } };
+`;
+  const untrusted = `version: 1
+name: untrusted
+tools:
+  - module: ./mod.mjs
+steps:
+  - id: a
+    tool: planted
+  - id: b
+    tool: echo
+    with: { value: 1 }
+`;
+
+  it('rho validate, rho plan and rho run --dry-run never import a tool module; they say what they did not inspect', async () => {
+    await writeFiles(dir, { 'mod.mjs': planted, 'flow.yml': untrusted });
+    const validated = await runCli(['validate', 'flow.yml'], { cwd: dir });
+    expect(validated.exitCode).toBe(0);
+    expect(validated.stderr).toContain('flow.yml:4:13: note: tool module ./mod.mjs was not loaded (checking a workflow never runs its code)');
+    expect(validated.stderr).toContain('flow.yml:7:11: note: step a: tool planted was not inspected (it is not built-in)');
+    for (const args of [['plan', 'flow.yml'], ['plan', 'flow.yml', '--json'], ['run', 'flow.yml', '--dry-run']]) {
+      const planned = await runCli(args, { cwd: dir });
+      expect(planned.exitCode, args.join(' ')).toBe(0);
+      expect(planned.stderr).toContain('note: tool module ./mod.mjs was not loaded');
+    }
+    const plan = JSON.parse((await runCli(['plan', 'flow.yml', '--json'], { cwd: dir })).stdout) as { steps: { id: string; preparation: string; note?: string }[] };
+    expect(plan.steps[0]).toMatchObject({ id: 'a', preparation: 'at_run_time', note: expect.stringContaining('tool planted was not inspected') });
+    expect(plan.steps[1]).toMatchObject({ id: 'b', preparation: 'prepared' });
+    await expect(readFile(path.join(dir, 'ran.txt'))).rejects.toThrow(/ENOENT/);
+    // Running it is trusting it: the module loads then, and not before.
+    const ran = await runCli(['run', 'flow.yml'], { cwd: dir });
+    expect(ran.exitCode).toBe(0);
+    expect(await readFile(path.join(dir, 'ran.txt'), 'utf8')).toBe('module code ran');
+  });
+
+  it('rho validate still reports a typo in a built-in tool name beside a module it did not load', async () => {
+    await writeFiles(dir, { 'mod.mjs': planted, 'flow.yml': untrusted.replace('tool: echo', 'tool: ecko') });
+    const validated = await runCli(['validate', 'flow.yml'], { cwd: dir });
+    expect(validated.stderr).toContain('flow.yml:9:11: note: step b: tool ecko was not inspected (it is not built-in), so its arguments were not checked; did you mean "echo"?');
+    await expect(readFile(path.join(dir, 'ran.txt'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('rho tools says in its help that --file loads the workflow’s modules', async () => {
+    const help = await runCli(['tools', '--help'], { cwd: dir });
+    expect(help.stdout).toMatch(/imports its modules: runs their code/);
+    expect(help.stdout).toMatch(/rho validate and rho plan never run a\s+workflow's code/);
   });
 });

@@ -2,7 +2,7 @@ import type { NetworkRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
 import { contentDigest } from '../../host/fingerprint.js';
 import { normalizeHost } from '../../host/network-host.js';
-import { credentialHeaders } from './headers.js';
+import { isCredentialHeader } from './headers.js';
 
 export const maxUrlLength = 8192;
 
@@ -72,8 +72,8 @@ export function networkRequest(method: string, target: HttpTarget, sent?: SentPa
     preview: {
       queryNames: [...new Set(target.url.searchParams.keys())],
       bodyBytes: sent.body === undefined ? undefined : Buffer.byteLength(sent.body, 'utf8'),
-      credentialHeaders: names.filter((name) => credentialHeaders.has(name)),
-      headerNames: names.filter((name) => !credentialHeaders.has(name)),
+      credentialHeaders: names.filter((name) => isCredentialHeader(name)),
+      headerNames: names.filter((name) => !isCredentialHeader(name)),
     },
   };
 }
