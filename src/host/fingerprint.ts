@@ -20,6 +20,7 @@ function pathFacts(resolved: ResolvedPath): PathFacts {
     purpose: resolved.purpose,
     state: resolved.state,
     entry: resolved.entry,
+    links: resolved.links,
   };
 }
 

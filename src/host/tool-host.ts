@@ -302,7 +302,7 @@ export class ToolHost {
       signal,
       {
         base: this.#baseContext(call, signal),
-        withheld: (absolutePath) => this.#options.policy.withholdsRead(absolutePath, this.workspace.root),
+        withheld: (absolutePath, links) => this.#options.policy.withholdsRead(absolutePath, this.workspace.root, links),
         questioner: flight?.questioner ?? this.#options.questioner,
         redact: this.#options.redact ?? ((text) => text),
         emit: (event) => this.#emitFor(call.id, event),

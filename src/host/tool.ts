@@ -79,9 +79,10 @@ export interface ExecuteContext {
   progress(update: ToolProgress): void;
   /**
    * Whether a path met while walking an authorized directory tree is still kept back by a deny
-   * or ask read rule; walks skip such paths (a tree read is authorized as one request).
+   * or ask read rule; walks skip such paths (a tree read is authorized as one request). A file with
+   * more than one name (`links`) is withheld whenever such rules name paths, as a read of it is.
    */
-  withheld(absolutePath: string): boolean;
+  withheld(absolutePath: string, links?: number): boolean;
   /** Ask a person (or the scripted answers) questions; time spent here does not count against the timeout. */
   ask(input: HostInput): Promise<HostInputResponse>;
 }

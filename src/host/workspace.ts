@@ -43,6 +43,12 @@ export class ResolvedPath {
   readonly entry: EntryKind | undefined;
   /** Device and inode of the target; undefined when it is missing. */
   readonly identity: FileIdentity | undefined;
+  /**
+   * How many names (hard links) a regular file has; undefined for anything else. A file with
+   * more than one may also be reachable under a name a deny rule covers, which no check of this
+   * name can see.
+   */
+  readonly links: number | undefined;
   /** Device and inode of `existingAncestor`: a directory swapped for another is noticed. */
   readonly ancestorIdentity: FileIdentity;
 
@@ -58,6 +64,7 @@ export class ResolvedPath {
     this.purpose = fields.purpose;
     this.entry = fields.entry;
     this.identity = fields.identity;
+    this.links = fields.links;
     this.ancestorIdentity = fields.ancestorIdentity;
     Object.freeze(this);
   }
@@ -309,6 +316,7 @@ export class Workspace {
       purpose: 'write',
       entry: undefined,
       identity: undefined,
+      links: undefined,
       ancestorIdentity: target.ancestorIdentity,
     });
   }
@@ -371,6 +379,7 @@ export class Workspace {
       purpose,
       entry: entryKind(info),
       identity,
+      links: info.isFile() ? info.nlink : undefined,
       ancestorIdentity: identity,
     });
   }
