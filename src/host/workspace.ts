@@ -167,8 +167,10 @@ async function parseRoot(dir: string): Promise<Root> {
  * other than `workspace` also needs the `outside` rule.
  *
  * Checks are portable path checks (realpath, lstat, device and inode): they catch symlink
- * swaps that happen while a call waits for authorization, but not every race a hostile
- * process on the same machine could run. Hosts needing more should add an OS sandbox.
+ * swaps that happen while a call waits for authorization, but not a swap between the last
+ * check and the I/O. The file tools close that gap on Linux by doing the final I/O through the
+ * checked parent directory's descriptor (see tools/files/checked-directory.ts); a host with
+ * tools of its own must do the same, or add an OS sandbox.
  */
 export class Workspace {
   private constructor(
