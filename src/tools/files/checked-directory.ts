@@ -1,5 +1,5 @@
 import { constants, existsSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../../host/errors.js';
 import type { FileIdentity } from '../../host/workspace.js';
@@ -69,6 +69,16 @@ export class CheckedDirectory {
   entry(name: string): string {
     validateEntryName(name);
     return descriptorPaths ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.canonical, name);
+  }
+
+  /** The names in this directory (read through the open descriptor on Linux). */
+  async names(): Promise<string[]> {
+    return readdir(descriptorPaths ? `/proc/self/fd/${this.handle.fd}` : this.canonical);
+  }
+
+  /** lstat of the entry `name` of this directory: a symlink is described, never followed. */
+  async describe(name: string): Promise<Stats | undefined> {
+    return lstat(this.entry(name)).catch(() => undefined);
   }
 
   /** Creates the subdirectory `name` (failing with `conflict` if anything is there) and opens it, checked. */
