@@ -101,7 +101,8 @@ export const searchFilesTool = defineTool({
     if (resolved.entry === 'other') refuseEntry(resolved, shown, 'file', 'search a file or a directory');
     const tree = resolved.entry === 'directory';
     const maxMatches = args.max_matches ?? defaultMaxMatches;
-    const matcher = new LineMatcher(compilePattern(args.pattern, args.case_insensitive ?? false), patternTimeoutMs);
+    const masker = ctx.host.masker;
+    const matcher = new LineMatcher(compilePattern(args.pattern, args.case_insensitive ?? false), patternTimeoutMs, (text) => masker?.mask(text) ?? text);
     return {
       requests: [{ class: 'read', path: resolved, target: tree ? 'tree' : 'file' }],
       resources: [shared({ kind: tree ? 'tree' : 'path', path: resolved.canonical })],

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Approver } from '../../src/host/approval.js';
 import type { RunEvent } from '../../src/host/events.js';
 import type { Questioner } from '../../src/host/host-input.js';
+import type { SecretMasker } from '../../src/host/masking.js';
 import { Policy } from '../../src/host/policy.js';
 import { ToolRegistry } from '../../src/host/registry.js';
 import type { Tool, ToolResult } from '../../src/host/tool.js';
@@ -20,6 +21,8 @@ export interface HarnessSetup {
   approver?: Approver;
   /** Extra tools registered beside the built-ins. */
   tools?: readonly Tool[];
+  /** The run's secrets, as the CLI passes them. */
+  masker?: SecretMasker;
 }
 
 /** A ToolHost over a fresh temp workspace with the built-in tools, recording its events. */
@@ -39,7 +42,7 @@ export class HostHarness {
       workspace: await Workspace.create(root),
       policy: Policy.fromText({ allow: setup.allow ?? [], ask: setup.ask ?? [], deny: setup.deny ?? [] }),
       tools: new ToolRegistry([...builtinTools(), ...(setup.tools ?? [])]),
-      environment: { env: {}, secretNames: [], processEnv: { mode: 'inherit' } },
+      environment: { env: {}, secretNames: [], processEnv: { mode: 'inherit' }, ...(setup.masker && { masker: setup.masker }) },
       ...(setup.questioner && { questioner: setup.questioner }),
       ...(setup.approver && { approver: setup.approver }),
     });

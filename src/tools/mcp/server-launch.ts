@@ -71,7 +71,7 @@ export function planHttpConnect(declaration: HttpServerDeclaration): ServerConne
 export async function planServerConnect(declaration: McpServerDeclaration, baseDirectory: string, host: HostEnvironment): Promise<ServerConnectPlan> {
   if (isHttpServer(declaration)) return planHttpConnect(declaration);
   const { request, launch } = await planServerLaunch(declaration, baseDirectory, host);
-  return { request, channel: async () => stdioChannel(launch) };
+  return { request, channel: async () => stdioChannel(launch, host.masker) };
 }
 
 async function resolveServerDirectory(directory: string): Promise<string> {

@@ -41,14 +41,15 @@ export function headersForHop(headers: Headers, crossOrigin: boolean, dropBody: 
   return next;
 }
 
-/** Response headers as a bounded plain object: lower-case names, credentials redacted, sizes capped. */
-export function boundedResponseHeaders(headers: Headers): { headers: Record<string, string>; truncated: boolean } {
+/** Response headers as a bounded plain object: lower-case names, credentials redacted, secrets masked, sizes capped. */
+export function boundedResponseHeaders(headers: Headers, mask: (text: string) => string = (text) => text): { headers: Record<string, string>; truncated: boolean } {
   const bounded: Record<string, string> = {};
   let truncated = false;
   let total = 0;
   let count = 0;
   for (const [name, rawValue] of headers) {
-    let value = credentialResponseHeaders.has(name) ? redactedValue : rawValue;
+    // Masked before the cut below, so a cut never leaves half a secret.
+    let value = credentialResponseHeaders.has(name) ? redactedValue : mask(rawValue);
     if (value.length > responseHeaderLimits.valueLength) {
       value = value.slice(0, responseHeaderLimits.valueLength);
       truncated = true;
