@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import type { Tool, ToolResult } from '../../src/host/tool.js';
 import { ToolHost } from '../../src/host/tool-host.js';
 import { Workspace } from '../../src/host/workspace.js';
 import { builtinTools } from '../../src/tools/index.js';
+import type { TestServer } from './network/servers.js';
 import { cliGrantHints } from '../../src/ui/grant-hints.js';
 
 export interface HarnessSetup {
@@ -64,4 +66,21 @@ export class HostHarness {
 export function dataOf<T>(result: ToolResult): T {
   if (result.status !== 'success') throw new Error(`expected success, got ${result.status}: ${result.error?.message}`);
   return result.output!.data as T;
+}
+
+/** A test's host and local HTTP server, each disposed after the test. */
+export interface HostAndServer {
+  harness?: HostHarness;
+  api?: TestServer;
+}
+
+export function hostAndServerPerTest(): HostAndServer {
+  const state: HostAndServer = {};
+  afterEach(async () => {
+    await state.harness?.dispose();
+    await state.api?.close();
+    delete state.harness;
+    delete state.api;
+  });
+  return state;
 }
