@@ -60,14 +60,14 @@ describe('remembered approvals match the exact request', () => {
     expect(approver.asked).toHaveLength(3);
   });
 
-  it('the approval prompt names the headers but never shows a query, header or body value', async () => {
+  it('the approval prompt names the query parameters and headers but never shows a query, header or body value', async () => {
     current.api = await startServer((_request, response) => response.end('ok'));
     const approver = allowOnceForTheRun();
     current.harness = await HostHarness.create({ ask: [`network(${current.api!.host})`], approver });
     await current.harness!.invoke('http_request', { url: `${current.api!.origin}/x?token=q-secret-1`, method: 'POST', headers: { 'X-Api-Key': 'h-secret-2' }, body: 'b-secret-3' });
     const shown = approvalHeader(approver.asked[0]!);
-    expect(shown).toMatch(/headers +x-api-key \(values not shown\)/);
-    expect(shown).toMatch(/query +a query string \(not shown/);
+    expect(shown).toMatch(/credentials +sends x-api-key \(values not shown\)/);
+    expect(shown).toMatch(/query +token \(values not shown\)/);
     expect(shown).not.toMatch(/q-secret-1|h-secret-2|b-secret-3/);
     expect(JSON.stringify(current.harness!.events)).not.toMatch(/q-secret-1|h-secret-2|b-secret-3/);
   });

@@ -73,7 +73,7 @@ describe('parseHttpTarget', () => {
         { name: 'x-api-key', valueDigest: digest('k-123456') },
       ],
       bodyDigest: digest('payload'),
-      preview: { queryNames: ['key'], bodyBytes: 7, credentialHeaders: [], headerNames: ['accept', 'x-api-key'] },
+      preview: { queryNames: ['key'], bodyBytes: 7, credentialHeaders: ['x-api-key'], headerNames: ['accept'] },
     });
     expect(JSON.stringify(request)).not.toMatch(/key=1|k-123456|payload/);
   });
