@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { CapabilityClass, CapabilityRequest } from './capability.js';
 import type { ImageContent, ResourceContent } from './content.js';
+import type { CallConfinement, SandboxStatus } from './confinement/index.js';
 import type { ToolError } from './errors.js';
 import type { HostInput, HostInputResponse } from './host-input.js';
 import type { SecretMasker } from './masking.js';
@@ -51,6 +52,10 @@ export interface HostEnvironment {
    * is masked with it at the source, before any cut could split a secret; events are masked again.
    */
   masker?: SecretMasker;
+  /** Whether processes are confined, as probed once for the run; processes run unconfined when absent. */
+  sandbox?: SandboxStatus;
+  /** The user's home directories (`$HOME`, the account's): hidden from confined processes unless a rule grants them. */
+  homeDirectories?: readonly string[];
 }
 
 /** Context available while a call is prepared: resolution only, no side effects. */
@@ -64,6 +69,8 @@ export interface PrepareContext {
   timeoutMs: number;
   /** State shared by the calls of one run (background processes); absent on hosts without runs. */
   session?: SessionState;
+  /** How the processes this call starts are confined (the policy's plan, narrowed by the call's `writes`). */
+  confinement?: CallConfinement;
 }
 
 /** Context for executing an authorized call: it has no way to authorize anything further. */
@@ -98,6 +105,8 @@ export interface PreparedExecution {
   resources: readonly ResourceAccess[];
   /** One short line for progress displays (never used to authorize). */
   summary?: string;
+  /** How the process the call starts will be confined (for plans); absent for calls that start none. */
+  confinement?: CallConfinement;
   execute(ctx: ExecuteContext): Promise<ToolOutput>;
 }
 
