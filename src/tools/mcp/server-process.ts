@@ -5,6 +5,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ProcessLaunch } from '../process/process-group.js';
+import { sandboxLaunch } from '../process/sandbox/sandboxed-launch.js';
 import { isGroupAlive, terminateGroup, trackGroup, untrackGroup } from '../process/process-tree.js';
 import { RetainedOutput } from '../process/retained-output.js';
 import type { ServerChannel } from './server-connection.js';
@@ -79,9 +80,10 @@ export class ServerProcess implements Transport {
   }
 
   private async spawn(): Promise<void> {
-    const child = spawn(this.launch.file, [...this.launch.args], {
-      cwd: this.launch.cwd,
-      env: { ...this.launch.env },
+    const sandboxed = sandboxLaunch(this.launch, this.launch.confinement);
+    const child = spawn(sandboxed.file, [...sandboxed.args], {
+      cwd: sandboxed.cwd,
+      env: { ...sandboxed.env },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
       shell: false,

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
+import type { CallConfinement } from '../../host/confinement/index.js';
 import { ToolError } from '../../host/errors.js';
+import { sandboxLaunch } from './sandbox/sandboxed-launch.js';
 import { isGroupAlive, terminateGroup, terminationGraceMs, trackGroup, untrackGroup } from './process-tree.js';
 
 /** Everything needed to start one child: no shell, an absolute program, an explicit environment. */
@@ -11,6 +13,8 @@ export interface ProcessLaunch {
   env: Readonly<Record<string, string>>;
   /** Text written to stdin; stdin is closed when absent. */
   stdin: string | undefined;
+  /** The sandbox the process runs in; unconfined when absent or when the run does not confine. */
+  confinement?: CallConfinement | undefined;
 }
 
 export interface ExitStatus {
@@ -55,8 +59,9 @@ export class ProcessGroup {
     readonly stdout: Readable,
     readonly stderr: Readable,
     exited: Promise<ExitStatus>,
+    release: () => void,
   ) {
-    this.finished = this.settle(exited);
+    this.finished = this.settle(exited).finally(release);
   }
 
   /**
@@ -65,9 +70,10 @@ export class ProcessGroup {
    */
   static async spawn(launch: ProcessLaunch): Promise<ProcessGroup> {
     const { execa } = await loadExeca();
-    const subprocess = execa(launch.file, [...launch.args], {
-      cwd: launch.cwd,
-      env: launch.env,
+    const sandboxed = sandboxLaunch(launch, launch.confinement);
+    const subprocess = execa(sandboxed.file, [...sandboxed.args], {
+      cwd: sandboxed.cwd,
+      env: sandboxed.env,
       extendEnv: false,
       ...(launch.stdin === undefined ? { stdin: 'ignore' as const } : { input: launch.stdin }),
       buffer: false,
@@ -79,6 +85,7 @@ export class ProcessGroup {
     const { pid, stdout, stderr } = subprocess;
     if (pid === undefined || !stdout || !stderr) {
       const result = await subprocess;
+      sandboxed.release();
       throw new ToolError('execution_failed', `could not start ${launch.file}: ${result.originalMessage || result.shortMessage}`, {
         cause: result.cause,
       });
@@ -87,7 +94,7 @@ export class ProcessGroup {
     const exited = new Promise<ExitStatus>((resolve) => {
       subprocess.once('exit', (exitCode, signal) => resolve({ exitCode, signal }));
     });
-    return new ProcessGroup(pid, stdout, stderr, exited);
+    return new ProcessGroup(pid, stdout, stderr, exited, sandboxed.release);
   }
 
   /** The exit status once the child has exited; undefined while it runs. */
