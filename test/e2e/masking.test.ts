@@ -29,7 +29,7 @@ hooks:
   pre_tool_use:
     - { command: [${node}, ${JSON.stringify(path.join(hooks, 'continue.mjs'))}] }
   observer:
-    - { command: [${node}, ${JSON.stringify(path.join(hooks, 'append-envelope.mjs'))}, ${JSON.stringify(path.join('{DIR}', 'observed.ndjson'))}] }
+    - { command: [${node}, ${JSON.stringify(path.join(hooks, 'append-envelope.mjs'))}, ${JSON.stringify(path.join('{DIR}', 'hook-out', 'observed.ndjson'))}], writes: [hook-out] }
 steps:
   - id: shown
     tool: echo
@@ -72,7 +72,7 @@ describe('secret masking', () => {
       'events file': await readFile(path.join(dir, 'events.ndjson'), 'utf8'),
       junit: await readFile(path.join(dir, 'junit.xml'), 'utf8'),
       'step summary': await readFile(path.join(dir, 'summary.md'), 'utf8'),
-      'hook payloads': await readFile(path.join(dir, 'observed.ndjson'), 'utf8'),
+      'hook payloads': await readFile(path.join(dir, 'hook-out', 'observed.ndjson'), 'utf8'),
     };
     for (const [channel, text] of Object.entries(channels)) {
       expect(text.length, channel).toBeGreaterThan(0);
