@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { sandboxModes, type SandboxMode } from '../host/confinement/status.js';
 import { outputModes } from '../ui/render/choose.js';
 import type { PlanRequest } from './plan-workflow.js';
 import { parseRunChoices, type RunChoices } from '../workflow/run-choices.js';
@@ -17,6 +18,10 @@ export const policyFlags = {
   }),
   yes: Flags.boolean({ char: 'y', summary: 'Answer every approval request with "allow once" (never overrides a deny).', default: false }),
   'no-input': Flags.boolean({ summary: 'Never prompt, even on a terminal (implied by CI=true or no TTY).', default: false }),
+  sandbox: Flags.string({
+    summary: 'Confine processes with bubblewrap: auto (where it works), required (exit 2 if it cannot), off. Overrides policy.sandbox.',
+    options: [...sandboxModes],
+  }),
 };
 
 /** Flags of `plan`: everything that shapes what a run would do. */
@@ -25,6 +30,7 @@ export const planFlags = {
   allow: policyFlags.allow,
   ask: policyFlags.ask,
   deny: policyFlags.deny,
+  sandbox: policyFlags.sandbox,
   'max-parallel': Flags.integer({ char: 'j', summary: 'Limit on concurrently executing steps.', min: 1, helpValue: 'N' }),
   input: Flags.string({ char: 'i', summary: 'Workflow input KEY=VALUE. Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
 };
@@ -59,6 +65,7 @@ export interface ChoiceFlagValues {
   deny: string[];
   approve?: string[];
   yes?: boolean;
+  sandbox?: string | undefined;
 }
 
 /** The run's choices from its flags, parsed once. */
@@ -70,6 +77,7 @@ export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
     rules: { allow: flags.allow, ask: flags.ask, deny: flags.deny },
     approve: flags.approve ?? [],
     yes: flags.yes ?? false,
+    ...(flags.sandbox !== undefined && { sandbox: flags.sandbox as SandboxMode }),
   });
 }
 

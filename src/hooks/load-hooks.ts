@@ -7,7 +7,8 @@ import { HookLatency, type HookLatencyEntry } from '../host/hooks/latency.js';
 import { defaultDrainTimeoutMs, defaultObserverCapacity, ObserverQueue, type ObserverDrainReport } from '../host/hooks/observer.js';
 import { hookPayloadFor, type HookSourceEvent } from '../host/hooks/payloads.js';
 import type { PreToolGate } from '../host/gates.js';
-import { hookConfinementPlan, type SandboxStatus } from '../host/confinement/index.js';
+import { hookConfinementPlan } from '../host/confinement/index.js';
+import type { HookSandbox } from '../host/run-observer.js';
 import { hookEnvironment } from './hook-environment.js';
 import { parseInlineHooks, readHooksFile, type HooksSource } from './load-config.js';
 import { ProgramGate } from './program-gate.js';
@@ -37,12 +38,7 @@ export interface LoadHooksOptions {
   /** Observer failures, drops and advisory gate failures; they never fail the run. */
   onWarning?: (message: string) => void;
   /** Whether hook programs are confined, and the homes they must not see; unconfined when absent. */
-  sandbox?: HookSandboxOptions;
-}
-
-export interface HookSandboxOptions {
-  status: SandboxStatus;
-  homeDirectories: readonly string[];
+  sandbox?: HookSandbox;
 }
 
 export interface HookRunSummary {
@@ -134,7 +130,7 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
   };
 }
 
-export function programOf(entry: GateEntry | ObserverEntry, baseDir: string, env: Record<string, string>, sandbox?: HookSandboxOptions): HookProgram {
+export function programOf(entry: GateEntry | ObserverEntry, baseDir: string, env: Record<string, string>, sandbox?: HookSandbox): HookProgram {
   const [program, ...args] = entry.command;
   // A program named by a relative path lives beside the file that declares it; a bare name is looked up on PATH.
   const file = program.includes('/') ? path.resolve(baseDir, program) : program;

@@ -5,7 +5,8 @@ import { hookEnvelopeSchema, type HookEnvelope } from '../host/hooks/envelope.js
 import { defaultHookTimeoutMs, type GateEntry, type ObserverEntry } from './config.js';
 import { hookEnvironment } from './hook-environment.js';
 import { readHooksFile } from './load-config.js';
-import { hookName, programOf, type HookSandboxOptions } from './load-hooks.js';
+import type { HookSandbox } from '../host/run-observer.js';
+import { hookName, programOf } from './load-hooks.js';
 import { runGateProgram } from './program-gate.js';
 import { runHookProgram, type HookProgram } from './run-program.js';
 
@@ -18,7 +19,7 @@ export interface HookTestOptions {
   env: Readonly<Record<string, string | undefined>>;
   timeoutMs: number | undefined;
   /** Confines the hook as a run would; unconfined when absent. */
-  sandbox?: HookSandboxOptions;
+  sandbox?: HookSandbox;
 }
 
 /** What one hook did with one envelope. A gate failure shows the decision it turns into. */

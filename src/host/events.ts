@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sandboxStatusSchema } from './confinement/status.js';
 import { capabilityClasses } from './capability-classes.js';
 import type { CapabilityClass } from './capability-classes.js';
 import { toolErrorKinds } from './errors.js';
@@ -59,6 +60,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     workflow: z.string(),
     file: z.string(),
     workspace: z.string().describe('Canonical primary workspace root'),
+    sandbox: sandboxStatusSchema.optional().describe('Whether process steps run confined, and if not, why and how to fix it'),
     steps: z.array(z.strictObject({ id: z.string(), name: z.string(), tool: z.string(), line: z.number().int() })).readonly(),
   }),
   ...hostEventSchema.options,

@@ -1,6 +1,7 @@
 import type { Approver } from '../host/approval.js';
 import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
+import type { SandboxStatus } from '../host/confinement/index.js';
 import type { GrantHints } from '../host/denials.js';
 import { HostError } from '../host/errors.js';
 import type { PreToolGate } from '../host/gates.js';
@@ -25,6 +26,10 @@ export interface HostConfig {
   /** The workflow's `env:`, evaluated: given to every process step. */
   processVariables: Readonly<Record<string, string>>;
   maxParallel: number;
+  /** Whether processes are confined (probed once per run); unconfined when absent. */
+  sandbox?: SandboxStatus;
+  /** Home directories hidden from confined processes unless a rule grants them. */
+  homeDirectories?: readonly string[];
 }
 
 /** The people and programs a front end plugs into a host: who decides, who is asked, who watches. */
@@ -74,6 +79,8 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
       processEnv: config.processEnv,
       processVariables: config.processVariables,
       ...(ports.masker && { masker: ports.masker }),
+      ...(config.sandbox && { sandbox: config.sandbox }),
+      ...(config.homeDirectories && { homeDirectories: config.homeDirectories }),
     },
     scripted: {
       rules: parseRules(config.approve),

@@ -240,6 +240,7 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     continueOnError: step.continue_on_error ?? false,
     timeoutMs,
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
+    writes: step.writes,
   };
 }
 

@@ -25,6 +25,8 @@ export interface CompiledStep {
   continueOnError: boolean;
   timeoutMs: number | undefined;
   resources: { shared: readonly string[]; exclusive: readonly string[] } | undefined;
+  /** `writes:`: narrows where the step's processes may write; undefined: what the policy grants. */
+  writes: readonly string[] | undefined;
 }
 
 export interface CompiledWorkflow {

@@ -84,6 +84,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     workflow: workflow.file.name,
     file: workflow.source.file,
     workspace: host.workspace.root,
+    ...(host.environment.sandbox && { sandbox: host.environment.sandbox }),
     steps: steps.map(({ id, name, tool, line }) => ({ id, name, tool, line })),
   });
   const failure = new AbortController();
@@ -190,7 +191,14 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     return endUnstarted({ status: 'failure', error: { kind, message: `step ${step.id}: ${(error as Error).message}` } });
   }
 
-  const call = { id: `${step.id}#${step.index}`, tool: step.tool, args, stepId: step.id, ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }) };
+  const call = {
+    id: `${step.id}#${step.index}`,
+    tool: step.tool,
+    args,
+    stepId: step.id,
+    ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }),
+    ...(step.writes && { writes: step.writes }),
+  };
   // Until it executes, a step gives up when the run is stopped or, unless its `if:` reads step
   // statuses, when another step fails. At -j1 one step waits at a time, so all can share the
   // run's derived signal; with more slots many wait at once, and listeners piling up on one
