@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
-import { waitUntilGone } from '../support/processes.js';
+import { isAlive, processesIn } from '../support/processes.js';
 
 const server = path.join(repoRoot, 'test/extensions/fixtures/notes-server.mjs');
 const wordCount = path.join(repoRoot, 'workflows/tools/word-count.mjs');
@@ -14,13 +14,16 @@ let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
 afterEach(() => cleanup());
 
-/** A workflow using the test suite's MCP server, which writes its pid (and its child's) to `pids`. */
+/**
+ * A workflow using the test suite's MCP server, which writes its pid (and its child's) to
+ * `out/pids`: pids of its own PID namespace when it runs confined, so they only show that it ran.
+ */
 function notesWorkflow(options: { allowStart?: boolean; steps?: string } = {}): string {
   const start = options.allowStart === false ? '' : `"process(node ${server})", `;
   return `version: 1
 name: notes
 tools:
-  - mcp: { name: notes, command: [node, ${server}], args: [--pid-file, pids, --grandchild] }
+  - mcp: { name: notes, command: [node, ${server}], args: [--pid-file, out/pids, --grandchild] }
 policy:
   allow: [${start}"network_tool(notes.search)", "network_tool(notes.add)", "write(out/**)"]
 steps:
@@ -40,12 +43,13 @@ ${
 }
 
 async function serverPids(): Promise<number[]> {
-  return (await readFile(path.join(dir, 'pids'), 'utf8')).split('\n').map(Number);
+  return (await readFile(path.join(dir, 'out/pids'), 'utf8')).split('\n').map(Number);
 }
 
+/** The server (and its child) started, and no process is left in the directory it ran in. */
 async function expectAllGone(pids: readonly number[]): Promise<void> {
   expect(pids.length).toBeGreaterThan(0);
-  for (const pid of pids) expect(await waitUntilGone(pid, 1000)).toBe(true);
+  await expect.poll(() => processesIn(dir).filter(isAlive), { timeout: 1000 }).toEqual([]);
 }
 
 async function readOut(name: string): Promise<string> {
@@ -134,7 +138,7 @@ describe('MCP servers (end to end)', () => {
     expect(result.stderr).toMatch(/^flow\.yml:\d+:\d+: note: step find: tool notes\.search was not inspected/m);
     expect(result.exitCode).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([`${moduleTool}: valid`, `${mcpExample}: valid`, 'flow.yml: valid']);
-    await expect(readFile(path.join(dir, 'pids'))).rejects.toThrow(/ENOENT/);
+    await expect(readFile(path.join(dir, 'out/pids'))).rejects.toThrow(/ENOENT/);
   });
 
   it('lists a server’s tools with rho tools -f, and stops the server afterwards', async () => {
@@ -168,8 +172,8 @@ describe('MCP servers (end to end)', () => {
     const result = await runCli(['run', 'flow.yml'], { cwd: dir });
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('rho: MCP server notes was not started: process request "run node');
-    expect(result.stderr).toContain(`--allow 'process(node ${server} --pid-file pids --grandchild)'`);
-    await expect(readFile(path.join(dir, 'pids'))).rejects.toThrow(/ENOENT/);
+    expect(result.stderr).toContain(`--allow 'process(node ${server} --pid-file out/pids --grandchild)'`);
+    await expect(readFile(path.join(dir, 'out/pids'))).rejects.toThrow(/ENOENT/);
   });
 
   it('checks steps against the server’s tools once it runs: the step fails, then the server stops (exit 1)', async () => {

@@ -113,6 +113,10 @@ describe('parallel runs (end to end)', () => {
       'lint (exec) — wave 1',
       '  waits for: nothing',
       '  resources: shared directory tree',
+      '  confined: yes',
+      // writes: [] narrows what the policy lets processes write (out/ and reports/) to nothing.
+      '  writes: nothing (and its private TMPDIR)',
+      '  network: none',
       '  allow: run sleep 1 (rule process(sleep))',
     ]);
     expect(section('log_more')).toEqual([
