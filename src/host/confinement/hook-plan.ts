@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isWithin } from '../workspace.js';
-import type { ConfinementPlan } from './plan.js';
+import { choosePrivateTemp, exposedWithin, type ConfinementPlan } from './plan.js';
 
 export interface HookConfinementInput {
   /** The directory of the file that declares the hook (its cwd): readable even inside a hidden home. */
@@ -20,12 +20,14 @@ export function hookConfinementPlan(input: HookConfinementInput): ConfinementPla
   const writable = input.writes.map((entry) => ({ path: path.resolve(input.baseDirectory, entry), kind: 'tree' as const }));
   const granted = [input.baseDirectory, ...writable.map((root) => root.path)];
   const hiddenHomes = [...new Set(input.homeDirectories)].filter((home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)));
+  const privateTemp = choosePrivateTemp(granted);
   return {
     writable,
     readOnly: [],
     hiddenHomes,
+    privateTemp,
     hidden: [],
-    exposed: hiddenHomes.some((home) => isWithin(home, input.baseDirectory)) ? [input.baseDirectory] : [],
+    exposed: exposedWithin([...hiddenHomes, ...(privateTemp ? [privateTemp] : [])], [input.baseDirectory]),
     network: { mode: 'none' },
   };
 }

@@ -36,11 +36,18 @@ export interface ConfinementPlan {
   writable: readonly WritableRoot[];
   /** Paths inside writable roots that deny or ask `write` rules keep read-only. */
   readOnly: readonly string[];
-  /** Home directories: replaced by an empty read-only directory unless something below is exposed. */
+  /** Home directories: replaced by an empty read-only directory, with what is exposed inside mounted back. */
   hiddenHomes: readonly string[];
+  /**
+   * Where the process's private temporary directory is mounted (`/tmp`, its TMPDIR): an empty
+   * in-memory file system that disappears with the process, so nothing is left behind even
+   * when rho is killed. What it covers stays hidden except what is exposed. Undefined when the
+   * workspace itself contains every candidate.
+   */
+  privateTemp: string | undefined;
   /** Paths under deny or ask `read` rules: not readable at all (an empty directory or file stands in). */
   hidden: readonly string[];
-  /** Paths inside hidden homes that stay readable: the workspace and what read rules grant there. */
+  /** Paths inside hidden homes or the private temp that stay readable: the workspace and what read rules grant there. */
   exposed: readonly string[];
   network: NetworkConfinement;
 }
@@ -111,6 +118,19 @@ function networkOf(policy: Policy): NetworkConfinement {
   return { mode: 'proxy', rules: allowed.map((rule) => rule.text) };
 }
 
+/** Directories a private temporary file system may cover, in order of preference. */
+const privateTempCandidates = ['/tmp', '/var/tmp'];
+
+/** The first candidate that lies inside none of the paths that must stay visible (it may contain them). */
+export function choosePrivateTemp(visible: readonly string[]): string | undefined {
+  return privateTempCandidates.find((candidate) => !visible.some((root) => isWithin(root, candidate)));
+}
+
+/** Of `paths`, those an emptied directory covers (they are mounted back over it). */
+export function exposedWithin(emptied: readonly string[], paths: readonly string[]): string[] {
+  return unique(paths).filter((candidate) => emptied.some((directory) => isWithin(directory, candidate) && directory !== candidate));
+}
+
 /** Computes a policy's confinement plan (once per policy: process launches only read it). */
 export function planConfinement(input: ConfinementInput): ConfinementPlan {
   const { policy, workspaceRoot } = input;
@@ -128,12 +148,13 @@ export function planConfinement(input: ConfinementInput): ConfinementPlan {
   const hiddenHomes = unique(input.homeDirectories.map((home) => path.resolve(home))).filter(
     (home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)),
   );
-  const underHiddenHome = (candidate: string) => hiddenHomes.some((home) => isWithin(home, candidate));
-  const exposed = unique([workspaceRoot, ...readGrants]).filter(underHiddenHome);
+  const privateTemp = choosePrivateTemp(granted);
+  const exposed = exposedWithin([...hiddenHomes, ...(privateTemp ? [privateTemp] : [])], [workspaceRoot, ...readGrants]);
   return {
     writable,
     readOnly: unique(readOnly),
     hiddenHomes,
+    privateTemp,
     hidden: unique(hidden),
     exposed,
     network: networkOf(policy),

@@ -28,8 +28,6 @@ export interface ConfinedProcess {
   /** The program as resolved (it and its installation stay readable, even inside a hidden home). */
   file: string;
   cwd: string;
-  /** The call's private temporary directory, writable, removed when the process ends. */
-  tempDir: string;
   proxy: ProxyEndpoint | undefined;
 }
 
@@ -60,18 +58,21 @@ function kindOf(target: string): 'directory' | 'file' | undefined {
 
 /**
  * The bubblewrap arguments that confine one process to a plan. Order matters, as bubblewrap
- * mounts in argument order: hidden homes become empty directories, what is exposed inside them
- * is mounted back read-only, writable roots over that, read-only exceptions inside those, hidden
- * paths over everything (a deny always wins), then the private temporary directory, and only
- * then are the homes made read-only (mount points inside them must be created first).
- * Missing writable trees are created empty here, so the process can write into them.
+ * mounts in argument order: the private temp and the hidden homes become empty directories,
+ * what must stay visible inside them (the workspace, the program's installation, the cwd) is
+ * mounted back read-only, writable roots over that, read-only exceptions inside those, hidden
+ * paths over everything (a deny always wins), and only then are the homes made read-only (mount
+ * points inside them must be created first). Missing writable trees are created empty here, so
+ * the process can write into them.
  */
 export function bubblewrapArguments(plan: ConfinementPlan, target: ConfinedProcess): string[] {
   const args = [...baseArguments];
-  for (const home of plan.hiddenHomes) args.push('--tmpfs', home);
-  if (plan.hiddenHomes.length > 0) {
-    const underHome = (candidate: string) => plan.hiddenHomes.some((home) => isWithin(home, candidate));
-    for (const exposed of [...plan.exposed, ...programInstallation(target.file).filter(underHome)]) args.push('--ro-bind-try', exposed, exposed);
+  const emptied = plan.privateTemp ? [plan.privateTemp, ...plan.hiddenHomes] : plan.hiddenHomes;
+  for (const directory of emptied) args.push('--tmpfs', directory);
+  if (emptied.length > 0) {
+    const covered = (candidate: string) => emptied.some((directory) => isWithin(directory, candidate));
+    const visible = new Set([...plan.exposed, ...[...programInstallation(target.file), target.cwd].filter(covered)]);
+    for (const exposed of visible) args.push('--ro-bind-try', exposed, exposed);
   }
   for (const root of plan.writable) {
     if (root.kind === 'tree') mkdirSync(root.path, { recursive: true });
@@ -83,7 +84,6 @@ export function bubblewrapArguments(plan: ConfinementPlan, target: ConfinedProce
     if (kind === 'directory') args.push('--tmpfs', hidden, '--remount-ro', hidden);
     else if (kind === 'file') args.push('--ro-bind', '/dev/null', hidden);
   }
-  args.push('--bind', target.tempDir, target.tempDir);
   for (const home of plan.hiddenHomes) args.push('--remount-ro', home);
   if (plan.network.mode !== 'host') args.push('--unshare-net');
   if (plan.network.mode === 'proxy' && target.proxy) args.push(...target.proxy.sandboxArguments);
