@@ -236,6 +236,57 @@ steps:
     expect(plan.stdout).toContain(`writes: ${path.join(dir, 'dist')}/** (and its private TMPDIR)`);
   });
 
+  it('confines hook programs: read-only but for their writes, home hidden, no network', async () => {
+    const { dir, home, env } = await setUp({
+      'flow.yml': `version: 1
+name: hooked
+hooks:
+  observer:
+    - name: probe
+      command: [sh, -c, "echo x > escaped; cat $HOME/.ssh/id_ed25519 > hook-out/key; grep -c : /proc/net/dev > hook-out/interfaces; echo ok > hook-out/ran"]
+      events: [run_completed]
+      writes: [hook-out]
+steps:
+  - id: hello
+    tool: echo
+    with: { value: hi }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env });
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(await readFile(path.join(dir, 'hook-out/ran'), 'utf8')).toBe('ok\n');
+    expect(existsSync(path.join(dir, 'escaped'))).toBe(false);
+    expect(await readFile(path.join(dir, 'hook-out/key'), 'utf8')).toBe('');
+    expect(await readFile(path.join(home, '.ssh/id_ed25519'), 'utf8')).toBe('PRIVATE KEY\n');
+    // Its own network namespace: loopback only.
+    expect(await readFile(path.join(dir, 'hook-out/interfaces'), 'utf8')).toBe('1\n');
+  });
+
+  it('gives a process no network without a network rule, and the host network with an unrestricted one', async () => {
+    const { dir, env } = await setUp({
+      'flow.yml': `version: 1
+name: network
+policy:
+  allow: ["process(sh)"]
+steps:
+  - id: interfaces
+    tool: exec
+    with: { command: sh, args: [-c, "grep -c : /proc/net/dev"] }
+`,
+    });
+    const interfaces = async (...flags: string[]) => {
+      const result = await runCli(['run', 'flow.yml', '--output', 'json', ...flags], { cwd: dir, env });
+      const finished = events(result.stdout).find((event) => event.type === 'step_finished');
+      expect(finished, result.stdout + result.stderr).toMatchObject({ status: 'success' });
+      return Number(events(result.stdout).find((event) => event.type === 'step_progress')?.message);
+    };
+    const host = Number((await execa('grep', ['-c', ':', '/proc/net/dev'])).stdout);
+    expect(await interfaces()).toBe(1);
+    expect(await interfaces('--allow', 'network')).toBe(host);
+    // Host-scoped rules reach hosts only through rho's proxy: without one, nothing.
+    expect(await interfaces('--allow', 'network(registry.npmjs.org)')).toBe(1);
+  });
+
   it('refuses a writes: entry the policy does not grant', async () => {
     const { dir, env } = await setUp({
       'flow.yml': `version: 1
