@@ -172,8 +172,8 @@ export class ToolHost {
    */
   callConfinement(call: Pick<ToolCall, 'writes'>): CallConfinement {
     const status = this.#options.environment.sandbox ?? { confined: false, mode: 'off', reason: 'this host does not confine processes' };
-    const plan = call.writes ? narrowWritable(this.confinementPlan, call.writes, this.workspace.root) : this.confinementPlan;
-    return { status, plan };
+    if (!call.writes) return { status, plan: this.confinementPlan };
+    return { status, plan: narrowWritable(this.confinementPlan, call.writes, this.workspace.root), narrowed: true };
   }
 
   auditSnapshot(): readonly AuditRecord[] {

@@ -182,7 +182,6 @@ steps:
     tool: exec
     with: { command: npm, args: [test] }
     timeout: 2m
-    writes: []
 `,
       'package.json': JSON.stringify({ name: 'scratch', version: '1.0.0', scripts: { test: 'node test.js' }, dependencies: { greet: 'file:./greet' } }),
       'test.js': "const greet = require('greet'); if (greet('npm') !== 'hello npm') process.exit(1); console.log('tests passed');\n",

@@ -16,5 +16,7 @@ export interface CallConfinement {
   status: SandboxStatus;
   /** The policy's plan, narrowed by the step's `writes:` when it has one. */
   plan: ConfinementPlan;
+  /** The step declared where it writes (`writes:`): those roots are all it declares for scheduling. */
+  narrowed?: boolean;
   proxy?: ProxyEndpoint;
 }
