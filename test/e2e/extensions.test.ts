@@ -186,7 +186,7 @@ describe('MCP servers (end to end)', () => {
   });
 
   it('starts servers while the first steps that do not use them run, and does not wait for a server nobody called', async () => {
-    const slow = (name: string, ms: number) => `  - mcp: { name: ${name}, command: [node, ${server}], args: [--slow-start, "${ms}", --pid-file, ${name}.pid] }`;
+    const slow = (name: string, ms: number) => `  - mcp: { name: ${name}, command: [node, ${server}], args: [--slow-start, "${ms}", --pid-file, out/${name}.pid] }`;
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: slow
@@ -195,7 +195,7 @@ ${slow('notes', 2500)}
 ${slow('later', 2500)}
 ${slow('never', 60000)}
 policy:
-  allow: ["process(node ${server})", "network_tool(notes.*)", "network_tool(later.*)"]
+  allow: ["process(node ${server})", "network_tool(notes.*)", "network_tool(later.*)", "write(out/**)"]
 steps:
   - id: first
     tool: echo
@@ -217,7 +217,7 @@ steps:
     const at = (type: string, stepId?: string) => Date.parse(events.find((event) => event.type === type && event.stepId === stepId)!.time);
     // Each server writes its pid file as its process starts, then takes 2.5 s to be ready: the
     // two processes started together, and the echo step was done before either could be ready.
-    const spawnedAt = async (name: string) => (await stat(path.join(dir, `${name}.pid`))).mtimeMs;
+    const spawnedAt = async (name: string) => (await stat(path.join(dir, 'out', `${name}.pid`))).mtimeMs;
     const [notes, later] = [await spawnedAt('notes'), await spawnedAt('later')];
     expect(Math.abs(notes - later)).toBeLessThan(2500);
     expect(at('step_finished', 'first')).toBeLessThan(Math.min(notes, later) + 2500);
