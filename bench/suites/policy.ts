@@ -68,8 +68,9 @@ async function makeRequests(workspace: Workspace, root: string, count: number, r
         wallLimitMs: 60_000,
       });
     } else {
-      const host = `host${Math.floor(random() * 2000)}.example:8443`;
-      requests.push({ class: 'network', method: 'GET', scheme: 'https', host, url: `https://${host}/` });
+      const hostname = `host${Math.floor(random() * 2000)}.example`;
+      const host = `${hostname}:8443`;
+      requests.push({ class: 'network', method: 'GET', scheme: 'https', host, hostname, port: 8443, url: `https://${host}/` });
     }
   }
   return requests;

@@ -1,5 +1,6 @@
 import type { CapabilityClass } from './capability-classes.js';
 import { globLiteral } from './glob-literal.js';
+import { hostWithPort } from './network-host.js';
 import type { ResolvedPath } from './workspace.js';
 
 /** How a child process's environment is built from the host's. */
@@ -74,10 +75,16 @@ export interface ShellRequest extends ProcessFacts {
 
 export interface NetworkRequest {
   class: 'network';
+  /** The HTTP method; `CONNECT` for a tunnel a confined process opens through the proxy. */
   method: string;
-  scheme: 'http' | 'https';
+  /** `tunnel`: an opaque TCP stream (usually TLS) a confined process asked the proxy for. */
+  scheme: 'http' | 'https' | 'tunnel';
   /** Normalized host with a non-default port (`example.org`, `127.0.0.1:8080`). */
   host: string;
+  /** Normalized host name alone (lower case, IDNA; IPv6 in brackets): what rules compare. */
+  hostname: string;
+  /** The port connected to (the scheme's default when the URL names none). */
+  port: number;
   /** scheme://host/path — never user info or a query string. */
   url: string;
   /*
@@ -214,7 +221,7 @@ export function grantingRule(request: CapabilityRequest): string {
     case 'shell':
       return 'shell';
     case 'network':
-      return `network(${request.host})`;
+      return `network(${hostWithPort(request.hostname, request.port)})`;
     case 'network_tool':
       return `network_tool(${request.tool})`;
     case 'skill':

@@ -1,20 +1,20 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { capabilityClasses } from './capability-classes.js';
-import type { CapabilityRequest, ExecutableSelection, NetworkRequest, RuleClass } from './capability.js';
+import type { CapabilityRequest, ExecutableSelection, RuleClass } from './capability.js';
 import { ToolError } from './errors.js';
-import { normalizeHost } from './network-host.js';
+import { parseHostPattern, type HostPattern } from './network-host.js';
 import type { ResolvedPath } from './workspace.js';
 
 /**
- * A parsed policy rule: a class and an optional argument that narrows it. A network rule keeps
- * the host each scheme must show, so `network(example.org:443)` means port 443 for `http` too.
+ * A parsed policy rule: a class and an optional argument that narrows it. A network rule names
+ * a host on any port (`network(example.org)`) or one port of it (`network(example.org:8080)`).
  */
 export type Rule =
   | { class: 'read' | 'write'; text: string; glob?: string }
   | { class: 'process'; text: string; executable?: string; args?: readonly string[] }
   | { class: 'shell' | 'instructions' | 'outside'; text: string }
-  | { class: 'network'; text: string; hosts?: Readonly<Record<NetworkRequest['scheme'], string>> }
+  | { class: 'network'; text: string; host?: HostPattern }
   | { class: 'network_tool' | 'skill'; text: string; name?: string };
 
 /** Every request class is a rule class; `outside` exists only as a rule. */
@@ -76,7 +76,7 @@ export function parseRule(text: string): Rule {
     case 'network':
       if (argument === undefined) return { class: 'network', text };
       try {
-        return { class: 'network', text, hosts: { http: normalizeHost(argument, 'http'), https: normalizeHost(argument, 'https') } };
+        return { class: 'network', text, host: parseHostPattern(argument) };
       } catch (cause) {
         throw ruleError(text, (cause as Error).message);
       }
@@ -103,7 +103,7 @@ export function isUnrestricted(rule: Rule): boolean {
     case 'process':
       return rule.executable === undefined;
     case 'network':
-      return rule.hosts === undefined;
+      return rule.host === undefined;
     case 'network_tool':
     case 'skill':
       return rule.name === undefined;
@@ -213,7 +213,7 @@ export function ruleMatches(rule: Rule, request: CapabilityRequest, workspaceRoo
     case 'shell':
       return request.class === 'shell';
     case 'network':
-      return request.class === 'network' && (rule.hosts === undefined || rule.hosts[request.scheme] === request.host);
+      return request.class === 'network' && (rule.host === undefined || hostMatches(rule.host, request.hostname, request.port));
     case 'network_tool':
       return request.class === 'network_tool' && (rule.name === undefined || networkToolNameMatches(rule.name, request.tool));
     case 'skill':
@@ -241,4 +241,9 @@ export function networkToolNameMatches(pattern: string, tool: string): boolean {
 function executableMatches(ruleExecutable: string, executable: ExecutableSelection, workspaceRoot: string): boolean {
   if (!ruleExecutable.includes('/')) return executable.lookup === 'path_search' && executable.requested === ruleExecutable;
   return path.resolve(workspaceRoot, ruleExecutable) === executable.resolved;
+}
+
+/** A bare host matches it on every port; `host:port` that port alone. Names match exactly, no suffixes. */
+function hostMatches(pattern: HostPattern, hostname: string, port: number): boolean {
+  return pattern.hostname === hostname && (pattern.port === undefined || pattern.port === port);
 }

@@ -98,6 +98,10 @@ describe('protected environment variables', () => {
 describe('other classes', () => {
   it('decide network requests by normalized host', () => {
     expect(decide({ allow: ['network(example.org)'] }, networkRequest('https://EXAMPLE.org/x?token=1')).decision).toBe('allow');
-    expect(decide({ allow: ['network(example.org)'] }, networkRequest('https://example.org:8443/')).decision).toBe('deny');
+    expect(decide({ allow: ['network(example.org)'] }, networkRequest('https://example.org:8443/')).decision).toBe('allow');
+    expect(decide({ allow: ['network(example.org:443)'] }, networkRequest('https://example.org:8443/')).decision).toBe('deny');
+    expect(decide({ allow: ['network(example.org)'], deny: ['network(example.org:8443)'] }, networkRequest('https://example.org:8443/')).decision).toBe(
+      'deny',
+    );
   });
 });
