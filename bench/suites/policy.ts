@@ -63,7 +63,7 @@ async function makeRequests(workspace: Workspace, root: string, count: number, r
         executable: { requested: tool, resolved: `/usr/bin/${tool}`, lookup: 'path_search' },
         argv: ['--flag'],
         envMode: { mode: 'inherit' },
-        envNames: [],
+        env: {},
         outputLimitBytes: 1 << 20,
         wallLimitMs: 60_000,
       });

@@ -1,6 +1,7 @@
 import type { CapabilityClass } from './capability-classes.js';
 import { globLiteral } from './glob-literal.js';
 import { hostWithPort } from './network-host.js';
+import { isProtectedEnvName } from './protected-env.js';
 import type { ResolvedPath } from './workspace.js';
 
 /** How a child process's environment is built from the host's. */
@@ -25,8 +26,12 @@ interface ProcessFacts {
   /** Arguments after the executable. */
   argv: readonly string[];
   envMode: EnvMode;
-  /** Names of variables the call sets explicitly (values are never part of a request). */
-  envNames: readonly string[];
+  /**
+   * Variables the call sets explicitly (the workflow's `env:` and the step's own), names and
+   * values, keys sorted: remembered approvals match them exactly. Values may be secrets, so
+   * audits, events and hook payloads carry the names alone; approvals show them masked.
+   */
+  env: Readonly<Record<string, string>>;
   outputLimitBytes: number;
   wallLimitMs: number;
   /**
@@ -216,7 +221,11 @@ export function grantingRule(request: CapabilityRequest): string {
     case 'process': {
       // A program named by path is matched by its resolved file, whatever cwd it was written against.
       const executable = request.executable.lookup === 'exact' ? request.executable.resolved : request.executable.requested;
-      return `process(${[executable, ...request.argv].map(quoteIfNeeded).join(' ')})`;
+      // Protected variables are granted as NAME=*: the hint is shown and logged, and a value may be a secret.
+      const assignments = Object.keys(request.env)
+        .filter(isProtectedEnvName)
+        .map((name) => `${name}=*`);
+      return `process(${[...assignments, ...[executable, ...request.argv].map(quoteIfNeeded)].join(' ')})`;
     }
     case 'shell':
       return 'shell';

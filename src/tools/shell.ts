@@ -31,7 +31,7 @@ export const shellTool = defineTool({
       shell: args.shell,
       script: args.script,
       envMode: plan.envMode,
-      envNames: plan.envNames,
+      env: plan.stepEnv,
       outputLimitBytes: plan.outputLimitBytes,
       wallLimitMs: callWallLimitMs(args, ctx),
       ...(plan.stdinDigest !== undefined && { stdinDigest: plan.stdinDigest }),

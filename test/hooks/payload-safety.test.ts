@@ -67,7 +67,7 @@ describe('what reaches a hook', () => {
         cwd: dir,
         executable: { requested: 'rm', resolved: '/bin/rm', lookup: 'path_search' },
         argv: ['-rf', 'build/'],
-        envNames: ['GITHUB_TOKEN'],
+        env: { GITHUB_TOKEN: canaries.token },
       }),
     ]);
     const shell = requestingTool('fake_shell', () => [sampleShellRequest(`rm -rf "$HOME/cache" # ${canaries.masked}`, { cwd: dir })]);

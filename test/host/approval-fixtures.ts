@@ -47,7 +47,7 @@ export function processRequest(overrides: Partial<Omit<ProcessRequest, 'class' |
     executable: { requested: 'npm', resolved: '/usr/bin/npm', lookup: 'path_search' },
     argv: ['publish', '--tag', 'next'],
     envMode: { mode: 'inherit' },
-    envNames: [],
+    env: {},
     outputLimitBytes: 1_048_576,
     wallLimitMs: 30_000,
     ...overrides,

@@ -20,7 +20,7 @@ const processFacts = fc.record({
   }),
   argv: fc.array(text, { maxLength: 3 }),
   envMode,
-  envNames: fc.array(fc.constantFrom('NODE_ENV', 'CI', 'NPM_TOKEN'), { maxLength: 2 }),
+  env: fc.dictionary(fc.constantFrom('NODE_ENV', 'CI', 'NPM_TOKEN'), fc.constantFrom('1', 'production'), { maxKeys: 2 }),
   outputLimitBytes: fc.integer({ min: 1, max: 1 << 24 }),
   wallLimitMs: fc.integer({ min: 1, max: 600_000 }),
   stdinDigest: fc.constantFrom('5d41402a', '7d793037'),

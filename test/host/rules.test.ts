@@ -42,6 +42,27 @@ describe('parseRule', () => {
     });
   });
 
+  it('reads leading NAME=VALUE words of a process rule as environment assignments, as a shell would', () => {
+    expect(parseRule('process(NODE_OPTIONS=--max-old-space-size=4096 GIT_DIR=* npm test)')).toMatchObject({
+      executable: 'npm',
+      args: ['test'],
+      env: [
+        { name: 'NODE_OPTIONS', value: '--max-old-space-size=4096' },
+        { name: 'GIT_DIR', value: undefined },
+      ],
+    });
+    expect(parseRule('process(GIT_SSH_COMMAND="ssh -i deploy key" git fetch)')).toMatchObject({
+      executable: 'git',
+      args: ['fetch'],
+      env: [{ name: 'GIT_SSH_COMMAND', value: 'ssh -i deploy key' }],
+    });
+    expect(parseRule('process(A="*" B= env)')).toMatchObject({ executable: 'env', env: [{ name: 'A', value: '*' }, { name: 'B', value: '' }] });
+    // Only leading words assign; later ones are arguments, and a quoted word is never an assignment.
+    expect(parseRule('process(npm X=1)')).toMatchObject({ executable: 'npm', args: ['X=1'] });
+    expect(parseRule('process("X=1" a)')).toMatchObject({ executable: 'X=1', args: ['a'] });
+    expect(parseRule('process(npm)')).not.toHaveProperty('env');
+  });
+
   it('normalizes network hosts (lower case, IDNA) and keeps a port only when one is written', () => {
     expect(parseRule('network(Example.ORG)')).toMatchObject({ host: { hostname: 'example.org', port: undefined } });
     expect(parseRule('network(bücher.de)')).toMatchObject({ host: { hostname: 'xn--bcher-kva.de' } });
@@ -60,6 +81,9 @@ describe('parseRule', () => {
     ['read(../secrets/**)', /may not contain \.\./],
     ['process(echo "unterminated)', /unbalanced quote/],
     ['process("\\q")', /not a valid quoted word/],
+    ['process(PATH=/bin)', /missing executable after the environment assignments/],
+    ['process(A=1 A=2 x)', /A is assigned twice/],
+    ['process(A="\\q" x)', /not a valid quoted word/],
     ['network(example.org/path)', /not a host name/],
     ['network(user@example.org)', /not a host name/],
     ['network(example.org:0)', /a port is 1 to 65535/],

@@ -138,7 +138,7 @@ function processFactsOf(request: Extract<CapabilityRequest, { class: 'process' |
     executable: { ...request.executable },
     argv: [...request.argv],
     env_mode: envModeFacts(request.envMode),
-    env_names: [...request.envNames],
+    env_names: Object.keys(request.env),
     output_limit_bytes: request.outputLimitBytes,
     wall_limit_ms: request.wallLimitMs,
   };

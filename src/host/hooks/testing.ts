@@ -19,7 +19,7 @@ export function sampleProcessRequest(overrides: Partial<Omit<ProcessRequest, 'cl
     executable: { requested: 'ls', resolved: '/usr/bin/ls', lookup: 'path_search' },
     argv: ['-la'],
     envMode: { mode: 'inherit' },
-    envNames: [],
+    env: {},
     outputLimitBytes: 1024 * 1024,
     wallLimitMs: 30_000,
     ...overrides,

@@ -6,6 +6,7 @@ import { ToolError } from '../../host/errors.js';
 import type { HostEnvironment } from '../../host/tool.js';
 import { composeEnvironment, validateStepEnvironment } from '../process/environment.js';
 import { resolveExecutable } from '../process/executable.js';
+import { sortedEnvironment } from '../process/launch-plan.js';
 import { processRequest } from '../process/request.js';
 import { headerNamePattern, headerValuePattern, managedHeaders } from '../network/headers.js';
 import { networkRequest, parseHttpTarget } from '../network/url.js';
@@ -113,7 +114,7 @@ export async function planServerLaunch(
     executable,
     argv,
     envMode: host.processEnv,
-    envNames: Object.keys(stepEnv).sort(),
+    env: sortedEnvironment(stepEnv),
     outputLimitBytes: maxMessageBytes,
     wallLimitMs: 0,
   });

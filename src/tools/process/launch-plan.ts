@@ -15,7 +15,8 @@ export interface LaunchPlan {
   cwd: ResolvedPath;
   env: Record<string, string>;
   envMode: EnvMode;
-  envNames: string[];
+  /** The variables the step sets itself (workflow `env:` and the step's `env`), keys sorted. */
+  stepEnv: Record<string, string>;
   outputLimitBytes: number;
   /** Digest of the stdin text the request carries (absent when stdin is closed). */
   stdinDigest?: string;
@@ -35,6 +36,16 @@ export async function resolveWorkingDirectory(requested: string, ctx: PrepareCon
   return cwd;
 }
 
+/** A step's own variables with their names sorted, so equal environments make equal requests. */
+export function sortedEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const sorted: Record<string, string> = {};
+  for (const name of Object.keys(env).sort()) {
+    const value = env[name];
+    if (value !== undefined) sorted[name] = value;
+  }
+  return sorted;
+}
+
 /** Resolves the cwd and composes the one environment the child will get. */
 export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): Promise<LaunchPlan> {
   // A failed load surfaces when the process is spawned.
@@ -47,7 +58,7 @@ export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): P
     cwd,
     env: composeEnvironment({ hostEnv: ctx.host.env, mode: envMode, stepEnv }),
     envMode,
-    envNames: Object.keys(stepEnv).sort(),
+    stepEnv: sortedEnvironment(stepEnv),
     outputLimitBytes: options.max_output_bytes,
     ...(options.stdin !== undefined && { stdinDigest: contentDigest(options.stdin) }),
     confinement: ctx.confinement,
@@ -72,7 +83,7 @@ export async function planDirectProcess(
     executable,
     argv: options.args,
     envMode: plan.envMode,
-    envNames: plan.envNames,
+    env: plan.stepEnv,
     outputLimitBytes: plan.outputLimitBytes,
     wallLimitMs,
     ...(plan.stdinDigest !== undefined && { stdinDigest: plan.stdinDigest }),

@@ -60,7 +60,7 @@ describe('exec', () => {
       cwd: harness.root,
       argv: ['--version'],
       envMode: { mode: 'inherit' },
-      envNames: [],
+      env: {},
       outputLimitBytes: 1024 * 1024,
       wallLimitMs: 30_000,
     });

@@ -23,6 +23,8 @@ export interface HostSetup {
   env?: Record<string, string | undefined>;
   secretNames?: readonly string[];
   processEnv?: EnvMode;
+  /** The workflow's `env:`, which every process step gets. */
+  processVariables?: Record<string, string>;
 }
 
 /** A ToolHost over a fresh temp workspace with every built-in tool, recording its events. */
@@ -41,6 +43,7 @@ export class ProcessHarness {
       env: setup.env ?? { PATH: process.env.PATH },
       secretNames: setup.secretNames ?? [],
       processEnv: setup.processEnv ?? { mode: 'inherit' },
+      ...(setup.processVariables && { processVariables: setup.processVariables }),
     };
     const host = new ToolHost({
       grantHints: cliGrantHints,
