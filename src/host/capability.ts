@@ -18,6 +18,12 @@ export interface ExecutableSelection {
   resolved: string;
   /** `exact` when the call named a path, `path_search` when it was looked up on PATH. */
   lookup: 'exact' | 'path_search';
+  /**
+   * Set when a PATH search found the program where steps can write (under the workspace or a
+   * granted root, `node_modules/.bin` for one): a bare-name rule does not cover such a program,
+   * only a rule that names its path does.
+   */
+  writable?: true;
 }
 
 interface ProcessFacts {
@@ -219,8 +225,10 @@ export function grantingRule(request: CapabilityRequest): string {
       return `${request.class}(${glob})`;
     }
     case 'process': {
-      // A program named by path is matched by its resolved file, whatever cwd it was written against.
-      const executable = request.executable.lookup === 'exact' ? request.executable.resolved : request.executable.requested;
+      // A program named by path is matched by its resolved file, whatever cwd it was written against;
+      // so is one a PATH search found where steps write, which a bare name does not cover.
+      const { lookup, writable, resolved, requested } = request.executable;
+      const executable = lookup === 'exact' || writable ? resolved : requested;
       // Protected variables are granted as NAME=*: the hint is shown and logged, and a value may be a secret.
       const assignments = Object.keys(request.env)
         .filter(isProtectedEnvName)

@@ -305,10 +305,14 @@ export function environmentConditionsHold(rule: Rule, request: CapabilityRequest
 /**
  * `process(npm)` names a program found on PATH; `process(./bin/x)` or `process(/usr/bin/x)` names
  * one file (relative to the workspace root). A bare name never matches a program given by path,
- * so `process(rm)` cannot be met by a workspace script called `rm`.
+ * so `process(rm)` cannot be met by a workspace script called `rm`, nor one a PATH search found
+ * where steps write (a PATH entry inside the workspace, such as the `node_modules/.bin` that
+ * `npm run` puts first): that program is matched only by a rule naming its path.
  */
 function executableMatches(ruleExecutable: string, executable: ExecutableSelection, workspaceRoot: string): boolean {
-  if (!ruleExecutable.includes('/')) return executable.lookup === 'path_search' && executable.requested === ruleExecutable;
+  if (!ruleExecutable.includes('/')) {
+    return executable.lookup === 'path_search' && executable.writable !== true && executable.requested === ruleExecutable;
+  }
   return path.resolve(workspaceRoot, ruleExecutable) === executable.resolved;
 }
 

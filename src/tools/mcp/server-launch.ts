@@ -74,10 +74,11 @@ export async function planServerConnect(
   declaration: McpServerDeclaration,
   baseDirectory: string,
   host: HostEnvironment,
+  writableRoots: readonly string[],
   confinement?: CallConfinement,
 ): Promise<ServerConnectPlan> {
   if (isHttpServer(declaration)) return planHttpConnect(declaration);
-  const { request, launch } = await planServerLaunch(declaration, baseDirectory, host, confinement);
+  const { request, launch } = await planServerLaunch(declaration, baseDirectory, host, writableRoots, confinement);
   return { request, channel: async () => stdioChannel(launch, host.masker) };
 }
 
@@ -100,6 +101,7 @@ export async function planServerLaunch(
   declaration: StdioServerDeclaration,
   baseDirectory: string,
   host: HostEnvironment,
+  writableRoots: readonly string[],
   confinement?: CallConfinement,
 ): Promise<ServerLaunchPlan> {
   const [command, ...commandArgs] = declaration.command;
@@ -107,7 +109,7 @@ export async function planServerLaunch(
   const cwd = await resolveServerDirectory(path.resolve(baseDirectory, declaration.cwd ?? '.'));
   const stepEnv = declaration.env ?? {};
   validateStepEnvironment(stepEnv, host.secretNames);
-  const executable = await resolveExecutable(command, { pathVariable: host.env.PATH, cwd });
+  const executable = await resolveExecutable(command, { pathVariable: host.env.PATH, cwd, writableRoots });
   const argv = [...commandArgs, ...(declaration.args ?? [])];
   const request = processRequest({
     cwd,

@@ -5,7 +5,7 @@ import { contentDigest } from '../../host/fingerprint.js';
 import type { PrepareContext } from '../../host/tool.js';
 import type { ResolvedPath, Workspace } from '../../host/workspace.js';
 import { composeEnvironment, validateStepEnvironment } from './environment.js';
-import { resolveExecutable } from './executable.js';
+import { resolveExecutable, type ExecutableSearch } from './executable.js';
 import type { CommandOptions, LaunchOptions } from './launch-options.js';
 import { loadExeca, type ProcessLaunch } from './process-group.js';
 import { processRequest } from './request.js';
@@ -65,6 +65,11 @@ export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): P
   };
 }
 
+/** Where a process tool looks for a program: the host's PATH, with the workspace's roots as the places steps write. */
+export function executableSearch(ctx: PrepareContext, cwd: string): ExecutableSearch {
+  return { pathVariable: ctx.host.env.PATH, cwd, writableRoots: [ctx.workspace.root, ...ctx.workspace.grantedRoots] };
+}
+
 /** The wall limit of a call that runs to completion: its own `timeout`, never beyond the host's. */
 export function callWallLimitMs(options: LaunchOptions, ctx: PrepareContext): number {
   return options.timeout === undefined ? ctx.timeoutMs : Math.min(Math.round(options.timeout * 1000), ctx.timeoutMs);
@@ -77,7 +82,7 @@ export async function planDirectProcess(
   wallLimitMs: number,
 ): Promise<{ plan: LaunchPlan; request: ProcessRequest }> {
   const plan = await planLaunch(options, ctx);
-  const executable = await resolveExecutable(options.command, { pathVariable: ctx.host.env.PATH, cwd: plan.cwd.canonical });
+  const executable = await resolveExecutable(options.command, executableSearch(ctx, plan.cwd.canonical));
   const request = processRequest({
     cwd: plan.cwd.canonical,
     executable,

@@ -128,8 +128,9 @@ export function requestFacts(request: CapabilityRequest): Fact[] {
     case 'process':
     case 'shell': {
       const { executable } = request;
+      const writable = executable.writable ? ', in a directory steps can write' : '';
       const found =
-        executable.lookup === 'path_search' ? `found on PATH as ${printable(executable.requested)}` : `given as ${printable(executable.requested)}`;
+        executable.lookup === 'path_search' ? `found on PATH as ${printable(executable.requested)}${writable}` : `given as ${printable(executable.requested)}`;
       return [
         ...(request.class === 'shell' ? scriptFacts(request.script) : []),
         { label: 'program', value: `${printable(executable.resolved)} (${found})` },
