@@ -16,13 +16,18 @@ async function harnessWith(allow: string[], processVariables?: Record<string, st
   return harness;
 }
 
+/** A repository in the workspace, and the env that makes `git status` there run `touch MARKER`. */
+function gitFsmonitorAttack(host: ProcessHarness): { marker: string; env: Record<string, string> } {
+  execFileSync('git', ['init', '-q', host.root]);
+  const marker = path.join(host.root, 'pwned');
+  return { marker, env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: `touch ${marker}; echo` } };
+}
+
 /** The attacks of issue 21: each turns a narrow rule into running code of the step's choosing. */
 describe('environment variables that change what runs', () => {
   it('GIT_CONFIG_* cannot turn process(git status) into code execution', async () => {
     const host = await harnessWith(['process(git status)']);
-    execFileSync('git', ['init', '-q', host.root]);
-    const marker = path.join(host.root, 'pwned');
-    const env = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: `touch ${marker}; echo` };
+    const { marker, env } = gitFsmonitorAttack(host);
     const result = await host.invoke('exec', { command: 'git', args: ['status'], env });
     expect(result.status).toBe('denied');
     expect(result.error?.message).toContain('GIT_CONFIG_COUNT, GIT_CONFIG_KEY_0, GIT_CONFIG_VALUE_0');
@@ -32,9 +37,7 @@ describe('environment variables that change what runs', () => {
 
   it('the same git attack runs when a rule names the variables, which shows it is real', async () => {
     const host = await harnessWith(['process(GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=* git status)']);
-    execFileSync('git', ['init', '-q', host.root]);
-    const marker = path.join(host.root, 'pwned');
-    const env = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: `touch ${marker}; echo` };
+    const { marker, env } = gitFsmonitorAttack(host);
     const result = await host.invoke('exec', { command: 'git', args: ['status'], env });
     expect(result.status).toBe('success');
     expect(existsSync(marker)).toBe(true);
