@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,6 +88,27 @@ describe('the filtering proxy, reached from a sandbox without a network', () => 
     const sandbox = ['--die-with-parent', '--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--bind', dir, dir];
     const { stdout } = await run('bwrap', [...sandbox, '--', command.file, ...command.args], { env: command.env });
     expect(stdout.trim()).toBe('--require /nonexistent.cjs');
+  });
+
+  it('answers 400 to what is not a proxy request, and decides nothing for it', async () => {
+    const listener = proxy.listen(path.join(dir, 'proxy.sock'), byPolicy(['network']));
+    const statusOf = (requestPath: string, method = 'GET') =>
+      new Promise<number | undefined>((resolve, reject) => {
+        const sent = request({ socketPath: listener.socketPath, path: requestPath, method }, (response) => {
+          response.resume();
+          resolve(response.statusCode);
+        });
+        sent.on('connect', (response, socket) => {
+          socket.destroy();
+          resolve(response.statusCode);
+        });
+        sent.on('error', reject);
+        sent.end();
+      });
+    expect(await statusOf('/origin-form')).toBe(400);
+    expect(await statusOf(`https://${server.host}/`)).toBe(400);
+    expect(await statusOf('no-port.example', 'CONNECT')).toBe(400);
+    expect(decided).toEqual([]);
   });
 
   it("passes the program's exit code through, and removes the socket when the listener closes", async () => {

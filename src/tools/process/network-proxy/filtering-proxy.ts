@@ -5,7 +5,6 @@ import type { Duplex } from 'node:stream';
 import type { NetworkRequest } from '../../../host/capability.js';
 import { toToolError } from '../../../host/errors.js';
 import { pinnedLookup, resolvePinned, type PinnedAddress } from '../../network/pinned-address.js';
-import type { HttpTarget } from '../../network/url.js';
 import { parseForwardTarget, parseTunnelTarget, type TunnelTarget } from './proxy-targets.js';
 
 /**
@@ -116,10 +115,14 @@ export class FilteringProxy {
       if (response.headersSent) return void response.destroy();
       response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`rho: ${message}\n`);
     };
-    let target: HttpTarget;
+    let parsed: ReturnType<typeof parseForwardTarget>;
     try {
-      const parsed = parseForwardTarget(incoming.method ?? 'GET', incoming.url ?? '');
-      target = parsed.target;
+      parsed = parseForwardTarget(incoming.method ?? 'GET', incoming.url ?? '');
+    } catch (error) {
+      return refuse(400, messageOf(error));
+    }
+    const { target } = parsed;
+    try {
       await this.authorizeFor(incoming.socket)(parsed.request);
     } catch (error) {
       return refuse(403, messageOf(error));
@@ -157,6 +160,10 @@ export class FilteringProxy {
     let target: TunnelTarget;
     try {
       target = parseTunnelTarget(incoming.url ?? '');
+    } catch (error) {
+      return refuse('400 Bad Request', messageOf(error));
+    }
+    try {
       await this.authorizeFor(socket)(target.request);
     } catch (error) {
       return refuse('403 Forbidden', messageOf(error));
