@@ -172,14 +172,17 @@ export class ToolHost {
    * How the processes a call starts are confined: the run's sandbox status and the plan,
    * narrowed by the call's `writes` (a `writes` entry the policy does not grant throws the denial).
    * A plan that reaches hosts through the proxy comes with the call's endpoint: every connection
-   * its processes ask for goes through the authorization path as a request of this call.
+   * its processes ask for goes through the authorization path as a request of this call, for as
+   * long as the process runs (a background process outlives its call).
    */
-  callConfinement(call: ToolCall, signal: AbortSignal): CallConfinement {
+  callConfinement(call: ToolCall): CallConfinement {
     const status = this.#options.environment.sandbox ?? { confined: false, mode: 'off', reason: 'this host does not confine processes' };
     const narrowed = call.writes !== undefined;
     const plan = call.writes ? narrowWritable(this.confinementPlan, call.writes, this.workspace.root) : this.confinementPlan;
     const proxy =
-      status.confined && plan.network.mode === 'proxy' ? this.#options.networkProxy?.endpoint((request) => this.#authorizeOne(call, request, signal)) : undefined;
+      status.confined && plan.network.mode === 'proxy'
+        ? this.#options.networkProxy?.endpoint((request, signal) => this.#authorizeOne(call, request, signal))
+        : undefined;
     return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }) };
   }
 
@@ -354,7 +357,7 @@ export class ToolHost {
       session: this.session,
       // A getter: read when the context is spread for the tool, inside preparation's error handling.
       get confinement(): CallConfinement {
-        return host.callConfinement(call, signal);
+        return host.callConfinement(call);
       },
     };
   }

@@ -70,6 +70,33 @@ describe('the network of confined processes (end to end)', () => {
     expect(JSON.stringify(decisions)).not.toContain('s3cret');
   });
 
+  it('a background process keeps reaching allowed hosts after the call that started it is over', async () => {
+    server = await startServer((request, response) => response.end(`hello from ${request.url}`));
+    const dir = await temp.make();
+    await writeFiles(dir, {
+      'client.mjs': await readFile(client, 'utf8'),
+      'flow.yml': `version: 1
+name: background
+policy:
+  allow: ["process(sh -c)", "process(node client.mjs)", "network(${server.host})"]
+steps:
+  - id: start
+    tool: process_start
+    with: { name: later, command: sh, args: [-c, "sleep 0.5; exec node client.mjs get ${server.origin}/later"] }
+  - id: read
+    tool: process_output
+    with: { process_id: later, wait_for: "}" }
+  - id: show
+    tool: echo
+    with: { value: "\${{ steps.read.output }}" }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml', '--sandbox', 'required', '--output', 'plain'], { cwd: dir });
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(answers(result.stdout)).toEqual({ show: { status: 200, body: 'hello from /later' } });
+    expect(server.requests.map((request) => request.url)).toEqual(['/later']);
+  });
+
   it('without a network rule a confined process has no network at all', async () => {
     server = await startServer((_request, response) => response.end('unreachable'));
     const dir = await workspace([], { direct: ['direct', server.origin], environment: ['env'] });

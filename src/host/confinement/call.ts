@@ -32,11 +32,14 @@ export interface ProxyEndpoint {
 }
 
 /**
- * The run's filtering proxy, as the host sees it: every connection a call's processes ask for
- * is decided by `authorize`, the host's authorization path for that call.
+ * Decides one connection a confined process asks for: the host's authorization path for the
+ * call that started it. `signal` aborts when that process is gone, ending a pending approval.
  */
+export type AuthorizeConnection = (request: NetworkRequest, signal: AbortSignal) => Promise<void>;
+
+/** The run's filtering proxy, as the host sees it: every connection a call's processes ask for is decided by `authorize`. */
 export interface NetworkProxy {
-  endpoint(authorize: (request: NetworkRequest) => Promise<void>): ProxyEndpoint;
+  endpoint(authorize: AuthorizeConnection): ProxyEndpoint;
 }
 
 /** Everything a process launcher needs to confine one call: the run's sandbox status and the call's plan. */

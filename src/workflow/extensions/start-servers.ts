@@ -78,7 +78,7 @@ export async function startDeclaredServers(host: ToolHost, servers: readonly Dec
       baseDirectory: options.source.directory,
       host: host.environment,
       writableRoots: roots,
-      confinement: host.callConfinement(serverStartSubject(name), options.signal),
+      confinement: host.callConfinement(serverStartSubject(name)),
       session: host.session,
       signal: options.signal,
       roots,

@@ -13,7 +13,7 @@ import { parseForwardTarget, parseTunnelTarget, type TunnelTarget } from './prox
  * asked (policy, gates, remembered, scripted, approver), so each host the proxy allows or
  * refuses is audited and shows in the events like any other request.
  */
-export type AuthorizeConnection = (request: NetworkRequest) => Promise<void>;
+type AuthorizeConnection = (request: NetworkRequest) => Promise<void>;
 
 /** One call's way into the proxy: a unix socket whose connections are decided for that call. */
 export interface ProxyListener {

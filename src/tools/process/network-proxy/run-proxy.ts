@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { NetworkRequest } from '../../../host/capability.js';
-import type { NetworkProxy, ProxyConnection, ProxyEndpoint } from '../../../host/confinement/index.js';
+import type { AuthorizeConnection, NetworkProxy, ProxyConnection, ProxyEndpoint } from '../../../host/confinement/index.js';
 import { FilteringProxy } from './filtering-proxy.js';
 import { forwardedCommand } from './forwarder.js';
 
@@ -16,31 +15,41 @@ export class RunNetworkProxy implements NetworkProxy {
   private proxy: FilteringProxy | undefined;
   private directory: string | undefined;
   private sockets = 0;
+  private readonly open = new Set<ProxyConnection>();
 
   /** @param node the Node that runs each sandbox's forwarder (this one). */
   constructor(private readonly node: string = process.execPath) {}
 
-  endpoint(authorize: (request: NetworkRequest) => Promise<void>): ProxyEndpoint {
-    return { open: () => this.open(authorize) };
+  endpoint(authorize: AuthorizeConnection): ProxyEndpoint {
+    return { open: () => this.connect(authorize) };
   }
 
   close(): void {
+    for (const connection of [...this.open]) connection.close();
     this.proxy?.close();
     if (this.directory) rmSync(this.directory, { recursive: true, force: true });
     this.proxy = undefined;
     this.directory = undefined;
   }
 
-  private open(authorize: (request: NetworkRequest) => Promise<void>): ProxyConnection {
+  /** A socket for one process; its pending decisions are abandoned when it closes. */
+  private connect(authorize: AuthorizeConnection): ProxyConnection {
     this.proxy ??= new FilteringProxy();
     this.directory ??= mkdtempSync(path.join(os.tmpdir(), 'rho-proxy-'));
     const socketPath = path.join(this.directory, `${++this.sockets}.sock`);
-    const listener = this.proxy.listen(socketPath, authorize);
-    return {
+    const lifetime = new AbortController();
+    const listener = this.proxy.listen(socketPath, (request) => authorize(request, lifetime.signal));
+    const connection: ProxyConnection = {
       sandboxArguments: ['--bind', socketPath, socketPath],
       program: this.node,
       command: (target) => forwardedCommand(this.node, socketPath, target),
-      close: () => listener.close(),
+      close: () => {
+        this.open.delete(connection);
+        lifetime.abort();
+        listener.close();
+      },
     };
+    this.open.add(connection);
+    return connection;
   }
 }
