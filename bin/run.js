@@ -17,5 +17,5 @@ if (process.argv[2] === '--version') {
   const cli = requireWithCompileCache(bundle, compileCacheDir(process.env));
   // Code compiled from the cache cannot import(); tool modules are imported from here instead.
   cli.useModuleImporter((specifier) => import(specifier));
-  await cli.execute({ dir: import.meta.url });
+  await cli.execute(import.meta.url);
 }

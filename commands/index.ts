@@ -1,6 +1,8 @@
 import type { Command } from '@oclif/core';
+import Autocomplete from './autocomplete.js';
 import HooksSchema from './hooks/schema.js';
 import HooksTest from './hooks/test.js';
+import HelpCommand from './help.js';
 import Init from './init.js';
 import Invoke from './invoke.js';
 import Plan from './plan.js';
@@ -14,8 +16,10 @@ import Validate from './validate.js';
  * command loads what its `run()` needs only when it runs, so listing them all stays cheap.
  */
 export const COMMANDS: Record<string, Command.Class> = {
+  autocomplete: Autocomplete,
   'hooks:schema': HooksSchema,
   'hooks:test': HooksTest,
+  help: HelpCommand,
   init: Init,
   invoke: Invoke,
   plan: Plan,

@@ -1,6 +1,7 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { RhoCommand } from '../src/cli/rho-command.js';
 
-export default class Init extends Command {
+export default class Init extends RhoCommand {
   static override summary = 'Write a commented example workflow.';
   static override description = 'The example validates and runs as written; its comments are a short tour of the format.';
   static override examples = ['<%= config.bin %> init', '<%= config.bin %> init ci/release.yml', '<%= config.bin %> init --force'];

@@ -1,7 +1,8 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { RhoCommand } from '../src/cli/rho-command.js';
 import { policyFlags, runChoicesOf } from '../src/cli/run-flags.js';
 
-export default class Invoke extends Command {
+export default class Invoke extends RhoCommand {
   static override summary = 'Make one tool call through the ToolHost, as a one-step workflow would.';
   static override description =
     'The call takes the same path as a step of `rho run`: strict argument parsing, the policy (only the rules given here: nothing is allowed by default), hooks and approvals. The tool’s text output goes to stdout; with --json, the whole typed result. Exit codes as for `rho run`.';
@@ -17,7 +18,7 @@ export default class Invoke extends Command {
     ...policyFlags,
     args: Flags.string({ summary: 'The call’s arguments as a JSON object.', default: '{}', helpValue: 'JSON' }),
     hooks: Flags.string({ summary: 'Hooks file (TOML): pre-tool gates.', helpValue: 'FILE' }),
-    timeout: Flags.integer({ summary: 'Per-call limit in seconds (default: the tool’s own).', min: 1, helpValue: 'SECONDS' }),
+    timeout: Flags.string({ summary: 'Per-call limit (90s, 5m; default: the tool’s own).', helpValue: 'DURATION' }),
   };
 
   static override enableJsonFlag = true;
@@ -34,7 +35,7 @@ export default class Invoke extends Command {
         choices: runChoicesOf(flags),
         noInput: flags['no-input'],
         ...(flags.hooks !== undefined && { hooksFile: flags.hooks }),
-        ...(flags.timeout !== undefined && { timeoutMs: flags.timeout * 1000 }),
+        ...(flags.timeout !== undefined && { timeout: flags.timeout }),
       },
       readCliEnvironment(),
       { stdout: this.jsonEnabled() ? quiet : process.stdout, stderr: process.stderr },

@@ -1,9 +1,10 @@
-import { Args, Command } from '@oclif/core';
+import { Args } from '@oclif/core';
+import { RhoCommand } from '../src/cli/rho-command.js';
 import { readCliEnvironment } from '../src/cli/environment.js';
 import { planFlags, planRequestOf } from '../src/cli/run-flags.js';
 import type { WorkflowPlan } from '../src/workflow/plan.js';
 
-export default class Plan extends Command {
+export default class Plan extends RhoCommand {
   static override summary = 'Show what a workflow would do, without running anything.';
   static override description =
     'Prints the schedule (which steps can run together, and what each waits on: a dependency, a conflict on a resource, or an exclusive step acting as a barrier), each step’s capability requests and what the policy alone would decide. No step runs, no process starts, and none of the workflow\'s code runs: tool modules are not imported and MCP servers are not started (a note names each, and the steps using their tools are planned as known at run time). Same as `rho run --dry-run`.';

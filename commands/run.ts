@@ -1,9 +1,10 @@
-import { Args, Command } from '@oclif/core';
+import { Args } from '@oclif/core';
+import { RhoCommand } from '../src/cli/rho-command.js';
 import { readCliEnvironment } from '../src/cli/environment.js';
 import { planRequestOf, runChoicesOf, runFlags } from '../src/cli/run-flags.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
 
-export default class Run extends Command {
+export default class Run extends RhoCommand {
   static override summary = 'Run a workflow.';
   static override description = `Every step is a tool call that goes through rho's ToolHost: strict argument parsing, a default-deny policy, hooks, approvals and resource-aware scheduling.
 

@@ -1,10 +1,11 @@
-import { Args, Command } from '@oclif/core';
+import { Args } from '@oclif/core';
+import { RhoCommand } from '../src/cli/rho-command.js';
 import type { SchemaName } from '../src/workflow/json-schemas.js';
 
 /** The schema names, checked against the module's type so the zod schemas load only when one is printed. */
 const schemaNames: Record<SchemaName, true> = { workflow: true, events: true };
 
-export default class Schema extends Command {
+export default class Schema extends RhoCommand {
   static override summary = 'Print a JSON Schema: the workflow format (default) or an NDJSON event line.';
   static override description =
     'The schemas are generated from the zod schemas rho validates with, so editors and scripts see exactly what rho accepts. Copies ship in the package under schemas/.';

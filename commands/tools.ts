@@ -1,7 +1,8 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { RhoCommand } from '../src/cli/rho-command.js';
 import { SecretMasker } from '../src/host/masking.js';
 import { canPrompt, readCliEnvironment } from '../src/cli/environment.js';
-import { policyFlags, runChoicesOf } from '../src/cli/run-flags.js';
+import { policyFlags, repeatable, runChoicesOf } from '../src/cli/run-flags.js';
 import { cliGrantHints } from '../src/ui/grant-hints.js';
 import type { SelftestResult } from '../src/workflow/extensions/selftest.js';
 import type { ToolCatalog, ToolListing } from '../src/workflow/extensions/tool-catalog.js';
@@ -9,7 +10,7 @@ import { reportStartupError } from '../src/cli/startup-errors.js';
 
 type ListedTool = ToolListing & { selftest?: SelftestResult };
 
-export default class Tools extends Command {
+export default class Tools extends RhoCommand {
   static override summary = 'List registered tools.';
   static override description = `Shows each tool's name, origin (built-in, host for a workflow's module tools, mcp for an MCP server's tools), declared capability classes, execution policy, mode and description; --json adds JSON Schemas of the arguments.
 
@@ -31,7 +32,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
   static override flags = {
     ...policyFlags,
     file: Flags.string({ char: 'f', summary: 'Also list the module and MCP tools of this workflow (imports its modules: runs their code).', helpValue: 'WORKFLOW' }),
-    input: Flags.string({ char: 'i', summary: 'Workflow input KEY=VALUE (for MCP server env). Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
+    input: repeatable('Workflow input KEY=VALUE (for MCP server env). Repeatable.', 'KEY=VALUE', 'i'),
     selftest: Flags.boolean({ summary: "Run each tool's selftest in a temporary directory.", default: false }),
   };
 

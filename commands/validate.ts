@@ -1,6 +1,7 @@
-import { Args, Command } from '@oclif/core';
+import { Args } from '@oclif/core';
+import { RhoCommand } from '../src/cli/rho-command.js';
 
-export default class Validate extends Command {
+export default class Validate extends RhoCommand {
   static override summary = 'Check workflow files without running anything.';
   static override description =
     'Prints every problem as FILE:LINE:COL: message and exits 2 when any file is invalid: YAML syntax, the schema, unique step ids, references to earlier steps, unknown tools, tool arguments, expressions and policy rules. Runs none of the workflow\'s code, so it is safe on an untrusted workflow: tool modules are not imported and MCP servers are not started; a note names each of them, and each step whose tool could therefore not be inspected.';

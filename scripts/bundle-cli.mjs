@@ -25,8 +25,10 @@ const entry = {
     bundler.onResolve({ filter: /^rho:cli$/ }, () => ({ path: 'cli', namespace: 'rho' }));
     bundler.onLoad({ filter: /.*/, namespace: 'rho' }, () => ({
       contents: [
-        "export { execute } from '@oclif/core';",
-        "export { COMMANDS } from './dist/commands/index.js';",
+        "import { COMMANDS } from './dist/commands/index.js';",
+        "import { main } from './dist/src/cli/main.js';",
+        'export { COMMANDS };',
+        'export const execute = (dir) => main(dir, Object.keys(COMMANDS));',
         "export { useModuleImporter } from './dist/src/workflow/extensions/module-import.js';",
       ].join('\n'),
       resolveDir: root,

@@ -1,10 +1,11 @@
-import { Args, Command } from '@oclif/core';
+import { Args } from '@oclif/core';
+import { RhoCommand } from '../../src/cli/rho-command.js';
 import type { HookSchemaName } from '../../src/hooks/json-schemas.js';
 
 /** The schema names, checked against the module's type so the zod schemas load only when one is printed. */
 const schemaNames: Record<HookSchemaName, true> = { envelope: true, 'gate-answer': true };
 
-export default class HooksSchema extends Command {
+export default class HooksSchema extends RhoCommand {
   static override summary = 'Print the JSON Schema of hook envelopes or gate answers.';
   static override description = `envelope: the JSON object a hook program reads on stdin (schema_version 2).
 gate-answer: what a [[pre_tool_use]] gate prints on stdout.

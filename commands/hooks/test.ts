@@ -1,9 +1,10 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { RhoCommand } from '../../src/cli/rho-command.js';
 import { HostError } from '../../src/host/errors.js';
 import type { HookTestResult } from '../../src/hooks/test-hook.js';
 import { readCliEnvironment } from '../../src/cli/environment.js';
 
-export default class HooksTest extends Command {
+export default class HooksTest extends RhoCommand {
   static override summary = 'Run one hook program on a sample envelope and print its parsed decision.';
   static override description = `The envelope goes to the program on stdin, with the same scrubbed environment and time limit as in a run. A before_tool_use envelope is answered as by a gate (a failure shows the deny it turns into); any other kind is delivered as to an observer.
 

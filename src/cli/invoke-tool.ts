@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { HostError } from '../host/errors.js';
 import { exitCodeOfError, exitCodes } from '../host/exit-codes.js';
+import { parseDurationFlag } from './duration-flag.js';
 import { reportStartupError } from './startup-errors.js';
 import { SecretMasker } from '../host/masking.js';
 import type { ToolResult } from '../host/tool.js';
@@ -25,7 +26,8 @@ export interface InvokeRequest {
   /** `--args JSON` as typed. */
   args: string;
   hooksFile?: string;
-  timeoutMs?: number;
+  /** `--timeout DURATION` as typed (`90s`, `5m`). */
+  timeout?: string;
 }
 
 /** The exit code of one call: the command's whole outcome, from the one table of exit codes. */
@@ -57,6 +59,7 @@ export async function invokeToolCommand(
   const interactive = canPrompt(environment, request.noInput);
   try {
     const args = parseArgsJson(request.args);
+    const timeoutMs = request.timeout === undefined ? undefined : parseDurationFlag('--timeout', request.timeout);
     const cwd = process.cwd();
     const sandbox = await standaloneHookSandbox(environment.env, request.choices.sandbox);
     const hooks = request.hooksFile
@@ -96,7 +99,7 @@ export async function invokeToolCommand(
       builtinRegistry(),
     );
     try {
-      const result = await host.invoke({ id: `invoke-1`, tool: request.tool, args, ...(request.timeoutMs && { timeoutMs: request.timeoutMs }) }, controller.signal);
+      const result = await host.invoke({ id: `invoke-1`, tool: request.tool, args, ...(timeoutMs !== undefined && { timeoutMs }) }, controller.signal);
       if (result.status === 'success') guarded.stdout.write(`${result.output?.text ?? ''}\n`);
       else stderr(`rho: ${request.tool} ${result.status}: ${result.error?.message ?? ''}`);
       return { exitCode: invokeExitCode(result), result };

@@ -4,18 +4,22 @@ import { outputModes } from '../ui/render/choose.js';
 import type { PlanRequest } from './plan-workflow.js';
 import { parseRunChoices, type RunChoices } from '../workflow/run-choices.js';
 
+/**
+ * A flag that may be given more than once. Each occurrence takes exactly one value, so it can
+ * stand before the positional arguments like any CLI's (`rho run -i who=bob wf.yml`); its empty
+ * default is not printed by --help (`respectNoCacheDefault` in package.json).
+ */
+export function repeatable(summary: string, helpValue: string, char?: 'i') {
+  return Flags.string({ summary, helpValue, multiple: true, multipleNonGreedy: true, default: [], noCacheDefault: true, ...(char && { char }) });
+}
+
 /** Flags shared by `run`, `plan` and `invoke`: policy rules and scripted approvals. */
 export const policyFlags = {
   workspace: Flags.string({ char: 'w', summary: 'Primary workspace root (overrides the file’s workspace:).', helpValue: 'DIR' }),
-  allow: Flags.string({ summary: 'Add an allow rule, e.g. "write(dist/**)". Repeatable.', multiple: true, default: [], helpValue: 'RULE' }),
-  ask: Flags.string({ summary: 'Add a rule that requires approval. Repeatable.', multiple: true, default: [], helpValue: 'RULE' }),
-  deny: Flags.string({ summary: 'Add a deny rule. Repeatable.', multiple: true, default: [], helpValue: 'RULE' }),
-  approve: Flags.string({
-    summary: 'Answer approval requests that match RULE with "allow once". Repeatable.',
-    multiple: true,
-    default: [],
-    helpValue: 'RULE',
-  }),
+  allow: repeatable('Add an allow rule, e.g. "write(dist/**)". Repeatable.', 'RULE'),
+  ask: repeatable('Add a rule that requires approval. Repeatable.', 'RULE'),
+  deny: repeatable('Add a deny rule. Repeatable.', 'RULE'),
+  approve: repeatable('Answer approval requests that match RULE with "allow once". Repeatable.', 'RULE'),
   yes: Flags.boolean({ char: 'y', summary: 'Answer every approval request with "allow once" (never overrides a deny).', default: false }),
   'no-input': Flags.boolean({ summary: 'Never prompt, even on a terminal (implied by CI=true or no TTY).', default: false }),
   sandbox: Flags.string({
@@ -32,7 +36,7 @@ export const planFlags = {
   deny: policyFlags.deny,
   sandbox: policyFlags.sandbox,
   'max-parallel': Flags.integer({ char: 'j', summary: 'Limit on concurrently executing steps.', min: 1, helpValue: 'N' }),
-  input: Flags.string({ char: 'i', summary: 'Workflow input KEY=VALUE. Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
+  input: repeatable('Workflow input KEY=VALUE. Repeatable.', 'KEY=VALUE', 'i'),
 };
 
 export const runFlags = {
@@ -46,8 +50,8 @@ export const runFlags = {
     default: 'auto',
   }),
   hooks: Flags.string({ summary: 'Hooks file (TOML): pre-tool gates and observers.', helpValue: 'FILE' }),
-  label: Flags.string({ summary: 'Non-secret host label KEY=VALUE passed to hooks. Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
-  answer: Flags.string({ summary: 'Answer questionnaire question ID (lists comma-separated). Repeatable.', multiple: true, default: [], helpValue: 'ID=VALUE' }),
+  label: repeatable('Non-secret host label KEY=VALUE passed to hooks. Repeatable.', 'KEY=VALUE'),
+  answer: repeatable('Answer questionnaire question ID (lists comma-separated). Repeatable.', 'ID=VALUE'),
   answers: Flags.string({ summary: 'YAML/JSON map of question id → answer.', helpValue: 'FILE' }),
   'question-timeout': Flags.integer({ summary: 'Enable questionnaire timeouts: fallback answers apply after SECONDS.', min: 1, helpValue: 'SECONDS' }),
   events: Flags.string({ summary: 'Also write NDJSON events to FILE.', helpValue: 'FILE' }),

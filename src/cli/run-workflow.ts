@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { SecretMasker } from '../host/masking.js';
-import { parseDuration } from '../workflow/duration.js';
+import { parseDurationFlag } from './duration-flag.js';
 import { launchWorkflow } from '../workflow/launch.js';
 import { timeoutReason } from '../workflow/runner.js';
 import { interruptReason } from '../host/tool-host.js';
@@ -48,7 +48,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
   let outputs: Renderer;
   let answers: ScriptedAnswers;
   try {
-    limitMs = request.timeout === undefined ? undefined : parseDuration(request.timeout);
+    limitMs = request.timeout === undefined ? undefined : parseDurationFlag('--timeout', request.timeout);
     const fromFile = request.answersFile === undefined ? new Map() : await loadAnswersFile(path.resolve(request.answersFile));
     answers = combineAnswers(fromFile, parseAnswerFlags(request.answer));
     outputs = await createOutputs(

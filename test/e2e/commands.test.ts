@@ -26,7 +26,8 @@ describe.concurrent('commands', () => {
       const id = ids[index]!;
       expect(result.exitCode, `${id} --help`).toBe(0);
       expect(result.stdout, id).toMatch(/USAGE/);
-      expect(result.stdout, id).toMatch(/EXAMPLES/);
+      // oclif reads `help` as a word of the help request, so `rho help --help` is `rho --help`.
+      expect(result.stdout, id).toMatch(id === 'help' ? /COMMANDS/ : /EXAMPLES/);
     });
   });
 

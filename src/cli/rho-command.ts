@@ -1,0 +1,16 @@
+import { Command } from '@oclif/core';
+import { describeUsageError } from './usage-errors.js';
+
+/**
+ * The base of every rho command: a usage error (an unknown flag, a missing file, a flag value
+ * that does not parse) is one line on stderr and exit 2, not oclif's message followed by the
+ * whole help.
+ */
+export abstract class RhoCommand extends Command {
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    const usage = describeUsageError(error, { name: this.id?.split(':').join(' ') ?? '', flags: this.ctor.flags ?? {} });
+    if (usage === undefined) return super.catch(error);
+    process.stderr.write(`rho: ${usage}\n`);
+    return this.exit(2);
+  }
+}
