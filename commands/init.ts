@@ -11,11 +11,14 @@ export default class Init extends RhoCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Init);
     const { writeStarterWorkflow } = await import('../src/cli/init-file.js');
+    let written: Awaited<ReturnType<typeof writeStarterWorkflow>>;
     try {
-      await writeStarterWorkflow(args.file, flags.force);
+      written = await writeStarterWorkflow(args.file, flags.force);
     } catch (error) {
-      this.error((error as Error).message, { exit: 2 });
+      process.stderr.write(`rho: ${(error as Error).message}\n`);
+      return this.exit(2);
     }
+    if (written.createdDirectory) this.log(`Created the directory ${written.createdDirectory}.`);
     this.log(`Wrote ${args.file}. Run it with: rho run ${args.file}`);
   }
 }

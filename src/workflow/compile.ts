@@ -15,6 +15,7 @@ import {
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import type { Problem } from './problems.js';
 import { stepSchema, workflowSchema, type StepFile, type WorkflowFile } from './schema.js';
+import { knownKeysAt } from './schema-keys.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
 import { codeArguments, UntrustedValues } from './untrusted-values.js';
@@ -50,7 +51,7 @@ export function compileWorkflow(
   const data = source.toData();
   const parsed = workflowSchema.safeParse(data);
   if (!parsed.success) {
-    reportSchemaIssues(parsed.error.issues, report);
+    reportSchemaIssues(data, parsed.error.issues, report);
     const lenient = lenientWorkflow(data);
     if (lenient) compileSteps(source, lenient.file, tools, options, problems, lenient.invalidSteps);
     return { problems };
@@ -70,17 +71,37 @@ export function compileWorkflow(
 }
 
 function reportSchemaIssues(
+  data: unknown,
   issues: readonly z.core.$ZodIssue[],
   report: (nodePath: NodePath, message: string, options?: { key?: boolean }) => void,
 ): void {
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) report([...issue.path, key], `unknown key "${key}"`, { key: true });
+      const known = knownKeysAt(workflowSchema, issue.path);
+      for (const key of issue.keys) {
+        const suggestions = closestNames(key, known);
+        const hint = suggestions.length > 0 ? `; did you mean "${suggestions[0]}"?` : known.length > 0 ? ` (expected one of: ${known.join(', ')})` : '';
+        report([...issue.path, key], `unknown key "${key}"${hint}`, { key: true });
+      }
       continue;
     }
     const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    if (issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(data, issue.path) === undefined) {
+      const parent = issue.path.slice(0, -1);
+      report(parent, `${parent.length > 0 ? `${parent.map(String).join('.')}: ` : ''}missing required key "${String(issue.path.at(-1))}"`);
+      continue;
+    }
     report(issue.path, `${where}${describeIssues([issue]).replace(/^[^:]*: /, '')}`);
   }
+}
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let current = data;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[segment];
+  }
+  return current;
 }
 
 interface StepContext {
@@ -118,6 +139,8 @@ function compileSteps(
   file.steps.forEach((step, index) => {
     if (invalidSteps.has(index)) {
       if (!context.indexById.has(step.id)) context.indexById.set(step.id, index);
+      // Its other keys are wrong, but a tool it names can still be checked in the same pass.
+      if (step.tool !== '' && !tools.get(step.tool)) checkUnknownTool(context, step.tool, index);
       return;
     }
     if (context.indexById.has(step.id)) {
@@ -143,8 +166,8 @@ function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Set
     const checked = stepSchema.safeParse(entry);
     if (checked.success) return checked.data;
     invalidSteps.add(index);
-    const id = (entry as { id?: unknown } | null)?.id;
-    return { id: typeof id === 'string' ? id : `#${index + 1}`, tool: '' };
+    const { id, tool } = (entry ?? {}) as { id?: unknown; tool?: unknown };
+    return { id: typeof id === 'string' ? id : `#${index + 1}`, tool: typeof tool === 'string' && tool.length <= 200 ? tool : '' };
   });
   const part = <K extends keyof WorkflowFile>(key: K): WorkflowFile[K] | undefined => {
     const checked = workflowSchema.shape[key].safeParse(raw[key]);
@@ -171,12 +194,7 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
   });
 
   const tool = context.tools.get(step.tool);
-  const pendingTool = isPendingServerTool(step.tool, context.pendingServers) || (context.pendingModules && !step.tool.includes('.'));
-  if (!tool && !pendingTool) {
-    const suggestions = closestToolNames(step.tool, context.tools.names(), context.pendingServers);
-    const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((name) => `"${name}"`).join(' or ')}?` : '';
-    reportAt(context, at('tool'), `unknown tool "${step.tool}"${hint}`);
-  }
+  if (!tool) checkUnknownTool(context, step.tool, index);
 
   let withHasExpressions = false;
   let argumentsReadSteps = false;
@@ -250,6 +268,14 @@ function injectionMessage(tool: string, argument: string, why: string): string {
       ? 'pass it through env: instead (env: { VALUE: "${{ … }}" }) and write "$VALUE" in the script'
       : 'pass it to the program through env: instead (env: { VALUE: "${{ … }}" }), or as one of args:';
   return `${tool} ${argument} would run text from outside the workflow (${why}); ${instead}`;
+}
+
+/** Reports a step's tool that is not registered (and not a pending server's), with what it may have meant. */
+function checkUnknownTool(context: StepContext, name: string, index: number): void {
+  if (isPendingServerTool(name, context.pendingServers) || (context.pendingModules && !name.includes('.'))) return;
+  const suggestions = closestToolNames(name, context.tools.names(), context.pendingServers);
+  const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((suggestion) => `"${suggestion}"`).join(' or ')}?` : '';
+  reportAt(context, ['steps', index, 'tool'], `unknown tool "${name}"${hint}`);
 }
 
 function parseOrReport(context: StepContext, text: string, nodePath: NodePath, offsetShift = 0): Template | undefined {

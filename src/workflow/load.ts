@@ -35,7 +35,10 @@ export async function checkWorkflowFile(file: string, baseTools: ToolRegistry, l
     extensions.warnings.push(...deadFileRuleWarnings(read.source, compiled.workflow.file, targets));
   }
   const notes = uninspectedNotes(read.source, extensions.uninspectedModules, extensions.servers, compiled.workflow?.steps ?? [], extensions.tools);
-  return { ...compiled, extensions, problems: [...read.problems, ...extensions.problems, ...compiled.problems], notes };
+  const problems = [...read.problems, ...extensions.problems, ...compiled.problems];
+  // In file order, as a reader goes through them (sort is stable: one place keeps its order).
+  problems.sort((a, b) => a.line - b.line || a.col - b.col);
+  return { ...compiled, extensions, problems, notes };
 }
 
 /** As checkWorkflowFile, but throws InvalidWorkflowError (with any warnings) when anything is wrong. */

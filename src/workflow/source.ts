@@ -1,11 +1,14 @@
 import { ToolError } from '../host/errors.js';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node, type YAMLError } from 'yaml';
 import type { Problem } from './problems.js';
 
 /** Largest workflow file rho reads. */
 export const maxWorkflowBytes = 1024 * 1024;
+
+/** Most alias references a file may expand to (yaml's own limit is per anchor use). */
+const maxAliasCount = 100;
 
 export type NodePath = readonly PropertyKey[];
 
@@ -40,12 +43,19 @@ export class WorkflowSource {
   static parse(file: string, text: string): { source?: WorkflowSource; problems: Problem[] } {
     const lines = new LineCounter();
     const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true });
-    const problems = [...document.errors, ...document.warnings].map((error) => {
-      const position = error.linePos?.[0] ?? { line: 1, col: 1 };
-      return { file, line: position.line, col: position.col, message: error.message.split('\n')[0]! };
-    });
+    const problems = syntaxProblems(file, text, lines, [...document.errors, ...document.warnings]);
     if (document.errors.length > 0) return { problems };
-    return { source: new WorkflowSource(file, text, document, lines), problems };
+    const source = new WorkflowSource(file, text, document, lines);
+    try {
+      source.toData();
+    } catch (error) {
+      // yaml refuses to expand aliases past the limit ("billion laughs"): a problem of the file.
+      if (!(error instanceof ReferenceError)) throw error;
+      const alias = firstAlias(document);
+      const at = lines.linePos(alias?.range?.[0] ?? 0);
+      return { problems: [{ file, ...at, message: `its aliases expand to more than ${maxAliasCount} references; rho refuses a file that could expand without bound` }] };
+    }
+    return { source, problems };
   }
 
   get directory(): string {
@@ -57,7 +67,7 @@ export class WorkflowSource {
    * once: it is read before validation (`tools:`) and by it. Callers must not change it.
    */
   toData(): unknown {
-    if (this.data === undefined) this.data = { value: this.parsed().toJS({ maxAliasCount: 100 }) };
+    if (this.data === undefined) this.data = { value: this.parsed().toJS({ maxAliasCount }) };
     return this.data.value;
   }
 
@@ -115,4 +125,40 @@ export class WorkflowSource {
     }
     return found;
   }
+}
+
+/**
+ * Syntax errors and warnings located where yaml found them (its `pos`; `linePos` is only set
+ * with prettyErrors), once per place and message: one mistake can be reported by several stages.
+ */
+function syntaxProblems(file: string, text: string, lines: LineCounter, errors: readonly YAMLError[]): Problem[] {
+  const seen = new Set<string>();
+  const problems: Problem[] = [];
+  for (const error of errors) {
+    const position = lines.linePos(Math.min(error.pos[0], text.length));
+    const message = error.code === 'DUPLICATE_KEY' ? duplicateKeyMessage(text, error.pos) : error.message.split('\n')[0]!;
+    const key = `${position.line}:${position.col}:${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push({ file, line: position.line, col: position.col, message });
+  }
+  return problems;
+}
+
+function duplicateKeyMessage(text: string, [start]: [number, number]): string {
+  const line = text.slice(start, text.indexOf('\n', start) < 0 ? undefined : text.indexOf('\n', start));
+  const key = /^(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^:#{}[\],]*[^\s:#{}[\],]))/.exec(line);
+  const name = key?.[1] ?? key?.[2] ?? key?.[3];
+  return `duplicate key${name ? ` ${JSON.stringify(name.slice(0, 80))}` : ''}: a key may appear only once in a map`;
+}
+
+function firstAlias(document: Document): Alias | undefined {
+  let found: Alias | undefined;
+  visit(document, {
+    Alias(_, node) {
+      found = node;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }

@@ -86,10 +86,32 @@ export function isPendingServerTool(tool: string, pendingServers: readonly strin
 }
 
 /**
- * Suggestions for an unknown tool: the registered tools (built-in, module, MCP), and for a
- * namespaced name, the same tool under each declared server whose tools are not listed yet.
+ * What people coming from shell scripts and other runners call rho's built-in tools: names no
+ * edit distance would connect (`bash` is four edits from `shell`).
+ */
+const toolSynonyms: Readonly<Record<string, readonly string[]>> = {
+  shell: ['bash', 'sh', 'zsh', 'script', 'run'],
+  exec: ['command', 'cmd', 'spawn', 'process', 'run'],
+  read_file: ['cat', 'read', 'open'],
+  write_file: ['write', 'save', 'tee'],
+  edit_file: ['edit', 'sed', 'replace', 'patch'],
+  list_files: ['ls', 'glob', 'find', 'dir'],
+  search_files: ['grep', 'rg', 'search'],
+  http_request: ['curl', 'wget', 'fetch', 'http', 'request'],
+  questionnaire: ['ask', 'prompt', 'input', 'question'],
+  echo: ['print', 'log'],
+};
+
+/**
+ * Suggestions for an unknown tool: a registered tool it is another name for, then the
+ * registered tools (built-in, module, MCP) close to it, and for a namespaced name, the same tool
+ * under each declared server whose tools are not listed yet.
  */
 export function closestToolNames(unknown: string, registered: readonly string[], pendingServers: readonly string[] = []): string[] {
+  const lower = unknown.toLowerCase();
+  const synonyms = Object.entries(toolSynonyms)
+    .filter(([tool, names]) => names.includes(lower) && registered.includes(tool))
+    .map(([tool]) => tool);
   const guesses = unknown.includes('.') ? pendingServers.map((server) => `${server}.${tail(unknown)}`) : [];
-  return closestNames(unknown, [...registered, ...guesses]);
+  return [...new Set([...synonyms, ...closestNames(unknown, [...registered, ...guesses])])].slice(0, 3);
 }

@@ -129,3 +129,20 @@ describe('shell completion', () => {
     expect(fish.stdout).toContain("complete -c rho -f -n __fish_use_subcommand -a 'validate'");
   });
 });
+
+describe.concurrent('rho init', () => {
+  it('creates a missing directory for the file and says so', async () => {
+    const dir = await directories.make();
+    const result = await runCli(['init', 'ci/flows/new.yml'], { cwd: dir });
+    expect([result.exitCode, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toBe('Created the directory ci/flows.\nWrote ci/flows/new.yml. Run it with: rho run ci/flows/new.yml');
+    expect((await runCli(['validate', 'ci/flows/new.yml'], { cwd: dir })).exitCode).toBe(0);
+  });
+
+  it('says clearly when the directory cannot be made', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, { 'taken.yml': 'a file' });
+    const result = await runCli(['init', 'taken.yml/new.yml'], { cwd: dir });
+    expect([result.exitCode, result.stderr]).toEqual([2, 'rho: cannot create the directory taken.yml for taken.yml/new.yml: a file stands where a directory should be']);
+  });
+});
