@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { SecretMasker } from '../host/masking.js';
 import { parseDurationFlag } from './duration-flag.js';
 import { launchWorkflow } from '../workflow/launch.js';
@@ -49,7 +48,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
   let answers: ScriptedAnswers;
   try {
     limitMs = request.timeout === undefined ? undefined : parseDurationFlag('--timeout', request.timeout);
-    const fromFile = request.answersFile === undefined ? new Map() : await loadAnswersFile(path.resolve(request.answersFile));
+    const fromFile = request.answersFile === undefined ? new Map() : await loadAnswersFile(request.answersFile);
     answers = combineAnswers(fromFile, parseAnswerFlags(request.answer));
     outputs = await createOutputs(
       { mode: request.output, ...(request.eventsFile && { eventsFile: request.eventsFile }), ...(request.junitFile && { junitFile: request.junitFile }) },
@@ -94,6 +93,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
         ...(approvals.approver && { approver: approvals.approver }),
         onScriptedDecision: approvals.onScriptedDecision,
         questioner,
+        scriptedAnswers: [...answers].map(([id, answer]) => ({ id, origin: answer.origin })),
         grantHints: cliGrantHints,
         hooks: cliHooks({ file: request.hooksFile, labels: request.labels, env: environment.env, masker, warn }),
         warn,

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ToolError } from './errors.js';
+import { describeKeyPath, findProtoKey } from './prototype-keys.js';
 
 /** Longest JSON text of a call's arguments rho accepts. */
 export const maxArgumentBytes = 1024 * 1024;
@@ -37,6 +38,13 @@ export function parseArguments<S extends z.ZodType>(tool: string, schema: S, raw
     const field = largestField(rawArgs);
     throw new ToolError('invalid_arguments', `${tool}: arguments are ${size} bytes, over the ${maxArgumentBytes}-byte limit${field ? ` (largest field: ${field})` : ''}`, {
       details: { fields: field ? [field] : [] },
+    });
+  }
+  // zod would assign the key, which sets the result's prototype rather than keeping it.
+  const protoKey = findProtoKey(rawArgs);
+  if (protoKey) {
+    throw new ToolError('invalid_arguments', `${tool}: invalid arguments: ${describeKeyPath(protoKey)}: the key "__proto__" is refused (JavaScript reads it as the object's prototype, not as data)`, {
+      details: { fields: [describeKeyPath(protoKey)] },
     });
   }
   const parsed = schema.safeParse(rawArgs ?? {});

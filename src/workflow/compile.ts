@@ -86,6 +86,10 @@ function reportSchemaIssues(
       continue;
     }
     const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    if (issue.code === 'invalid_key') {
+      report(issue.path, `${where}${issue.issues.map((inner) => inner.message).join('; ')}`, { key: true });
+      continue;
+    }
     if (issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(data, issue.path) === undefined) {
       const parent = issue.path.slice(0, -1);
       report(parent, `${parent.length > 0 ? `${parent.map(String).join('.')}: ` : ''}missing required key "${String(issue.path.at(-1))}"`);
@@ -173,7 +177,13 @@ function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Set
     const checked = workflowSchema.shape[key].safeParse(raw[key]);
     return checked.success ? (checked.data as WorkflowFile[K]) : undefined;
   };
-  const file = { version: 1, name: '', steps, inputs: part('inputs'), env: part('env'), secrets: part('secrets') } as WorkflowFile;
+  // A name declared with a bad declaration is still declared: references to it are not reported too.
+  const names = (key: 'inputs' | 'env') => {
+    const declared = raw[key];
+    if (declared === null || typeof declared !== 'object' || Array.isArray(declared)) return undefined;
+    return Object.fromEntries(Object.keys(declared).map((name) => [name, {}]));
+  };
+  const file = { version: 1, name: '', steps, inputs: names('inputs'), env: names('env'), secrets: part('secrets') } as WorkflowFile;
   return { file, invalidSteps };
 }
 

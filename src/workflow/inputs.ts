@@ -1,7 +1,11 @@
 import { HostError } from '../host/errors.js';
 import type { InputDeclaration } from './schema.js';
 
-/** Turns `-i KEY=VALUE` strings into typed inputs, checked against the workflow's `inputs:`. */
+/**
+ * Turns `-i KEY=VALUE` strings into typed inputs, checked against the workflow's `inputs:`. An
+ * input not given takes its default; a required one must be given; an optional one without a
+ * default is left out (null in expressions).
+ */
 export function parseInputs(
   raw: readonly string[],
   declared: Readonly<Record<string, InputDeclaration>>,
@@ -11,7 +15,7 @@ export function parseInputs(
     const separator = entry.indexOf('=');
     if (separator <= 0) throw new HostError('usage', `--input "${entry}" must be KEY=VALUE`);
     const key = entry.slice(0, separator);
-    if (!(key in declared)) {
+    if (!Object.hasOwn(declared, key)) {
       const known = Object.keys(declared);
       throw new HostError('usage', `--input ${key}: the workflow declares no such input${known.length ? ` (inputs: ${known.join(', ')})` : ''}`);
     }
@@ -25,13 +29,17 @@ export function parseInputs(
       else if (declaration.required) throw new HostError('usage', `input ${name} is required: pass --input ${name}=VALUE`);
       continue;
     }
-    inputs[name] = convert(name, text, declaration.type);
+    inputs[name] = convert(name, text, declaration);
   }
   return inputs;
 }
 
-function convert(name: string, text: string, type: InputDeclaration['type']): string | number | boolean {
+function convert(name: string, text: string, { type, options }: InputDeclaration): string | number | boolean {
   if (type === 'string') return text;
+  if (type === 'choice') {
+    if (options?.includes(text)) return text;
+    throw new HostError('usage', `input ${name} is one of ${(options ?? []).join(', ')}, not "${text}"`);
+  }
   if (type === 'boolean') {
     if (text === 'true') return true;
     if (text === 'false') return false;

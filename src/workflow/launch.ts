@@ -17,6 +17,7 @@ import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs } from './inputs.js';
 import { RefusedSteps, serverStepProblems } from './extensions/server-steps.js';
+import { checkScriptedAnswerIds } from './question-ids.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
 import type { ModuleLoading } from './extensions/load-extensions.js';
@@ -40,6 +41,8 @@ export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'obse
   masker?: SecretMasker;
   /** Decides whether processes are confined (tests inject one); by default bubblewrap is probed. */
   probeSandbox?: (options: SandboxProbeOptions) => Promise<SandboxStatus>;
+  /** Ids the questioner has answers for ahead of time, with where each came from: each must be a question the workflow asks. */
+  scriptedAnswers?: readonly { id: string; origin: string }[];
 }
 
 /** One run as a front end asks for it: the file, its choices (parsed once), and its ports. */
@@ -178,6 +181,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   for (const warning of extensions.warnings) ports.warn?.(formatProblem(warning));
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
   const inputs = parseInputs(choices.inputs, workflow.file.inputs ?? {});
+  checkScriptedAnswerIds(workflow, ports.scriptedAnswers ?? []);
   const secrets = readSecrets(workflow.file.secrets ?? [], ports.hostEnv);
   const runId = randomUUID();
   // The --sandbox flag wins over the file's policy.sandbox; both default to auto.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { hooksConfigSchema } from '../hooks/config.js';
 import { sandboxModes } from '../host/confinement/status.js';
+import { prototypeKeyReason, prototypeKeys } from '../host/prototype-keys.js';
 import { durationPattern } from './duration.js';
 
 /** Step ids: lower case, digits, `_` and `-`; usable as `steps.<id>` in expressions. */
@@ -13,16 +14,42 @@ const duration = z
 
 const stepId = z.string().regex(stepIdPattern, 'step ids use lower case letters, digits, _ and -, starting with a letter or digit');
 
-const input = z.strictObject({
-  type: z.enum(['string', 'number', 'boolean']).default('string'),
-  required: z.boolean().optional(),
-  default: z.union([z.string(), z.number(), z.boolean()]).optional(),
-  description: z.string().max(1000).optional(),
-  untrusted: z
-    .boolean()
-    .optional()
-    .describe('The value comes from outside the workflow’s author (an issue title, a form): it may never be written into a shell script or a command'),
-});
+export const inputTypes = ['string', 'number', 'boolean', 'choice'] as const;
+
+/**
+ * A workflow input. Without `-i NAME=VALUE` an input takes its `default`; an input with
+ * `required: true` must be given (it has no default); an optional input without a default that
+ * is not given is null in expressions (falsy, and "" when interpolated into text).
+ */
+const input = z
+  .strictObject({
+    type: z.enum(inputTypes).default('string').describe('string, number, boolean, or choice (one of options)'),
+    required: z.boolean().optional().describe('Must be given with -i NAME=VALUE (default false)'),
+    default: z.union([z.string(), z.number(), z.boolean()]).optional().describe('Used when the input is not given; must have the declared type'),
+    options: z.array(z.string().min(1).max(200)).min(1).max(100).optional().describe('The values a choice input accepts'),
+    description: z.string().max(1000).optional(),
+    untrusted: z
+      .boolean()
+      .optional()
+      .describe('The value comes from outside the workflow’s author (an issue title, a form): it may never be written into a shell script or a command'),
+  })
+  .superRefine((declaration, context) => {
+    const issue = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
+    if (declaration.type === 'choice') {
+      if (!declaration.options) issue('type', 'a choice input lists its values under options:');
+      else if (new Set(declaration.options).size !== declaration.options.length) issue('options', 'options are listed once each');
+    } else if (declaration.options) {
+      issue('options', `options: belongs to a choice input (this one is a ${declaration.type})`);
+    }
+    if (declaration.default === undefined) return;
+    if (declaration.required) issue('default', 'a required input has no default (drop one of them)');
+    const expected = declaration.type === 'choice' ? 'string' : declaration.type;
+    if (typeof declaration.default !== expected) {
+      issue('default', `the default ${JSON.stringify(declaration.default)} is not a ${declaration.type}${typeof declaration.default === 'string' && expected !== 'string' ? ' (write it without quotes)' : ''}`);
+    } else if (declaration.type === 'choice' && declaration.options && !declaration.options.includes(declaration.default as string)) {
+      issue('default', `the default "${declaration.default}" is not one of the options (${declaration.options.join(', ')})`);
+    }
+  });
 
 const processEnv = z.union([
   z.enum(['inherit', 'empty']),
@@ -118,7 +145,15 @@ export const workflowSchema = z.strictObject({
   description: z.string().max(10_000).optional(),
   workspace: z.string().min(1).max(4096).optional(),
   max_parallel: z.number().int().min(1).max(1024).optional(),
-  inputs: z.record(z.string().regex(identifierPattern, 'input names are identifiers'), input).optional(),
+  inputs: z
+    .record(
+      z
+        .string()
+        .regex(identifierPattern, 'input names are identifiers')
+        .refine((name) => !prototypeKeys.has(name), `this input name cannot be used: ${prototypeKeyReason}`),
+      input,
+    )
+    .optional(),
   env: z.record(z.string().regex(identifierPattern, 'variable names are identifiers'), z.union([z.string(), z.number(), z.boolean()])).optional(),
   secrets: z.array(z.string().regex(identifierPattern, 'secret names are identifiers')).max(100).optional(),
   policy: policy.optional(),

@@ -2,6 +2,7 @@ import { ToolError } from '../host/errors.js';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node, type YAMLError } from 'yaml';
+import { findProtoKey } from '../host/prototype-keys.js';
 import type { Problem } from './problems.js';
 
 /** Largest workflow file rho reads. */
@@ -54,6 +55,11 @@ export class WorkflowSource {
       const alias = firstAlias(document);
       const at = lines.linePos(alias?.range?.[0] ?? 0);
       return { problems: [{ file, ...at, message: `its aliases expand to more than ${maxAliasCount} references; rho refuses a file that could expand without bound` }] };
+    }
+    const protoKey = findProtoKey(source.toData());
+    if (protoKey) {
+      const at = source.position(protoKey, { key: true });
+      return { problems: [{ file, ...at, message: 'the key "__proto__" is refused: JavaScript reads it as an object\'s prototype, not as data; rename it' }] };
     }
     return { source, problems };
   }

@@ -11,13 +11,14 @@ export type HostLabels = Readonly<Record<string, string>>;
 
 /** Parses `--label KEY=VALUE` entries; a repeated key keeps its last value. */
 export function parseHostLabels(entries: readonly string[]): HostLabels {
-  const labels: Record<string, string> = {};
+  const labels = new Map<string, string>();
   for (const entry of entries) {
     const equals = entry.indexOf('=');
     if (equals <= 0) throw new HostError('invalid_label', `label "${entry}" is not KEY=VALUE; write it as --label ci_job=1234`);
-    labels[entry.slice(0, equals)] = entry.slice(equals + 1);
+    labels.set(entry.slice(0, equals), entry.slice(equals + 1));
   }
-  return parseHostLabelMap(labels);
+  // fromEntries defines keys (an assignment of `__proto__` would drop it before the check).
+  return parseHostLabelMap(Object.fromEntries(labels));
 }
 
 /** Checks a label map a host passes in, so a bad key fails before the run rather than inside a hook. */

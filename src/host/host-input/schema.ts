@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { minMaskableLength } from '../masking.js';
+import { prototypeKeyReason, prototypeKeys } from '../prototype-keys.js';
 
 /**
  * The questionnaire as a tool or workflow writes it (SPEC §8). These schemas are the single
@@ -31,6 +32,7 @@ export const rawQuestionSchema = z.strictObject({
   id: z
     .string()
     .regex(questionIdPattern, 'an id is 1-64 letters, digits, "_" or "-", not starting with "-"')
+    .refine((id) => !prototypeKeys.has(id), `this id cannot be used: ${prototypeKeyReason}`)
     .optional()
     .describe('Key of the answer; required when on_timeout is given'),
   question: z.string().min(1).max(questionnaireLimits.questionLength).describe('The text a person reads'),

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { HostError } from '../../host/errors.js';
 import { questionIdPattern } from '../../host/host-input/schema.js';
+import { prototypeKeyReason, prototypeKeys } from '../../host/prototype-keys.js';
 
 /** An answer as a flag or an answers file wrote it; converted per question type when the question is asked. */
 export type ScriptedValue = string | boolean | readonly string[];
@@ -25,6 +26,7 @@ function checkId(key: string, where: string): void {
   if ((step !== undefined && !stepIdPattern.test(step)) || !questionIdPattern.test(id)) {
     throw new HostError('usage', `${where}: "${key}" is not a question id (letters, digits, "_" or "-"), nor STEP.ID for one step's question`);
   }
+  if (prototypeKeys.has(id)) throw new HostError('usage', `${where}: "${key}" is not a question id: ${prototypeKeyReason}`);
 }
 
 /** The scripted answer for a step's question: scoped to the step (`STEP.ID`) first, then by id alone. */
