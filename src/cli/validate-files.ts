@@ -16,8 +16,8 @@ export async function validateWorkflowFiles(files: readonly string[], rawStreams
   const tools = builtinRegistry();
   let invalid = 0;
   for (const file of files) {
-    const { problems, extensions, notes } = await checkWorkflowFile(file, tools, 'skip');
-    for (const problem of [...problems, ...(extensions?.warnings ?? []), ...notes]) streams.stderr.write(`${formatProblem(problem)}\n`);
+    const { problems, warnings, notes } = await checkWorkflowFile(file, tools, 'skip');
+    for (const problem of [...problems, ...warnings, ...notes]) streams.stderr.write(`${formatProblem(problem)}\n`);
     if (problems.length > 0) invalid++;
     else streams.stdout.write(`${file}: valid\n`);
   }

@@ -44,16 +44,33 @@ export async function executeCall(prepared: PreparedCall, signal: AbortSignal, d
         ? Promise.reject(new ToolError('unsupported', `${call.tool} asked a question, but a detached (async) step cannot ask questions`))
         : ask(call, input, signal, deadline, deps),
   };
+  // What the tool itself threw once stopped: raceAbort rejects with the abort reason instead.
+  let toolFailure: unknown;
   try {
-    const work = prepared.kind === 'planned' ? prepared.execute(context) : prepared.run({ ...context, authorize: (request) => deps.authorize(request, callSignal) });
+    const started = prepared.kind === 'planned' ? prepared.execute(context) : prepared.run({ ...context, authorize: (request) => deps.authorize(request, callSignal) });
+    const work = started.catch((error: unknown) => {
+      toolFailure = error;
+      throw error;
+    });
     return { status: 'success', output: await raceAbort(work, callSignal, abortGraceMs) };
   } catch (thrown) {
-    const error = deadline.expired ? new ToolError('timeout', `${call.tool} did not finish within ${formatMs(prepared.timeoutMs)}`) : toToolError(thrown);
+    const error = deadline.expired ? stepTimeout(call, prepared.timeoutMs, toolFailure ?? thrown) : toToolError(thrown);
     return { status: 'failed', error };
   } finally {
     deadline.dispose();
     unlink();
   }
+}
+
+/** The call's own limit expired: what the tool had produced is kept, marked as timed out. */
+function stepTimeout(call: ToolCall, timeoutMs: number, thrown: unknown): ToolError {
+  const partial = thrown instanceof ToolError ? thrown.output : undefined;
+  const data = partial?.data;
+  const output = partial && {
+    text: partial.text,
+    data: data !== null && typeof data === 'object' && 'timed_out' in data ? { ...data, timed_out: true } : data,
+  };
+  return new ToolError('timeout', `${call.tool} did not finish within ${formatMs(timeoutMs)}`, { ...(output && { output }) });
 }
 
 async function ask(call: ToolCall, input: HostInput, signal: AbortSignal, deadline: Deadline, deps: ExecutionDeps): Promise<HostInputResponse> {

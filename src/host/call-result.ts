@@ -17,7 +17,9 @@ export function failedResult(call: ToolCall, error: ToolError, signal: AbortSign
   else if (signal.aborted) status = signal.reason === interruptReason ? 'interrupted' : 'cancelled';
   else if (error.kind === 'cancelled') status = 'cancelled';
   const reported = signal.aborted && !denialKinds.has(error.kind) ? cancellationError(call, signal) : error;
-  return { callId: call.id, tool: call.tool, status, error: reported, durationMs };
+  // What a failed tool produced stays readable; a call the run cancelled reports no output.
+  const output = reported === error ? error.output : undefined;
+  return { callId: call.id, tool: call.tool, status, error: reported, ...(output && { output }), durationMs };
 }
 
 function cancellationError(call: ToolCall, signal: AbortSignal): ToolError {

@@ -36,15 +36,27 @@ export abstract class RhoError extends Error {
   abstract readonly kind: ErrorKind;
 }
 
+/** A failed call's text and data, shaped as a ToolOutput's. */
+export interface PartialOutput {
+  text: string;
+  data?: unknown;
+}
+
 export class ToolError extends RhoError {
   override readonly name = 'ToolError';
   readonly kind: ToolErrorKind;
   readonly details: Readonly<Record<string, unknown>>;
+  /**
+   * What the call produced before it failed (a process's exit code and bounded output), kept as
+   * the failed result's output so a workflow can read `steps.X.data` after a failure.
+   */
+  readonly output: PartialOutput | undefined;
 
-  constructor(kind: ToolErrorKind, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(kind: ToolErrorKind, message: string, options: { cause?: unknown; details?: Record<string, unknown>; output?: PartialOutput } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.details = options.details ?? {};
+    this.output = options.output;
   }
 
   toJSON(): { kind: ToolErrorKind; message: string } {

@@ -115,6 +115,8 @@ interface ToolDefinitionBase<S extends z.ZodType> {
   description: string;
   /** Strict zod schema of the arguments: the single source of validation, types and JSON Schema. */
   schema: S;
+  /** The shape of a result's `data`, when the tool declares it (shown by `rho tools NAME`; references are checked against it). */
+  data?: z.ZodType;
   origin?: ToolOrigin;
   /** Capability classes the tool enforces (inspectable metadata, not a sandbox). */
   classes?: readonly CapabilityClass[];

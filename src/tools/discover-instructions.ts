@@ -3,6 +3,7 @@ import { shared } from '../host/resources.js';
 import { defineTool } from '../host/tool.js';
 import { discoveryLimits, findInstructionFiles, instructionFileNames } from './instructions/discovery.js';
 import { readBoundedText } from './instructions/read-text.js';
+import { resultData } from './result-data.js';
 
 export const maxInstructionBytes = 64 * 1024;
 
@@ -17,6 +18,7 @@ export const discoverInstructionsTool = defineTool({
     `Find instruction files (${instructionFileNames.join(', ')}) from the workspace root down, skipping dot-directories and ` +
     'node_modules; each file is authorized as instructions before it is read. Returns {sources: [{path, content, truncated}]}.',
   origin: 'built-in',
+  data: resultData.discover_instructions,
   classes: ['instructions'],
   executionPolicy: 'resource-aware',
   schema: discoverInstructionsArgs,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../host/tool.js';
+import { resultData } from './result-data.js';
 
 const echoArgs = z.strictObject({
   value: z.json().describe('Any JSON value; returned unchanged as the step data'),
@@ -9,6 +10,7 @@ export const echoTool = defineTool({
   name: 'echo',
   description: 'Show a value and return it unchanged as the step data (no capability; for wiring steps together and tests)',
   origin: 'built-in',
+  data: resultData.echo,
   classes: [],
   executionPolicy: 'resource-aware',
   schema: echoArgs,

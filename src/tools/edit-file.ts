@@ -9,6 +9,7 @@ import { rewriteFile } from './files/checked-rewrite.js';
 import { looksBinary } from './files/content.js';
 import { unifiedDiff } from './files/diff.js';
 import { refuseEntry } from './files/entry-checks.js';
+import { resultData } from './result-data.js';
 
 const editableBytes = 16 * mebibyte;
 
@@ -49,6 +50,7 @@ export const editFileTool = defineTool({
   description:
     'Replace exact text in a file; fails if an `old` text is missing or ambiguous, or if the file changed while it was being edited (conflict)',
   origin: 'built-in',
+  data: resultData.edit_file,
   classes: ['read', 'write'],
   executionPolicy: 'resource-aware',
   schema: editFileArgs,

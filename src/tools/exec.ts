@@ -3,6 +3,7 @@ import { defineTool } from '../host/tool.js';
 import { commandShape, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
 import { callWallLimitMs, planDirectProcess } from './process/launch-plan.js';
 import { runUntilExit } from './process/run-until-exit.js';
+import { resultData } from './result-data.js';
 
 const execArgs = z.strictObject({
   ...commandShape,
@@ -14,6 +15,7 @@ export const execTool = defineTool({
   name: 'exec',
   description: 'Run a program directly with an argument vector (no shell), with bounded output, in its own process group',
   origin: 'built-in',
+  data: resultData.exec,
   classes: ['process'],
   executionPolicy: 'resource-aware',
   schema: execArgs,

@@ -8,6 +8,7 @@ import { boundedResponseHeaders, headerNamePattern, headerValuePattern, managedH
 import { isRedirect, nextHop, type Hop } from './network/redirects.js';
 import { pinnedLookup, resolvePinned } from './network/pinned-address.js';
 import { maxUrlLength, networkRequest, parseHttpTarget } from './network/url.js';
+import { resultData } from './result-data.js';
 
 const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -210,6 +211,7 @@ export const httpRequestTool = defineTool({
     'Send an HTTP(S) request to a host the policy allows (network(HOST)); every redirect is checked against the policy ' +
     'before it is followed. Returns {status, headers, body, truncated, json?} with bounded headers and body.',
   origin: 'built-in',
+  data: resultData.http_request,
   classes: ['network'],
   executionPolicy: 'exclusive',
   // A response is whatever the server sends: never code a workflow may run.

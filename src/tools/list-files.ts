@@ -6,6 +6,7 @@ import { globArgument, pathArgument } from './files/arguments.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
 import { TreeWalk, type WalkedKind } from './files/walk.js';
+import { resultData } from './result-data.js';
 
 const defaultMaxResults = 1000;
 
@@ -26,6 +27,7 @@ export const listFilesTool = defineTool({
   description:
     'List a directory: its direct children, or with `glob` every matching path below it (bounded; symlinks are listed, never followed; .git and node_modules are not walked)',
   origin: 'built-in',
+  data: resultData.list_files,
   classes: ['read'],
   executionPolicy: 'resource-aware',
   schema: listFilesArgs,

@@ -4,6 +4,7 @@ import { shared } from '../host/resources.js';
 import { defineTool } from '../host/tool.js';
 import { readBoundedText } from './instructions/read-text.js';
 import { resolveSkillFile, skillFilePath, skillNamePattern } from './instructions/skill-file.js';
+import { resultData } from './result-data.js';
 
 export const maxSkillBytes = 256 * 1024;
 
@@ -17,6 +18,7 @@ export const loadSkillTool = defineTool({
     'Read a skill from .agents/skills/<name>/SKILL.md in the workspace. Needs skill(NAME); ' +
     'a skill grant does not grant ordinary reads.',
   origin: 'built-in',
+  data: resultData.load_skill,
   classes: ['skill'],
   executionPolicy: 'resource-aware',
   schema: loadSkillArgs,

@@ -3,6 +3,7 @@ import { shared } from '../host/resources.js';
 import { defineTool } from '../host/tool.js';
 import { backgroundProcesses, processStatus } from './process/background.js';
 import { backgroundProcessResource } from './process/resources.js';
+import { resultData } from './result-data.js';
 
 const defaultReadBytes = 64 * 1024;
 const maxReadBytes = 1024 * 1024;
@@ -24,6 +25,7 @@ export const processOutputTool = defineTool({
   name: 'process_output',
   description: 'Read the bounded output of a background process from an offset, optionally waiting for a text to appear',
   origin: 'built-in',
+  data: resultData.process_output,
   classes: [],
   executionPolicy: 'resource-aware',
   mode: 'async',

@@ -6,6 +6,7 @@ import { backgroundProcesses, validateProcessId } from './process/background.js'
 import { commandShape, launchOptionsShape } from './process/launch-options.js';
 import { launchFromRequest, planDirectProcess } from './process/launch-plan.js';
 import { backgroundProcessResource, processStepResources } from './process/resources.js';
+import { resultData } from './result-data.js';
 
 const labelLength = 100;
 
@@ -21,6 +22,7 @@ export const processStartTool = defineTool({
   name: 'process_start',
   description: 'Start a background process (direct argv, own process group); read it with process_output, stop it with process_stop',
   origin: 'built-in',
+  data: resultData.process_start,
   classes: ['process'],
   executionPolicy: 'resource-aware',
   schema: processStartArgs,

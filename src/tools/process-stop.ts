@@ -3,6 +3,7 @@ import { exclusive } from '../host/resources.js';
 import { defineTool } from '../host/tool.js';
 import { backgroundProcesses, processStatus } from './process/background.js';
 import { backgroundProcessResource } from './process/resources.js';
+import { resultData } from './result-data.js';
 
 const processStopArgs = z.strictObject({
   process_id: z.string().min(1).max(64).describe('Id returned by process_start'),
@@ -12,6 +13,7 @@ export const processStopTool = defineTool({
   name: 'process_stop',
   description: 'Stop a background process and everything it started (SIGTERM, then SIGKILL after a grace period)',
   origin: 'built-in',
+  data: resultData.process_stop,
   classes: [],
   executionPolicy: 'resource-aware',
   schema: processStopArgs,

@@ -1,5 +1,6 @@
 import { createHostInput, questionnaireSchema, type Answer, type HostInput, type HostInputResponse } from '../host/host-input.js';
 import { defineTool, type ToolOutput } from '../host/tool.js';
+import { resultData } from './result-data.js';
 
 function displayAnswer(value: Answer): string {
   if (Array.isArray(value)) return value.join(', ');
@@ -29,6 +30,7 @@ export const questionnaireTool = defineTool({
     'Ask the person running the workflow questions (text, choice, multi, confirm). on_timeout gives safe, reversible ' +
     'answers applied only when --question-timeout expires before anyone starts answering. Not usable in async steps.',
   origin: 'built-in',
+  data: resultData.questionnaire,
   classes: [],
   executionPolicy: 'resource-aware',
   mode: 'sync',

@@ -9,6 +9,7 @@ import { imageMediaType, looksBinary, sniffLength } from './files/content.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { readLineWindow } from './files/line-window.js';
 import { openResolvedFile, readHead, readWhole } from './files/open-file.js';
+import { resultData } from './result-data.js';
 
 const defaultTextBytes = 256 * 1024;
 const defaultImageBytes = 5 * mebibyte;
@@ -30,6 +31,7 @@ export const readFileTool = defineTool({
   name: 'read_file',
   description: 'Read a text file (optionally a range of lines, within a byte cap), or an image (PNG, JPEG, GIF, WebP) as an image',
   origin: 'built-in',
+  data: resultData.read_file,
   classes: ['read'],
   executionPolicy: 'resource-aware',
   schema: readFileArgs,

@@ -11,6 +11,7 @@ import { compileGlob } from './files/glob.js';
 import { compilePattern, LineMatcher, type LineMatch } from './files/line-matcher.js';
 import { openCheckedFile, readWhole } from './files/open-file.js';
 import { fileBehindLink, TreeWalk } from './files/walk.js';
+import { resultData } from './result-data.js';
 
 const maxPatternLength = 1000;
 const defaultMaxMatches = 500;
@@ -92,6 +93,7 @@ export const searchFilesTool = defineTool({
   description:
     'Search files for lines matching a regular expression (bounded; skips .git, node_modules, binary and very large files; follows no symlink out of the searched tree)',
   origin: 'built-in',
+  data: resultData.search_files,
   classes: ['read'],
   executionPolicy: 'resource-aware',
   schema: searchFilesArgs,

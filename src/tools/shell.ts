@@ -5,6 +5,7 @@ import { argumentText, launchOptionsShape, okExitCodesSchema } from './process/l
 import { callWallLimitMs, executableSearch, planLaunch } from './process/launch-plan.js';
 import { shellRequest } from './process/request.js';
 import { runUntilExit } from './process/run-until-exit.js';
+import { resultData } from './result-data.js';
 
 const shellArgs = z.strictObject({
   script: argumentText.min(1).describe('Shell script text, run as `sh -c SCRIPT` (or bash)'),
@@ -17,6 +18,7 @@ export const shellTool = defineTool({
   name: 'shell',
   description: 'Run a shell script with sh -c or bash -c (needs the shell rule: process rules never grant it), with bounded output',
   origin: 'built-in',
+  data: resultData.shell,
   classes: ['shell'],
   executionPolicy: 'resource-aware',
   schema: shellArgs,

@@ -14,6 +14,7 @@ import type { CheckedDirectory } from './files/checked-directory.js';
 import { firstMissingDirectory, openTargetDirectory, parentIsMissing } from './files/missing-directories.js';
 import { openFileIn, readWhole } from './files/open-file.js';
 import { stageFile } from './files/staged-file.js';
+import { resultData } from './result-data.js';
 
 /** Largest existing file `append` rewrites (appending goes through a staged copy, like every write). */
 const appendableBytes = 64 * mebibyte;
@@ -69,6 +70,7 @@ export const writeFileTool = defineTool({
   name: 'write_file',
   description: 'Create, overwrite or append to a text file atomically (temp file + rename); the result metadata holds a unified diff',
   origin: 'built-in',
+  data: resultData.write_file,
   classes: ['write'],
   executionPolicy: 'resource-aware',
   schema: writeFileArgs,

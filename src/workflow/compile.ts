@@ -15,7 +15,7 @@ import {
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import type { Problem } from './problems.js';
 import { stepSchema, workflowSchema, type StepFile, type WorkflowFile } from './schema.js';
-import { knownKeysAt } from './schema-keys.js';
+import { knownKeysAt, missingField } from './schema-keys.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
 import { codeArguments, UntrustedValues } from './untrusted-values.js';
@@ -43,8 +43,9 @@ export function compileWorkflow(
   source: WorkflowSource,
   tools: ToolRegistry,
   options: CompileOptions = {},
-): { workflow?: CompiledWorkflow; problems: Problem[] } {
+): { workflow?: CompiledWorkflow; problems: Problem[]; warnings: Problem[] } {
   const problems: Problem[] = [];
+  const warnings: Problem[] = [];
   const report = (nodePath: NodePath, message: string, options: { key?: boolean } = {}) =>
     problems.push({ file: source.file, ...source.position(nodePath, options), message });
 
@@ -53,8 +54,8 @@ export function compileWorkflow(
   if (!parsed.success) {
     reportSchemaIssues(data, parsed.error.issues, report);
     const lenient = lenientWorkflow(data);
-    if (lenient) compileSteps(source, lenient.file, tools, options, problems, lenient.invalidSteps);
-    return { problems };
+    if (lenient) compileSteps(source, lenient.file, tools, options, problems, warnings, lenient.invalidSteps);
+    return { problems, warnings };
   }
   const file = parsed.data;
   for (const list of ['allow', 'ask', 'deny'] as const) {
@@ -66,8 +67,8 @@ export function compileWorkflow(
       }
     });
   }
-  const steps = compileSteps(source, file, tools, options, problems);
-  return problems.length > 0 ? { problems } : { workflow: { source, file, steps }, problems };
+  const steps = compileSteps(source, file, tools, options, problems, warnings);
+  return problems.length > 0 ? { problems, warnings } : { workflow: { source, file, steps }, problems, warnings };
 }
 
 function reportSchemaIssues(
@@ -116,6 +117,8 @@ interface StepContext {
   pendingModules: boolean;
   parseOptions: ParseOptions;
   problems: Problem[];
+  /** What is allowed but almost certainly a mistake (a data field the tool never returns). */
+  warnings: Problem[];
   indexById: Map<string, number>;
   untrusted: UntrustedValues;
 }
@@ -126,6 +129,7 @@ function compileSteps(
   tools: ToolRegistry,
   options: CompileOptions,
   problems: Problem[],
+  warnings: Problem[],
   invalidSteps: ReadonlySet<number> = new Set(),
 ): CompiledStep[] {
   const context: StepContext = {
@@ -136,6 +140,7 @@ function compileSteps(
     pendingModules: options.pendingModules ?? false,
     parseOptions: { contexts: options.contexts ?? [] },
     problems,
+    warnings,
     indexById: new Map(),
     untrusted: new UntrustedValues(file),
   };
@@ -187,9 +192,9 @@ function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Set
   return { file, invalidSteps };
 }
 
-function reportAt(context: StepContext, nodePath: NodePath, message: string, offset?: number): void {
+function reportAt(context: StepContext, nodePath: NodePath, message: string, offset?: number, list: Problem[] = context.problems): void {
   const position = offset === undefined ? context.source.position(nodePath) : context.source.positionInString(nodePath, offset);
-  context.problems.push({ file: context.source.file, ...position, message });
+  list.push({ file: context.source.file, ...position, message });
 }
 
 function compileStep(context: StepContext, step: StepFile, index: number): CompiledStep | undefined {
@@ -280,6 +285,32 @@ function injectionMessage(tool: string, argument: string, why: string): string {
   return `${tool} ${argument} would run text from outside the workflow (${why}); ${instead}`;
 }
 
+/** Warns about `steps.X.data.field` when X's tool declares its data and never returns that field (it would read as null). */
+function checkDataFields(context: StepContext, template: Template, nodePath: NodePath): void {
+  const paths = templateReferences(template).valueSources.filter((source) => source.context === 'steps' && source.keys[1]?.toLowerCase() === 'data' && source.keys.length > 2);
+  for (const source of paths) {
+    const stepId = source.keys[0]!.toLowerCase();
+    const keys = source.keys.slice(2);
+    const index = context.indexById.get(stepId);
+    const toolName = index === undefined ? undefined : context.file.steps[index]?.tool;
+    const schema = toolName === undefined ? undefined : context.tools.get(toolName)?.data;
+    if (!schema) continue;
+    const missing = missingField(schema, keys);
+    if (!missing) continue;
+    const field = keys[missing.index]!;
+    const where = missing.index === 0 ? 'its data' : `data.${keys.slice(0, missing.index).join('.')}`;
+    const suggestion = closestNames(field, missing.known)[0];
+    const hint = suggestion ? `; did you mean "${suggestion}"?` : missing.known.length > 0 ? ` (fields: ${missing.known.join(', ')})` : '';
+    reportAt(
+      context,
+      nodePath,
+      `warning: steps.${stepId}.data.${keys.join('.')}: ${toolName} has no field "${field}" in ${where}, so this reads as null${hint}`,
+      undefined,
+      context.warnings,
+    );
+  }
+}
+
 /** Reports a step's tool that is not registered (and not a pending server's), with what it may have meant. */
 function checkUnknownTool(context: StepContext, name: string, index: number): void {
   if (isPendingServerTool(name, context.pendingServers) || (context.pendingModules && !name.includes('.'))) return;
@@ -315,6 +346,7 @@ function checkReferences(context: StepContext, template: Template, nodePath: Nod
     if (typeof target === 'string') reportAt(context, nodePath, target);
     else dependencies.add(target);
   }
+  checkDataFields(context, template, nodePath);
   // Names are case-insensitive, as every property in an expression is.
   const folded = (names: readonly string[]) => new Set(names.map((name) => name.toLowerCase()));
   const declared = {

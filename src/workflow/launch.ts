@@ -177,8 +177,8 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   // The probe starts bubblewrap once; it runs while the file is loaded, unless the flag turns the sandbox off.
   const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', pathVariable: ports.hostEnv.PATH });
   probing?.catch(() => undefined);
-  const { workflow, extensions, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading);
-  for (const warning of extensions.warnings) ports.warn?.(formatProblem(warning));
+  const { workflow, extensions, warnings, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading);
+  for (const warning of warnings) ports.warn?.(formatProblem(warning));
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
   const inputs = parseInputs(choices.inputs, workflow.file.inputs ?? {});
   checkScriptedAnswerIds(workflow, ports.scriptedAnswers ?? []);

@@ -11,6 +11,8 @@ export interface CheckedWorkflowFile {
   workflow?: CompiledWorkflow;
   extensions?: WorkflowExtensions;
   problems: Problem[];
+  /** What is allowed but almost certainly a mistake, located like problems. */
+  warnings: Problem[];
   /** What could not be inspected without running workflow code (modules skipped, servers not started). */
   notes: Problem[];
 }
@@ -24,7 +26,7 @@ export interface CheckedWorkflowFile {
  */
 export async function checkWorkflowFile(file: string, baseTools: ToolRegistry, loading: ModuleLoading): Promise<CheckedWorkflowFile> {
   const read = await WorkflowSource.read(file);
-  if (!read.source) return { problems: read.problems, notes: [] };
+  if (!read.source) return { problems: read.problems, warnings: [], notes: [] };
   const extensions = await loadExtensions(read.source, baseTools, loading);
   const pendingServers = extensions.servers.map((server) => server.declaration.name);
   const pendingModules = extensions.uninspectedModules.length > 0;
@@ -38,7 +40,8 @@ export async function checkWorkflowFile(file: string, baseTools: ToolRegistry, l
   const problems = [...read.problems, ...extensions.problems, ...compiled.problems];
   // In file order, as a reader goes through them (sort is stable: one place keeps its order).
   problems.sort((a, b) => a.line - b.line || a.col - b.col);
-  return { ...compiled, extensions, problems, notes };
+  const warnings = [...extensions.warnings, ...compiled.warnings].sort((a, b) => a.line - b.line || a.col - b.col);
+  return { ...compiled, extensions, problems, warnings, notes };
 }
 
 /** As checkWorkflowFile, but throws InvalidWorkflowError (with any warnings) when anything is wrong. */
@@ -46,8 +49,8 @@ export async function loadWorkflowFile(
   file: string,
   baseTools: ToolRegistry,
   loading: ModuleLoading,
-): Promise<{ workflow: CompiledWorkflow; extensions: WorkflowExtensions; notes: Problem[] }> {
-  const { workflow, extensions, problems, notes } = await checkWorkflowFile(file, baseTools, loading);
-  if (!workflow || !extensions || problems.length > 0) throw new InvalidWorkflowError([...problems, ...(extensions?.warnings ?? [])]);
-  return { workflow, extensions, notes };
+): Promise<{ workflow: CompiledWorkflow; extensions: WorkflowExtensions; warnings: Problem[]; notes: Problem[] }> {
+  const { workflow, extensions, problems, warnings, notes } = await checkWorkflowFile(file, baseTools, loading);
+  if (!workflow || !extensions || problems.length > 0) throw new InvalidWorkflowError([...problems, ...warnings]);
+  return { workflow, extensions, warnings, notes };
 }

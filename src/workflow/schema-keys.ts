@@ -30,3 +30,27 @@ function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   }
   return current;
 }
+
+/**
+ * The first key of `keys` that data shaped by `schema` can never have, with the keys it can
+ * have there; undefined when every key may exist (or the shape is open: a record, unknown).
+ */
+export function missingField(schema: z.ZodType, keys: readonly string[]): { index: number; known: string[] } | undefined {
+  let current: z.ZodType | undefined = schema;
+  for (const [index, key] of keys.entries()) {
+    current = unwrap(current);
+    if (current instanceof z.ZodArray) {
+      if (!/^\d+$/.test(key)) return { index, known: [] };
+      current = current.element as z.ZodType;
+    } else if (current instanceof z.ZodRecord) {
+      current = current.valueType as z.ZodType;
+    } else if (current instanceof z.ZodObject) {
+      const shape = current.shape as Record<string, z.ZodType>;
+      if (!Object.hasOwn(shape, key)) return { index, known: Object.keys(shape) };
+      current = shape[key];
+    } else {
+      return undefined;
+    }
+  }
+  return undefined;
+}

@@ -1,16 +1,12 @@
+import type { z } from 'zod';
 import { ToolError } from '../../host/errors.js';
 import { formatMs } from '../../host/format-ms.js';
 import type { ToolOutput } from '../../host/tool.js';
 import type { ProcessOutcome } from './run-to-completion.js';
+import type { resultData } from '../result-data.js';
 
-/** The structured result of a process that ran to completion (a step's `data`). */
-export interface CompletionData {
-  exit_code: number | null;
-  stdout: string;
-  stderr: string;
-  truncated: boolean;
-  timed_out: boolean;
-}
+/** The structured result of a process that ran to completion (a step's `data`), failed or not. */
+export type CompletionData = z.infer<typeof resultData.exec>;
 
 const stderrTailLines = 5;
 const stderrTailChars = 2000;
@@ -36,21 +32,23 @@ export function completionOutput(label: string, outcome: ProcessOutcome, okExitC
     timed_out: outcome.termination === 'timed_out',
   };
   const details = { ...data };
+  const output = { text: outcome.stdout, data };
   switch (outcome.termination) {
     case 'timed_out':
-      throw new ToolError('timeout', `${label} did not finish within ${formatMs(wallLimitMs)}; its process tree was stopped`, { details });
+      throw new ToolError('timeout', `${label} did not finish within ${formatMs(wallLimitMs)}; its process tree was stopped`, { details, output });
     case 'cancelled':
-      throw new ToolError('cancelled', `${label} was cancelled; its process tree was stopped`, { details });
+      throw new ToolError('cancelled', `${label} was cancelled; its process tree was stopped`, { details, output });
     case 'exited':
       break;
   }
   if (outcome.exitCode === null) {
-    throw new ToolError('execution_failed', `${label} was killed by ${outcome.signal ?? 'a signal'}${stderrTail(outcome.stderr)}`, { details });
+    throw new ToolError('execution_failed', `${label} was killed by ${outcome.signal ?? 'a signal'}${stderrTail(outcome.stderr)}`, { details, output });
   }
   if (!okExitCodes.includes(outcome.exitCode)) {
     const expected = okExitCodes.length === 1 ? `${okExitCodes[0]}` : `one of ${okExitCodes.join(', ')}`;
     throw new ToolError('execution_failed', `${label} exited with code ${outcome.exitCode} (expected ${expected})${stderrTail(outcome.stderr)}`, {
       details,
+      output,
     });
   }
   return { text: outcome.stdout, data, metadata: { truncated: outcome.truncated } };
