@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { RhoCommand } from '../src/cli/rho-command.js';
 import { SecretMasker } from '../src/host/masking.js';
 import { canPrompt, readCliEnvironment } from '../src/cli/environment.js';
@@ -23,11 +23,16 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
   static override examples = [
     '<%= config.bin %> tools',
     '<%= config.bin %> tools --json',
+    '<%= config.bin %> tools exec',
     '<%= config.bin %> tools -f workflows/mcp.yml',
     '<%= config.bin %> tools -f workflows/module-tool.yml --selftest',
   ];
 
   static override enableJsonFlag = true;
+
+  static override args = {
+    name: Args.string({ description: "One tool to show in full: its arguments with their types and defaults, and its result's data" }),
+  };
 
   static override flags = {
     ...policyFlags,
@@ -36,8 +41,8 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
     selftest: Flags.boolean({ summary: "Run each tool's selftest in a temporary directory.", default: false }),
   };
 
-  async run(): Promise<ListedTool[]> {
-    const { flags } = await this.parse(Tools);
+  async run(): Promise<ListedTool[] | ListedTool> {
+    const { args, flags } = await this.parse(Tools);
     const { openToolCatalog, toolListing } = await import('../src/workflow/extensions/tool-catalog.js');
     const { createApprovals } = await import('../src/ui/approver/index.js');
     const { cliHooks } = await import('../src/hooks/run-hooks.js');
@@ -70,6 +75,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
       return this.failed(error);
     }
     try {
+      if (args.name !== undefined) return await this.showOne(catalog, args.name);
       const listed: ListedTool[] = catalog.tools.map((tool) => toolListing(tool, this.jsonEnabled()));
       if (flags.selftest) {
         const { runSelftests } = await import('../src/workflow/extensions/selftest.js');
@@ -86,6 +92,25 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
     } finally {
       for (const notice of await catalog.close()) stderr(`rho: ${notice}`);
     }
+  }
+
+  /** `rho tools NAME`: one tool with its arguments and data; an unknown name is a usage error. */
+  private async showOne(catalog: ToolCatalog, name: string): Promise<ListedTool> {
+    const { toolListing } = await import('../src/workflow/extensions/tool-catalog.js');
+    const tool = catalog.tools.find((candidate) => candidate.name === name);
+    if (!tool) {
+      const { closestToolNames } = await import('../src/workflow/suggest.js');
+      const suggestions = closestToolNames(name, catalog.tools.map((candidate) => candidate.name));
+      const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((suggestion) => `"${suggestion}"`).join(' or ')}?` : '';
+      process.stderr.write(`rho: no tool named "${name}"${hint} (rho tools lists them; a workflow's own tools with -f WORKFLOW)\n`);
+      return this.exit(2);
+    }
+    const listing = toolListing(tool, true);
+    if (!this.jsonEnabled()) {
+      const { describeTool } = await import('../src/cli/describe-tool.js');
+      this.log(describeTool(listing));
+    }
+    return listing;
   }
 
   /** Reports why the tools could not be listed, with the exit code `rho run` would use. */

@@ -18,6 +18,8 @@ export interface ToolListing {
   description: string;
   has_selftest: boolean;
   schema?: unknown;
+  /** JSON Schema of the result's `data`, for tools that declare it. */
+  data_schema?: unknown;
 }
 
 export function toolListing(tool: Tool, withSchema: boolean): ToolListing {
@@ -32,6 +34,7 @@ export function toolListing(tool: Tool, withSchema: boolean): ToolListing {
     description: tool.description,
     has_selftest: typeof tool.selftest === 'function',
     ...(withSchema && { schema: z.toJSONSchema(tool.schema, { io: 'input', unrepresentable: 'any' }) }),
+    ...(withSchema && tool.data && { data_schema: z.toJSONSchema(tool.data, { io: 'output', unrepresentable: 'any' }) }),
   };
 }
 
