@@ -37,6 +37,7 @@ export const planFlags = {
   sandbox: policyFlags.sandbox,
   'max-parallel': Flags.integer({ char: 'j', summary: 'Limit on concurrently executing steps.', min: 1, helpValue: 'N' }),
   input: repeatable('Workflow input KEY=VALUE. Repeatable.', 'KEY=VALUE', 'i'),
+  hooks: Flags.string({ summary: 'Hooks file (TOML): consult its pre-tool gates, and the workflow’s own, about each request.', helpValue: 'FILE' }),
 };
 
 export const runFlags = {
@@ -70,6 +71,7 @@ export interface ChoiceFlagValues {
   approve?: string[];
   yes?: boolean;
   sandbox?: string | undefined;
+  hooks?: string | undefined;
 }
 
 /** The run's choices from its flags, parsed once. */
@@ -87,5 +89,5 @@ export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
 
 /** What `rho plan` and `rho run --dry-run` plan, from their flags. */
 export function planRequestOf(file: string, flags: ChoiceFlagValues): PlanRequest {
-  return { file, choices: runChoicesOf({ ...flags, approve: [], yes: false }) };
+  return { file, choices: runChoicesOf({ ...flags, approve: [], yes: false }), ...(flags.hooks !== undefined && { hooksFile: flags.hooks }) };
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { SecretMasker } from '../host/masking.js';
 import { parseDurationFlag } from './duration-flag.js';
 import { launchWorkflow } from '../workflow/launch.js';
@@ -95,7 +96,8 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
         questioner,
         scriptedAnswers: [...answers].map(([id, answer]) => ({ id, origin: answer.origin })),
         grantHints: cliGrantHints,
-        hooks: cliHooks({ file: request.hooksFile, labels: request.labels, env: environment.env, masker, warn }),
+        // A path on the command line is relative to where rho was started, not to the workflow file.
+        hooks: cliHooks({ file: request.hooksFile === undefined ? undefined : path.resolve(request.hooksFile), labels: request.labels, env: environment.env, masker, warn }),
         warn,
       },
       signal: controller.signal,

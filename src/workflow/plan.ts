@@ -1,10 +1,12 @@
-import { describeRequest, grantingRule } from '../host/capability.js';
+import path from 'node:path';
+import { describeRequest, grantingRule, type CapabilityRequest } from '../host/capability.js';
 import type { CallConfinement, NetworkConfinement, SandboxStatus } from '../host/confinement/index.js';
+import type { PreToolGate } from '../host/gates.js';
 import type { PolicyDecision } from '../host/policy.js';
-import { describeResourceKind } from '../host/resources.js';
+import { describeResourceKind, type Resource } from '../host/resources.js';
 import { planWaves, type Declaration, type PlanWait } from '../host/scheduler.js';
 import { ToolError } from '../host/errors.js';
-import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
+import { evaluateDeep, evaluateTemplate, isTruthy, templateReferences, type ExpressionContext } from './expressions/index.js';
 import type { OpenedWorkflow } from './launch.js';
 import type { CompiledStep } from './model.js';
 import { parseStepResources } from './step-resources.js';
@@ -17,6 +19,8 @@ export interface PlannedRequest {
   rule: string | undefined;
   /** The rule that would grant it, for denials. */
   grant: string;
+  /** What the hook gates answered, when they were consulted (`--hooks`) and the policy did not deny. */
+  gates?: { decision: 'continue' | 'deny'; hook?: string; reason?: string };
 }
 
 export interface PlannedStep {
@@ -25,6 +29,8 @@ export interface PlannedStep {
   wave: number;
   waitsFor: string[];
   condition: string | undefined;
+  /** The `if:` condition's value when it reads only inputs, env and secrets; undefined when known only at run time. */
+  conditionValue?: boolean;
   /** `async: true`: it runs detached, and its result is recorded when it completes. */
   detached: boolean;
   /** How the step was prepared for the plan, or why it could not be. */
@@ -48,6 +54,8 @@ export interface WorkflowPlan {
   maxParallel: number;
   /** Whether process steps run confined, and if not, why. */
   sandbox: SandboxStatus;
+  /** Whether pre_tool_use gates were asked about each request, and how many there are. */
+  hooks: { consulted: boolean; gates: number };
   steps: PlannedStep[];
 }
 
@@ -72,13 +80,19 @@ function plannedConfinement(confinement: CallConfinement | undefined): PlannedCo
   };
 }
 
+export interface PlanOptions {
+  /** Hook gates to consult about each request the policy does not deny (`rho plan --hooks`). */
+  gates?: readonly PreToolGate[];
+}
+
 /**
  * What a run would do, without doing it: each step is prepared (resolution only, no side
  * effects) where its arguments are known, its requests are put to the policy alone, and the
  * schedule is simulated.
  */
-export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan> {
+export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions = {}): Promise<WorkflowPlan> {
   const { workflow, host } = opened;
+  const gates = options.gates;
   const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, run: { failed: false, cancelled: false } };
   const signal = new AbortController().signal;
   const prepared = await Promise.all(workflow.steps.map((step) => prepareForPlan(step, opened, context, signal)));
@@ -87,11 +101,8 @@ export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan
     opened.maxParallel,
     workflow.steps.map((step) => (step.conditionUsesStatus ? workflow.steps.slice(0, step.index).map((s) => s.index) : step.dependencies)),
   );
-  return {
-    workflow: workflow.file.name,
-    maxParallel: opened.maxParallel,
-    sandbox: opened.sandbox,
-    steps: workflow.steps.map((step, index) => ({
+  const declaredGates = workflow.file.hooks?.pre_tool_use?.length ?? 0;
+  const steps = workflow.steps.map((step, index) => ({
       id: step.id,
       tool: step.tool,
       wave: schedule[index]!.wave,
@@ -100,21 +111,66 @@ export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan
         ...(schedule[index]!.waitsForSlot ? ['a free slot (max_parallel)'] : []),
       ],
       condition: step.condition === undefined ? undefined : typeof step.condition === 'boolean' ? String(step.condition) : step.condition.source,
+      ...conditionValue(step, context),
       detached: step.async,
       confinement: plannedConfinement(prepared[index]!.confinement),
       ...prepared[index]!.report,
-      requests: prepared[index]!.requests.map((request) => {
+      requests: prepared[index]!.requests.map(async (request) => {
         const evaluation = host.evaluatePolicy(request);
-        return {
+        const planned: PlannedRequest = {
           class: request.class,
           description: describeRequest(request),
           decision: evaluation.decision,
           rule: evaluation.rule?.text,
           grant: evaluation.reason === 'outside' ? 'outside' : grantingRule(request),
         };
+        if (gates && gates.length > 0 && evaluation.decision !== 'deny') planned.gates = await consultGates(gates, step, request, evaluation.decision, signal);
+        return planned;
       }),
-    })),
+    }));
+  return {
+    workflow: workflow.file.name,
+    maxParallel: opened.maxParallel,
+    sandbox: opened.sandbox,
+    hooks: { consulted: gates !== undefined, gates: gates?.length ?? declaredGates },
+    steps: await Promise.all(steps.map(async (step) => ({ ...step, requests: await Promise.all(step.requests) }))),
   };
+}
+
+/** The value of an `if:` that reads nothing a run decides (no step, no status function). */
+function conditionValue(step: CompiledStep, context: ExpressionContext): { conditionValue?: boolean } {
+  const condition = step.condition;
+  if (condition === undefined) return {};
+  if (typeof condition === 'boolean') return { conditionValue: condition };
+  const references = templateReferences(condition);
+  if (references.steps.size > 0 || references.statusFunctions) return {};
+  try {
+    return { conditionValue: isTruthy(evaluateTemplate(condition, context)) };
+  } catch {
+    return {};
+  }
+}
+
+/** Asks every gate about one request, as a run would before any approval; the strictest answer wins, a failure denies. */
+async function consultGates(
+  gates: readonly PreToolGate[],
+  step: CompiledStep,
+  request: CapabilityRequest,
+  policyDecision: 'allow' | 'ask',
+  signal: AbortSignal,
+): Promise<NonNullable<PlannedRequest['gates']>> {
+  const input = { callId: `${step.id}#plan`, stepId: step.id, tool: step.tool, request, policyDecision };
+  const answers = await Promise.all(
+    gates.map(async (gate) => {
+      try {
+        const answer = await gate.evaluate(input, signal);
+        return answer.decision === 'continue' ? undefined : { decision: 'deny' as const, hook: gate.name, reason: answer.reason };
+      } catch (cause) {
+        return { decision: 'deny' as const, hook: gate.name, reason: `the gate failed: ${(cause as Error).message}` };
+      }
+    }),
+  );
+  return answers.find((answer) => answer !== undefined) ?? { decision: 'continue' };
 }
 
 async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, context: ExpressionContext, signal: AbortSignal) {
@@ -123,7 +179,21 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
   const describe = (declaration: Declaration) =>
     declaration === 'exclusive'
       ? 'exclusive (runs alone)'
-      : declaration.map((access) => `${access.mode} ${describeResourceKind(access.resource)}`).join(', ') || 'none';
+      : declaration.map((access) => `${access.mode} ${describeResourceKind(access.resource)} ${resourceName(access.resource, root)}`.trimEnd()).join(', ') || 'none';
+  const server = opened.servers.find((candidate) => step.tool.startsWith(`${candidate.declaration.name}.`));
+  if (server && !opened.host.tools.get(step.tool)) {
+    const declaration = declared('exclusive');
+    const command = [...server.declaration.command, ...(server.declaration.args ?? [])].join(' ');
+    return {
+      declaration,
+      requests: [],
+      report: {
+        preparation: 'at_run_time' as const,
+        note: `a tool of the MCP server "${server.declaration.name}" (${command}); a plan starts no server, so its requests are known only in a run, after the server's start is authorized`,
+        resources: step.resources ? describe(declaration) : 'known at run time (planned as exclusive)',
+      },
+    };
+  }
   if (step.argumentsReadSteps) {
     const declaration = declared('exclusive');
     return {
@@ -185,5 +255,23 @@ function describeWait(wait: PlanWait, steps: readonly CompiledStep[], waiterIsEx
       return `${id} (an earlier step still waiting for its own dependencies; steps start in model order)`;
     case 'conflict':
       return `${id} (conflict on ${describeResourceKind(wait.resourceKind)})`;
+  }
+}
+
+/** What a resource names, as a person finds it: a path relative to the workspace, a process id, a key. */
+function resourceName(resource: Resource, root: string): string {
+  switch (resource.kind) {
+    case 'path':
+    case 'tree': {
+      const relative = path.relative(root, resource.path);
+      const shown = relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? resource.path : relative;
+      return resource.kind === 'tree' ? `${shown}${shown.endsWith(path.sep) ? '' : path.sep}**` : shown;
+    }
+    case 'process':
+      return resource.id;
+    case 'key':
+      return `${resource.owner}:${resource.key}`;
+    case 'session':
+      return '';
   }
 }

@@ -112,7 +112,7 @@ describe('parallel runs (end to end)', () => {
     expect(section('lint')).toEqual([
       'lint (exec) — wave 1',
       '  waits for: nothing',
-      '  resources: shared directory tree',
+      '  resources: shared directory tree src/**',
       '  confined: yes',
       // writes: [] narrows what the policy lets processes write (out/ and reports/) to nothing.
       '  writes: nothing (and its private TMPDIR)',
@@ -123,7 +123,7 @@ describe('parallel runs (end to end)', () => {
       'log_more (write_file) — wave 2',
       '  waits for: log_start (conflict on file path)',
       // The file, and out/, which it would create if it ran first.
-      '  resources: exclusive file path, exclusive file path',
+      '  resources: exclusive file path out/log.txt, exclusive file path out',
       '  allow: write out/log.txt (new) (rule write(out/**))',
     ]);
     expect(section('report')[1]).toBe('  waits for: lint (dependency)');

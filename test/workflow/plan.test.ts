@@ -50,7 +50,7 @@ steps:
       second: ['first (conflict on file path)'],
       listing: ['second (conflict on directory tree)'],
     });
-    expect(planned.steps.map((step) => step.resources)).toEqual(['exclusive file path', 'exclusive file path', 'exclusive file path', 'shared directory tree']);
+    expect(planned.steps.map((step) => step.resources)).toEqual(['exclusive file path out/a.txt', 'exclusive file path out/b.txt', 'exclusive file path out/a.txt', 'shared directory tree out/**']);
   });
 
   it('explains barriers, dependencies, slots and detached steps', async () => {

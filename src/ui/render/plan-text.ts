@@ -1,11 +1,11 @@
 import { describeUnconfined } from '../../host/confinement/status.js';
-import type { PlannedConfinement, WorkflowPlan } from '../../workflow/plan.js';
+import type { PlannedConfinement, PlannedRequest, WorkflowPlan } from '../../workflow/plan.js';
 
 const decisionLabel = { allow: 'allow', ask: 'ASK (approval)', deny: 'DENY' } as const;
 
 /** The plan as a person reads it: waves, then each step with what it waits on and what it asks for. */
 export function formatPlan(plan: WorkflowPlan): string[] {
-  const lines = [`Plan for ${plan.workflow} (max_parallel ${plan.maxParallel}); nothing was run.`];
+  const lines = [`Plan for ${plan.workflow} (max_parallel ${plan.maxParallel}); nothing was run.`, hooksLine(plan.hooks)];
   const sandbox = plan.sandbox;
   lines.push(
     sandbox.confined
@@ -18,7 +18,7 @@ export function formatPlan(plan: WorkflowPlan): string[] {
   for (const [wave, ids] of [...waves].sort((a, b) => a[0] - b[0])) lines.push(`  wave ${wave}: ${ids.join(', ')}`);
   for (const step of plan.steps) {
     lines.push('', `${step.id} (${step.tool}${step.detached ? ', detached' : ''}) — wave ${step.wave}`);
-    if (step.condition !== undefined) lines.push(`  if: ${step.condition}`);
+    if (step.condition !== undefined) lines.push(`  if: ${step.condition}${conditionOutcome(step.conditionValue)}`);
     lines.push(`  waits for: ${step.waitsFor.length > 0 ? step.waitsFor.join('; ') : 'nothing'}`);
     lines.push(`  resources: ${step.resources}`);
     if (step.confinement) lines.push(...confinementLines(step.confinement));
@@ -27,7 +27,7 @@ export function formatPlan(plan: WorkflowPlan): string[] {
     for (const request of step.requests) {
       const because = request.rule ? `rule ${request.rule}` : 'no rule matches';
       const fix = request.decision === 'deny' && !request.rule ? ` — grant with --allow '${request.grant}'` : '';
-      lines.push(`  ${decisionLabel[request.decision]}: ${request.description} (${because})${fix}`);
+      lines.push(`  ${decisionLabel[request.decision]}: ${request.description} (${because})${fix}${gateOutcome(request.gates)}`);
     }
   }
   return lines;
@@ -39,4 +39,20 @@ function confinementLines(confinement: PlannedConfinement): string[] {
     `  writes: ${confinement.writable.length > 0 ? confinement.writable.join(', ') : 'nothing'} (and its private TMPDIR)`,
     `  network: ${confinement.network}`,
   ];
+}
+
+function hooksLine(hooks: WorkflowPlan['hooks']): string {
+  if (hooks.consulted) return hooks.gates > 0 ? `Hook gates: consulted (${hooks.gates}) about every request the policy does not deny.` : 'Hook gates: none declared.';
+  if (hooks.gates === 0) return 'Hook gates: not consulted (the policy alone decides below; --hooks FILE consults gates).';
+  return `Hook gates: not consulted (the workflow declares ${hooks.gates}; the policy alone decides below, and --hooks FILE consults them).`;
+}
+
+function conditionOutcome(value: boolean | undefined): string {
+  if (value === undefined) return ' (decided at run time)';
+  return value ? ' → true with these inputs' : ' → false with these inputs: the step would be skipped';
+}
+
+function gateOutcome(gates: PlannedRequest['gates']): string {
+  if (!gates) return '';
+  return gates.decision === 'continue' ? '; hook gates: continue' : `; DENIED by hook ${gates.hook}: ${gates.reason}`;
 }
