@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describeRequest, grantingRule, type CapabilityRequest } from '../host/capability.js';
 import type { CallConfinement, NetworkConfinement, SandboxStatus } from '../host/confinement/index.js';
 import type { PreToolGate } from '../host/gates.js';
+import { isHttpServer, type McpServerDeclaration } from '../tools/mcp/server-launch.js';
 import type { PolicyDecision } from '../host/policy.js';
 import { describeResourceKind, type Resource } from '../host/resources.js';
 import { planWaves, type Declaration, type PlanWait } from '../host/scheduler.js';
@@ -183,7 +184,7 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
   const server = opened.servers.find((candidate) => step.tool.startsWith(`${candidate.declaration.name}.`));
   if (server && !opened.host.tools.get(step.tool)) {
     const declaration = declared('exclusive');
-    const command = [...server.declaration.command, ...(server.declaration.args ?? [])].join(' ');
+    const command = serverShown(server.declaration);
     return {
       declaration,
       requests: [],
@@ -273,5 +274,15 @@ function resourceName(resource: Resource, root: string): string {
       return `${resource.owner}:${resource.key}`;
     case 'session':
       return '';
+  }
+}
+
+/** How a plan names a server: its command, or for HTTP the URL's origin (no path or query values). */
+function serverShown(declaration: McpServerDeclaration): string {
+  if (!isHttpServer(declaration)) return [...declaration.command, ...(declaration.args ?? [])].join(' ');
+  try {
+    return new URL(declaration.url).origin;
+  } catch {
+    return 'an HTTP server';
   }
 }
