@@ -84,6 +84,8 @@ describe('answers given ahead of time', () => {
     const { workflow } = compile(asking);
     expect(() => checkScriptedAnswerIds(workflow!, [{ id: 'go', origin: '--answer' }, { id: 'q2', origin: '--answers a.yml' }])).not.toThrow();
     expect(() => checkScriptedAnswerIds(workflow!, [{ id: 'og', origin: '--answer' }])).toThrow('--answer: no question of the workflow has the id "og"; did you mean "go"?');
+    expect(() => checkScriptedAnswerIds(workflow!, [{ id: 'q.go', origin: '--answer' }])).not.toThrow();
+    expect(() => checkScriptedAnswerIds(workflow!, [{ id: 'q.og', origin: '--answer' }])).toThrow('--answer: no question of the workflow has the id "q.og"; did you mean "q.go"?');
     const { workflow: silent } = compile('version: 1\nname: t\nsteps:\n  - { id: a, tool: echo, with: { value: 1 } }\n');
     expect(() => checkScriptedAnswerIds(silent!, [{ id: 'go', origin: '--answers a.yml' }])).toThrow(
       '--answers a.yml: no question of the workflow has the id "go"; the workflow asks no questions',
