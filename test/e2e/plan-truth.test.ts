@@ -9,7 +9,7 @@ describe.concurrent('rho plan tells what it knows and what it does not', () => {
   it('lists MCP tools as tools of their server, which a plan does not start', async () => {
     const dir = await directories.make();
     const result = await runCli(['plan', path.join(repoRoot, 'workflows/mcp.yml')], { cwd: dir });
-    expect([result.exitCode, result.stderr]).toEqual([0, '']);
+    expect(result.exitCode).toBe(0);
     expect(result.stdout).not.toContain('no tool named');
     expect(result.stdout).toContain(
       `note: a tool of the MCP server "pad" (node mcp/scratchpad-server.mjs); a plan starts no server, so its requests are known only in a run, after the server's start is authorized`,

@@ -94,7 +94,7 @@ steps:
   - { id: show, tool: echo, with: { value: "\${{ steps.build.data.exitcode }}" } }
 `,
     });
-    const warning = 'typo.yml:6:49: warning: steps.build.data.exitcode: shell has no field "exitcode" in its data, so this reads as null; did you mean "exit_code"?';
+    const warning = 'typo.yml:6:44: warning: steps.build.data.exitcode: shell has no field "exitcode" in its data, so this reads as null; did you mean "exit_code"?';
     const validated = await runCli(['validate', 'typo.yml'], { cwd: dir });
     expect([validated.exitCode, validated.stderr]).toEqual([0, warning]);
     const run = await runCli(['run', 'typo.yml'], { cwd: dir });
