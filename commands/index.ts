@@ -3,6 +3,7 @@ import HooksSchema from './hooks/schema.js';
 import HooksTest from './hooks/test.js';
 import Init from './init.js';
 import Invoke from './invoke.js';
+import List from './list.js';
 import Plan from './plan.js';
 import Run from './run.js';
 import Schema from './schema.js';
@@ -18,6 +19,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   'hooks:test': HooksTest,
   init: Init,
   invoke: Invoke,
+  list: List,
   plan: Plan,
   run: Run,
   schema: Schema,

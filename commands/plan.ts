@@ -1,6 +1,6 @@
 import { Args, Command } from '@oclif/core';
 import { readCliEnvironment } from '../src/cli/environment.js';
-import { planFlags, planRequestOf } from '../src/cli/run-flags.js';
+import { planFlags, planRequestOf, taskArg } from '../src/cli/run-flags.js';
 import type { WorkflowPlan } from '../src/workflow/plan.js';
 
 export default class Plan extends Command {
@@ -8,8 +8,8 @@ export default class Plan extends Command {
   static override description =
     'Prints the schedule (which steps can run together, and what each waits on: a dependency, a conflict on a resource, or an exclusive step acting as a barrier), each step’s capability requests and what the policy alone would decide. No step runs and no process starts. Same as `rho run --dry-run`.';
 
-  static override examples = ['<%= config.bin %> plan workflows/hello.yml', '<%= config.bin %> plan release.yml -j 4 --allow "process(npm)" --json'];
-  static override args = { workflow: Args.string({ description: 'Workflow file (YAML)', required: true }) };
+  static override examples = ['<%= config.bin %> plan workflows/hello.yml', '<%= config.bin %> plan tasks.yml build', '<%= config.bin %> plan release.yml -j 4 --allow "process(npm)" --json'];
+  static override args = { workflow: Args.string({ description: 'Workflow file (YAML)', required: true }), task: taskArg };
   static override flags = planFlags;
   static override enableJsonFlag = true;
 
@@ -17,7 +17,7 @@ export default class Plan extends Command {
     const { args, flags } = await this.parse(Plan);
     const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
     const { exitCode, plan } = await planWorkflowCommand(
-      planRequestOf(args.workflow, flags),
+      planRequestOf(args.workflow, { ...flags, task: args.task }),
       readCliEnvironment(),
       { stdout: process.stdout, stderr: process.stderr },
       { print: !this.jsonEnabled() },

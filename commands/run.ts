@@ -1,6 +1,6 @@
 import { Args, Command } from '@oclif/core';
 import { readCliEnvironment } from '../src/cli/environment.js';
-import { planRequestOf, runChoicesOf, runFlags } from '../src/cli/run-flags.js';
+import { planRequestOf, runChoicesOf, runFlags, taskArg } from '../src/cli/run-flags.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends Command {
@@ -11,6 +11,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
 
   static override examples = [
     '<%= config.bin %> run workflows/hello.yml',
+    '<%= config.bin %> run tasks.yml build',
     `<%= config.bin %> run release.yml -i tag=v1.2.0 --allow 'write(dist/**)' --approve 'process(npm publish)'`,
     '<%= config.bin %> run ci.yml -j 4 --output plain --timeout 10m',
     '<%= config.bin %> run ci.yml --junit reports/rho.xml --events reports/events.ndjson',
@@ -18,6 +19,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
 
   static override args = {
     workflow: Args.string({ description: 'Workflow file (YAML)', required: true }),
+    task: taskArg,
   };
 
   static override flags = runFlags;
@@ -28,7 +30,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const streams = { stdout: process.stdout, stderr: process.stderr };
     if (flags['dry-run']) {
       const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
-      const planned = await planWorkflowCommand(planRequestOf(args.workflow, flags), environment, streams, { print: true });
+      const planned = await planWorkflowCommand(planRequestOf(args.workflow, { ...flags, task: args.task }), environment, streams, { print: true });
       if (planned.exitCode !== 0) this.exit(planned.exitCode);
       return;
     }
@@ -36,7 +38,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const code = await runWorkflowCommand(
       {
         file: args.workflow,
-        choices: runChoicesOf(flags),
+        choices: runChoicesOf({ ...flags, task: args.task }),
         noInput: flags['no-input'],
         output: flags.output as OutputMode,
         ...(flags.timeout !== undefined && { timeout: flags.timeout }),

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { outputModes } from '../ui/render/choose.js';
 import type { PlanRequest } from './plan-workflow.js';
 import { parseRunChoices, type RunChoices } from '../workflow/run-choices.js';
@@ -18,6 +18,9 @@ export const policyFlags = {
   yes: Flags.boolean({ char: 'y', summary: 'Answer every approval request with "allow once" (never overrides a deny).', default: false }),
   'no-input': Flags.boolean({ summary: 'Never prompt, even on a terminal (implied by CI=true or no TTY).', default: false }),
 };
+
+/** The optional task positional of `run` and `plan`: a name under the file's `tasks:`. */
+export const taskArg = Args.string({ description: 'Task to run (a name under tasks:); the file’s top-level steps when absent', required: false });
 
 /** Flags of `plan`: everything that shapes what a run would do. */
 export const planFlags = {
@@ -51,6 +54,8 @@ export const runFlags = {
 
 /** The values of the flags that shape a run, as oclif parses them (`rho plan` has no approvals). */
 export interface ChoiceFlagValues {
+  /** The task positional of `run` and `plan`. */
+  task?: string | undefined;
   workspace?: string | undefined;
   'max-parallel'?: number | undefined;
   input?: string[];
@@ -64,6 +69,7 @@ export interface ChoiceFlagValues {
 /** The run's choices from its flags, parsed once. */
 export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
   return parseRunChoices({
+    ...(flags.task !== undefined && { task: flags.task }),
     ...(flags.workspace !== undefined && { workspace: flags.workspace }),
     ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
     inputs: flags.input ?? [],

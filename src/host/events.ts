@@ -57,6 +57,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     type: z.literal('run_started'),
     runId: z.string(),
     workflow: z.string(),
+    task: z.string().optional().describe('The task run (`rho run FILE TASK`); absent for the default task'),
     file: z.string(),
     workspace: z.string().describe('Canonical primary workspace root'),
     steps: z.array(z.strictObject({ id: z.string(), name: z.string(), tool: z.string(), line: z.number().int() })).readonly(),

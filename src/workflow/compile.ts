@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { describeIssues } from '../host/arguments.js';
+import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
 import { parseDuration } from './duration.js';
@@ -13,7 +14,16 @@ import {
 } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import type { Problem } from './problems.js';
-import { stepSchema, workflowSchema, type StepFile, type WorkflowFile } from './schema.js';
+import {
+  stepSchema,
+  taskNamePattern,
+  taskSchema,
+  workflowSchema,
+  type InputDeclaration,
+  type StepFile,
+  type TaskFile,
+  type WorkflowFile,
+} from './schema.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
 
@@ -23,11 +33,13 @@ export interface CompileOptions {
    * naming `<server>.<tool>` of one of them is accepted here and checked once the server runs.
    */
   pendingServers?: readonly string[];
+  /** The task to compile for a run; the default task (top-level `steps:`) when absent. Every task is validated. */
+  task?: string;
 }
 
 /**
  * Validates a parsed workflow and compiles it for the runner. Every problem is collected in one
- * pass, each located in the file.
+ * pass, each located in the file. Every task is checked; the one asked for is returned.
  */
 export function compileWorkflow(
   source: WorkflowSource,
@@ -37,13 +49,16 @@ export function compileWorkflow(
   const problems: Problem[] = [];
   const report = (nodePath: NodePath, message: string, options: { key?: boolean } = {}) =>
     problems.push({ file: source.file, ...source.position(nodePath, options), message });
+  const pendingServers = options.pendingServers ?? [];
 
   const data = source.toData();
   const parsed = workflowSchema.safeParse(data);
   if (!parsed.success) {
     reportSchemaIssues(parsed.error.issues, report);
     const lenient = lenientWorkflow(data);
-    if (lenient) compileSteps(source, lenient.file, tools, options.pendingServers ?? [], problems, lenient.invalidSteps);
+    if (lenient) {
+      for (const task of tasksOf(lenient.file)) compileSteps(source, lenient.file, task, tools, pendingServers, problems, lenient.invalidSteps.get(task.path.join('.')));
+    }
     return { problems };
   }
   const file = parsed.data;
@@ -56,8 +71,49 @@ export function compileWorkflow(
       }
     });
   }
-  const steps = compileSteps(source, file, tools, options.pendingServers ?? [], problems);
-  return problems.length > 0 ? { problems } : { workflow: { source, file, steps }, problems };
+  if (file.steps === undefined && file.tasks === undefined) report([], 'a workflow needs steps: (its default task) or tasks:');
+  let selected: { task: TaskOf; steps: CompiledStep[] } | undefined;
+  for (const task of tasksOf(file)) {
+    for (const name of Object.keys(task.ownInputs)) {
+      if (file.inputs?.[name] !== undefined) report([...task.path.slice(0, -1), 'inputs', name], `input ${name} is declared by the file and by task ${task.name}; rename one`, { key: true });
+    }
+    const steps = compileSteps(source, file, task, tools, pendingServers, problems);
+    if (task.name === options.task) selected = { task, steps };
+  }
+  if (problems.length > 0) return { problems };
+  if (options.task !== undefined && !selected) throw unknownTaskError(source.file, file, options.task);
+  const task = selected?.task;
+  return { workflow: { source, file, task: options.task, inputs: task?.inputs ?? file.inputs ?? {}, steps: selected?.steps ?? [] }, problems };
+}
+
+/** One task of a file, with what its steps may refer to. The default task has no name. */
+interface TaskOf {
+  name: string | undefined;
+  /** Where its steps are in the file. */
+  path: NodePath;
+  steps: readonly StepFile[];
+  ownInputs: Readonly<Record<string, InputDeclaration>>;
+  /** The file's inputs and the task's own: what `inputs.*` reads. */
+  inputs: Readonly<Record<string, InputDeclaration>>;
+}
+
+function tasksOf(file: WorkflowFile): TaskOf[] {
+  const tasks: TaskOf[] = [];
+  if (file.steps) tasks.push({ name: undefined, path: ['steps'], steps: file.steps, ownInputs: {}, inputs: file.inputs ?? {} });
+  for (const [name, task] of Object.entries(file.tasks ?? {})) {
+    const ownInputs = task.inputs ?? {};
+    tasks.push({ name, path: ['tasks', name, 'steps'], steps: task.steps, ownInputs, inputs: { ...file.inputs, ...ownInputs } });
+  }
+  return tasks;
+}
+
+/** `rho run FILE NAME` with a name the file does not have: a usage error that lists what it has. */
+export function unknownTaskError(file: string, workflow: WorkflowFile, name: string): HostError {
+  const names = Object.keys(workflow.tasks ?? {});
+  const suggestions = closestNames(name, names);
+  const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((task) => `"${task}"`).join(' or ')}?` : '';
+  const known = names.length > 0 ? ` (tasks: ${names.join(', ')})` : ' (it has no tasks:)';
+  return new HostError('usage', `${file} has no task "${name}"${hint}${known}`);
 }
 
 function reportSchemaIssues(
@@ -77,6 +133,7 @@ function reportSchemaIssues(
 interface StepContext {
   source: WorkflowSource;
   file: WorkflowFile;
+  task: TaskOf;
   tools: ToolRegistry;
   pendingServers: readonly string[];
   problems: Problem[];
@@ -86,20 +143,21 @@ interface StepContext {
 function compileSteps(
   source: WorkflowSource,
   file: WorkflowFile,
+  task: TaskOf,
   tools: ToolRegistry,
   pendingServers: readonly string[],
   problems: Problem[],
   invalidSteps: ReadonlySet<number> = new Set(),
 ): CompiledStep[] {
-  const context: StepContext = { source, file, tools, pendingServers, problems, indexById: new Map() };
+  const context: StepContext = { source, file, task, tools, pendingServers, problems, indexById: new Map() };
   const compiled: CompiledStep[] = [];
-  file.steps.forEach((step, index) => {
+  task.steps.forEach((step, index) => {
     if (invalidSteps.has(index)) {
       if (!context.indexById.has(step.id)) context.indexById.set(step.id, index);
       return;
     }
     if (context.indexById.has(step.id)) {
-      reportAt(context, ['steps', index, 'id'], `duplicate step id "${step.id}" (first used by step ${context.indexById.get(step.id)! + 1})`);
+      reportAt(context, [...task.path, index, 'id'], `duplicate step id "${step.id}" (first used by step ${context.indexById.get(step.id)! + 1})`);
     }
     const result = compileStep(context, step, index);
     if (result) compiled.push(result);
@@ -111,24 +169,39 @@ function compileSteps(
 /**
  * When the file as a whole fails the schema, the steps that pass it on their own are still
  * checked (tools, references, expressions), so one pass reports every problem. Steps that fail
- * keep their place and id so references to them are not reported twice.
+ * keep their place and id so references to them are not reported twice. Invalid steps are
+ * listed per task, keyed by the path of its steps.
  */
-function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Set<number> } | undefined {
-  if (data === null || typeof data !== 'object' || !Array.isArray((data as { steps?: unknown }).steps)) return undefined;
-  const raw = data as Record<string, unknown> & { steps: unknown[] };
-  const invalidSteps = new Set<number>();
-  const steps = raw.steps.map((entry, index) => {
-    const checked = stepSchema.safeParse(entry);
-    if (checked.success) return checked.data;
-    invalidSteps.add(index);
-    const id = (entry as { id?: unknown } | null)?.id;
-    return { id: typeof id === 'string' ? id : `#${index + 1}`, tool: '' };
-  });
+function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Map<string, Set<number>> } | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  const raw = data as Record<string, unknown>;
+  const invalidSteps = new Map<string, Set<number>>();
+  const lenientSteps = (entries: unknown, path: string): StepFile[] | undefined => {
+    if (!Array.isArray(entries)) return undefined;
+    const invalid = new Set<number>();
+    invalidSteps.set(path, invalid);
+    return entries.map((entry, index) => {
+      const checked = stepSchema.safeParse(entry);
+      if (checked.success) return checked.data;
+      invalid.add(index);
+      const id = (entry as { id?: unknown } | null)?.id;
+      return { id: typeof id === 'string' ? id : `#${index + 1}`, tool: '' };
+    });
+  };
   const part = <K extends keyof WorkflowFile>(key: K): WorkflowFile[K] | undefined => {
     const checked = workflowSchema.shape[key].safeParse(raw[key]);
     return checked.success ? (checked.data as WorkflowFile[K]) : undefined;
   };
-  const file = { version: 1, name: '', steps, inputs: part('inputs'), env: part('env'), secrets: part('secrets') } as WorkflowFile;
+  const tasks: Record<string, TaskFile> = {};
+  if (raw.tasks !== null && typeof raw.tasks === 'object') {
+    for (const [name, task] of Object.entries(raw.tasks as Record<string, unknown>)) {
+      const steps = lenientSteps((task as { steps?: unknown } | null)?.steps, `tasks.${name}.steps`);
+      const inputs = taskSchema.shape.inputs.safeParse((task as { inputs?: unknown }).inputs);
+      if (steps && taskNamePattern.test(name)) tasks[name] = { steps, ...(inputs.success && inputs.data && { inputs: inputs.data }) };
+    }
+  }
+  const steps = lenientSteps(raw.steps, 'steps');
+  const file = { version: 1, name: '', steps, tasks, inputs: part('inputs'), env: part('env'), secrets: part('secrets') } as WorkflowFile;
   return { file, invalidSteps };
 }
 
@@ -138,7 +211,7 @@ function reportAt(context: StepContext, nodePath: NodePath, message: string, off
 }
 
 function compileStep(context: StepContext, step: StepFile, index: number): CompiledStep | undefined {
-  const at = (...rest: PropertyKey[]): NodePath => ['steps', index, ...rest];
+  const at = (...rest: PropertyKey[]): NodePath => [...context.task.path, index, ...rest];
   const before = context.problems.length;
   const dependencies = new Set<number>();
   const needs = step.needs === undefined ? [] : Array.isArray(step.needs) ? step.needs : [step.needs];
@@ -227,7 +300,7 @@ function resolveEarlierStep(context: StepContext, id: string, from: string): num
   const index = context.indexById.get(id);
   if (index !== undefined) return index;
   if (id === from) return `step "${from}" cannot depend on itself`;
-  const later = context.file.steps.some((step) => step.id === id);
+  const later = context.task.steps.some((step) => step.id === id);
   if (later) return `step "${id}" comes later; a step can only refer to earlier steps (this also rules out cycles)`;
   const suggestions = closestNames(id, [...context.indexById.keys()]);
   return `unknown step "${id}"${suggestions.length > 0 ? `; did you mean "${suggestions[0]}"?` : ''}`;
@@ -241,7 +314,7 @@ function checkReferences(context: StepContext, template: Template, nodePath: Nod
     else dependencies.add(target);
   }
   const declared = {
-    inputs: Object.keys(context.file.inputs ?? {}),
+    inputs: Object.keys(context.task.inputs),
     secrets: context.file.secrets ?? [],
     env: Object.keys(context.file.env ?? {}),
   };

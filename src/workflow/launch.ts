@@ -120,9 +120,9 @@ export interface OpenedWorkflow {
 /** Loads and validates a workflow file and builds its host. Invalid files and bad options throw. */
 export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow> {
   const { ports, choices } = options;
-  const { workflow, extensions } = await loadWorkflowFile(options.file, builtinRegistry());
+  const { workflow, extensions } = await loadWorkflowFile(options.file, builtinRegistry(), choices.task);
   for (const warning of extensions.warnings) ports.warn?.(formatProblem(warning));
-  const inputs = parseInputs(choices.inputs, workflow.file.inputs ?? {});
+  const inputs = parseInputs(choices.inputs, workflow.inputs);
   const secrets = readSecrets(workflow.file.secrets ?? [], ports.hostEnv);
   const runId = randomUUID();
   const declared = { inline: workflow.file.hooks, directory: workflow.source.directory, secretNames: workflow.file.secrets ?? [] };

@@ -1,5 +1,5 @@
 import type { Template } from './expressions/index.js';
-import type { WorkflowFile } from './schema.js';
+import type { InputDeclaration, WorkflowFile } from './schema.js';
 import type { WorkflowSource } from './source.js';
 
 /** One step after validation: everything the runner needs, with expressions parsed. */
@@ -30,5 +30,9 @@ export interface CompiledStep {
 export interface CompiledWorkflow {
   source: WorkflowSource;
   file: WorkflowFile;
+  /** The task these steps are (`rho run FILE TASK`); undefined for the default task. */
+  task: string | undefined;
+  /** What `-i` may set: the file's inputs and the task's own. */
+  inputs: Readonly<Record<string, InputDeclaration>>;
   steps: readonly CompiledStep[];
 }

@@ -9,6 +9,8 @@ const ruleTexts = z.array(z.string().min(1)).default([]);
  * whole. The workflow file supplies the rest (`resolveRunConfig`).
  */
 export const runChoicesSchema = z.strictObject({
+  /** `rho run FILE TASK`: a name under the file's `tasks:`; its top-level steps when absent. */
+  task: z.string().min(1).optional(),
   /** `--workspace`, relative to the directory rho was started in; overrides the file's `workspace:`. */
   workspace: z.string().min(1).optional(),
   /** `-j`; overrides the file's `max_parallel`. */

@@ -80,6 +80,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     type: 'run_started',
     runId,
     workflow: workflow.file.name,
+    ...(workflow.task !== undefined && { task: workflow.task }),
     file: workflow.source.file,
     workspace: host.workspace.root,
     steps: steps.map(({ id, name, tool, line }) => ({ id, name, tool, line })),

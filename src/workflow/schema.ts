@@ -5,6 +5,8 @@ import { durationPattern } from './duration.js';
 /** Step ids: lower case, digits, `_` and `-`; usable as `steps.<id>` in expressions. */
 export const stepIdPattern = /^[a-z0-9][a-z0-9_-]*$/;
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Task names: what `rho run FILE TASK` takes; `:` and `.` allow the `build:web` style of task runners. */
+export const taskNamePattern = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 
 const duration = z
   .union([z.string().regex(durationPattern, 'expected a duration such as 500ms, 90s, 5m or 1h'), z.number().positive()])
@@ -18,6 +20,8 @@ const input = z.strictObject({
   default: z.union([z.string(), z.number(), z.boolean()]).optional(),
   description: z.string().max(1000).optional(),
 });
+
+const inputs = z.record(z.string().regex(identifierPattern, 'input names are identifiers'), input);
 
 const processEnv = z.union([
   z.enum(['inherit', 'empty']),
@@ -97,6 +101,15 @@ export const stepSchema = z.strictObject({
     .describe('Paths (globs end in /**) or owner:key names this step touches; replaces the tool’s own declaration for scheduling'),
 });
 
+const steps = z.array(stepSchema).min(1, 'a task needs at least one step').max(100_000);
+
+/** A named task: `rho run FILE NAME` runs its steps with the file's policy, hooks, tools and env. */
+export const taskSchema = z.strictObject({
+  description: z.string().max(10_000).optional(),
+  inputs: inputs.optional().describe('Inputs of this task, beside the file’s own'),
+  steps,
+});
+
 /** The workflow file format (SPEC §2). The single source of the TypeScript types and `rho schema`. */
 export const workflowSchema = z.strictObject({
   version: z.literal(1),
@@ -104,16 +117,21 @@ export const workflowSchema = z.strictObject({
   description: z.string().max(10_000).optional(),
   workspace: z.string().min(1).max(4096).optional(),
   max_parallel: z.number().int().min(1).max(1024).optional(),
-  inputs: z.record(z.string().regex(identifierPattern, 'input names are identifiers'), input).optional(),
+  inputs: inputs.optional(),
   env: z.record(z.string().regex(identifierPattern, 'variable names are identifiers'), z.union([z.string(), z.number(), z.boolean()])).optional(),
   secrets: z.array(z.string().regex(identifierPattern, 'secret names are identifiers')).max(100).optional(),
   policy: policy.optional(),
   hooks: hooksConfigSchema.optional().describe('Hook programs for this workflow, as in a --hooks file'),
   tools: z.array(toolSource).max(100).optional(),
-  steps: z.array(stepSchema).min(1, 'a workflow needs at least one step').max(100_000),
+  steps: steps.optional().describe('The default task: what `rho run FILE` runs'),
+  tasks: z
+    .record(z.string().regex(taskNamePattern, 'task names use letters, digits, _ . : and -, starting with a letter or digit'), taskSchema)
+    .optional()
+    .describe('Named tasks: `rho run FILE TASK`'),
 });
 
 export type WorkflowFile = z.infer<typeof workflowSchema>;
-export type StepFile = WorkflowFile['steps'][number];
+export type StepFile = z.infer<typeof stepSchema>;
+export type TaskFile = z.infer<typeof taskSchema>;
 export type InputDeclaration = z.infer<typeof input>;
 export type ProcessEnvSetting = z.infer<typeof processEnv>;

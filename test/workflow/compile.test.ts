@@ -129,6 +129,52 @@ steps:
   });
 });
 
+describe('tasks', () => {
+  const text = `${header}inputs:
+  mode: { type: string }
+steps:
+  - { id: a, tool: echo }
+tasks:
+  build:
+    inputs:
+      target: { type: string }
+    steps:
+      - { id: a, tool: echo }
+      - { id: b, tool: echo, needs: a, with: { value: "\${{ inputs.target }} \${{ inputs.mode }}" } }
+  lint:
+    steps:
+      - { id: c, tool: echo, needs: b, with: { value: "\${{ inputs.target }}" } }
+`;
+
+  it('compiles the task asked for, its ids and references its own', () => {
+    const { source } = WorkflowSource.parse('w.yml', text.replace(/needs: b, /, ''));
+    const compiled = compileWorkflow(source!, tools, { task: 'build' });
+    expect(compiled.problems.map((p) => p.message)).toEqual(['inputs.target is not declared under "inputs:"']);
+    const valid = WorkflowSource.parse('w.yml', text.replace(/  lint:[\s\S]*$/, ''));
+    const { workflow } = compileWorkflow(valid.source!, tools, { task: 'build' });
+    expect(workflow!.task).toBe('build');
+    expect(Object.keys(workflow!.inputs)).toEqual(['mode', 'target']);
+    expect(workflow!.steps.map((step) => [step.id, step.dependencies])).toEqual([
+      ['a', []],
+      ['b', [0]],
+    ]);
+    expect(compileWorkflow(valid.source!, tools).workflow!.steps.map((step) => step.id)).toEqual(['a']);
+  });
+
+  it('checks each task against its own steps and inputs', () => {
+    expect(problemsOf(text)).toEqual(['16:37: unknown step "b"', '16:55: inputs.target is not declared under "inputs:"']);
+  });
+
+  it('throws a usage error naming the closest task for an unknown name', () => {
+    const valid = WorkflowSource.parse('w.yml', text.replace(/  lint:[\s\S]*$/, ''));
+    expect(() => compileWorkflow(valid.source!, tools, { task: 'biuld' })).toThrow('w.yml has no task "biuld"; did you mean "build"? (tasks: build)');
+  });
+
+  it('needs steps or tasks', () => {
+    expect(problemsOf(header)).toEqual(['1:1: a workflow needs steps: (its default task) or tasks:']);
+  });
+});
+
 describe('compiled steps and the released source', () => {
   it('carries each step’s line, so a run needs no positions once its source is released', () => {
     const text = 'version: 1\nname: lines\nsteps:\n  - id: a\n    tool: echo\n    with: { value: x }\n\n  - id: b\n    tool: echo\n    with: { value: y }\n';

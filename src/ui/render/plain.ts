@@ -29,7 +29,7 @@ export class PlainFormatter {
     switch (event.type) {
       case 'run_started':
         for (const entry of event.steps) this.names.set(entry.id, entry.name);
-        return { stepId: undefined, lines: [`rho: ${event.workflow} (${event.steps.length} step${event.steps.length === 1 ? '' : 's'})`] };
+        return { stepId: undefined, lines: [`rho: ${event.workflow}${event.task === undefined ? '' : ` › ${event.task}`} (${event.steps.length} step${event.steps.length === 1 ? '' : 's'})`] };
       case 'step_started':
         return step(event.stepId, `▶ ${this.names.get(event.stepId) ?? event.stepId} (${event.tool})`);
       case 'step_progress':

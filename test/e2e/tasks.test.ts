@@ -1,0 +1,112 @@
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
+
+const directories = temporaryDirectories();
+afterAll(() => directories.removeAll());
+const example = (name: string) => path.join(repoRoot, 'workflows', name);
+
+const taskFile = `version: 1
+name: project
+inputs:
+  mode: { type: string, default: debug }
+tasks:
+  build:
+    description: Compile the project
+    inputs:
+      target: { type: string, default: all, description: What to build }
+    steps:
+      - { id: compile, tool: echo, with: { value: "build \${{ inputs.target }} \${{ inputs.mode }}" } }
+  test:
+    steps:
+      - { id: run, tool: echo, with: { value: tested } }
+`;
+
+describe.concurrent('named tasks (end to end)', () => {
+  it('runs the task named after the file, with its own and the file’s inputs', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, { 'tasks.yml': taskFile });
+    const result = await runCli(['run', 'tasks.yml', 'build', '-i', 'target=lib', '--output', 'json'], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(events[0]).toMatchObject({ type: 'run_started', task: 'build', steps: [{ id: 'compile' }] });
+    expect(events.find((event) => event.type === 'step_progress')?.message).toBe('build lib debug');
+  });
+
+  it('refuses an unknown task with exit 2 and a did-you-mean, running nothing', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, { 'tasks.yml': taskFile });
+    const result = await runCli(['run', 'tasks.yml', 'biuld'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('tasks.yml has no task "biuld"; did you mean "build"? (tasks: build, test)');
+    expect(result.stdout).toBe('');
+  });
+
+  it('says which tasks exist when the file has no default steps', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, { 'tasks.yml': taskFile });
+    const result = await runCli(['run', 'tasks.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('has no default steps; name a task: rho run tasks.yml TASK (tasks: build, test)');
+  });
+
+  it('lists tasks with descriptions and inputs, as text and as JSON', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, { 'tasks.yml': taskFile });
+    const text = await runCli(['list', 'tasks.yml'], { cwd: dir });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout.split('\n')).toEqual(['Tasks in tasks.yml:', '  build  Compile the project  [-i mode=debug -i target=all]', '  test   [-i mode=debug]']);
+    const json = await runCli(['list', 'tasks.yml', '--json'], { cwd: dir });
+    expect(JSON.parse(json.stdout)).toEqual({
+      file: 'tasks.yml',
+      workflow: 'project',
+      tasks: [
+        {
+          name: 'build',
+          description: 'Compile the project',
+          inputs: [
+            { name: 'mode', type: 'string', required: false, default: 'debug' },
+            { name: 'target', type: 'string', required: false, default: 'all', description: 'What to build' },
+          ],
+          steps: 1,
+        },
+        { name: 'test', inputs: [{ name: 'mode', type: 'string', required: false, default: 'debug' }], steps: 1 },
+      ],
+    });
+  });
+
+  it('validates every task, not only the one run, and refuses an input declared twice', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, {
+      'bad.yml': `version: 1
+name: bad
+inputs:
+  mode: { type: string }
+tasks:
+  good:
+    steps: [{ id: a, tool: echo }]
+  broken:
+    inputs:
+      mode: { type: string }
+    steps: [{ id: a, tool: ecoh }]
+`,
+    });
+    const result = await runCli(['run', 'bad.yml', 'good'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('bad.yml:10:7: input mode is declared by the file and by task broken; rename one');
+    expect(result.stderr).toContain('bad.yml:11:28: unknown tool "ecoh"; did you mean "echo"?');
+  });
+
+  it('runs workflows/tasks.yml: the default task, and a named one with an input', async () => {
+    const dir = await directories.make();
+    const fallback = await runCli(['run', example('tasks.yml'), '-w', dir, '--output', 'plain'], { cwd: dir });
+    expect(fallback.exitCode, fallback.stderr).toBe(0);
+    expect(fallback.stdout).toContain('[help] Tasks: greet, build');
+    const greet = await runCli(['run', example('tasks.yml'), 'greet', '-w', dir, '-i', 'who=rho', '--output', 'plain'], { cwd: dir });
+    expect(greet.exitCode, greet.stderr).toBe(0);
+    expect(greet.stdout).toContain('rho: tasks › greet (1 step)');
+    expect(greet.stdout).toContain('[greet] Hello, rho!');
+    const listed = await runCli(['list', example('tasks.yml')], { cwd: dir });
+    expect(listed.stdout).toMatch(/\(default\)\s+Say which tasks there are/);
+  });
+});
