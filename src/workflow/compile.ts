@@ -20,6 +20,7 @@ import {
   taskSchema,
   workflowSchema,
   type InputDeclaration,
+  type StepDefaults,
   type StepFile,
   type TaskFile,
   type WorkflowFile,
@@ -80,10 +81,21 @@ export function compileWorkflow(
     const steps = compileSteps(source, file, task, tools, pendingServers, problems);
     if (task.name === options.task) selected = { task, steps };
   }
-  if (problems.length > 0) return { problems };
+  if (problems.length > 0) return { problems: uniqueProblems(problems) };
   if (options.task !== undefined && !selected) throw unknownTaskError(source.file, file, options.task);
   const task = selected?.task;
   return { workflow: { source, file, task: options.task, inputs: task?.inputs ?? file.inputs ?? {}, steps: selected?.steps ?? [] }, problems };
+}
+
+/** A default that is wrong is reported once, not once for every step it reaches. */
+function uniqueProblems(problems: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = `${problem.line}:${problem.col}:${problem.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** One task of a file, with what its steps may refer to. The default task has no name. */
@@ -95,14 +107,24 @@ interface TaskOf {
   ownInputs: Readonly<Record<string, InputDeclaration>>;
   /** The file's inputs and the task's own: what `inputs.*` reads. */
   inputs: Readonly<Record<string, InputDeclaration>>;
+  /** The file's defaults, with the task's own over them. */
+  defaults: StepDefaults;
+  /** Where each default comes from, to locate a bad one. */
+  defaultsPath: (key: keyof StepDefaults) => NodePath;
 }
 
 function tasksOf(file: WorkflowFile): TaskOf[] {
   const tasks: TaskOf[] = [];
-  if (file.steps) tasks.push({ name: undefined, path: ['steps'], steps: file.steps, ownInputs: {}, inputs: file.inputs ?? {} });
+  const fileDefaults = file.defaults ?? {};
+  if (file.steps) {
+    const defaultsPath = (key: keyof StepDefaults) => ['defaults', key];
+    tasks.push({ name: undefined, path: ['steps'], steps: file.steps, ownInputs: {}, inputs: file.inputs ?? {}, defaults: fileDefaults, defaultsPath });
+  }
   for (const [name, task] of Object.entries(file.tasks ?? {})) {
     const ownInputs = task.inputs ?? {};
-    tasks.push({ name, path: ['tasks', name, 'steps'], steps: task.steps, ownInputs, inputs: { ...file.inputs, ...ownInputs } });
+    const defaults = { ...fileDefaults, ...task.defaults };
+    const defaultsPath = (key: keyof StepDefaults) => (task.defaults?.[key] !== undefined ? ['tasks', name, 'defaults', key] : ['defaults', key]);
+    tasks.push({ name, path: ['tasks', name, 'steps'], steps: task.steps, ownInputs, inputs: { ...file.inputs, ...ownInputs }, defaults, defaultsPath });
   }
   return tasks;
 }
@@ -222,6 +244,9 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
   });
 
   const tool = context.tools.get(step.tool);
+  const defaults = context.task.defaults;
+  // A default working directory goes to every tool whose arguments have one, unless the step sets it.
+  const withValue = defaults.cwd !== undefined && step.with?.cwd === undefined && tool && hasArgument(tool, 'cwd') ? { ...step.with, cwd: defaults.cwd } : step.with;
   if (!tool && !isPendingServerTool(step.tool, context.pendingServers)) {
     const suggestions = closestToolNames(step.tool, context.tools.names(), context.pendingServers);
     const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((name) => `"${name}"`).join(' or ')}?` : '';
@@ -230,7 +255,7 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
 
   let withHasExpressions = false;
   let argumentsReadSteps = false;
-  walkTemplates(step.with ?? {}, (text, valuePath) => {
+  walkTemplates(withValue ?? {}, (text, valuePath) => {
     const template = parseOrReport(context, text, at('with', ...valuePath));
     if (template && !isLiteralTemplate(template)) {
       withHasExpressions = true;
@@ -251,19 +276,20 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     }
   }
 
-  if (tool && step.with !== undefined && !withHasExpressions) {
-    const checked = tool.schema.safeParse(step.with);
+  if (tool && withValue !== undefined && !withHasExpressions) {
+    const checked = tool.schema.safeParse(withValue);
     if (!checked.success) reportAt(context, at('with'), `invalid arguments for ${tool.name}: ${describeIssues(checked.error.issues)}`);
   }
   if (step.async && tool && tool.mode !== 'async') {
     reportAt(context, at('async'), `tool ${tool.name} cannot run detached (it does not declare async mode)`);
   }
   let timeoutMs: number | undefined;
-  if (step.timeout !== undefined) {
+  const timeout = step.timeout ?? defaults.timeout;
+  if (timeout !== undefined) {
     try {
-      timeoutMs = parseDuration(step.timeout);
+      timeoutMs = parseDuration(timeout);
     } catch (error) {
-      reportAt(context, at('timeout'), (error as Error).message);
+      reportAt(context, step.timeout !== undefined ? at('timeout') : context.task.defaultsPath('timeout'), (error as Error).message);
     }
   }
   if (context.problems.length > before) return undefined;
@@ -273,17 +299,23 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     name: step.name ?? step.id,
     tool: step.tool,
     line: context.source.position(at()).line,
-    with: step.with ?? {},
+    with: withValue ?? {},
     withHasExpressions,
     argumentsReadSteps,
     condition,
     conditionUsesStatus,
     dependencies: [...dependencies].sort((a, b) => a - b),
     async: step.async ?? false,
-    continueOnError: step.continue_on_error ?? false,
+    continueOnError: step.continue_on_error ?? defaults.continue_on_error ?? false,
     timeoutMs,
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
   };
+}
+
+/** Whether a tool's arguments (a zod object) have a key: how a default reaches only the tools it fits. */
+function hasArgument(tool: { schema: unknown }, key: string): boolean {
+  const shape = (tool.schema as { shape?: unknown }).shape;
+  return typeof shape === 'object' && shape !== null && key in shape;
 }
 
 function parseOrReport(context: StepContext, text: string, nodePath: NodePath, offsetShift = 0): Template | undefined {

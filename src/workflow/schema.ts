@@ -83,6 +83,13 @@ const toolSource = z.union([
   }),
 ]);
 
+/** `defaults:` of a file or a task: what its steps get when they do not say. A task's win over the file's. */
+const defaults = z.strictObject({
+  timeout: duration.optional().describe('Per-call limit of every step (default: the tool’s own; 1h for exec and shell)'),
+  cwd: z.string().min(1).max(4096).optional().describe('Working directory of every tool that has one (exec, shell, process_start), relative to the workspace'),
+  continue_on_error: z.boolean().optional(),
+});
+
 const resourceList = z.array(z.string().min(1).max(4096)).max(1000);
 
 export const stepSchema = z.strictObject({
@@ -107,6 +114,7 @@ const steps = z.array(stepSchema).min(1, 'a task needs at least one step').max(1
 export const taskSchema = z.strictObject({
   description: z.string().max(10_000).optional(),
   inputs: inputs.optional().describe('Inputs of this task, beside the file’s own'),
+  defaults: defaults.optional(),
   steps,
 });
 
@@ -120,6 +128,7 @@ export const workflowSchema = z.strictObject({
   inputs: inputs.optional(),
   env: z.record(z.string().regex(identifierPattern, 'variable names are identifiers'), z.union([z.string(), z.number(), z.boolean()])).optional(),
   secrets: z.array(z.string().regex(identifierPattern, 'secret names are identifiers')).max(100).optional(),
+  defaults: defaults.optional(),
   policy: policy.optional(),
   hooks: hooksConfigSchema.optional().describe('Hook programs for this workflow, as in a --hooks file'),
   tools: z.array(toolSource).max(100).optional(),
@@ -133,5 +142,6 @@ export const workflowSchema = z.strictObject({
 export type WorkflowFile = z.infer<typeof workflowSchema>;
 export type StepFile = z.infer<typeof stepSchema>;
 export type TaskFile = z.infer<typeof taskSchema>;
+export type StepDefaults = z.infer<typeof defaults>;
 export type InputDeclaration = z.infer<typeof input>;
 export type ProcessEnvSetting = z.infer<typeof processEnv>;

@@ -109,4 +109,52 @@ tasks:
     const listed = await runCli(['list', example('tasks.yml')], { cwd: dir });
     expect(listed.stdout).toMatch(/\(default\)\s+Say which tasks there are/);
   });
+
+  it('applies file and task defaults: cwd for process tools, timeout, continue_on_error; a step’s own setting wins', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, {
+      'sub/keep.txt': '',
+      'other/keep.txt': '',
+      'defaults.yml': `version: 1
+name: defaults
+defaults: { cwd: sub, continue_on_error: true }
+policy: { allow: ["process(node)"] }
+tasks:
+  check:
+    defaults: { timeout: 2s }
+    steps:
+      - { id: here, tool: exec, with: { command: node, args: [-e, "console.log(process.cwd())"] } }
+      - { id: there, tool: exec, with: { command: node, args: [-e, "console.log(process.cwd())"], cwd: other } }
+      - { id: slow, tool: exec, with: { command: node, args: [-e, "setTimeout(() => {}, 30000)"] } }
+      - { id: patient, tool: exec, timeout: 20s, continue_on_error: false, with: { command: node, args: [-e, "setTimeout(() => {}, 2500)"] } }
+      - { id: label, tool: echo, with: { value: echo has no cwd } }
+`,
+    });
+    const result = await runCli(['run', 'defaults.yml', 'check', '--output', 'json'], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const printed = (id: string) => events.find((event) => event.type === 'step_progress' && event.stepId === id)?.message;
+    expect(printed('here')).toBe(path.join(dir, 'sub'));
+    expect(printed('there')).toBe(path.join(dir, 'other'));
+    const finished = Object.fromEntries(events.filter((event) => event.type === 'step_finished').map((event) => [event.stepId, event]));
+    expect(finished.slow).toMatchObject({ status: 'failure', error: { kind: 'timeout' }, continueOnError: true });
+    expect(finished.patient).toMatchObject({ status: 'success' });
+    expect(finished.label).toMatchObject({ status: 'success' });
+  });
+
+  it('reports a bad default once, where it is written', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, {
+      'bad.yml': `version: 1
+name: bad
+defaults: { timeout: 48h }
+steps:
+  - { id: a, tool: echo }
+  - { id: b, tool: echo }
+`,
+    });
+    const result = await runCli(['validate', 'bad.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe('bad.yml:3:22: duration "48h" is longer than 24h');
+  });
 });
