@@ -3,6 +3,7 @@ import { describeIssues } from '../host/arguments.js';
 import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
+import { isCredentialName } from '../tools/process/environment.js';
 import { parseDuration } from './duration.js';
 import {
   ExpressionError,
@@ -14,6 +15,7 @@ import {
 } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import type { Problem } from './problems.js';
+import { runContextKeys } from './run-context.js';
 import {
   stepSchema,
   taskNamePattern,
@@ -73,6 +75,10 @@ export function compileWorkflow(
     });
   }
   if (file.steps === undefined && file.tasks === undefined) report([], 'a workflow needs steps: (its default task) or tasks:');
+  file.host_env?.forEach((name, index) => {
+    if (isCredentialName(name)) report(['host_env', index], `${name} looks like a credential; pass it through secrets: so it is masked`);
+    else if (file.env?.[name] !== undefined) report(['host_env', index], `${name} is also set under env:; keep one`);
+  });
   let selected: { task: TaskOf; steps: CompiledStep[] } | undefined;
   for (const task of tasksOf(file)) {
     for (const name of Object.keys(task.ownInputs)) {
@@ -348,11 +354,14 @@ function checkReferences(context: StepContext, template: Template, nodePath: Nod
   const declared = {
     inputs: Object.keys(context.task.inputs),
     secrets: context.file.secrets ?? [],
-    env: Object.keys(context.file.env ?? {}),
+    env: [...Object.keys(context.file.env ?? {}), ...(context.file.host_env ?? [])],
   };
   for (const kind of ['inputs', 'secrets', 'env'] as const) {
     for (const name of references[kind]) {
       if (!declared[kind].includes(name)) reportAt(context, nodePath, `${kind}.${name} is not declared under "${kind}:"`);
     }
+  }
+  for (const name of references.rho) {
+    if (!(runContextKeys as readonly string[]).includes(name)) reportAt(context, nodePath, `rho.${name} does not exist; rho has ${runContextKeys.join(', ')}`);
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { EnvMode } from '../host/capability.js';
 import { HostError } from '../host/errors.js';
@@ -13,6 +14,7 @@ import { builtinTools } from '../tools/index.js';
 import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs } from './inputs.js';
+import { runContextOf, type RunContext } from './run-context.js';
 import { serverStepProblems } from './extensions/server-steps.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
@@ -76,14 +78,27 @@ function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
   return { mode: 'inherit_only', names: raw.inherit_only };
 }
 
+/** The primary workspace root as given: `--workspace`, else the file's `workspace:`, else where rho was invoked. */
+function workspaceRoot(workflow: CompiledWorkflow, choices: RunChoices, cwd: string): string {
+  if (choices.workspace) return path.resolve(cwd, choices.workspace);
+  if (workflow.file.workspace) return path.resolve(workflow.source.directory, workflow.file.workspace);
+  return cwd;
+}
+
+/** The host variables `host_env:` names that are set (credential names were refused at validation). */
+function hostVariables(names: readonly string[], hostEnv: HostPorts['hostEnv']): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const name of names) {
+    const value = hostEnv[name];
+    if (value !== undefined) variables[name] = value;
+  }
+  return variables;
+}
+
 /** The host configuration of a run: the file's settings with the front end's choices over them. */
 export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoices, cwd: string, processVariables: Readonly<Record<string, string>>): HostConfig {
   const file = workflow.file;
-  const root = choices.workspace
-    ? path.resolve(cwd, choices.workspace)
-    : file.workspace
-      ? path.resolve(workflow.source.directory, file.workspace)
-      : cwd;
+  const root = workspaceRoot(workflow, choices, cwd);
   return {
     root,
     grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir)),
@@ -109,6 +124,7 @@ export interface OpenedWorkflow {
   secrets: Record<string, string>;
   env: Record<string, string>;
   maxParallel: number;
+  rho: RunContext;
   /** MCP servers the workflow declares; a run starts them, a plan does not. */
   servers: readonly DeclaredServer[];
   runId: string;
@@ -127,10 +143,21 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
   const runId = randomUUID();
   const declared = { inline: workflow.file.hooks, directory: workflow.source.directory, secretNames: workflow.file.secrets ?? [] };
   const hooks = ports.hooks ? await ports.hooks(declared, runId) : undefined;
-  const envContext: ExpressionContext = { inputs, steps: {}, env: {}, secrets, run: { failed: false, cancelled: false } };
-  const env = Object.fromEntries(
-    Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')]),
-  );
+  // Canonical as the host will make it, so env: sees the same rho.workspace as the steps.
+  const given = workspaceRoot(workflow, choices, options.cwd);
+  const context = runContextOf({
+    workspace: await realpath(given).catch(() => given),
+    workflowDir: workflow.source.directory,
+    cwd: options.cwd,
+    task: workflow.task,
+    hostEnv: ports.hostEnv,
+  });
+  const fromHost = hostVariables(workflow.file.host_env ?? [], ports.hostEnv);
+  const envContext: ExpressionContext = { inputs, steps: {}, env: fromHost, secrets, rho: context, run: { failed: false, cancelled: false } };
+  const env = {
+    ...fromHost,
+    ...Object.fromEntries(Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')])),
+  };
   const masker = ports.masker ?? new SecretMasker();
   masker.add(...Object.values(secrets));
   const config = resolveHostConfig(workflow, choices, options.cwd, env);
@@ -145,12 +172,13 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
     },
     extensions.tools,
   );
-  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, servers: extensions.servers, runId, hooks, masker };
+  const rho = { ...context, workspace: host.workspace.root };
+  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker };
 }
 
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
-  const { workflow, host, inputs, secrets, env, servers, runId, hooks, masker } = await openWorkflow(options);
+  const { workflow, host, inputs, secrets, env, rho, servers, runId, hooks, masker } = await openWorkflow(options);
   const unsubscribe = host.subscribe((event) => options.emit(masker.maskDeep(event)));
   const serverNames = servers.map((server) => server.declaration.name);
   // Starts still under way when the run ends are stopped: a run that never needed a server does not wait for it.
@@ -185,7 +213,7 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
     });
     // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
     void started.then(() => workflow.source.release());
-    return await runWorkflow({ host, workflow, inputs, secrets, env, signal: options.signal, runId });
+    return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId });
   } finally {
     starting.abort();
     await started;

@@ -46,7 +46,7 @@ export interface WorkflowPlan {
  */
 export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan> {
   const { workflow, host } = opened;
-  const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, run: { failed: false, cancelled: false } };
+  const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, rho: opened.rho, run: { failed: false, cancelled: false } };
   const signal = new AbortController().signal;
   const prepared = await Promise.all(workflow.steps.map((step) => prepareForPlan(step, opened, context, signal)));
   const schedule = planWaves(

@@ -10,6 +10,7 @@ import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
+import type { RunContext } from './run-context.js';
 import { parseStepResources } from './step-resources.js';
 
 /** Why a run was stopped from outside; decides the exit code (130, 124). */
@@ -21,8 +22,10 @@ export interface RunOptions {
   workflow: CompiledWorkflow;
   inputs: Readonly<Record<string, unknown>>;
   secrets: Readonly<Record<string, string>>;
-  /** The workflow's `env:` after evaluation. */
+  /** The workflow's `env:` after evaluation, with the host variables `host_env:` names. */
   env: Readonly<Record<string, string>>;
+  /** What `rho.*` reads. */
+  rho?: RunContext;
   /** Aborted with `interruptReason` on SIGINT/SIGTERM or `timeoutReason` when `--timeout` expires. */
   signal: AbortSignal;
   runId?: string;
@@ -243,6 +246,7 @@ function expressionContext(options: RunOptions, state: RunState): ExpressionCont
     steps: state.finished,
     env: { ...options.env },
     secrets: { ...options.secrets },
+    ...(options.rho && { rho: options.rho }),
     run: { failed: state.failed, cancelled: options.signal.aborted },
   };
 }

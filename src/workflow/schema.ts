@@ -128,6 +128,11 @@ export const workflowSchema = z.strictObject({
   inputs: inputs.optional(),
   env: z.record(z.string().regex(identifierPattern, 'variable names are identifiers'), z.union([z.string(), z.number(), z.boolean()])).optional(),
   secrets: z.array(z.string().regex(identifierPattern, 'secret names are identifiers')).max(100).optional(),
+  host_env: z
+    .array(z.string().regex(identifierPattern, 'variable names are identifiers'))
+    .max(100)
+    .optional()
+    .describe('Host variables copied into env.* (and so to processes) by name; credentials must come through secrets:'),
   defaults: defaults.optional(),
   policy: policy.optional(),
   hooks: hooksConfigSchema.optional().describe('Hook programs for this workflow, as in a --hooks file'),

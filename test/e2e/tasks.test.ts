@@ -157,4 +157,54 @@ steps:
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toBe('bad.yml:3:22: duration "48h" is longer than 24h');
   });
+
+  it('gives expressions the run context, and only the host variables host_env names', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, {
+      'flows/context.yml': `version: 1
+name: context
+workspace: ..
+host_env: [GREETING, ABSENT]
+env:
+  MESSAGE: "\${{ env.GREETING }} from \${{ rho.task }}"
+policy: { allow: ["process(node)"], process_env: empty }
+tasks:
+  show:
+    steps:
+      - { id: context, tool: echo, with: { value: "\${{ rho }}" } }
+      - id: child
+        tool: exec
+        with: { command: "\${{ rho.ci && 'node' || 'false' }}", args: [-e, "console.log(JSON.stringify([process.env.GREETING, process.env.MESSAGE, process.env.OTHER]))"] }
+`,
+      'bad.yml': `version: 1
+name: bad
+host_env: [GITHUB_TOKEN, HOME]
+env: { HOME: x }
+steps:
+  - { id: a, tool: echo, with: { value: "\${{ rho.shell }}" } }
+`,
+    });
+    const result = await runCli(['run', 'context.yml', 'show', '--output', 'json'], { cwd: path.join(dir, 'flows'), env: { GREETING: 'hi', OTHER: 'not passed' } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const printed = (id: string) => events.find((event) => event.type === 'step_progress' && event.stepId === id)?.message;
+    expect(JSON.parse(printed('context'))).toEqual({
+      workspace: dir,
+      workflow_dir: path.join(dir, 'flows'),
+      cwd: path.join(dir, 'flows'),
+      os: process.platform,
+      arch: process.arch,
+      ci: true,
+      task: 'show',
+    });
+    expect(JSON.parse(printed('child'))).toEqual(['hi', 'hi from show', null]);
+
+    const bad = await runCli(['validate', 'bad.yml'], { cwd: dir });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr.split('\n')).toEqual([
+      'bad.yml:3:12: GITHUB_TOKEN looks like a credential; pass it through secrets: so it is masked',
+      'bad.yml:3:26: HOME is also set under env:; keep one',
+      'bad.yml:6:41: rho.shell does not exist; rho has workspace, workflow_dir, cwd, os, arch, ci, task',
+    ]);
+  });
 });

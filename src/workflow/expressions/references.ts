@@ -9,17 +9,18 @@ export interface TemplateReferences {
   inputs: Set<string>;
   secrets: Set<string>;
   env: Set<string>;
+  rho: Set<string>;
   /** Uses success(), failure(), always() or cancelled(). */
   statusFunctions: boolean;
 }
 
 /**
- * Names read through `inputs.x`, `secrets['x']`, `env.x` and `steps.x`, wherever they appear
+ * Names read through `inputs.x`, `secrets['x']`, `env.x`, `rho.x` and `steps.x`, wherever they appear
  * (function arguments and index expressions included). A computed name (`inputs[env.which]`)
  * is not listed: its value is only known at run time.
  */
 export function templateReferences(template: Template): TemplateReferences {
-  const references: TemplateReferences = { steps: new Set(), inputs: new Set(), secrets: new Set(), env: new Set(), statusFunctions: false };
+  const references: TemplateReferences = { steps: new Set(), inputs: new Set(), secrets: new Set(), env: new Set(), rho: new Set(), statusFunctions: false };
   for (const part of template.parts) {
     if (part.kind === 'expression') collect(part.expression, references);
   }
