@@ -117,6 +117,8 @@ interface TaskOf {
   defaults: StepDefaults;
   /** Where each default comes from, to locate a bad one. */
   defaultsPath: (key: keyof StepDefaults) => NodePath;
+  /** `sequential: true`: each step waits for the one before it, as if it named it in needs:. */
+  sequential: boolean;
 }
 
 function tasksOf(file: WorkflowFile): TaskOf[] {
@@ -124,13 +126,13 @@ function tasksOf(file: WorkflowFile): TaskOf[] {
   const fileDefaults = file.defaults ?? {};
   if (file.steps) {
     const defaultsPath = (key: keyof StepDefaults) => ['defaults', key];
-    tasks.push({ name: undefined, path: ['steps'], steps: file.steps, ownInputs: {}, inputs: file.inputs ?? {}, defaults: fileDefaults, defaultsPath });
+    tasks.push({ name: undefined, path: ['steps'], steps: file.steps, ownInputs: {}, inputs: file.inputs ?? {}, defaults: fileDefaults, defaultsPath, sequential: file.sequential ?? false });
   }
   for (const [name, task] of Object.entries(file.tasks ?? {})) {
     const ownInputs = task.inputs ?? {};
     const defaults = { ...fileDefaults, ...task.defaults };
     const defaultsPath = (key: keyof StepDefaults) => (task.defaults?.[key] !== undefined ? ['tasks', name, 'defaults', key] : ['defaults', key]);
-    tasks.push({ name, path: ['tasks', name, 'steps'], steps: task.steps, ownInputs, inputs: { ...file.inputs, ...ownInputs }, defaults, defaultsPath });
+    tasks.push({ name, path: ['tasks', name, 'steps'], steps: task.steps, ownInputs, inputs: { ...file.inputs, ...ownInputs }, defaults, defaultsPath, sequential: task.sequential ?? false });
   }
   return tasks;
 }
@@ -241,7 +243,7 @@ function reportAt(context: StepContext, nodePath: NodePath, message: string, off
 function compileStep(context: StepContext, step: StepFile, index: number): CompiledStep | undefined {
   const at = (...rest: PropertyKey[]): NodePath => [...context.task.path, index, ...rest];
   const before = context.problems.length;
-  const dependencies = new Set<number>();
+  const dependencies = new Set<number>(context.task.sequential && index > 0 ? [index - 1] : []);
   const needs = step.needs === undefined ? [] : Array.isArray(step.needs) ? step.needs : [step.needs];
   needs.forEach((id, position) => {
     const target = resolveEarlierStep(context, id, step.id);

@@ -115,6 +115,7 @@ export const taskSchema = z.strictObject({
   description: z.string().max(10_000).optional(),
   inputs: inputs.optional().describe('Inputs of this task, beside the file’s own'),
   defaults: defaults.optional(),
+  sequential: z.boolean().optional().describe('Run the steps one after another, in order, whatever -j allows'),
   steps,
 });
 
@@ -138,6 +139,7 @@ export const workflowSchema = z.strictObject({
   hooks: hooksConfigSchema.optional().describe('Hook programs for this workflow, as in a --hooks file'),
   tools: z.array(toolSource).max(100).optional(),
   steps: steps.optional().describe('The default task: what `rho run FILE` runs'),
+  sequential: z.boolean().optional().describe('Run the top-level steps one after another, in order, whatever -j allows'),
   tasks: z
     .record(z.string().regex(taskNamePattern, 'task names use letters, digits, _ . : and -, starting with a letter or digit'), taskSchema)
     .optional()

@@ -207,4 +207,37 @@ steps:
       'bad.yml:6:41: rho.shell does not exist; rho has workspace, workflow_dir, cwd, os, arch, ci, task',
     ]);
   });
+
+  it('runs a sequential task’s steps in order at -j 4, while another task’s steps overlap', async () => {
+    const dir = await directories.make();
+    const sleep = (id: string) => `      - { id: ${id}, tool: exec, with: { command: node, args: [-e, "setTimeout(() => {}, 400)"] } }`;
+    await writeFiles(dir, {
+      'seq.yml': `version: 1
+name: seq
+policy: { allow: ["process(node)"] }
+tasks:
+  chain:
+    sequential: true
+    steps:
+${['install', 'build', 'test'].map(sleep).join('\n')}
+  fan:
+    steps:
+${['lint', 'format', 'types'].map(sleep).join('\n')}
+`,
+    });
+    const order = async (task: string) => {
+      const result = await runCli(['run', 'seq.yml', task, '-j', '4', '--output', 'json'], { cwd: dir });
+      expect(result.exitCode, result.stderr).toBe(0);
+      return result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .filter((event) => event.type === 'step_started' || event.type === 'step_finished')
+        .map((event) => `${event.type === 'step_started' ? 'start' : 'end'} ${event.stepId}`);
+    };
+    expect(await order('chain')).toEqual(['start install', 'end install', 'start build', 'end build', 'start test', 'end test']);
+    expect((await order('fan')).slice(0, 3)).toEqual(['start lint', 'start format', 'start types']);
+    const plan = await runCli(['plan', 'seq.yml', 'chain', '-j', '4'], { cwd: dir });
+    expect(plan.stdout).toMatch(/wave 1: install\n\s+wave 2: build\n\s+wave 3: test/);
+  });
 });
