@@ -30,7 +30,14 @@ export type StepError = z.infer<typeof stepErrorSchema>;
 
 const auditSeq = z.number().int().describe('Audit sequence number of the decision');
 
-const stepStarted = z.strictObject({ type: z.literal('step_started'), stepId: z.string(), index: z.number().int(), tool: z.string() });
+const stepStarted = z.strictObject({
+  type: z.literal('step_started'),
+  stepId: z.string(),
+  index: z.number().int(),
+  tool: z.string(),
+  attempt: z.number().int().min(2).optional().describe('A retry: this attempt’s number (retry:); absent for the first'),
+  attempts: z.number().int().min(2).optional().describe('With attempt: the most attempts the call may take'),
+});
 const stepProgress = z.strictObject({
   type: z.literal('step_progress'),
   stepId: z.string(),
@@ -77,6 +84,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
       .readonly()
       .optional()
       .describe('Images the step returned: media type and size only, never their bytes'),
+    attempts: z.number().int().min(2).optional().describe('How many attempts the step took, when it was retried'),
   }),
   z.strictObject({
     type: z.literal('run_finished'),

@@ -15,6 +15,7 @@ import {
 } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import type { Problem } from './problems.js';
+import type { RetryPolicy } from '../host/retry.js';
 import { runContextKeys } from './run-context.js';
 import {
   stepSchema,
@@ -22,6 +23,7 @@ import {
   taskSchema,
   workflowSchema,
   type InputDeclaration,
+  type RetrySetting,
   type StepDefaults,
   type StepFile,
   type TaskFile,
@@ -300,6 +302,15 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
       reportAt(context, step.timeout !== undefined ? at('timeout') : context.task.defaultsPath('timeout'), (error as Error).message);
     }
   }
+  const retrySetting = step.retry ?? defaults.retry;
+  let retry: RetryPolicy | undefined;
+  if (retrySetting !== undefined) {
+    try {
+      retry = parseRetry(retrySetting);
+    } catch (error) {
+      reportAt(context, step.retry !== undefined ? at('retry') : context.task.defaultsPath('retry'), (error as Error).message);
+    }
+  }
   if (context.problems.length > before) return undefined;
   return {
     index,
@@ -316,8 +327,15 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     async: step.async ?? false,
     continueOnError: step.continue_on_error ?? defaults.continue_on_error ?? false,
     timeoutMs,
+    retry,
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
   };
+}
+
+function parseRetry(setting: RetrySetting): RetryPolicy | undefined {
+  const { attempts, delay, backoff } = typeof setting === 'number' ? { attempts: setting, delay: undefined, backoff: undefined } : setting;
+  if (attempts < 2) return undefined;
+  return { attempts, delayMs: delay === undefined ? 0 : parseDuration(delay), backoff: backoff ?? 1 };
 }
 
 /** Whether a tool's arguments (a zod object) have a key: how a default reaches only the tools it fits. */

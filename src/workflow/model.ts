@@ -1,4 +1,5 @@
 import type { Template } from './expressions/index.js';
+import type { RetryPolicy } from '../host/retry.js';
 import type { InputDeclaration, WorkflowFile } from './schema.js';
 import type { WorkflowSource } from './source.js';
 
@@ -24,6 +25,8 @@ export interface CompiledStep {
   async: boolean;
   continueOnError: boolean;
   timeoutMs: number | undefined;
+  /** `retry:` (the step's, else its task's or file's default); undefined: one attempt. */
+  retry: RetryPolicy | undefined;
   resources: { shared: readonly string[]; exclusive: readonly string[] } | undefined;
 }
 

@@ -41,6 +41,8 @@ export interface StepRecord {
   data: unknown;
   /** Images the step's tool returned (read_file, MCP tools). */
   images?: readonly ImageContent[];
+  /** How many attempts it took, when its retry: ran it more than once. */
+  attempts?: number;
 }
 
 export interface RunSummary {
@@ -160,6 +162,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       ...(complete.reason && { reason: complete.reason }),
       ...(continueOnError && { continueOnError }),
       ...(complete.images && { images: summarizeImages(complete.images) }),
+      ...(complete.attempts !== undefined && complete.attempts > 1 && { attempts: complete.attempts }),
     });
   };
   const stopped = () => ({ status: 'cancelled' as const, reason: options.signal.reason === timeoutReason ? 'the run timed out' : 'the run was interrupted' });
@@ -201,6 +204,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     waitSignal,
     ...(step.resources && { resources: parseStepResources(step.resources, options.host.workspace.root) }),
     detached: step.async,
+    ...(step.retry && { retry: step.retry }),
     onStarted: () => {
       startedAt = performance.now();
     },
@@ -216,7 +220,7 @@ function recordOutcome(step: CompiledStep, outcome: CallOutcome, signal: AbortSi
     finish(signal.aborted ? { status: 'cancelled', reason } : { status: 'skipped', reason: `${state.firstFailure} failed` });
     return;
   }
-  const record = executedRecord(step, outcome.result, signal, state);
+  const record = { ...executedRecord(step, outcome.result, signal, state), ...(outcome.attempts !== undefined && { attempts: outcome.attempts }) };
   finish(record, step.continueOnError && (record.status === 'failure' || record.status === 'denied'));
 }
 

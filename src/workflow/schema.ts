@@ -83,11 +83,23 @@ const toolSource = z.union([
   }),
 ]);
 
+const retry = z
+  .union([
+    z.number().int().min(1).max(100),
+    z.strictObject({
+      attempts: z.number().int().min(1).max(100).describe('Most attempts in all, the first included'),
+      delay: duration.optional().describe('Wait before the second attempt (default: none)'),
+      backoff: z.number().min(1).max(10).optional().describe('Each later wait is the one before times this (default 1)'),
+    }),
+  ])
+  .describe('Run a failed call again (never a denied or cancelled one): a number of attempts, or { attempts, delay, backoff }');
+
 /** `defaults:` of a file or a task: what its steps get when they do not say. A task's win over the file's. */
 const defaults = z.strictObject({
   timeout: duration.optional().describe('Per-call limit of every step (default: the tool’s own; 1h for exec and shell)'),
   cwd: z.string().min(1).max(4096).optional().describe('Working directory of every tool that has one (exec, shell, process_start), relative to the workspace'),
   continue_on_error: z.boolean().optional(),
+  retry: retry.optional(),
 });
 
 const resourceList = z.array(z.string().min(1).max(4096)).max(1000);
@@ -102,6 +114,7 @@ export const stepSchema = z.strictObject({
   async: z.boolean().optional(),
   continue_on_error: z.boolean().optional(),
   timeout: duration.optional(),
+  retry: retry.optional(),
   resources: z
     .strictObject({ shared: resourceList.optional(), exclusive: resourceList.optional() })
     .optional()
@@ -150,5 +163,6 @@ export type WorkflowFile = z.infer<typeof workflowSchema>;
 export type StepFile = z.infer<typeof stepSchema>;
 export type TaskFile = z.infer<typeof taskSchema>;
 export type StepDefaults = z.infer<typeof defaults>;
+export type RetrySetting = z.infer<typeof retry>;
 export type InputDeclaration = z.infer<typeof input>;
 export type ProcessEnvSetting = z.infer<typeof processEnv>;

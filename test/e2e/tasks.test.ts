@@ -240,4 +240,48 @@ ${['lint', 'format', 'types'].map(sleep).join('\n')}
     const plan = await runCli(['plan', 'seq.yml', 'chain', '-j', '4'], { cwd: dir });
     expect(plan.stdout).toMatch(/wave 1: install\n\s+wave 2: build\n\s+wave 3: test/);
   });
+
+  it('retries a failed step, each attempt visible in events and the summary; never a denied one', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, {
+      'flaky.mjs': `import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+const count = existsSync('count.txt') ? Number(readFileSync('count.txt', 'utf8')) + 1 : 1;
+writeFileSync('count.txt', String(count));
+console.log('try ' + count);
+process.exit(count < 3 ? 1 : 0);
+`,
+      'retry.yml': `version: 1
+name: retry
+defaults: { retry: { attempts: 2 } }
+policy: { allow: ["process(node)", "write(count.txt)"] }
+steps:
+  - { id: flaky, tool: exec, retry: { attempts: 4, delay: 50ms, backoff: 2 }, with: { command: node, args: [flaky.mjs] } }
+  - { id: refused, tool: exec, continue_on_error: true, with: { command: sh, args: [-c, "exit 0"] } }
+`,
+    });
+    const json = await runCli(['run', 'retry.yml', '--output', 'json'], { cwd: dir });
+    expect(json.exitCode, json.stderr).toBe(0);
+    const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const flaky = events.filter(
+      (event) => event.stepId === 'flaky' && (['step_started', 'step_finished'].includes(event.type) || event.message?.startsWith('attempt')),
+    );
+    expect(flaky.map((event) => [event.type, event.attempt ?? event.message ?? event.status])).toEqual([
+      ['step_started', undefined],
+      ['step_progress', 'attempt 1 of 4 failed: node exited with code 1 (expected 0); trying again in 50ms'],
+      ['step_started', 2],
+      ['step_progress', 'attempt 2 of 4 failed: node exited with code 1 (expected 0); trying again in 100ms'],
+      ['step_started', 3],
+      ['step_finished', 'success'],
+    ]);
+    expect(events.find((event) => event.type === 'step_finished' && event.stepId === 'flaky')).toMatchObject({ attempts: 3 });
+    const refused = events.filter((event) => event.stepId === 'refused' && event.type.startsWith('step_'));
+    expect(refused.map((event) => event.type)).toEqual(['step_finished']);
+    expect(refused[0]).toMatchObject({ status: 'denied' });
+    expect(refused[0].attempts).toBeUndefined();
+
+    await writeFiles(dir, { 'count.txt': '1' });
+    const plain = await runCli(['run', 'retry.yml', '--output', 'plain'], { cwd: dir });
+    expect(plain.stdout).toContain('[flaky] ▶ flaky (exec), attempt 2 of 4');
+    expect(plain.stdout).toMatch(/✔\s+flaky\s+success\s+\S+ \(2 attempts\)/);
+  });
 });
