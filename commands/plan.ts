@@ -1,6 +1,6 @@
 import { Args, Command } from '@oclif/core';
 import { readCliEnvironment } from '../src/cli/environment.js';
-import { planFlags, planRequestOf, taskArg } from '../src/cli/run-flags.js';
+import { planFlags, planRequestOf, splitPassThrough, taskArg } from '../src/cli/run-flags.js';
 import type { WorkflowPlan } from '../src/workflow/plan.js';
 
 export default class Plan extends Command {
@@ -14,10 +14,11 @@ export default class Plan extends Command {
   static override enableJsonFlag = true;
 
   async run(): Promise<WorkflowPlan | undefined> {
-    const { args, flags } = await this.parse(Plan);
+    const { argv, passThrough } = splitPassThrough(this.argv);
+    const { args, flags } = await this.parse(Plan, argv);
     const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
     const { exitCode, plan } = await planWorkflowCommand(
-      planRequestOf(args.workflow, { ...flags, task: args.task }),
+      planRequestOf(args.workflow, { ...flags, task: args.task, passThrough }),
       readCliEnvironment(),
       { stdout: process.stdout, stderr: process.stderr },
       { print: !this.jsonEnabled() },

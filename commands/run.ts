@@ -1,6 +1,6 @@
 import { Args, Command } from '@oclif/core';
 import { readCliEnvironment } from '../src/cli/environment.js';
-import { planRequestOf, runChoicesOf, runFlags, taskArg } from '../src/cli/run-flags.js';
+import { planRequestOf, runChoicesOf, runFlags, splitPassThrough, taskArg } from '../src/cli/run-flags.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends Command {
@@ -12,6 +12,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
   static override examples = [
     '<%= config.bin %> run workflows/hello.yml',
     '<%= config.bin %> run tasks.yml build',
+    '<%= config.bin %> run tasks.yml test -- --watch src/',
     `<%= config.bin %> run release.yml -i tag=v1.2.0 --allow 'write(dist/**)' --approve 'process(npm publish)'`,
     '<%= config.bin %> run ci.yml -j 4 --output plain --timeout 10m',
     '<%= config.bin %> run ci.yml --junit reports/rho.xml --events reports/events.ndjson',
@@ -25,12 +26,13 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
   static override flags = runFlags;
 
   async run(): Promise<void> {
-    const { args, flags } = await this.parse(Run);
+    const { argv, passThrough } = splitPassThrough(this.argv);
+    const { args, flags } = await this.parse(Run, argv);
     const environment = readCliEnvironment();
     const streams = { stdout: process.stdout, stderr: process.stderr };
     if (flags['dry-run']) {
       const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
-      const planned = await planWorkflowCommand(planRequestOf(args.workflow, { ...flags, task: args.task }), environment, streams, { print: true });
+      const planned = await planWorkflowCommand(planRequestOf(args.workflow, { ...flags, task: args.task, passThrough }), environment, streams, { print: true });
       if (planned.exitCode !== 0) this.exit(planned.exitCode);
       return;
     }
@@ -38,7 +40,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const code = await runWorkflowCommand(
       {
         file: args.workflow,
-        choices: runChoicesOf({ ...flags, task: args.task }),
+        choices: runChoicesOf({ ...flags, task: args.task, passThrough }),
         noInput: flags['no-input'],
         output: flags.output as OutputMode,
         ...(flags.timeout !== undefined && { timeout: flags.timeout }),

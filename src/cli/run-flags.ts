@@ -22,6 +22,15 @@ export const policyFlags = {
 /** The optional task positional of `run` and `plan`: a name under the file's `tasks:`. */
 export const taskArg = Args.string({ description: 'Task to run (a name under tasks:); the file’s top-level steps when absent', required: false });
 
+/**
+ * Splits a command line at `--`: what follows goes to the task as its `args` input, unparsed
+ * (`rho run FILE TASK -- --watch`), so flags meant for the task are never read as rho's.
+ */
+export function splitPassThrough(argv: readonly string[]): { argv: string[]; passThrough: string[] } {
+  const at = argv.indexOf('--');
+  return at < 0 ? { argv: [...argv], passThrough: [] } : { argv: argv.slice(0, at), passThrough: argv.slice(at + 1) };
+}
+
 /** Flags of `plan`: everything that shapes what a run would do. */
 export const planFlags = {
   workspace: policyFlags.workspace,
@@ -56,6 +65,8 @@ export const runFlags = {
 export interface ChoiceFlagValues {
   /** The task positional of `run` and `plan`. */
   task?: string | undefined;
+  /** What followed `--`. */
+  passThrough?: string[];
   workspace?: string | undefined;
   'max-parallel'?: number | undefined;
   input?: string[];
@@ -70,6 +81,7 @@ export interface ChoiceFlagValues {
 export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
   return parseRunChoices({
     ...(flags.task !== undefined && { task: flags.task }),
+    passThrough: flags.passThrough ?? [],
     ...(flags.workspace !== undefined && { workspace: flags.workspace }),
     ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
     inputs: flags.input ?? [],

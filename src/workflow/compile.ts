@@ -81,6 +81,15 @@ export function compileWorkflow(
     if (isCredentialName(name)) report(['host_env', index], `${name} looks like a credential; pass it through secrets: so it is masked`);
     else if (file.env?.[name] !== undefined) report(['host_env', index], `${name} is also set under env:; keep one`);
   });
+  const checkDefaults = (declared: Readonly<Record<string, InputDeclaration>> | undefined, at: NodePath) => {
+    for (const [name, input] of Object.entries(declared ?? {})) {
+      if (input.default !== undefined && Array.isArray(input.default) !== (input.type === 'array')) {
+        report([...at, name, 'default'], input.type === 'array' ? `input ${name} is an array: its default is a list` : `input ${name} is a ${input.type}: its default cannot be a list`);
+      }
+    }
+  };
+  checkDefaults(file.inputs, ['inputs']);
+  for (const [name, task] of Object.entries(file.tasks ?? {})) checkDefaults(task.inputs, ['tasks', name, 'inputs']);
   let selected: { task: TaskOf; steps: CompiledStep[] } | undefined;
   for (const task of tasksOf(file)) {
     for (const name of Object.keys(task.ownInputs)) {

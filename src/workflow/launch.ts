@@ -13,7 +13,7 @@ import type { RunChoices } from './run-choices.js';
 import { builtinTools } from '../tools/index.js';
 import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
-import { parseInputs } from './inputs.js';
+import { parseInputs, type InputValue } from './inputs.js';
 import { runContextOf, type RunContext } from './run-context.js';
 import { serverStepProblems } from './extensions/server-steps.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
@@ -120,7 +120,7 @@ export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoice
 export interface OpenedWorkflow {
   workflow: CompiledWorkflow;
   host: ToolHost;
-  inputs: Record<string, string | number | boolean>;
+  inputs: Record<string, InputValue>;
   secrets: Record<string, string>;
   env: Record<string, string>;
   maxParallel: number;
@@ -138,7 +138,7 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
   const { ports, choices } = options;
   const { workflow, extensions } = await loadWorkflowFile(options.file, builtinRegistry(), choices.task);
   for (const warning of extensions.warnings) ports.warn?.(formatProblem(warning));
-  const inputs = parseInputs(choices.inputs, workflow.inputs);
+  const inputs = parseInputs(choices.inputs, workflow.inputs, choices.passThrough);
   const secrets = readSecrets(workflow.file.secrets ?? [], ports.hostEnv);
   const runId = randomUUID();
   const declared = { inline: workflow.file.hooks, directory: workflow.source.directory, secretNames: workflow.file.secrets ?? [] };

@@ -14,10 +14,16 @@ const duration = z
 
 const stepId = z.string().regex(stepIdPattern, 'step ids use lower case letters, digits, _ and -, starting with a letter or digit');
 
+/** The input that receives what follows `--` on the command line (`rho run FILE TASK -- ARGS`). */
+export const passThroughInput = 'args';
+
 const input = z.strictObject({
-  type: z.enum(['string', 'number', 'boolean']).default('string'),
+  type: z
+    .enum(['string', 'number', 'boolean', 'array'])
+    .default('string')
+    .describe('array: a list of strings, one for each -i NAME=VALUE; an input named args receives what follows -- on the command line'),
   required: z.boolean().optional(),
-  default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+  default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string().max(65_536)).max(10_000)]).optional(),
   description: z.string().max(1000).optional(),
 });
 

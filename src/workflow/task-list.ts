@@ -1,10 +1,10 @@
-import type { InputDeclaration, WorkflowFile } from './schema.js';
+import { passThroughInput, type InputDeclaration, type WorkflowFile } from './schema.js';
 
 export interface ListedInput {
   name: string;
   type: InputDeclaration['type'];
   required: boolean;
-  default?: string | number | boolean;
+  default?: InputDeclaration['default'];
   description?: string;
 }
 
@@ -47,9 +47,14 @@ export function formatTaskListing(listing: TaskListing): string[] {
   const width = Math.max(...listing.tasks.map((task) => label(task).length));
   const lines = [`Tasks in ${listing.file}:`];
   for (const task of listing.tasks) {
-    const inputs = task.inputs.map((input) => `-i ${input.name}=${input.default !== undefined ? String(input.default) : input.required ? '…' : ''}`);
+    const inputs = task.inputs.map((input) => (input.name === passThroughInput && input.type === 'array' ? '-- ARGS…' : `-i ${input.name}=${shownDefault(input)}`));
     const parts = [task.description?.split('\n')[0], inputs.length > 0 ? `[${inputs.join(' ')}]` : undefined].filter(Boolean);
     lines.push(`  ${label(task).padEnd(width)}${parts.length > 0 ? `  ${parts.join('  ')}` : ''}`.trimEnd());
   }
   return lines;
+}
+
+function shownDefault(input: ListedInput): string {
+  if (input.default === undefined) return input.required ? '…' : '';
+  return Array.isArray(input.default) ? input.default.join(',') : String(input.default);
 }

@@ -101,11 +101,14 @@ tasks:
     const dir = await directories.make();
     const fallback = await runCli(['run', example('tasks.yml'), '-w', dir, '--output', 'plain'], { cwd: dir });
     expect(fallback.exitCode, fallback.stderr).toBe(0);
-    expect(fallback.stdout).toContain('[help] Tasks: greet, build');
+    expect(fallback.stdout).toContain('[help] Tasks: greet, test, build');
     const greet = await runCli(['run', example('tasks.yml'), 'greet', '-w', dir, '-i', 'who=rho', '--output', 'plain'], { cwd: dir });
     expect(greet.exitCode, greet.stderr).toBe(0);
     expect(greet.stdout).toContain('rho: tasks › greet (1 step)');
     expect(greet.stdout).toContain('[greet] Hello, rho!');
+    const passed = await runCli(['run', example('tasks.yml'), 'test', '-w', dir, '--output', 'plain', '--', '--watch', 'a b'], { cwd: dir });
+    expect(passed.exitCode, passed.stderr).toBe(0);
+    expect(passed.stdout).toContain('[run] test runner got ["--watch","a b"]');
     const listed = await runCli(['list', example('tasks.yml')], { cwd: dir });
     expect(listed.stdout).toMatch(/\(default\)\s+Say which tasks there are/);
   });
@@ -283,5 +286,43 @@ steps:
     const plain = await runCli(['run', 'retry.yml', '--output', 'plain'], { cwd: dir });
     expect(plain.stdout).toContain('[flaky] ▶ flaky (exec), attempt 2 of 4');
     expect(plain.stdout).toMatch(/✔\s+flaky\s+success\s+\S+ \(2 attempts\)/);
+  });
+
+  it('passes what follows -- to the task as its args input, spliced into exec args with array inputs', async () => {
+    const dir = await directories.make();
+    await writeFiles(dir, {
+      'args.yml': `version: 1
+name: args
+policy: { allow: ["process(node)"] }
+tasks:
+  test:
+    inputs:
+      args: { type: array }
+      only: { type: array, default: [unit] }
+    steps:
+      - id: run
+        tool: exec
+        with: { command: node, args: [-e, "console.log(JSON.stringify(process.argv.slice(1)))", "\${{ inputs.only }}", --, "\${{ inputs.args }}"] }
+      - { id: count, tool: echo, with: { value: "\${{ inputs.args }} extra" } }
+  plain:
+    steps: [{ id: a, tool: echo }]
+`,
+    });
+    const printed = async (...extra: string[]) => {
+      const result = await runCli(['run', 'args.yml', 'test', '--output', 'json', ...extra], { cwd: dir });
+      expect(result.exitCode, result.stderr).toBe(0);
+      const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+      return events.filter((event) => event.type === 'step_progress').map((event) => event.message);
+    };
+    expect(await printed('-i', 'only=e2e', '-i', 'only=lint', '--', '--watch', '-i', 'has space')).toEqual([
+      '["e2e","lint","--","--watch","-i","has space"]',
+      '["--watch","-i","has space"] extra',
+    ]);
+    expect(await printed()).toEqual(['["unit","--"]', '[] extra']);
+    const refused = await runCli(['run', 'args.yml', 'plain', '--', 'x'], { cwd: dir });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('arguments after -- need an input to go to: declare inputs: { args: { type: array } }');
+    const listed = await runCli(['list', 'args.yml'], { cwd: dir });
+    expect(listed.stdout).toContain('  test   [-- ARGS… -i only=unit]');
   });
 });

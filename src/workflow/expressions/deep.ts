@@ -16,8 +16,9 @@ function walk(value: unknown, path: ValuePath, visit: (text: string, path: Value
 }
 
 /**
- * A copy of `value` with every string evaluated as a template. An error names the failing
- * string's place through `ExpressionError.path`.
+ * A copy of `value` with every string evaluated as a template (a list item that evaluates to a
+ * list is spliced in: see `spliced`). An error names the failing string's place through
+ * `ExpressionError.path`.
  */
 export function evaluateDeep(value: unknown, context: ExpressionContext): unknown {
   return evaluateAt(value, [], context);
@@ -32,11 +33,25 @@ function evaluateAt(value: unknown, path: ValuePath, context: ExpressionContext)
       throw new ExpressionError(error.message, error.offset, { cause: error.cause, path });
     }
   }
-  if (Array.isArray(value)) return value.map((element, index) => evaluateAt(element, [...path, index], context));
+  if (Array.isArray(value)) return value.flatMap((element, index) => spliced(element, evaluateAt(element, [...path, index], context)));
   if (isRecord(value)) {
     return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, evaluateAt(element, [...path, key], context)]));
   }
   return value;
+}
+
+/**
+ * An item of a list that is one whole `${{ … }}` whose value is a list is spliced into it, so
+ * `args: [test, "${{ inputs.args }}"]` passes every extra argument as its own item.
+ */
+function spliced(raw: unknown, evaluated: unknown): unknown[] {
+  if (!Array.isArray(evaluated) || typeof raw !== 'string' || !isWholeExpression(raw)) return [evaluated];
+  return evaluated;
+}
+
+function isWholeExpression(text: string): boolean {
+  const template = parseTemplate(text);
+  return template.parts.length === 1 && template.parts[0]!.kind === 'expression';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
