@@ -4,6 +4,7 @@ import HooksTest from './hooks/test.js';
 import Init from './init.js';
 import Invoke from './invoke.js';
 import List from './list.js';
+import Matrix from './matrix.js';
 import Plan from './plan.js';
 import Run from './run.js';
 import Schema from './schema.js';
@@ -20,6 +21,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   init: Init,
   invoke: Invoke,
   list: List,
+  matrix: Matrix,
   plan: Plan,
   run: Run,
   schema: Schema,

@@ -39,12 +39,14 @@ export const planFlags = {
   deny: policyFlags.deny,
   'max-parallel': Flags.integer({ char: 'j', summary: 'Limit on concurrently executing steps.', min: 1, helpValue: 'N' }),
   input: Flags.string({ char: 'i', summary: 'Workflow input KEY=VALUE. Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
+  matrix: Flags.string({ summary: 'Run only the matrix cells whose NAME is VALUE (one machine’s share of a CI matrix). Repeatable.', multiple: true, default: [], helpValue: 'NAME=VALUE' }),
 };
 
 export const runFlags = {
   ...policyFlags,
   'max-parallel': planFlags['max-parallel'],
   input: planFlags.input,
+  matrix: planFlags.matrix,
   'dry-run': Flags.boolean({ summary: 'Print the plan (as rho plan) and run nothing.', default: false }),
   output: Flags.string({
     summary: 'Output: auto (fancy on a terminal outside CI, else plain), fancy, plain, or json (NDJSON events on stdout).',
@@ -67,6 +69,7 @@ export interface ChoiceFlagValues {
   task?: string | undefined;
   /** What followed `--`. */
   passThrough?: string[];
+  matrix?: string[];
   workspace?: string | undefined;
   'max-parallel'?: number | undefined;
   input?: string[];
@@ -82,6 +85,7 @@ export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
   return parseRunChoices({
     ...(flags.task !== undefined && { task: flags.task }),
     passThrough: flags.passThrough ?? [],
+    matrix: flags.matrix ?? [],
     ...(flags.workspace !== undefined && { workspace: flags.workspace }),
     ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
     inputs: flags.input ?? [],

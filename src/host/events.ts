@@ -67,7 +67,17 @@ export const runEventSchema = z.discriminatedUnion('type', [
     task: z.string().optional().describe('The task run (`rho run FILE TASK`); absent for the default task'),
     file: z.string(),
     workspace: z.string().describe('Canonical primary workspace root'),
-    steps: z.array(z.strictObject({ id: z.string(), name: z.string(), tool: z.string(), line: z.number().int() })).readonly(),
+    steps: z
+      .array(
+        z.strictObject({
+          id: z.string(),
+          name: z.string(),
+          tool: z.string(),
+          line: z.number().int(),
+          kind: z.enum(['matrix']).optional().describe('A matrix step: no call of its own, the combined status of its cells (the steps before it)'),
+        }),
+      )
+      .readonly(),
   }),
   ...hostEventSchema.options,
   z.strictObject({

@@ -14,6 +14,8 @@ import {
   type Template,
 } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
+import { matrixCells, type MatrixCell, type MatrixFilter } from './matrix.js';
+import { expandMatrices } from './expand.js';
 import type { Problem } from './problems.js';
 import type { RetryPolicy } from '../host/retry.js';
 import { runContextKeys } from './run-context.js';
@@ -40,6 +42,8 @@ export interface CompileOptions {
   pendingServers?: readonly string[];
   /** The task to compile for a run; the default task (top-level `steps:`) when absent. Every task is validated. */
   task?: string;
+  /** `--matrix NAME=VALUE`: the cells a run keeps. */
+  matrixFilter?: MatrixFilter;
 }
 
 /**
@@ -101,7 +105,9 @@ export function compileWorkflow(
   if (problems.length > 0) return { problems: uniqueProblems(problems) };
   if (options.task !== undefined && !selected) throw unknownTaskError(source.file, file, options.task);
   const task = selected?.task;
-  return { workflow: { source, file, task: options.task, inputs: task?.inputs ?? file.inputs ?? {}, steps: selected?.steps ?? [] }, problems };
+  const matrixFilter = options.matrixFilter ?? {};
+  const steps = expandMatrices(selected?.steps ?? [], matrixFilter);
+  return { workflow: { source, file, task: options.task, matrixFilter, inputs: task?.inputs ?? file.inputs ?? {}, steps }, problems };
 }
 
 /** A default that is wrong is reported once, not once for every step it reaches. */
@@ -262,6 +268,16 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     else dependencies.add(target);
   });
 
+  let cells: MatrixCell[] | undefined;
+  if (step.matrix !== undefined) {
+    try {
+      cells = matrixCells(step.matrix);
+    } catch (error) {
+      reportAt(context, at('matrix'), (error as Error).message);
+    }
+  }
+  if (step.fail_fast !== undefined && step.matrix === undefined) reportAt(context, at('fail_fast'), 'fail_fast applies to a step with matrix:');
+  const matrixNames = step.matrix === undefined ? undefined : [...new Set((cells ?? []).flatMap((cell) => Object.keys(cell)))];
   const tool = context.tools.get(step.tool);
   const defaults = context.task.defaults;
   // A default working directory goes to every tool whose arguments have one, unless the step sets it.
@@ -279,7 +295,7 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     if (template && !isLiteralTemplate(template)) {
       withHasExpressions = true;
       argumentsReadSteps ||= templateReferences(template).steps.size > 0;
-      checkReferences(context, template, at('with', ...valuePath), step.id, dependencies);
+      checkReferences(context, template, at('with', ...valuePath), step.id, dependencies, matrixNames);
     }
   });
 
@@ -291,7 +307,7 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     if (template) {
       condition = template;
       conditionUsesStatus = templateReferences(template).statusFunctions;
-      checkReferences(context, template, at('if'), step.id, dependencies);
+      checkReferences(context, template, at('if'), step.id, dependencies, matrixNames);
     }
   }
 
@@ -337,6 +353,7 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     continueOnError: step.continue_on_error ?? defaults.continue_on_error ?? false,
     timeoutMs,
     retry,
+    ...(cells && { cells, deferFailure: step.fail_fast === false }),
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
   };
 }
@@ -373,7 +390,14 @@ function resolveEarlierStep(context: StepContext, id: string, from: string): num
   return `unknown step "${id}"${suggestions.length > 0 ? `; did you mean "${suggestions[0]}"?` : ''}`;
 }
 
-function checkReferences(context: StepContext, template: Template, nodePath: NodePath, from: string, dependencies: Set<number>): void {
+function checkReferences(
+  context: StepContext,
+  template: Template,
+  nodePath: NodePath,
+  from: string,
+  dependencies: Set<number>,
+  matrixNames: readonly string[] | undefined,
+): void {
   const references = templateReferences(template);
   for (const id of references.steps) {
     const target = resolveEarlierStep(context, id, from);
@@ -389,6 +413,10 @@ function checkReferences(context: StepContext, template: Template, nodePath: Nod
     for (const name of references[kind]) {
       if (!declared[kind].includes(name)) reportAt(context, nodePath, `${kind}.${name} is not declared under "${kind}:"`);
     }
+  }
+  for (const name of references.matrix) {
+    if (matrixNames === undefined) reportAt(context, nodePath, `matrix.${name} is read, but step "${from}" has no matrix:`);
+    else if (!matrixNames.includes(name)) reportAt(context, nodePath, `matrix.${name} is not a name of this step's matrix (${matrixNames.join(', ')})`);
   }
   for (const name of references.rho) {
     if (!(runContextKeys as readonly string[]).includes(name)) reportAt(context, nodePath, `rho.${name} does not exist; rho has ${runContextKeys.join(', ')}`);

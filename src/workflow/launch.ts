@@ -14,6 +14,7 @@ import { builtinTools } from '../tools/index.js';
 import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs, type InputValue } from './inputs.js';
+import { parseMatrixFilter } from './matrix.js';
 import { runContextOf, type RunContext } from './run-context.js';
 import { serverStepProblems } from './extensions/server-steps.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
@@ -136,7 +137,7 @@ export interface OpenedWorkflow {
 /** Loads and validates a workflow file and builds its host. Invalid files and bad options throw. */
 export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow> {
   const { ports, choices } = options;
-  const { workflow, extensions } = await loadWorkflowFile(options.file, builtinRegistry(), choices.task);
+  const { workflow, extensions } = await loadWorkflowFile(options.file, builtinRegistry(), choices.task, parseMatrixFilter(choices.matrix));
   for (const warning of extensions.warnings) ports.warn?.(formatProblem(warning));
   const inputs = parseInputs(choices.inputs, workflow.inputs, choices.passThrough);
   const secrets = readSecrets(workflow.file.secrets ?? [], ports.hostEnv);

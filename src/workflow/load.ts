@@ -2,6 +2,7 @@ import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { compileWorkflow } from './compile.js';
 import { loadExtensions, type WorkflowExtensions } from './extensions/load-extensions.js';
+import type { MatrixFilter } from './matrix.js';
 import type { CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings } from './rule-warnings.js';
@@ -16,12 +17,13 @@ export async function checkWorkflowFile(
   file: string,
   baseTools: ToolRegistry,
   task?: string,
+  matrixFilter?: MatrixFilter,
 ): Promise<{ workflow?: CompiledWorkflow; extensions?: WorkflowExtensions; problems: Problem[] }> {
   const read = await WorkflowSource.read(file);
   if (!read.source) return { problems: read.problems };
   const extensions = await loadExtensions(read.source, baseTools);
   const pendingServers = extensions.servers.map((server) => server.declaration.name);
-  const compiled = compileWorkflow(read.source, extensions.tools, { pendingServers, ...(task !== undefined && { task }) });
+  const compiled = compileWorkflow(read.source, extensions.tools, { pendingServers, ...(task !== undefined && { task }), ...(matrixFilter !== undefined && { matrixFilter }) });
   if (compiled.workflow) {
     const targets = { tools: extensions.tools.list(), pendingNamespaces: pendingServers };
     extensions.warnings.push(...deadFileRuleWarnings(read.source, compiled.workflow.file, targets));
@@ -38,8 +40,9 @@ export async function loadWorkflowFile(
   file: string,
   baseTools: ToolRegistry,
   task?: string,
+  matrixFilter?: MatrixFilter,
 ): Promise<{ workflow: CompiledWorkflow; extensions: WorkflowExtensions }> {
-  const { workflow, extensions, problems } = await checkWorkflowFile(file, baseTools, task);
+  const { workflow, extensions, problems } = await checkWorkflowFile(file, baseTools, task, matrixFilter);
   if (!workflow || !extensions || problems.length > 0) throw new InvalidWorkflowError([...problems, ...(extensions?.warnings ?? [])]);
   if (workflow.steps.length === 0) {
     const names = Object.keys(workflow.file.tasks ?? {});

@@ -3,7 +3,7 @@ import type { PolicyDecision } from '../host/policy.js';
 import { describeResourceKind } from '../host/resources.js';
 import { planWaves, type Declaration, type PlanWait } from '../host/scheduler.js';
 import { ToolError } from '../host/errors.js';
-import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
+import { evaluateDeep, evaluateTemplate, isTruthy, templateReferences, type ExpressionContext } from './expressions/index.js';
 import type { OpenedWorkflow } from './launch.js';
 import type { CompiledStep } from './model.js';
 import { parseStepResources } from './step-resources.js';
@@ -24,10 +24,17 @@ export interface PlannedStep {
   wave: number;
   waitsFor: string[];
   condition: string | undefined;
+  /**
+   * What the `if:` decides when it reads only inputs, the matrix and the run's context: false
+   * means the step would be skipped. Undefined when there is no `if:` or it reads step results.
+   */
+  conditionResult: boolean | undefined;
+  /** A matrix step: the cells (the steps before it) whose combined status it records. */
+  cells: string[] | undefined;
   /** `async: true`: it runs detached, and its result is recorded when it completes. */
   detached: boolean;
   /** How the step was prepared for the plan, or why it could not be. */
-  preparation: 'prepared' | 'at_run_time' | 'invalid';
+  preparation: 'prepared' | 'at_run_time' | 'invalid' | 'skipped' | 'group';
   note: string | undefined;
   requests: PlannedRequest[];
   resources: string;
@@ -48,7 +55,9 @@ export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan
   const { workflow, host } = opened;
   const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, rho: opened.rho, run: { failed: false, cancelled: false } };
   const signal = new AbortController().signal;
-  const prepared = await Promise.all(workflow.steps.map((step) => prepareForPlan(step, opened, context, signal)));
+  const contextOf = (step: CompiledStep): ExpressionContext => (step.matrix ? { ...context, matrix: step.matrix } : context);
+  const conditions = workflow.steps.map((step) => decidedCondition(step, contextOf(step)));
+  const prepared = await Promise.all(workflow.steps.map((step, index) => prepareForPlan(step, opened, contextOf(step), signal, conditions[index])));
   const schedule = planWaves(
     prepared.map((entry) => entry.declaration),
     opened.maxParallel,
@@ -66,6 +75,8 @@ export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan
         ...(schedule[index]!.waitsForSlot ? ['a free slot (max_parallel)'] : []),
       ],
       condition: step.condition === undefined ? undefined : typeof step.condition === 'boolean' ? String(step.condition) : step.condition.source,
+      conditionResult: conditions[index],
+      cells: step.group ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
       detached: step.async,
       ...prepared[index]!.report,
       requests: prepared[index]!.requests.map((request) => {
@@ -82,13 +93,33 @@ export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan
   };
 }
 
-async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, context: ExpressionContext, signal: AbortSignal) {
+/** The value of an `if:` that reads no step results or statuses; undefined when it does, or there is none. */
+function decidedCondition(step: CompiledStep, context: ExpressionContext): boolean | undefined {
+  if (step.condition === undefined) return undefined;
+  if (typeof step.condition === 'boolean') return step.condition;
+  const references = templateReferences(step.condition);
+  if (references.steps.size > 0 || references.statusFunctions) return undefined;
+  try {
+    return isTruthy(evaluateTemplate(step.condition, context));
+  } catch {
+    return undefined;
+  }
+}
+
+async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, context: ExpressionContext, signal: AbortSignal, condition: boolean | undefined) {
   const root = opened.host.workspace.root;
   const declared = (fallback: Declaration): Declaration => (step.resources ? parseStepResources(step.resources, root) : fallback);
   const describe = (declaration: Declaration) =>
     declaration === 'exclusive'
       ? 'exclusive (runs alone)'
       : declaration.map((access) => `${access.mode} ${describeResourceKind(access.resource)}`).join(', ') || 'none';
+  if (step.group) {
+    const note = `the combined status of ${step.group.members.length} cell${step.group.members.length === 1 ? '' : 's'}; runs nothing itself`;
+    return { declaration: [] as Declaration, requests: [], report: { preparation: 'group' as const, note, resources: 'none' } };
+  }
+  if (condition === false) {
+    return { declaration: [] as Declaration, requests: [], report: { preparation: 'skipped' as const, note: 'its if: is false for these inputs: it would be skipped', resources: 'none' } };
+  }
   if (step.argumentsReadSteps) {
     const declaration = declared('exclusive');
     return {

@@ -13,6 +13,8 @@ export const runChoicesSchema = z.strictObject({
   task: z.string().min(1).optional(),
   /** What followed `--` on the command line: the task's `args` input. */
   passThrough: z.array(z.string()).default([]),
+  /** `--matrix NAME=VALUE`: run only the matrix cells that match. */
+  matrix: z.array(z.string()).default([]),
   /** `--workspace`, relative to the directory rho was started in; overrides the file's `workspace:`. */
   workspace: z.string().min(1).optional(),
   /** `-j`; overrides the file's `max_parallel`. */

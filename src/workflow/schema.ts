@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { hooksConfigSchema } from '../hooks/config.js';
 import { durationPattern } from './duration.js';
+import { matrixSchema } from './matrix.js';
 
 /** Step ids: lower case, digits, `_` and `-`; usable as `steps.<id>` in expressions. */
 export const stepIdPattern = /^[a-z0-9][a-z0-9_-]*$/;
@@ -121,6 +122,8 @@ export const stepSchema = z.strictObject({
   continue_on_error: z.boolean().optional(),
   timeout: duration.optional(),
   retry: retry.optional(),
+  matrix: matrixSchema.optional(),
+  fail_fast: z.boolean().optional().describe('With matrix: a failing cell stops the cells not yet started (default true)'),
   resources: z
     .strictObject({ shared: resourceList.optional(), exclusive: resourceList.optional() })
     .optional()

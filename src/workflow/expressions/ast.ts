@@ -9,7 +9,7 @@ import type { ComparisonOperator } from './values.js';
  */
 export type Expression = Literal | ContextReference | StepReference | Access | Not | Logical | Comparison | Call;
 
-export type ContextRoot = 'inputs' | 'env' | 'secrets' | 'rho';
+export type ContextRoot = 'inputs' | 'env' | 'secrets' | 'rho' | 'matrix';
 
 export interface Literal {
   kind: 'literal';
@@ -17,7 +17,7 @@ export interface Literal {
   offset: number;
 }
 
-/** `inputs`, `env`, `secrets` or `rho` as a whole object. */
+/** `inputs`, `env`, `secrets`, `rho` or `matrix` as a whole object. */
 export interface ContextReference {
   kind: 'context';
   root: ContextRoot;

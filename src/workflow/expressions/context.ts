@@ -15,5 +15,7 @@ export interface ExpressionContext {
   env: Record<string, string>;
   secrets: Record<string, string>;
   rho?: Readonly<Record<string, unknown>>;
+  /** A matrix cell's values; absent outside a matrix step. */
+  matrix?: Readonly<Record<string, unknown>>;
   run: RunStatus;
 }

@@ -8,7 +8,7 @@ import type { ComparisonOperator } from './values.js';
 /** Deepest nesting of parentheses, `!`, call arguments and index brackets an expression may use. */
 export const maxNesting = 64;
 
-const contextRoots: readonly ContextRoot[] = ['inputs', 'env', 'secrets', 'rho'];
+const contextRoots: readonly ContextRoot[] = ['inputs', 'env', 'secrets', 'rho', 'matrix'];
 const stepFields: readonly string[] = ['status', 'output', 'data'];
 const equalityOperators: readonly ComparisonOperator[] = ['==', '!='];
 const relationalOperators: readonly ComparisonOperator[] = ['<', '<=', '>', '>='];
@@ -109,7 +109,7 @@ class Parser {
         if ((contextRoots as readonly string[]).includes(token.name)) {
           return { kind: 'context', root: token.name as ContextRoot, offset: token.offset };
         }
-        throw new ExpressionError(`unknown context "${token.name}"; expressions can read inputs, steps, env, secrets and rho`, token.offset);
+        throw new ExpressionError(`unknown context "${token.name}"; expressions can read inputs, steps, env, secrets, rho and matrix`, token.offset);
       case 'symbol':
         if (token.text === '(') {
           const inner = this.nested(token, () => this.parseOr());

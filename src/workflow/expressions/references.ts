@@ -10,6 +10,7 @@ export interface TemplateReferences {
   secrets: Set<string>;
   env: Set<string>;
   rho: Set<string>;
+  matrix: Set<string>;
   /** Uses success(), failure(), always() or cancelled(). */
   statusFunctions: boolean;
 }
@@ -20,7 +21,7 @@ export interface TemplateReferences {
  * is not listed: its value is only known at run time.
  */
 export function templateReferences(template: Template): TemplateReferences {
-  const references: TemplateReferences = { steps: new Set(), inputs: new Set(), secrets: new Set(), env: new Set(), rho: new Set(), statusFunctions: false };
+  const references: TemplateReferences = { steps: new Set(), inputs: new Set(), secrets: new Set(), env: new Set(), rho: new Set(), matrix: new Set(), statusFunctions: false };
   for (const part of template.parts) {
     if (part.kind === 'expression') collect(part.expression, references);
   }
