@@ -6,6 +6,13 @@ const directories = temporaryDirectories();
 afterAll(() => directories.removeAll());
 const example = (name: string) => path.join(repoRoot, 'workflows', name);
 
+/** Runs rho once in a new directory holding `files`. */
+async function runWith(files: Record<string, string>, args: readonly string[]) {
+  const dir = await directories.make();
+  await writeFiles(dir, files);
+  return runCli(args, { cwd: dir });
+}
+
 const taskFile = `version: 1
 name: project
 inputs:
@@ -34,18 +41,14 @@ describe.concurrent('named tasks (end to end)', () => {
   });
 
   it('refuses an unknown task with exit 2 and a did-you-mean, running nothing', async () => {
-    const dir = await directories.make();
-    await writeFiles(dir, { 'tasks.yml': taskFile });
-    const result = await runCli(['run', 'tasks.yml', 'biuld'], { cwd: dir });
+    const result = await runWith({ 'tasks.yml': taskFile }, ['run', 'tasks.yml', 'biuld']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('tasks.yml has no task "biuld"; did you mean "build"? (tasks: build, test)');
     expect(result.stdout).toBe('');
   });
 
   it('says which tasks exist when the file has no default steps', async () => {
-    const dir = await directories.make();
-    await writeFiles(dir, { 'tasks.yml': taskFile });
-    const result = await runCli(['run', 'tasks.yml'], { cwd: dir });
+    const result = await runWith({ 'tasks.yml': taskFile }, ['run', 'tasks.yml']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('has no default steps; name a task: rho run tasks.yml TASK (tasks: build, test)');
   });
@@ -76,9 +79,9 @@ describe.concurrent('named tasks (end to end)', () => {
   });
 
   it('validates every task, not only the one run, and refuses an input declared twice', async () => {
-    const dir = await directories.make();
-    await writeFiles(dir, {
-      'bad.yml': `version: 1
+    const result = await runWith(
+      {
+        'bad.yml': `version: 1
 name: bad
 inputs:
   mode: { type: string }
@@ -90,8 +93,9 @@ tasks:
       mode: { type: string }
     steps: [{ id: a, tool: ecoh }]
 `,
-    });
-    const result = await runCli(['run', 'bad.yml', 'good'], { cwd: dir });
+      },
+      ['run', 'bad.yml', 'good'],
+    );
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('bad.yml:10:7: input mode is declared by the file and by task broken; rename one');
     expect(result.stderr).toContain('bad.yml:11:28: unknown tool "ecoh"; did you mean "echo"?');
