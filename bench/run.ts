@@ -20,6 +20,7 @@ import { processesSuite } from './suites/processes.js';
 import { schedulerSizes, schedulerSuite } from './suites/scheduler.js';
 import { startupSuite } from './suites/startup.js';
 import { stepPathSizes, stepPathSuite } from './suites/step-path.js';
+import { tasksSuite } from './suites/tasks.js';
 
 interface Suite {
   name: string;
@@ -39,6 +40,7 @@ const suites: Suite[] = [
   { name: 'parallel', wholeProcess: true, run: parallelSuite },
   { name: 'output', wholeProcess: true, run: outputSuite },
   { name: 'mcp', wholeProcess: true, run: mcpSuite },
+  { name: 'tasks', wholeProcess: true, run: tasksSuite },
 ];
 
 function parseArguments(argv: readonly string[]) {
