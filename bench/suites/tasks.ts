@@ -6,10 +6,11 @@ import { measureWithLoad, medianOf } from '../lib/hyperfine.js';
 import { formatNumber } from '../lib/stats.js';
 import { writeJustfile, writeTaskWorkflow } from '../lib/workflows.js';
 
-const justBin = path.join(repoRoot, 'node_modules', '.bin', 'just');
+/** `just` from npm: the platform package of `rust-just` this machine class runs (linux x64), which ships the binary itself. */
+const justBin = path.join(repoRoot, 'node_modules', 'rust-just-linux-x64', 'bin', 'just');
 
 /**
- * One named task of a file, against the same recipe run by `just` (npm `rust-just`): `build`
+ * One named task of a file, against the same recipe run by `just` (npm `rust-just`'s linux x64 package): `build`
  * runs `true` N times in order. rho runs each as an exec step through its whole path (policy,
  * scheduling, events); just runs each recipe line through `sh -c`.
  */
