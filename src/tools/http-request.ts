@@ -169,6 +169,8 @@ export const httpRequestTool = defineTool({
   origin: 'built-in',
   classes: ['network'],
   executionPolicy: 'exclusive',
+  // A response is whatever the server sends: never code a workflow may run.
+  untrustedContent: true,
   schema: httpRequestArgs,
   run: request,
 });

@@ -11,6 +11,7 @@ import {
   parseTemplate,
   templateReferences,
   walkTemplates,
+  type ParseOptions,
   type Template,
 } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
@@ -33,6 +34,7 @@ import {
 } from './schema.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
+import { codeArguments, UntrustedValues } from './untrusted-values.js';
 
 export interface CompileOptions {
   /**
@@ -40,6 +42,8 @@ export interface CompileOptions {
    * naming `<server>.<tool>` of one of them is accepted here and checked once the server runs.
    */
   pendingServers?: readonly string[];
+  /** Contexts beyond inputs, steps, env and secrets that expressions may read. */
+  contexts?: readonly string[];
   /** The task to compile for a run; the default task (top-level `steps:`) when absent. Every task is validated. */
   task?: string;
   /** `--matrix NAME=VALUE`: the cells a run keeps. */
@@ -66,7 +70,7 @@ export function compileWorkflow(
     reportSchemaIssues(parsed.error.issues, report);
     const lenient = lenientWorkflow(data);
     if (lenient) {
-      for (const task of tasksOf(lenient.file)) compileSteps(source, lenient.file, task, tools, pendingServers, problems, lenient.invalidSteps.get(task.path.join('.')));
+      for (const task of tasksOf(lenient.file)) compileSteps(source, lenient.file, task, tools, options, problems, lenient.invalidSteps.get(task.path.join('.')));
     }
     return { problems };
   }
@@ -99,7 +103,7 @@ export function compileWorkflow(
     for (const name of Object.keys(task.ownInputs)) {
       if (file.inputs?.[name] !== undefined) report([...task.path.slice(0, -1), 'inputs', name], `input ${name} is declared by the file and by task ${task.name}; rename one`, { key: true });
     }
-    const steps = compileSteps(source, file, task, tools, pendingServers, problems);
+    const steps = compileSteps(source, file, task, tools, options, problems);
     if (task.name === options.task) selected = { task, steps };
   }
   if (problems.length > 0) return { problems: uniqueProblems(problems) };
@@ -183,8 +187,10 @@ interface StepContext {
   task: TaskOf;
   tools: ToolRegistry;
   pendingServers: readonly string[];
+  parseOptions: ParseOptions;
   problems: Problem[];
   indexById: Map<string, number>;
+  untrusted: UntrustedValues;
 }
 
 function compileSteps(
@@ -192,11 +198,22 @@ function compileSteps(
   file: WorkflowFile,
   task: TaskOf,
   tools: ToolRegistry,
-  pendingServers: readonly string[],
+  options: CompileOptions,
   problems: Problem[],
   invalidSteps: ReadonlySet<number> = new Set(),
 ): CompiledStep[] {
-  const context: StepContext = { source, file, task, tools, pendingServers, problems, indexById: new Map() };
+  const context: StepContext = {
+    source,
+    file,
+    task,
+    tools,
+    pendingServers: options.pendingServers ?? [],
+    // rho.* is the run's context, readable everywhere; matrix.* only in a matrix step.
+    parseOptions: { contexts: [...(options.contexts ?? []), 'rho'] },
+    problems,
+    indexById: new Map(),
+    untrusted: new UntrustedValues(file),
+  };
   const compiled: CompiledStep[] = [];
   task.steps.forEach((step, index) => {
     if (invalidSteps.has(index)) {
@@ -257,7 +274,9 @@ function reportAt(context: StepContext, nodePath: NodePath, message: string, off
   context.problems.push({ file: context.source.file, ...position, message });
 }
 
-function compileStep(context: StepContext, step: StepFile, index: number): CompiledStep | undefined {
+function compileStep(taskContext: StepContext, step: StepFile, index: number): CompiledStep | undefined {
+  // A matrix step's expressions may read matrix.*.
+  const context = step.matrix === undefined ? taskContext : { ...taskContext, parseOptions: { contexts: [...(taskContext.parseOptions.contexts ?? []), 'matrix'] } };
   const at = (...rest: PropertyKey[]): NodePath => [...context.task.path, index, ...rest];
   const before = context.problems.length;
   const dependencies = new Set<number>(context.task.sequential && index > 0 ? [index - 1] : []);
@@ -290,14 +309,21 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
 
   let withHasExpressions = false;
   let argumentsReadSteps = false;
+  let argumentsUntrusted: string | undefined;
   walkTemplates(withValue ?? {}, (text, valuePath) => {
     const template = parseOrReport(context, text, at('with', ...valuePath));
     if (template && !isLiteralTemplate(template)) {
       withHasExpressions = true;
       argumentsReadSteps ||= templateReferences(template).steps.size > 0;
       checkReferences(context, template, at('with', ...valuePath), step.id, dependencies, matrixNames);
+      const untrusted = context.untrusted.whyAny(template);
+      argumentsUntrusted ??= untrusted;
+      if (untrusted !== undefined && codeArguments[step.tool] === valuePath[0] && valuePath.length === 1) {
+        reportAt(context, at('with', ...valuePath), injectionMessage(step.tool, String(valuePath[0]), untrusted));
+      }
     }
   });
+  context.untrusted.addStep(step, tool, argumentsUntrusted);
 
   let condition: Template | boolean | undefined = typeof step.if === 'string' ? undefined : step.if;
   let conditionUsesStatus = false;
@@ -370,9 +396,17 @@ function hasArgument(tool: { schema: unknown }, key: string): boolean {
   return typeof shape === 'object' && shape !== null && key in shape;
 }
 
+function injectionMessage(tool: string, argument: string, why: string): string {
+  const instead =
+    tool === 'shell'
+      ? 'pass it through env: instead (env: { VALUE: "${{ … }}" }) and write "$VALUE" in the script'
+      : 'pass it to the program through env: instead (env: { VALUE: "${{ … }}" }), or as one of args:';
+  return `${tool} ${argument} would run text from outside the workflow (${why}); ${instead}`;
+}
+
 function parseOrReport(context: StepContext, text: string, nodePath: NodePath, offsetShift = 0): Template | undefined {
   try {
-    return parseTemplate(text);
+    return parseTemplate(text, context.parseOptions);
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
     reportAt(context, nodePath, `invalid expression: ${error.message}`, Math.max(0, error.offset + offsetShift));
@@ -404,21 +438,25 @@ function checkReferences(
     if (typeof target === 'string') reportAt(context, nodePath, target);
     else dependencies.add(target);
   }
+  // Names are case-insensitive, as every property in an expression is.
+  const folded = (names: readonly string[]) => new Set(names.map((name) => name.toLowerCase()));
   const declared = {
-    inputs: Object.keys(context.task.inputs),
-    secrets: context.file.secrets ?? [],
-    env: [...Object.keys(context.file.env ?? {}), ...(context.file.host_env ?? [])],
+    inputs: folded(Object.keys(context.task.inputs)),
+    secrets: folded(context.file.secrets ?? []),
+    env: folded([...Object.keys(context.file.env ?? {}), ...(context.file.host_env ?? [])]),
   };
   for (const kind of ['inputs', 'secrets', 'env'] as const) {
     for (const name of references[kind]) {
-      if (!declared[kind].includes(name)) reportAt(context, nodePath, `${kind}.${name} is not declared under "${kind}:"`);
+      if (!declared[kind].has(name.toLowerCase())) reportAt(context, nodePath, `${kind}.${name} is not declared under "${kind}:"`);
     }
   }
-  for (const name of references.matrix) {
-    if (matrixNames === undefined) reportAt(context, nodePath, `matrix.${name} is read, but step "${from}" has no matrix:`);
-    else if (!matrixNames.includes(name)) reportAt(context, nodePath, `matrix.${name} is not a name of this step's matrix (${matrixNames.join(', ')})`);
-  }
-  for (const name of references.rho) {
-    if (!(runContextKeys as readonly string[]).includes(name)) reportAt(context, nodePath, `rho.${name} does not exist; rho has ${runContextKeys.join(', ')}`);
+  // rho.* and matrix.* have fixed names: a misspelt one would read as null.
+  for (const { context: root, keys } of references.valueSources) {
+    const [name] = keys;
+    if (name === undefined) continue;
+    if (root === 'matrix' && matrixNames !== undefined && !matrixNames.includes(name)) {
+      reportAt(context, nodePath, `matrix.${name} is not a name of this step's matrix (${matrixNames.join(', ')})`);
+    }
+    if (root === 'rho' && !(runContextKeys as readonly string[]).includes(name)) reportAt(context, nodePath, `rho.${name} does not exist; rho has ${runContextKeys.join(', ')}`);
   }
 }

@@ -16,7 +16,7 @@ import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs, type InputValue } from './inputs.js';
 import { parseMatrixFilter } from './matrix.js';
 import { runContextOf, type RunContext } from './run-context.js';
-import { serverStepProblems } from './extensions/server-steps.js';
+import { RefusedSteps, serverStepProblems } from './extensions/server-steps.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
 import { loadWorkflowFile } from './load.js';
@@ -154,7 +154,7 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
     hostEnv: ports.hostEnv,
   });
   const fromHost = hostVariables(workflow.file.host_env ?? [], ports.hostEnv);
-  const envContext: ExpressionContext = { inputs, steps: {}, env: fromHost, secrets, rho: context, run: { failed: false, cancelled: false } };
+  const envContext: ExpressionContext = { inputs, steps: {}, env: fromHost, secrets, extra: { rho: context }, run: { failed: false, cancelled: false } };
   const env = {
     ...fromHost,
     ...Object.fromEntries(Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')])),
@@ -187,6 +187,8 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
   const stopStarting = () => starting.abort(options.signal.reason);
   options.signal.addEventListener('abort', stopStarting, { once: true });
   let started: Promise<unknown> = Promise.resolve();
+  // Problems found once a server's tools are known (a step's arguments, an untrusted value in a script) keep those steps from running.
+  const refused = new RefusedSteps();
   try {
     for (const line of deadFlagRuleWarnings(options.choices.rules, { tools: host.tools.list(), pendingNamespaces: serverNames })) options.ports.warn?.(line);
     const reported = new Set<string>();
@@ -207,14 +209,17 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
         }
         for (const warning of outcome.warnings) report(formatProblem(warning));
         const targets = { tools: host.tools.list(), pendingNamespaces: host.tools.pendingNamespaces() };
-        for (const problem of serverStepProblems(workflow, host.tools, outcome.name, serverNames)) report(formatProblem(problem));
+        for (const problem of serverStepProblems(workflow, host.tools, outcome.name, serverNames)) {
+          report(formatProblem(problem));
+          refused.refuse(workflow.steps, problem);
+        }
         for (const warning of deadFileRuleWarnings(workflow.source, workflow.file, targets, namesServer(outcome.name))) report(formatProblem(warning));
         for (const line of deadFlagRuleWarnings(options.choices.rules, targets, namesServer(outcome.name))) report(line);
       },
     });
     // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
     void started.then(() => workflow.source.release());
-    return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId });
+    return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused });
   } finally {
     starting.abort();
     await started;

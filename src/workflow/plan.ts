@@ -53,9 +53,9 @@ export interface WorkflowPlan {
  */
 export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan> {
   const { workflow, host } = opened;
-  const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, rho: opened.rho, run: { failed: false, cancelled: false } };
+  const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, extra: { rho: opened.rho }, run: { failed: false, cancelled: false } };
   const signal = new AbortController().signal;
-  const contextOf = (step: CompiledStep): ExpressionContext => (step.matrix ? { ...context, matrix: step.matrix } : context);
+  const contextOf = (step: CompiledStep): ExpressionContext => (step.matrix ? { ...context, extra: { ...context.extra, matrix: step.matrix } } : context);
   const conditions = workflow.steps.map((step) => decidedCondition(step, contextOf(step)));
   const prepared = await Promise.all(workflow.steps.map((step, index) => prepareForPlan(step, opened, contextOf(step), signal, conditions[index])));
   const schedule = planWaves(

@@ -30,6 +30,8 @@ export interface RunOptions {
   /** Aborted with `interruptReason` on SIGINT/SIGTERM or `timeoutReason` when `--timeout` expires. */
   signal: AbortSignal;
   runId?: string;
+  /** Steps found invalid while the run goes on (once an MCP server's tools are known): they fail instead of running. */
+  refusedSteps?: { problemOf(stepId: string): string | undefined };
 }
 
 export interface StepRecord {
@@ -187,6 +189,8 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     const run = step.condition === undefined ? true : typeof step.condition === 'boolean' ? step.condition : isTruthy(evaluateTemplate(step.condition, context));
     if (state.failed && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${state.firstFailure} failed` });
     if (!run) return endUnstarted({ status: 'skipped', reason: 'its if: condition is false' });
+    const refusal = options.refusedSteps?.problemOf(step.id);
+    if (refusal) throw new ToolError('invalid_arguments', refusal);
     args = evaluateDeep(step.with, context);
     const runsProcesses = options.host.tools.get(step.tool)?.classes.some((c) => c === 'process' || c === 'shell') ?? false;
     const leak = runsProcesses ? secretOutsideEnvironment(args, Object.values(options.secrets)) : undefined;
@@ -258,8 +262,7 @@ function expressionContext(options: RunOptions, state: RunState, step: CompiledS
     steps: state.finished,
     env: { ...options.env },
     secrets: { ...options.secrets },
-    ...(options.rho && { rho: options.rho }),
-    ...(step.matrix && { matrix: step.matrix }),
+    extra: { ...(options.rho && { rho: options.rho }), ...(step.matrix && { matrix: step.matrix }) },
     run: { failed: state.failed, cancelled: options.signal.aborted },
   };
 }

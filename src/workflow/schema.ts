@@ -26,6 +26,10 @@ const input = z.strictObject({
   required: z.boolean().optional(),
   default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string().max(65_536)).max(10_000)]).optional(),
   description: z.string().max(1000).optional(),
+  untrusted: z
+    .boolean()
+    .optional()
+    .describe('The value comes from outside the workflow’s author (an issue title, a form): it may never be written into a shell script or a command'),
 });
 
 const inputs = z.record(z.string().regex(identifierPattern, 'input names are identifiers'), input);

@@ -14,7 +14,7 @@ let dir: string;
 let cleanup: () => Promise<void>;
 
 beforeEach(async () => {
-  server = await startServer((request, response) => response.end(`${request.url.split('/').pop()} from the server`));
+  server = await startServer((request, response) => response.end(`${request.url.split('/').pop()} from the server\n`));
   ({ dir, cleanup } = await makeTempDir());
 });
 afterEach(async () => {

@@ -220,6 +220,28 @@ steps:
     expect(elapsedMs).toBeLessThan(10_000);
   });
 
+  it('refuses, once the server runs, an open-world tool’s result written into a shell script: that step fails unrun (exit 1)', async () => {
+    const steps = `  - id: add
+    tool: notes.add
+    with: { text: "milk" }
+  - id: show
+    tool: shell
+    with: { script: "echo \${{ steps.add.output }}" }`;
+    await writeFiles(dir, { 'flow.yml': notesWorkflow({ steps }) });
+    // Validation starts no server, so it cannot know yet what notes.add returns.
+    expect((await runCli(['validate', 'flow.yml'], { cwd: dir })).exitCode).toBe(0);
+    // Servers start beside the first steps, so earlier steps may have run: the step is refused, not the run.
+    const result = await runCli(['run', 'flow.yml', '--allow', 'shell', '--events', 'events.ndjson'], { cwd: dir });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(
+      /^flow\.yml:13:21: shell script would run text from outside the workflow \(steps\.add is a result of notes\.add, which brings in content from outside\); pass it through env: instead/m,
+    );
+    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string; stepId?: string });
+    expect(events.some((event) => event.type === 'step_started' && event.stepId === 'show')).toBe(false);
+    expect(events.find((event) => event.type === 'step_finished' && event.stepId === 'show')).toMatchObject({ status: 'failure', error: { kind: 'invalid_arguments' } });
+    await expectAllGone(await serverPids());
+  });
+
   it('runs the example MCP workflow', async () => {
     const result = await runCli(['run', mcpExample], { cwd: dir });
     expect(result.stderr).toBe('');

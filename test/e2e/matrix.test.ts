@@ -137,7 +137,7 @@ steps:
     expect(result.exitCode).toBe(2);
     expect(result.stderr.split('\n')).toEqual([
       'bad.yml:4:34: the matrix has no cells: exclude removed every combination',
-      'bad.yml:5:41: matrix.n is read, but step "b" has no matrix:',
+      "bad.yml:5:46: invalid expression: Unrecognized named-value: 'matrix'; expressions can read inputs, steps, env, secrets, rho",
       'bad.yml:6:61: matrix.m is not a name of this step\'s matrix (n)',
       'bad.yml:7:37: fail_fast applies to a step with matrix:',
     ]);

@@ -8,6 +8,24 @@ const directories = temporaryDirectories();
 const tempDir = () => directories.make();
 afterAll(() => directories.removeAll());
 
+/** A step fails, the next is skipped, a cleanup with always() runs. */
+const failingWorkflow = `version: 1
+name: failing
+policy:
+  allow: [read]
+steps:
+  - id: missing
+    tool: read_file
+    with: { path: no-such-file.txt }
+  - id: after
+    tool: echo
+    with: { value: never }
+  - id: cleanup
+    if: \${{ always() }}
+    tool: echo
+    with: { value: "cleanup saw \${{ steps.missing.status }}" }
+`;
+
 // Every test has a directory of its own, so they run concurrently: most of their time is CLI start-up.
 describe.concurrent('rho run (end to end)', () => {
   it('runs a successful workflow, wiring step data through expressions (exit 0)', async () => {
@@ -41,24 +59,7 @@ steps:
 
   it('exits 1 when a step fails, skips later steps and names the first failure', async () => {
     const dir = await tempDir();
-    await writeFiles(dir, {
-      'flow.yml': `version: 1
-name: failing
-policy:
-  allow: [read]
-steps:
-  - id: missing
-    tool: read_file
-    with: { path: no-such-file.txt }
-  - id: after
-    tool: echo
-    with: { value: never }
-  - id: cleanup
-    if: \${{ always() }}
-    tool: echo
-    with: { value: "cleanup saw \${{ steps.missing.status }}" }
-`,
-    });
+    await writeFiles(dir, { 'flow.yml': failingWorkflow });
     const result = await runCli(['run', 'flow.yml'], { cwd: dir });
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(/First failure: missing/);
@@ -68,17 +69,7 @@ steps:
 
   it('reports the failure semantics in its events: the failed step, the skip it caused, the cleanup that ran', async () => {
     const dir = await tempDir();
-    await writeFiles(dir, {
-      'flow.yml': `version: 1
-name: failing
-policy:
-  allow: [read]
-steps:
-  - { id: missing, tool: read_file, with: { path: no-such-file.txt } }
-  - { id: after, tool: echo, with: { value: never } }
-  - { id: cleanup, if: "\${{ always() }}", tool: echo, with: { value: "saw \${{ steps.missing.status }}" } }
-`,
-    });
+    await writeFiles(dir, { 'flow.yml': failingWorkflow });
     const { exitCode, events, finished } = await runCliEvents(['run', 'flow.yml'], { cwd: dir });
     expect(exitCode).toBe(1);
     expect(finished.get('missing')).toMatchObject({ status: 'failure', error: { kind: 'not_found' } });
@@ -181,6 +172,34 @@ steps:
     expect(result.stdout).not.toMatch(/▶/);
   });
 
+
+  it('validate reports every expression problem at its line and column (exit 2)', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'bad.yml': `version: 1
+name: bad
+inputs:
+  title: { untrusted: true }
+steps:
+  - id: one
+    tool: echo
+    with: { a: "\${{ 1 = 2 }}", b: "x \${{ tojsn(1) }}", c: "\${{ github.sha }}", d: "\${{ steps.two.output }}", e: "\${{ inputs.nope }}" }
+  - id: two
+    tool: shell
+    with: { script: "echo \${{ inputs.title }}" }
+`,
+    });
+    const result = await runCli(['validate', 'bad.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `bad.yml:8:23: invalid expression: Unexpected symbol: '='; compare with "=="`,
+      expect.stringMatching(/^bad\.yml:8:42: invalid expression: Unrecognized function: 'tojsn'; available: /),
+      `bad.yml:8:64: invalid expression: Unrecognized named-value: 'github'; expressions can read inputs, steps, env, secrets`,
+      'bad.yml:8:83: step "two" comes later; a step can only refer to earlier steps (this also rules out cycles)',
+      'bad.yml:8:113: inputs.nope is not declared under "inputs:"',
+      expect.stringMatching(/^bad\.yml:11:21: shell script would run text from outside the workflow \(inputs\.title is marked untrusted: true\); pass it through env: instead/),
+    ]);
+  });
   it('denies a write outside the allow rules (exit 3) and names the rule that would grant it', async () => {
     const dir = await tempDir();
     await writeFiles(dir, {

@@ -307,7 +307,7 @@ tasks:
       - id: run
         tool: exec
         with: { command: node, args: [-e, "console.log(JSON.stringify(process.argv.slice(1)))", "\${{ inputs.only }}", --, "\${{ inputs.args }}"] }
-      - { id: count, tool: echo, with: { value: "\${{ inputs.args }} extra" } }
+      - { id: count, tool: echo, with: { value: "\${{ join(inputs.args, ' ') }} extra" } }
   plain:
     steps: [{ id: a, tool: echo }]
 `,
@@ -320,9 +320,9 @@ tasks:
     };
     expect(await printed('-i', 'only=e2e', '-i', 'only=lint', '--', '--watch', '-i', 'has space')).toEqual([
       '["e2e","lint","--","--watch","-i","has space"]',
-      '["--watch","-i","has space"] extra',
+      '--watch -i has space extra',
     ]);
-    expect(await printed()).toEqual(['["unit","--"]', '[] extra']);
+    expect(await printed()).toEqual(['["unit","--"]', ' extra']);
     const refused = await runCli(['run', 'args.yml', 'plain', '--', 'x'], { cwd: dir });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('arguments after -- need an input to go to: declare inputs: { args: { type: array } }');

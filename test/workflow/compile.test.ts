@@ -117,6 +117,26 @@ steps:
     expect(find(/secrets\.S is not declared under "secrets:"/)).toBeDefined();
   });
 
+  it('matches declared names without regard to case, as expressions read them', () => {
+    const text = `${header}inputs:\n  tag: {}\nsteps:\n  - { id: a, tool: echo, with: { value: "\${{ inputs.TAG }}" } }\n  - { id: b, tool: echo, with: { value: "\${{ steps.A.output }}" } }\n`;
+    const parsed = WorkflowSource.parse('w.yml', text);
+    const { workflow, problems } = compileWorkflow(parsed.source!, tools);
+    expect(problems).toEqual([]);
+    expect(workflow!.steps[1]!.dependencies).toEqual([0]);
+  });
+
+  it('reports unknown contexts and functions at their position, and accepts the contexts it is given', () => {
+    const text = `${header}steps:\n  - { id: a, tool: echo, with: { value: "\${{ matrix.os }}" } }\n  - { id: b, tool: echo, with: { value: "\${{ trim(inputs) }}" } }\n`;
+    const problems = problemsOf(text);
+    expect(problems).toHaveLength(2);
+    expect(textAt(text, problems[0]!)).toMatch(/^matrix\.os/);
+    expect(problems[0]).toMatch(/Unrecognized named-value: 'matrix'/);
+    expect(textAt(text, problems[1]!)).toMatch(/^trim\(/);
+    expect(problems[1]).toMatch(/Unrecognized function: 'trim'; available: .*rho_trim\(\)/);
+    const parsed = WorkflowSource.parse('w.yml', text.replace(/\n {2}- \{ id: b.*\n/, '\n'));
+    expect(compileWorkflow(parsed.source!, tools, { contexts: ['matrix'] }).problems).toEqual([]);
+  });
+
   it('validates the hooks key with the hooks file schema', () => {
     const problems = problemsOf(`${header}hooks:\n  pre_tool_use:\n    - { command: [], colour: red }\nsteps:\n  - { id: a, tool: echo }\n`);
     expect(problems).toContain('5:22: unknown key "colour"');

@@ -40,12 +40,17 @@ function evaluationError(text: string): ExpressionError {
 describe('literals', () => {
   it.each([
     ["${{ 'it''s' }}", "it's"],
-    ['${{ "say ""hi""" }}', 'say "hi"'],
+    ["${{ 'it''s ''quoted''' }}", "it's 'quoted'"],
     ["${{ 'a \\n b' }}", 'a \\n b'],
     ['${{ 42 }}', 42],
     ['${{ -1.5 }}', -1.5],
     ['${{ 2e3 }}', 2000],
     ['${{ 0xff }}', 255],
+    ['${{ .5 }}', 0.5],
+    ['${{ 0o17 }}', 15],
+    ['${{ 0b101 }}', 5],
+    ['${{ Infinity }}', Number.POSITIVE_INFINITY],
+    ['${{ NaN }}', Number.NaN],
     ['${{ true }}', true],
     ['${{ false }}', false],
     ['${{ null }}', null],
@@ -63,9 +68,12 @@ describe('types of results', () => {
     expect(evaluate('${{ inputs.missing }}')).toBeNull();
   });
 
-  it('interpolates embedded expressions as text', () => {
+  it('interpolates embedded expressions as text, as GitHub Actions writes them', () => {
     expect(evaluate('n=${{ inputs.count }} dry=${{ inputs.dry }} none=[${{ inputs.missing }}]')).toBe('n=3 dry=false none=[]');
-    expect(evaluate('files: ${{ steps.build.data.files }}')).toBe('files: ["a.js","b.js"]');
+    // GitHub Actions writes an array as "Array" and an object as "Object"; toJSON() gives JSON.
+    expect(evaluate('files: ${{ steps.build.data.files }} meta: ${{ steps.build.data.meta }}')).toBe('files: Array meta: Object');
+    expect(evaluate('files: ${{ toJSON(steps.build.data.files) }}')).toBe('files: [\n  "a.js",\n  "b.js"\n]');
+    expect(evaluate('x=${{ 1.10 }}')).toBe('x=1.1');
     expect(evaluate(' ${{ inputs.count }}')).toBe(' 3');
     expect(evaluate('${{ 1 }}${{ 2 }}')).toBe('12');
   });
@@ -85,12 +93,33 @@ describe('contexts and property access', () => {
     expect(evaluate('${{ steps.build.output }}')).toBe('Built OK\n');
   });
 
+  it('never evaluates text that came from a step as an expression', () => {
+    const evil = makeContext({ steps: { fetch: { status: 'success', output: '${{ secrets.TOKEN }}', data: { body: "x ${{ fromJSON('!') }}" } } } });
+    expect(evaluate('${{ steps.fetch.output }}', evil)).toBe('${{ secrets.TOKEN }}');
+    expect(evaluate('got ${{ steps.fetch.data.body }}', evil)).toBe("got x ${{ fromJSON('!') }}");
+    expect(evaluateDeep({ value: '${{ steps.fetch.output }}' }, evil)).toEqual({ value: '${{ secrets.TOKEN }}' });
+  });
+
   it('follows properties and indexes into structured data', () => {
     expect(evaluate('${{ steps.build.data.files[1] }}')).toBe('b.js');
     expect(evaluate("${{ steps.build.data.meta['odd key'] }}")).toBe(1);
     expect(evaluate("${{ steps['build'].data['meta'].version }}")).toBe('2.0');
     expect(evaluate('${{ inputs.nested.deep.value }}')).toBe(7);
     expect(evaluate("${{ inputs.list['0'] }}")).toBe('Alpha');
+    // An index is a number rounded down, as in GitHub Actions.
+    expect(evaluate('${{ steps.build.data.files[1.9] }}')).toBe('b.js');
+  });
+
+  it('reads property names without regard to case', () => {
+    expect(evaluate('${{ steps.BUILD.Status }}')).toBe('success');
+    expect(evaluate('${{ INPUTS.TAG }}')).toBe('v1.2.0');
+    expect(evaluate(`\${{ fromJSON('{"a": 1}').A }}`)).toBe(1);
+  });
+
+  it('filters arrays and objects with "*"', () => {
+    expect(evaluate('${{ steps.build.data.* }}')).toEqual([['a.js', 'b.js'], { 'odd key': 1, version: '2.0' }]);
+    expect(evaluate(`\${{ fromJSON('[{"n": 1}, {"n": 2}, {}]').*.n }}`)).toEqual([1, 2]);
+    expect(evaluate(`\${{ contains(fromJSON('[{"n": 1}, {"n": 2}]').*.n, 2) }}`)).toBe(true);
   });
 
   it('yields null for anything missing instead of failing', () => {
@@ -100,7 +129,6 @@ describe('contexts and property access', () => {
       '${{ steps.lint.data.x }}',
       '${{ steps.build.data.files[5] }}',
       '${{ steps.build.data.files[-1] }}',
-      '${{ steps.build.data.files[0.5] }}',
       '${{ steps.build.data.files.length }}',
       '${{ inputs.tag.length }}',
       '${{ inputs.count[0] }}',
@@ -112,9 +140,12 @@ describe('contexts and property access', () => {
     }
   });
 
-  it('follows very long property chains without recursion trouble', () => {
-    const text = `\${{ inputs${'.a'.repeat(20_000)} }}`;
-    expect(evaluate(text)).toBeNull();
+  it('refuses a very long property chain when parsing, without recursion trouble', () => {
+    expect(() => parseTemplate(`\${{ inputs${'.a'.repeat(5_000)} }}`)).toThrow(/Exceeded max expression depth 50/);
+  });
+
+  it('refuses, as an expression error, a chain of comparisons too long to evaluate', () => {
+    expect(() => evaluate(`\${{ ${Array(6_000).fill('1').join('==')} }}`)).toThrow(/nested too deeply/);
   });
 });
 
@@ -220,15 +251,25 @@ describe('functions', () => {
   it('format() fills placeholders and unescapes braces', () => {
     expect(evaluate("${{ format('{0}-{1}-{0}', inputs.tag, inputs.count) }}")).toBe('v1.2.0-3-v1.2.0');
     expect(evaluate("${{ format('{{literal}} {0}', null) }}")).toBe('{literal} ');
-    expect(evaluate("${{ format('{0}', inputs.list) }}")).toBe('["Alpha","beta"]');
+    expect(evaluate("${{ format('{0}', inputs.list) }}")).toBe('Array');
     expect(evaluate("${{ format('plain') }}")).toBe('plain');
   });
 
   it('format() with a computed format string checks it when evaluated', () => {
     const withFormat = makeContext({ inputs: { fmt: '{0} and {1}', bad: 'x {y}' } });
     expect(evaluate("${{ format(inputs.fmt, 'a', 'b') }}", withFormat)).toBe('a and b');
-    expect(() => evaluate("${{ format(inputs.fmt, 'a') }}", withFormat)).toThrow(/refers to \{1\} but is given 1 value/);
-    expect(() => evaluate('${{ format(inputs.bad) }}', withFormat)).toThrow(/invalid placeholder/);
+    expect(() => evaluate("${{ format(inputs.fmt, 'a') }}", withFormat)).toThrow(/references more arguments than were supplied/);
+    expect(() => evaluate('${{ format(inputs.bad) }}', withFormat)).toThrow(/format string is invalid/);
+  });
+
+  it('join() writes array elements with a separator', () => {
+    expect(evaluate('${{ join(inputs.list) }}')).toBe('Alpha,beta');
+    expect(evaluate("${{ join(steps.build.data.files, ' + ') }}")).toBe('a.js + b.js');
+  });
+
+  it('case() picks the value of the first true condition', () => {
+    expect(evaluate("${{ case(inputs.dry, 'dry', inputs.count > 2, 'many', 'few') }}")).toBe('many');
+    expect(evaluate("${{ case(inputs.dry, 'dry', 'few') }}")).toBe('few');
   });
 
   it('toJSON() writes indented JSON and fromJSON() reads it back', () => {
@@ -243,13 +284,49 @@ describe('functions', () => {
   it('fromJSON() of invalid JSON fails with the offset of the call', () => {
     const error = evaluationError("abc ${{ 1 && fromJSON(inputs.tag) }}");
     expect(error.offset).toBe(13);
-    expect(error.message).toMatch(/fromJSON\(\) was given text that is not JSON/);
+    expect(error.message).toMatch(/^fromJSON\(\): Error parsing JSON/);
+  });
+
+  it('a function failing inside an index fails as an expression error at the call, not a crash', () => {
+    const error = evaluationError('x ${{ inputs.list[inputs.list[fromJSON(inputs.tag)]] }}');
+    expect(error.offset).toBe(30);
+    expect(error.message).toMatch(/^fromJSON\(\): Error parsing JSON/);
+    expect(evaluationError(`\${{ inputs.list[${Array(6_000).fill('1').join('==')}] }}`).message).toMatch(/nested too deeply/);
   });
 
   it('toJSON() of a value too deep to write fails as an expression error, not a crash', () => {
     const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
     const using = makeContext({ steps: { big: { status: 'success', output: deep, data: null } } });
     expect(() => evaluate('${{ toJSON(fromJSON(steps.big.output)) }}', using)).toThrow(ExpressionError);
+  });
+});
+
+describe("rho's functions", () => {
+  const output = makeContext({ steps: { ls: { status: 'success', output: '  a.txt\nb.txt\n', data: null } } });
+
+  it('rho_trim() removes leading and trailing whitespace', () => {
+    expect(evaluate('${{ rho_trim(steps.ls.output) }}', output)).toBe('a.txt\nb.txt');
+    expect(evaluate('${{ rho_trim(inputs.count) }}')).toBe('3');
+    expect(evaluate('[${{ rho_trim(null) }}]')).toBe('[]');
+  });
+
+  it('rho_split() splits on an exact separator into an array', () => {
+    // A quoted string has no escapes: the newline is the character itself (YAML's "\n").
+    expect(evaluate("${{ rho_split(rho_trim(steps.ls.output), '\n') }}", output)).toEqual(['a.txt', 'b.txt']);
+    expect(evaluate("${{ rho_split('a,b,,c', ',') }}")).toEqual(['a', 'b', '', 'c']);
+    expect(evaluate("${{ rho_split('aXb', 'x') }}")).toEqual(['aXb']);
+    expect(evaluate("${{ join(rho_split(inputs.tag, '.'), '-') }}")).toBe('v1-2-0');
+  });
+
+  it('rho_replace() replaces every exact occurrence', () => {
+    expect(evaluate("${{ rho_replace(inputs.tag, '.', '_') }}")).toBe('v1_2_0');
+    expect(evaluate("${{ rho_replace('a$b', '$', '$&$$') }}")).toBe('a$&$$b');
+    expect(evaluate("${{ rho_replace('Aa', 'a', 'x') }}")).toBe('Ax');
+  });
+
+  it('refuses an empty separator or search text', () => {
+    expect(() => evaluate("${{ rho_split('abc', '') }}")).toThrow(/rho_split\(\): needs a non-empty separator/);
+    expect(() => evaluate("${{ rho_replace('abc', '', 'x') }}")).toThrow(/needs a non-empty search text/);
   });
 });
 
@@ -295,6 +372,12 @@ describe('walkTemplates and evaluateDeep', () => {
       nothing: null,
     });
     expect(value).toEqual(before);
+  });
+
+  it('reads further contexts the context carries', () => {
+    const withMatrix = makeContext({ extra: { matrix: { os: 'linux', node: [20, 22] } } });
+    expect(evaluateDeep({ label: '${{ matrix.os }}-${{ join(matrix.node) }}', first: '${{ matrix.node[0] }}' }, withMatrix)).toEqual({ label: 'linux-20,22', first: 20 });
+    expect(() => evaluateDeep({ label: '${{ matrix.os }}' }, context)).toThrow(/Unrecognized named-value: 'matrix'/);
   });
 
   it('names the failing string in the error path', () => {

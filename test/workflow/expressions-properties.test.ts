@@ -27,8 +27,8 @@ describe('expression properties', () => {
 
   it('a quoted string literal evaluates to the original text', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.constantFrom("'", '"'), (text, quote) => {
-        const literal = quote + text.replaceAll(quote, quote + quote) + quote;
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        const literal = `'${text.replaceAll("'", "''")}'`;
         expect(evaluateTemplate(parseTemplate(`\${{ ${literal} }}`), emptyContext)).toBe(text);
       }),
       { numRuns: 300 },

@@ -12,21 +12,16 @@ function syntaxError(text: string): ExpressionError {
   throw new Error(`expected ${JSON.stringify(text)} to be rejected`);
 }
 
-describe('tokenizer errors', () => {
+describe('lexer errors', () => {
   it.each([
-    ['a single "="', 'abc ${{ 1 = 2 }}', 10, /"=="/],
-    ['a single "&"', '${{ true & false }}', 9, /"&&"/],
-    ['a single "|"', '${{ true | false }}', 9, /"\|\|"/],
-    ['an unknown character', '${{ inputs.a + 1 }}', 13, /unexpected character "\+"/],
-    ['an unterminated single-quoted string', 'x ${{ \'abc }}', 6, /unterminated string/],
-    ['an unterminated double-quoted string', '${{ "abc }}', 4, /unterminated string/],
-    ['an unterminated block', 'before ${{ inputs.a ', 7, /unterminated expression/],
-    ['an unterminated second block', '${{ 1 }} and ${{ 2', 13, /unterminated expression/],
-    ['a block closed by a single brace', '${{ 1 }} and ${{ 2 }', 19, /close the expression with "}}"/],
-    ['a lone "}"', '${{ (1 } }}', 7, /"}}"/],
-    ['a malformed number', '${{ 12abc }}', 4, /invalid number/],
-    ['a number with two dots', '${{ 1.2.3 }}', 4, /invalid number/],
-    ['a missing property name', '${{ inputs. }}', 12, /property name/],
+    ['a single "="', 'abc ${{ 1 = 2 }}', 10, /Unexpected symbol: '='; compare with "=="/],
+    ['a single "&"', '${{ true & false }}', 9, /'&'; write "&&"/],
+    ['a single "|"', '${{ true | false }}', 9, /'\|'; write "\|\|"/],
+    ['an unknown character', '${{ inputs.a + 1 }}', 13, /Unexpected symbol: '\+'/],
+    ['a double-quoted string (GitHub Actions has single-quoted strings only)', '${{ "abc" }}', 4, /single quotes/],
+    ['a malformed number', '${{ 12abc }}', 4, /Unexpected symbol: '12abc'/],
+    ['a number with two dots', '${{ 1.2.3 }}', 4, /Unexpected symbol: '1.2.3'/],
+    ['a property name that starts with a digit', '${{ steps.1-build.status }}', 10, /steps\['1-build'\]/],
   ])('rejects %s at its exact offset', (_name, text, offset, message) => {
     const error = syntaxError(text);
     expect(error.offset).toBe(offset);
@@ -38,22 +33,44 @@ describe('tokenizer errors', () => {
   });
 });
 
+describe('template errors', () => {
+  it.each([
+    ['an unterminated block', 'before ${{ inputs.a ', 7],
+    ['an unterminated second block', '${{ 1 }} and ${{ 2', 13],
+    ['a block closed by a single brace', '${{ 1 }} and ${{ 2 }', 13],
+    // As in GitHub Actions, "}}" inside an open string does not close the block.
+    ['an unterminated string', "x ${{ 'abc }}", 2],
+  ])('rejects %s at its "${{"', (_name, text, offset) => {
+    const error = syntaxError(text);
+    expect(error.offset).toBe(offset);
+    expect(error.message).toMatch(/not closed/);
+  });
+
+  it('rejects an empty block', () => {
+    const error = syntaxError('a ${{   }}');
+    expect(error.offset).toBe(2);
+    expect(error.message).toMatch(/an expression was expected/);
+  });
+});
+
 describe('parser errors', () => {
   it.each([
-    ['an empty block', 'a ${{   }}', 8, /empty expression/],
-    ['two values in a row', '${{ 1 2 }}', 6, /unexpected number 2/],
-    ['a missing operand', '${{ 1 == }}', 9, /expected a value/],
-    ['an unclosed parenthesis', '${{ (1 == 1 }}', 12, /"\)"/],
-    ['an unclosed index', '${{ inputs[0 }}', 13, /"\]"/],
-    ['an unknown function', 'x${{ 1 && tojsn(1) }}', 10, /unknown function "tojsn"/],
-    ['an unknown context', '${{ github.sha }}', 4, /unknown context "github"/],
+    ['a lone "}"', '${{ (1 } }}', 7, /Unexpected symbol: '}'/],
+    ['two values in a row', '${{ 1 2 }}', 6, /Unexpected symbol: '2'/],
+    ['a missing operand', '${{ 1 == }}', 6, /Unexpected end of expression: '=='/],
+    ['an unclosed parenthesis', '${{ (1 == 1 }}', 10, /Unexpected end of expression/],
+    ['an unclosed index', '${{ inputs[0 }}', 11, /Unexpected symbol: 'EOF'/],
+    ['a missing property name', '${{ inputs. }}', 10, /Unexpected symbol: 'EOF'/],
+    ['an unknown function', 'x${{ 1 && tojsn(1) }}', 10, /Unrecognized function: 'tojsn'; available: .*rho_trim\(\)/],
+    ['an unknown context', '${{ github.sha }}', 4, /Unrecognized named-value: 'github'; expressions can read inputs, steps, env, secrets/],
     ['a bare step context', '${{ steps }}', 4, /step id/],
     ['a computed step id', '${{ steps[inputs.which].status }}', 4, /step id/],
+    ['every step at once', '${{ steps.*.status }}', 4, /step id/],
     ['an unknown step field', '${{ steps.build.outputs.x }}', 16, /status, output or data/],
     ['an unknown step field by index', "${{ steps.build['result'] }}", 16, /status, output or data/],
-    ['a bad literal format string', "${{ format('{x}', 1) }}", 11, /invalid placeholder/],
-    ['a lone brace in a literal format string', "${{ format('a}b') }}", 11, /lone "}"/],
-    ['a literal format string with too few values', "${{ format('{0} {2}', 1, 2) }}", 11, /refers to \{2\} but is given 2 values/],
+    ['a bad literal format string', "${{ format('{x}', 1) }}", 11, /format string is invalid/],
+    ['a lone brace in a literal format string', "${{ format('a}b') }}", 11, /format string is invalid/],
+    ['a literal format string with too few values', "${{ format('{0} {2}', 1, 2) }}", 11, /references more arguments than were supplied/],
   ])('rejects %s at its exact offset', (_name, text, offset, message) => {
     const error = syntaxError(text);
     expect(error.offset).toBe(offset);
@@ -61,16 +78,20 @@ describe('parser errors', () => {
   });
 
   it.each([
-    ['success(1)', /success\(\) takes 0 arguments, got 1/],
-    ['always(true)', /always\(\) takes 0 arguments, got 1/],
-    ['failure(1, 2)', /failure\(\) takes 0 arguments, got 2/],
-    ['cancelled(1)', /cancelled\(\) takes 0 arguments, got 1/],
-    ["contains('a')", /contains\(\) takes 2 arguments, got 1/],
-    ["startsWith('a', 'b', 'c')", /startsWith\(\) takes 2 arguments, got 3/],
-    ["endsWith('a')", /endsWith\(\) takes 2 arguments, got 1/],
-    ['format()', /format\(\) takes at least 1 argument, got 0/],
-    ['toJSON()', /toJSON\(\) takes 1 argument, got 0/],
-    ["fromJSON('1', '2')", /fromJSON\(\) takes 1 argument, got 2/],
+    ['success(1)', /Too many parameters supplied: 'success'; success\(\) takes 0 arguments/],
+    ['always(true)', /always\(\) takes 0 arguments/],
+    ['failure(1, 2)', /failure\(\) takes 0 arguments/],
+    ['cancelled(1)', /cancelled\(\) takes 0 arguments/],
+    ["contains('a')", /Too few parameters supplied: 'contains'; contains\(\) takes 2 arguments/],
+    ["startsWith('a', 'b', 'c')", /startsWith\(\) takes 2 arguments/],
+    ["endsWith('a')", /endsWith\(\) takes 2 arguments/],
+    ['format()', /format\(\) takes 1 to 255 arguments/],
+    ['toJSON()', /toJSON\(\) takes 1 argument/],
+    ["fromJSON('1', '2')", /fromJSON\(\) takes 1 argument/],
+    ['case(true, 1)', /case\(\) takes at least 3 arguments/],
+    ["rho_trim('a', 'b')", /rho_trim\(\) takes 1 argument/],
+    ["rho_split('a')", /rho_split\(\) takes 2 arguments/],
+    ["rho_replace('a', 'b')", /rho_replace\(\) takes 3 arguments/],
   ])('rejects the arity of %s at the function name', (call, message) => {
     const error = syntaxError(`ab \${{ ${call} }}`);
     expect(error.offset).toBe(7);
@@ -78,34 +99,44 @@ describe('parser errors', () => {
   });
 
   it('accepts function names in any case, as GitHub Actions does', () => {
-    expect(() => parseTemplate("${{ toJson(fromjson('1')) }}")).not.toThrow();
+    expect(() => parseTemplate("${{ toJson(fromjson('1')) && RHO_TRIM('x') }}")).not.toThrow();
   });
 
-  it('accepts step ids that start with a digit or contain dashes', () => {
-    expect([...templateReferences(parseTemplate('${{ steps.1-build.status }}')).steps]).toEqual(['1-build']);
+  it('reads step ids that start with a digit by index', () => {
+    expect([...templateReferences(parseTemplate("${{ steps['1-build'].status }}")).steps]).toEqual(['1-build']);
+  });
+
+  it('reads only the contexts it was given', () => {
+    expect(syntaxError('${{ matrix.os }}').message).toMatch(/Unrecognized named-value: 'matrix'/);
+    expect(() => parseTemplate('${{ matrix.os }}', { contexts: ['matrix'] })).not.toThrow();
   });
 });
 
 describe('limits on hostile input', () => {
   const nestedParens = (depth: number) => `\${{ ${'('.repeat(depth)}1${')'.repeat(depth)} }}`;
 
-  it('accepts nesting up to 64 levels', () => {
-    expect(() => parseTemplate(nestedParens(64))).not.toThrow();
-    expect(() => parseTemplate(`\${{ ${'!'.repeat(64)}true }}`)).not.toThrow();
+  it("accepts nesting up to GitHub Actions' depth of 50", () => {
+    expect(() => parseTemplate(nestedParens(49))).not.toThrow();
+    expect(() => parseTemplate(`\${{ ${'!'.repeat(49)}true }}`)).not.toThrow();
+    expect(() => parseTemplate(`\${{ inputs${'.a'.repeat(49)} }}`)).not.toThrow();
   });
 
-  it('rejects the 65th level of parentheses, "!", call arguments and indexes', () => {
-    expect(syntaxError(nestedParens(65)).message).toMatch(/nested deeper than 64/);
-    expect(syntaxError(`\${{ ${'!'.repeat(65)}true }}`).message).toMatch(/nested deeper than 64/);
-    expect(syntaxError(`\${{ ${'toJSON('.repeat(65)}1${')'.repeat(65)} }}`).message).toMatch(/nested deeper than 64/);
-    expect(syntaxError(`\${{ inputs${'[inputs'.repeat(65)}${']'.repeat(65)} }}`).message).toMatch(/nested deeper than 64/);
+  it('rejects deeper parentheses, "!", call arguments and property chains', () => {
+    expect(syntaxError(nestedParens(50)).message).toMatch(/Exceeded max expression depth 50/);
+    expect(syntaxError(`\${{ ${'!'.repeat(50)}true }}`).message).toMatch(/Exceeded max expression depth 50/);
+    expect(syntaxError(`\${{ ${'toJSON('.repeat(50)}1${')'.repeat(50)} }}`).message).toMatch(/Exceeded max expression depth 50/);
+    expect(syntaxError(`\${{ inputs${'.a'.repeat(50)} }}`).message).toMatch(/Exceeded max expression depth 50/);
   });
 
   it('rejects very deep nesting without overflowing the stack', () => {
-    const error = syntaxError(nestedParens(30_000));
-    expect(error.message).toMatch(/nested deeper than 64/);
-    expect(error.offset).toBe(4 + 64);
-    expect(syntaxError(`\${{ ${'!'.repeat(60_000)}true }}`).message).toMatch(/nested deeper than 64/);
+    const error = syntaxError(nestedParens(10_000));
+    expect(error.message).toMatch(/Exceeded max expression depth 50/);
+    expect(error.offset).toBe(4 + 50);
+    expect(syntaxError(`\${{ ${'!'.repeat(10_000)}true }}`).message).toMatch(/Exceeded max expression depth 50/);
+  });
+
+  it("rejects an expression longer than GitHub Actions' 21,000 characters", () => {
+    expect(syntaxError(`\${{ '${'x'.repeat(21_000)}' }}`).message).toMatch(/at most 21000 characters/);
   });
 
   it('rejects strings with expressions longer than 64 KiB', () => {
@@ -127,6 +158,10 @@ describe('templateReferences', () => {
       "${{ contains(steps.a.output, 'x') }} ${{ inputs[steps.b.data.key] }} ${{ steps['c'].status == 'success' || !steps.d.data }} ${{ fromJSON(steps.e.output)[steps.f.data[0]] }}",
     );
     expect([...found.steps].sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+  });
+
+  it('reads step ids without regard to case, as GitHub Actions reads properties', () => {
+    expect([...references('${{ steps.BUILD.status }}').steps]).toEqual(['build']);
   });
 
   it('collects inputs, secrets and env names read by dot or by literal index', () => {

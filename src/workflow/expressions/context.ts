@@ -4,18 +4,19 @@ export interface RunStatus {
   cancelled: boolean;
 }
 
-/**
- * Everything an expression can read. `env` is the workflow's `env:` (and the host variables it
- * names in `host_env:`), never the rest of the host's. `rho` is the run's context (workspace,
- * directories, OS, CI, task); absent where no run is under way, and then it reads as null.
- */
+/** The contexts every workflow has. */
+export const coreContextNames = ['inputs', 'steps', 'env', 'secrets'] as const;
+
+/** Everything an expression can read. `env` is the workflow's `env:` only, never the host's. */
 export interface ExpressionContext {
   inputs: Record<string, unknown>;
   steps: Record<string, { status: string; output: string; data: unknown }>;
   env: Record<string, string>;
   secrets: Record<string, string>;
-  rho?: Readonly<Record<string, unknown>>;
-  /** A matrix cell's values; absent outside a matrix step. */
-  matrix?: Readonly<Record<string, unknown>>;
+  /**
+   * Further contexts by name (`rho`, the run's context; `matrix`, a cell's values). A name here is readable only in templates
+   * parsed with it among `ParseOptions.contexts`.
+   */
+  extra?: Readonly<Record<string, unknown>>;
   run: RunStatus;
 }

@@ -1,6 +1,7 @@
 import type { ExpressionContext } from './context.js';
 import { ExpressionError } from './errors.js';
-import { evaluateTemplate, parseTemplate } from './template.js';
+import { evaluateTemplate } from './evaluate.js';
+import { parseTemplate, type ParseOptions } from './template.js';
 
 export type ValuePath = (string | number)[];
 
@@ -16,26 +17,26 @@ function walk(value: unknown, path: ValuePath, visit: (text: string, path: Value
 }
 
 /**
- * A copy of `value` with every string evaluated as a template (a list item that evaluates to a
- * list is spliced in: see `spliced`). An error names the failing string's place through
- * `ExpressionError.path`.
+ * A copy of `value` with every string evaluated as a template, which may read every context
+ * `context` has (a list item that evaluates to a list is spliced in: see `spliced`). An error
+ * names the failing string's place through `ExpressionError.path`.
  */
 export function evaluateDeep(value: unknown, context: ExpressionContext): unknown {
-  return evaluateAt(value, [], context);
+  return evaluateAt(value, [], context, { contexts: Object.keys(context.extra ?? {}) });
 }
 
-function evaluateAt(value: unknown, path: ValuePath, context: ExpressionContext): unknown {
+function evaluateAt(value: unknown, path: ValuePath, context: ExpressionContext, options: ParseOptions): unknown {
   if (typeof value === 'string') {
     try {
-      return evaluateTemplate(parseTemplate(value), context);
+      return evaluateTemplate(parseTemplate(value, options), context);
     } catch (error) {
       if (!(error instanceof ExpressionError)) throw error;
       throw new ExpressionError(error.message, error.offset, { cause: error.cause, path });
     }
   }
-  if (Array.isArray(value)) return value.flatMap((element, index) => spliced(element, evaluateAt(element, [...path, index], context)));
+  if (Array.isArray(value)) return value.flatMap((element, index) => spliced(element, evaluateAt(element, [...path, index], context, options), options));
   if (isRecord(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, evaluateAt(element, [...path, key], context)]));
+    return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, evaluateAt(element, [...path, key], context, options)]));
   }
   return value;
 }
@@ -44,13 +45,13 @@ function evaluateAt(value: unknown, path: ValuePath, context: ExpressionContext)
  * An item of a list that is one whole `${{ … }}` whose value is a list is spliced into it, so
  * `args: [test, "${{ inputs.args }}"]` passes every extra argument as its own item.
  */
-function spliced(raw: unknown, evaluated: unknown): unknown[] {
-  if (!Array.isArray(evaluated) || typeof raw !== 'string' || !isWholeExpression(raw)) return [evaluated];
+function spliced(raw: unknown, evaluated: unknown, options: ParseOptions): unknown[] {
+  if (!Array.isArray(evaluated) || typeof raw !== 'string' || !isWholeExpression(raw, options)) return [evaluated];
   return evaluated;
 }
 
-function isWholeExpression(text: string): boolean {
-  const template = parseTemplate(text);
+function isWholeExpression(text: string, options: ParseOptions): boolean {
+  const template = parseTemplate(text, options);
   return template.parts.length === 1 && template.parts[0]!.kind === 'expression';
 }
 

@@ -14,23 +14,9 @@ export class ExpressionError extends Error {
     this.offset = offset;
     this.path = options.path ?? [];
   }
-}
 
-/**
- * A value an operation cannot handle (invalid JSON for `fromJSON`, a bad format string). Raised
- * by the position-free value helpers; the evaluator turns it into an `ExpressionError` at the
- * offset of the expression that asked for the operation.
- */
-export class ValueError extends Error {
-  override readonly name = 'ValueError';
-}
-
-/** Runs `operation`, locating any `ValueError` it raises at `offset`. */
-export function atOffset<T>(offset: number, operation: () => T): T {
-  try {
-    return operation();
-  } catch (error) {
-    if (error instanceof ValueError) throw new ExpressionError(error.message, offset, { cause: error });
-    throw error;
+  /** The same problem, `by` characters further into a larger text. */
+  shifted(by: number): ExpressionError {
+    return new ExpressionError(this.message, this.offset + by, { cause: this.cause, path: this.path });
   }
 }

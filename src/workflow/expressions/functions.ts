@@ -1,80 +1,82 @@
+import { data } from '@actions/expressions';
+import type { FunctionDefinition, FunctionInfo } from '@actions/expressions/funcs/info';
 import type { RunStatus } from './context.js';
-import { ValueError } from './errors.js';
-import { parseFormatFor } from './format.js';
-import { compareValues, foldCase, kindOf, toJsonText, toText } from './values.js';
 
-interface FunctionSpec {
-  minArguments: number;
-  maxArguments: number;
-  call(args: readonly unknown[], run: RunStatus): unknown;
+
+/** The functions GitHub Actions provides, as the official evaluator names them. */
+const githubFunctionNames = ['contains', 'startsWith', 'endsWith', 'format', 'join', 'toJSON', 'fromJSON', 'case'] as const;
+
+/** GitHub Actions' job-status functions; rho answers them from the run so far. */
+const statusFunctionNames = ['success', 'failure', 'always', 'cancelled'] as const;
+
+/**
+ * rho's own functions. GitHub Actions names its functions in camelCase without underscores, so
+ * a `rho_` prefix can never collide with one it adds later.
+ */
+const rhoFunctionNames = ['rho_trim', 'rho_split', 'rho_replace'] as const;
+
+const statusFunctionSet: ReadonlySet<string> = new Set(statusFunctionNames);
+
+export function isStatusFunction(name: string): boolean {
+  return statusFunctionSet.has(name.toLowerCase());
 }
 
-const functions = {
-  success: { minArguments: 0, maxArguments: 0, call: (_args, run) => !run.failed && !run.cancelled },
-  failure: { minArguments: 0, maxArguments: 0, call: (_args, run) => run.failed },
-  always: { minArguments: 0, maxArguments: 0, call: () => true },
-  cancelled: { minArguments: 0, maxArguments: 0, call: (_args, run) => run.cancelled },
-  contains: { minArguments: 2, maxArguments: 2, call: ([search, item]) => contains(search, item) },
-  startsWith: {
-    minArguments: 2,
-    maxArguments: 2,
-    call: ([text, prefix]) => foldCase(toText(text)).startsWith(foldCase(toText(prefix))),
+const rhoFunctions: readonly FunctionDefinition[] = [
+  {
+    name: 'rho_trim',
+    description: 'rho_trim(text): text without leading and trailing whitespace',
+    minArgs: 1,
+    maxArgs: 1,
+    call: (text) => new data.StringData(text!.coerceString().trim()),
   },
-  endsWith: {
-    minArguments: 2,
-    maxArguments: 2,
-    call: ([text, suffix]) => foldCase(toText(text)).endsWith(foldCase(toText(suffix))),
+  {
+    name: 'rho_split',
+    description: 'rho_split(text, separator): the pieces of text between occurrences of separator (exact, case-sensitive)',
+    minArgs: 2,
+    maxArgs: 2,
+    call: (text, separator) => {
+      const by = nonEmpty('separator', separator!);
+      return new data.Array(...text!.coerceString().split(by).map((piece) => new data.StringData(piece)));
+    },
   },
-  format: { minArguments: 1, maxArguments: Number.POSITIVE_INFINITY, call: ([format, ...values]) => formatText(format, values) },
-  toJSON: { minArguments: 1, maxArguments: 1, call: ([value]) => toJsonText(value, 2) },
-  fromJSON: { minArguments: 1, maxArguments: 1, call: ([text]) => fromJson(text) },
-} satisfies Record<string, FunctionSpec>;
+  {
+    name: 'rho_replace',
+    description: 'rho_replace(text, search, replacement): text with every occurrence of search (exact, case-sensitive) replaced',
+    minArgs: 3,
+    maxArgs: 3,
+    call: (text, search, replacement) => {
+      const find = nonEmpty('search text', search!);
+      return new data.StringData(text!.coerceString().replaceAll(find, () => replacement!.coerceString()));
+    },
+  },
+];
 
-export type FunctionName = keyof typeof functions;
-
-export const statusFunctionNames: ReadonlySet<FunctionName> = new Set(['success', 'failure', 'always', 'cancelled']);
-
-const namesByFoldedName = new Map((Object.keys(functions) as FunctionName[]).map((name) => [name.toLowerCase(), name]));
-
-/** Function names are case-insensitive, as in GitHub Actions (`toJson` is `toJSON`). */
-export function lookupFunction(name: string): FunctionName | undefined {
-  return namesByFoldedName.get(name.toLowerCase());
+function nonEmpty(what: string, value: data.ExpressionData): string {
+  const text = value.coerceString();
+  if (text === '') throw new Error(`needs a non-empty ${what}`);
+  return text;
 }
 
+/** What the parser needs to know of the functions beyond GitHub's built-in ones. */
+export const extensionFunctionInfo: readonly FunctionInfo[] = [
+  ...statusFunctionNames.map((name) => ({ name, minArgs: 0, maxArgs: 0 })),
+  ...rhoFunctions.map(({ name, minArgs, maxArgs }) => ({ name, minArgs, maxArgs })),
+];
+
+/** The implementations of the status functions for one run state, and rho's functions, by lower-case name. */
+export function extensionFunctions(run: RunStatus): Map<string, FunctionDefinition> {
+  const status = (name: string, value: boolean): FunctionDefinition => ({ name, minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(value) });
+  const functions = new Map<string, FunctionDefinition>([
+    ['success', status('success', !run.failed && !run.cancelled)],
+    ['failure', status('failure', run.failed)],
+    ['always', status('always', true)],
+    ['cancelled', status('cancelled', run.cancelled)],
+  ]);
+  for (const definition of rhoFunctions) functions.set(definition.name, definition);
+  return functions;
+}
+
+/** Every function an expression may call, for messages. */
 export function functionList(): string {
-  return Object.keys(functions).map((name) => `${name}()`).join(', ');
-}
-
-/** The arity error for a call with `count` arguments, or undefined when the count is right. */
-export function arityProblem(name: FunctionName, count: number): string | undefined {
-  const { minArguments, maxArguments }: FunctionSpec = functions[name];
-  if (count >= minArguments && count <= maxArguments) return undefined;
-  const expected =
-    maxArguments === Number.POSITIVE_INFINITY
-      ? `at least ${minArguments} argument${minArguments === 1 ? '' : 's'}`
-      : `${minArguments} argument${minArguments === 1 ? '' : 's'}`;
-  return `${name}() takes ${expected}, got ${count}`;
-}
-
-export function callFunction(name: FunctionName, args: readonly unknown[], run: RunStatus): unknown {
-  const spec: FunctionSpec = functions[name];
-  return spec.call(args, run);
-}
-
-/** An array holds an element loosely equal to `item`; otherwise a case-insensitive substring test. */
-function contains(search: unknown, item: unknown): boolean {
-  if (kindOf(search) === 'array') return (search as readonly unknown[]).some((element) => compareValues('==', element, item));
-  return foldCase(toText(search)).includes(foldCase(toText(item)));
-}
-
-function formatText(format: unknown, values: readonly unknown[]): string {
-  return parseFormatFor(toText(format), values.length).map((piece) => (typeof piece === 'number' ? toText(values[piece]) : piece)).join('');
-}
-
-function fromJson(text: unknown): unknown {
-  try {
-    return JSON.parse(toText(text));
-  } catch (error) {
-    throw new ValueError(`fromJSON() was given text that is not JSON: ${(error as Error).message}`, { cause: error });
-  }
+  return [...githubFunctionNames, ...statusFunctionNames, ...rhoFunctionNames].map((name) => `${name}()`).join(', ');
 }

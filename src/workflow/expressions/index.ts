@@ -1,11 +1,13 @@
 /**
- * The workflow expression language: `${{ … }}` blocks inside string values, parsed once
- * (tokenizer → parser → tree) and evaluated against a read-only context. No `eval`.
+ * The workflow expression language: GitHub Actions' `${{ … }}` expressions, parsed and
+ * evaluated by GitHub's own `@actions/expressions`, with rho's contexts, status functions and
+ * `rho_` functions. The rest of rho parses a string once, asks what it reads, and evaluates it
+ * against a context.
  */
+export type { ValueSource, ExpressionReads as TemplateReferences } from './analysis.js';
 export type { ExpressionContext, RunStatus } from './context.js';
 export { evaluateDeep, walkTemplates, type ValuePath } from './deep.js';
 export { ExpressionError } from './errors.js';
-export { maxNesting } from './parser.js';
-export { templateReferences, type TemplateReferences } from './references.js';
-export { evaluateTemplate, isLiteralTemplate, maxTemplateBytes, parseTemplate, type Template } from './template.js';
-export { isTruthy } from './values.js';
+export { evaluateExpressionSource, evaluateTemplate } from './evaluate.js';
+export { isTruthy } from './truthy.js';
+export { isLiteralTemplate, parseTemplate, templateReferences, type ParseOptions, type Template } from './template.js';

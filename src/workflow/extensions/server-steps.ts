@@ -1,7 +1,7 @@
 import type { ToolRegistry } from '../../host/registry.js';
 import { compileWorkflow } from '../compile.js';
-import type { CompiledWorkflow } from '../model.js';
-import type { Problem } from '../problems.js';
+import type { CompiledStep, CompiledWorkflow } from '../model.js';
+import { formatProblem, type Problem } from '../problems.js';
 
 /**
  * Checks the steps that call one server's tools, once it runs and its tools are registered: a
@@ -11,4 +11,23 @@ import type { Problem } from '../problems.js';
 export function serverStepProblems(workflow: CompiledWorkflow, tools: ToolRegistry, server: string, servers: readonly string[]): Problem[] {
   const others = servers.filter((name) => name !== server);
   return compileWorkflow(workflow.source, tools, { pendingServers: others }).problems;
+}
+
+/**
+ * Steps refused by a problem found while the run goes on (once a server's tools are known): the
+ * runner fails such a step instead of running it. A problem belongs to the step it lies in.
+ */
+export class RefusedSteps {
+  private readonly problems = new Map<string, string>();
+
+  refuse(steps: readonly CompiledStep[], problem: Problem): void {
+    let owner: CompiledStep | undefined;
+    for (const step of steps) if (step.line <= problem.line && (!owner || step.line > owner.line)) owner = step;
+    if (owner && !this.problems.has(owner.id)) this.problems.set(owner.id, formatProblem(problem));
+  }
+
+  /** Why the step may not run, or undefined. */
+  problemOf(stepId: string): string | undefined {
+    return this.problems.get(stepId);
+  }
 }

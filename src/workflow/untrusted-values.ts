@@ -1,0 +1,109 @@
+import type { Tool } from '../host/tool.js';
+import { parseTemplate, templateReferences, type Template, type ValueSource } from './expressions/index.js';
+import type { StepFile, WorkflowFile } from './schema.js';
+
+/**
+ * The argument of each tool whose text is run as code or names the program to run. An
+ * expression there that can carry text from outside the workflow's author is template
+ * injection, GitHub Actions' most common vulnerability; the value belongs in `env:`.
+ */
+export const codeArguments: Readonly<Record<string, string>> = { shell: 'script', exec: 'command', process_start: 'command' };
+
+/**
+ * Which values an expression can read that may come from outside the workflow's author:
+ * inputs marked `untrusted: true`, results of tools that bring in outside content (`http_request`,
+ * MCP tools that do not declare themselves closed-world, module tools that say so), text answers
+ * to a questionnaire, and everything computed from them (`env:` values, results of steps whose
+ * arguments read them). A step's `status` is always trusted.
+ */
+export class UntrustedValues {
+  private readonly inputs = new Map<string, string>();
+  private readonly env = new Map<string, string>();
+  /** Why a read of a step's result (the keys after `steps.<id>`) is untrusted, by step id. */
+  private readonly steps = new Map<string, (keys: readonly string[]) => string | undefined>();
+
+  constructor(file: Pick<WorkflowFile, 'inputs' | 'env'>) {
+    for (const [name, declaration] of Object.entries(file.inputs ?? {})) {
+      if (declaration.untrusted) this.inputs.set(name.toLowerCase(), `inputs.${name} is marked untrusted: true`);
+    }
+    for (const [name, value] of Object.entries(file.env ?? {})) {
+      const why = typeof value === 'string' ? this.whyText(value) : undefined;
+      if (why !== undefined) this.env.set(name.toLowerCase(), `env.${name} is computed from untrusted values (${why})`);
+    }
+  }
+
+  /** Why a value read from `source` may come from outside the workflow's author, or undefined when it cannot. */
+  private why(source: ValueSource): string | undefined {
+    const [name, ...rest] = source.keys;
+    switch (source.context) {
+      case 'inputs':
+        return name === undefined ? this.inputs.values().next().value : this.inputs.get(name.toLowerCase());
+      case 'env':
+        return name === undefined ? this.env.values().next().value : this.env.get(name.toLowerCase());
+      case 'steps':
+        return name === undefined ? undefined : this.steps.get(name.toLowerCase())?.(rest);
+      default:
+        return undefined;
+    }
+  }
+
+  /** Why one of the values a template can produce is untrusted, or undefined when none is. */
+  whyAny(template: Template): string | undefined {
+    for (const source of templateReferences(template).valueSources) {
+      const why = this.why(source);
+      if (why !== undefined) return why;
+    }
+    return undefined;
+  }
+
+  /** `whyAny` for the text of an `env:` value; one that does not parse fails the run elsewhere. */
+  private whyText(text: string): string | undefined {
+    let template: Template;
+    try {
+      template = parseTemplate(text);
+    } catch {
+      return undefined;
+    }
+    return this.whyAny(template);
+  }
+
+  /**
+   * Records what a step's results carry, once it is compiled: `argumentsWhy` is why its
+   * arguments read untrusted values (then its results may repeat them), if they do.
+   */
+  addStep(step: StepFile, tool: Tool | undefined, argumentsWhy: string | undefined): void {
+    const id = step.id;
+    const result = (keys: readonly string[], why: string | undefined) => (keys[0]?.toLowerCase() === 'status' ? undefined : why);
+    if (argumentsWhy !== undefined) {
+      this.steps.set(id, (keys) => result(keys, `steps.${id} is computed from untrusted values (${argumentsWhy})`));
+    } else if (tool?.untrustedContent) {
+      this.steps.set(id, (keys) => result(keys, `steps.${id} is a result of ${tool.name}, which brings in content from outside`));
+    } else if (step.tool === 'questionnaire') {
+      const answers = closedAnswers(step.with?.questions);
+      if (answers.everyAnswer) return;
+      this.steps.set(id, (keys) => {
+        const [field, part, answer] = keys.map((key) => key.toLowerCase());
+        const closed = field === 'status' || (field === 'data' && (part === 'source' || (part === 'answers' && answer !== undefined && answers.ids.has(answer))));
+        return closed ? undefined : `steps.${id} holds text a person typed`;
+      });
+    }
+  }
+}
+
+const closedQuestionTypes: ReadonlySet<unknown> = new Set(['choice', 'multi', 'confirm']);
+
+/**
+ * Which of a questionnaire's answers are not free text: those of confirm, choice and multi
+ * questions with a literal id (lower-cased), or every answer when no question asks for text.
+ */
+function closedAnswers(questions: unknown): { everyAnswer: boolean; ids: Set<string> } {
+  const ids = new Set<string>();
+  if (!Array.isArray(questions)) return { everyAnswer: false, ids };
+  let textQuestions = 0;
+  for (const question of questions as unknown[]) {
+    const { id, type } = (question ?? {}) as { id?: unknown; type?: unknown };
+    if (!closedQuestionTypes.has(type)) textQuestions += 1;
+    else if (typeof id === 'string') ids.add(id.toLowerCase());
+  }
+  return { everyAnswer: textQuestions === 0, ids };
+}
