@@ -194,7 +194,7 @@ steps:
     expect(result.stderr.trim().split('\n')).toEqual([
       `bad.yml:8:23: invalid expression: Unexpected symbol: '='; compare with "=="`,
       expect.stringMatching(/^bad\.yml:8:42: invalid expression: Unrecognized function: 'tojsn'; available: /),
-      `bad.yml:8:64: invalid expression: Unrecognized named-value: 'github'; expressions can read inputs, steps, env, secrets`,
+      `bad.yml:8:64: invalid expression: Unrecognized named-value: 'github'; expressions can read inputs, steps, env, secrets, rho`,
       'bad.yml:8:83: step "two" comes later; a step can only refer to earlier steps (this also rules out cycles)',
       'bad.yml:8:113: inputs.nope is not declared under "inputs:"',
       expect.stringMatching(/^bad\.yml:11:21: shell script would run text from outside the workflow \(inputs\.title is marked untrusted: true\); pass it through env: instead/),
