@@ -17,6 +17,7 @@ import { outputSuite } from './suites/output.js';
 import { parallelSuite } from './suites/parallel.js';
 import { policySizes, policySuite } from './suites/policy.js';
 import { processesSuite } from './suites/processes.js';
+import { sandboxSuite } from './suites/sandbox.js';
 import { schedulerSizes, schedulerSuite } from './suites/scheduler.js';
 import { startupSuite } from './suites/startup.js';
 import { stepPathSizes, stepPathSuite } from './suites/step-path.js';
@@ -37,6 +38,7 @@ const suites: Suite[] = [
   { name: 'step path', wholeProcess: false, run: (context) => stepPathSuite(context, stepPathSizes[mode(context)]) },
   { name: 'start-up', wholeProcess: true, run: startupSuite },
   { name: 'processes', wholeProcess: true, run: processesSuite },
+  { name: 'sandbox', wholeProcess: true, run: sandboxSuite },
   { name: 'parallel', wholeProcess: true, run: parallelSuite },
   { name: 'output', wholeProcess: true, run: outputSuite },
   { name: 'mcp', wholeProcess: true, run: mcpSuite },

@@ -13,7 +13,7 @@ export default class Tools extends Command {
   static override summary = 'List registered tools.';
   static override description = `Shows each tool's name, origin (built-in, host for a workflow's module tools, mcp for an MCP server's tools), declared capability classes, execution policy, mode and description; --json adds JSON Schemas of the arguments.
 
-With --file, the workflow's tools are listed too: its modules are loaded and its MCP servers are started, each start authorized by the workflow's policy (plus --allow and the other policy flags) exactly as in a run, then stopped.
+With --file, the workflow's tools are listed too: its modules are imported, which runs their code as rho run would, and its MCP servers are started, each start authorized by the workflow's policy (plus --allow and the other policy flags) exactly as in a run, then stopped. Use it only on workflows you trust; rho validate and rho plan never run a workflow's code.
 
 Host tools are trusted in-process code: the classes they declare are inspectable metadata, not a sandbox.
 
@@ -30,7 +30,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
 
   static override flags = {
     ...policyFlags,
-    file: Flags.string({ char: 'f', summary: 'Also list the module and MCP tools of this workflow.', helpValue: 'WORKFLOW' }),
+    file: Flags.string({ char: 'f', summary: 'Also list the module and MCP tools of this workflow (imports its modules: runs their code).', helpValue: 'WORKFLOW' }),
     input: Flags.string({ char: 'i', summary: 'Workflow input KEY=VALUE (for MCP server env). Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
     selftest: Flags.boolean({ summary: "Run each tool's selftest in a temporary directory.", default: false }),
   };

@@ -29,9 +29,9 @@ export async function parallelSuite(context: BenchContext): Promise<SuiteResult>
     { name: `xargs -P${count}`, command: `bash -c 'seq ${count} | xargs -P${count} -I{} sleep ${seconds}'` },
     {
       name: `rho -j ${count}`,
-      command: rhoCommand(`run ${await writeExecWorkflow(context.dir, 'sleep', count, 'sleep', [String(seconds)])} -j ${count} --output plain`),
+      command: rhoCommand(`run ${await writeExecWorkflow(context.dir, 'sleep', count, 'sleep', [String(seconds)])} -j ${count} --output plain --sandbox off`),
     },
-    { name: oneStep, command: rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', 1, 'true', [])} --output plain`) },
+    { name: oneStep, command: rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', 1, 'true', [])} --output plain --sandbox off`) },
   ];
   if (hasGnuParallel()) {
     commands.push({ name: `GNU parallel -j${count}`, command: `bash -c 'seq ${count} | parallel -j${count} sleep ${seconds}'` });

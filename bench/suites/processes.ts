@@ -16,7 +16,7 @@ export async function processesSuite(context: BenchContext): Promise<SuiteResult
     { tool: 'node child_process loop', at: async (count) => `node ${await writeNodeLoop(context.dir, 'true', count, 'true')}` },
     { tool: 'zx', at: async (count) => `node ${await writeZxScript(context.dir, 'true', count, 'true')}` },
     { tool: 'concurrently', at: async (count) => `${concurrentlyBin} --raw -m 1 ${Array(count).fill('true').join(' ')}` },
-    { tool: 'rho (exec true)', at: async (count) => rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', count, 'true', [])} --output plain`) },
+    { tool: 'rho (exec true)', at: async (count) => rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', count, 'true', [])} --output plain --sandbox off`) },
   ];
   const commands: Command[] = [];
   for (const { tool, at } of tools) {

@@ -46,7 +46,7 @@ async function runOnce(file: string): Promise<void> {
 
 /** What a run does before its first step: load and validate the file (YAML, schema, expressions) and build the host. */
 async function openOnce(file: string): Promise<void> {
-  const opened = await openWorkflow({ file, cwd: process.cwd(), choices: parseRunChoices({}), ports: { hostEnv: {} } });
+  const opened = await openWorkflow({ file, cwd: process.cwd(), choices: parseRunChoices({}), ports: { hostEnv: {} } }, 'import');
   await opened.host.dispose();
 }
 

@@ -12,7 +12,7 @@ const justBin = path.join(repoRoot, 'node_modules', 'rust-just-linux-x64', 'bin'
 /**
  * One named task of a file, against the same recipe run by `just` (npm `rust-just`'s linux x64 package): `build`
  * runs `true` N times in order. rho runs each as an exec step through its whole path (policy,
- * scheduling, events); just runs each recipe line through `sh -c`.
+ * scheduling, events), unconfined like just; just runs each recipe line through `sh -c`.
  */
 export async function tasksSuite(context: BenchContext): Promise<SuiteResult> {
   const steps = context.quick ? 10 : 50;
@@ -20,7 +20,7 @@ export async function tasksSuite(context: BenchContext): Promise<SuiteResult> {
   const justfile = await writeJustfile(context.dir, steps, 'true');
   const commands = [
     { name: `just build (${steps} lines)`, command: `${justBin} --justfile ${justfile} --working-directory ${context.dir} build` },
-    { name: `rho run FILE build (${steps} steps)`, command: rhoCommand(`run ${workflow} build --output plain`) },
+    { name: `rho run FILE build (${steps} steps)`, command: rhoCommand(`run ${workflow} build --output plain --sandbox off`) },
   ];
   const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 5, rounds: 3 }), cwd: context.dir });
   const just = medianOf(raw.measurements, commands[0]!.name);

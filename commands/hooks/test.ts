@@ -31,14 +31,17 @@ HOOK is the program and its arguments, or with --hooks the name (or command) of 
   async run(): Promise<HookTestResult> {
     const { argv, flags } = await this.parse(HooksTest);
     const { testHook } = await import('../../src/hooks/test-hook.js');
+    const { standaloneHookSandbox } = await import('../../src/workflow/launch.js');
+    const env = readCliEnvironment().env;
     let result: HookTestResult;
     try {
       result = await testHook({
+        sandbox: await standaloneHookSandbox(env),
         hook: argv as string[],
         eventFile: flags.event,
         hooksFile: flags.hooks,
         cwd: process.cwd(),
-        env: readCliEnvironment().env,
+        env,
         timeoutMs: flags['timeout-ms'],
       });
     } catch (error) {

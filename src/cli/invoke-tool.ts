@@ -7,7 +7,7 @@ import type { ToolResult } from '../host/tool.js';
 import { interruptReason } from '../host/tool-host.js';
 import { loadHooks } from '../hooks/load-hooks.js';
 import { buildHost } from '../workflow/build-host.js';
-import { builtinRegistry } from '../workflow/launch.js';
+import { builtinRegistry, standaloneHookSandbox } from '../workflow/launch.js';
 import { createApprovals } from '../ui/approver/index.js';
 import { createQuestioner } from '../ui/questioner/index.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
@@ -58,8 +58,9 @@ export async function invokeToolCommand(
   try {
     const args = parseArgsJson(request.args);
     const cwd = process.cwd();
+    const sandbox = await standaloneHookSandbox(environment.env, request.choices.sandbox);
     const hooks = request.hooksFile
-      ? await loadHooks({ file: request.hooksFile, cwd, env: environment.env, labels: {}, runId: `invoke-${Date.now()}`, onWarning: stderr })
+      ? await loadHooks({ file: request.hooksFile, cwd, env: environment.env, labels: {}, runId: `invoke-${Date.now()}`, onWarning: stderr, sandbox })
       : undefined;
     const approvals = createApprovals({
       interactive,
@@ -79,6 +80,8 @@ export async function invokeToolCommand(
         processEnv: { mode: 'inherit' },
         processVariables: {},
         maxParallel: 1,
+        sandbox: sandbox.status,
+        homeDirectories: sandbox.homeDirectories,
       },
       {
         hostEnv: environment.env,
@@ -88,6 +91,7 @@ export async function invokeToolCommand(
         ...(hooks && { gates: hooks.gates }),
         grantHints: cliGrantHints,
         redact: (text) => masker.mask(text),
+        masker,
       },
       builtinRegistry(),
     );

@@ -26,7 +26,7 @@ export async function planWorkflowCommand(
       cwd: process.cwd(),
       choices: request.choices,
       ports: { hostEnv: environment.env, grantHints: cliGrantHints, warn: (line) => streams.stderr.write(`${line}\n`) },
-    });
+    }, 'skip');
     masker.add(...Object.values(opened.secrets));
     const plan = await planWorkflow(opened);
     if (options.print) for (const line of formatPlan(plan)) streams.stdout.write(`${line}\n`);

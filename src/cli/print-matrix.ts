@@ -7,7 +7,7 @@ import { reportStartupError } from './startup-errors.js';
 /** Prints one matrix step's cells as JSON for a CI engine's own matrix; exit 2 when there is none. */
 export async function printMatrixCommand(request: { file: string; task?: string; step?: string }, streams: RunStreams): Promise<number> {
   try {
-    const { workflow } = await loadWorkflowFile(request.file, builtinRegistry(), request.task);
+    const { workflow } = await loadWorkflowFile(request.file, builtinRegistry(), 'skip', { task: request.task });
     streams.stdout.write(`${JSON.stringify(matrixForCi(workflow, request.step))}\n`);
     return 0;
   } catch (error) {

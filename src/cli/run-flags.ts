@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core';
+import { sandboxModes, type SandboxMode } from '../host/confinement/status.js';
 import { outputModes } from '../ui/render/choose.js';
 import type { PlanRequest } from './plan-workflow.js';
 import { parseRunChoices, type RunChoices } from '../workflow/run-choices.js';
@@ -17,6 +18,10 @@ export const policyFlags = {
   }),
   yes: Flags.boolean({ char: 'y', summary: 'Answer every approval request with "allow once" (never overrides a deny).', default: false }),
   'no-input': Flags.boolean({ summary: 'Never prompt, even on a terminal (implied by CI=true or no TTY).', default: false }),
+  sandbox: Flags.string({
+    summary: 'Confine processes with bubblewrap: auto (where it works), required (exit 2 if it cannot), off. Overrides policy.sandbox.',
+    options: [...sandboxModes],
+  }),
 };
 
 /** The optional task positional of `run` and `plan`: a name under the file's `tasks:`. */
@@ -37,6 +42,7 @@ export const planFlags = {
   allow: policyFlags.allow,
   ask: policyFlags.ask,
   deny: policyFlags.deny,
+  sandbox: policyFlags.sandbox,
   'max-parallel': Flags.integer({ char: 'j', summary: 'Limit on concurrently executing steps.', min: 1, helpValue: 'N' }),
   input: Flags.string({ char: 'i', summary: 'Workflow input KEY=VALUE. Repeatable.', multiple: true, default: [], helpValue: 'KEY=VALUE' }),
   matrix: Flags.string({ summary: 'Run only the matrix cells whose NAME is VALUE (one machine’s share of a CI matrix). Repeatable.', multiple: true, default: [], helpValue: 'NAME=VALUE' }),
@@ -78,6 +84,7 @@ export interface ChoiceFlagValues {
   deny: string[];
   approve?: string[];
   yes?: boolean;
+  sandbox?: string | undefined;
 }
 
 /** The run's choices from its flags, parsed once. */
@@ -92,6 +99,7 @@ export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
     rules: { allow: flags.allow, ask: flags.ask, deny: flags.deny },
     approve: flags.approve ?? [],
     yes: flags.yes ?? false,
+    ...(flags.sandbox !== undefined && { sandbox: flags.sandbox as SandboxMode }),
   });
 }
 

@@ -6,16 +6,18 @@ import { guardStreams } from '../ui/render/guarded-sink.js';
 import type { RunStreams } from './run-workflow.js';
 
 /**
- * Validates each file, printing every problem; returns 2 when any file is invalid. Problems
- * quote the file (an untrusted pull request's, in CI), so they go through the guarded streams.
+ * Validates each file, printing every problem; returns 2 when any file is invalid. No workflow
+ * code runs: tool modules are not imported and MCP servers are not started; what that leaves
+ * uninspected is printed as notes. Problems quote the file (an untrusted pull request's, in CI),
+ * so they go through the guarded streams.
  */
 export async function validateWorkflowFiles(files: readonly string[], rawStreams: RunStreams, githubActions: boolean): Promise<number> {
   const streams = guardStreams(rawStreams, new SecretMasker(), githubActions);
   const tools = builtinRegistry();
   let invalid = 0;
   for (const file of files) {
-    const { problems, extensions } = await checkWorkflowFile(file, tools);
-    for (const problem of [...problems, ...(extensions?.warnings ?? [])]) streams.stderr.write(`${formatProblem(problem)}\n`);
+    const { problems, extensions, notes } = await checkWorkflowFile(file, tools, 'skip');
+    for (const problem of [...problems, ...(extensions?.warnings ?? []), ...notes]) streams.stderr.write(`${formatProblem(problem)}\n`);
     if (problems.length > 0) invalid++;
     else streams.stdout.write(`${file}: valid\n`);
   }

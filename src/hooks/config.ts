@@ -10,12 +10,18 @@ const command = z
 
 const name = z.string().min(1).max(64).describe('Name shown in warnings, denials and the latency summary (default: the command)');
 const timeoutMs = z.number().int().min(1).max(600_000).default(defaultHookTimeoutMs);
+const writes = z
+  .array(z.string().min(1).max(4096))
+  .max(100)
+  .default([])
+  .describe('Directories (relative to the file that declares the hook) the hook may write into when processes are confined; created if missing');
 
 const gateEntrySchema = z.strictObject({
   name: name.optional(),
   command,
   tools: z.array(z.string().min(1)).min(1).optional().describe('Only calls of these tools are sent to the gate (default: every tool)'),
   timeout_ms: timeoutMs,
+  writes,
   on_error: z
     .enum(['deny', 'continue'])
     .default('deny')
@@ -36,6 +42,7 @@ const observerEntrySchema = z.strictObject({
     .optional()
     .describe('Event kinds to receive (default: every kind but before_tool_use)'),
   timeout_ms: timeoutMs,
+  writes,
 });
 
 const limitsSchema = z.strictObject({

@@ -7,6 +7,8 @@ import { HookLatency, type HookLatencyEntry } from '../host/hooks/latency.js';
 import { defaultDrainTimeoutMs, defaultObserverCapacity, ObserverQueue, type ObserverDrainReport } from '../host/hooks/observer.js';
 import { hookPayloadFor, type HookSourceEvent } from '../host/hooks/payloads.js';
 import type { PreToolGate } from '../host/gates.js';
+import { hookConfinementPlan } from '../host/confinement/index.js';
+import type { HookSandbox } from '../host/run-observer.js';
 import { hookEnvironment } from './hook-environment.js';
 import { parseInlineHooks, readHooksFile, type HooksSource } from './load-config.js';
 import { ProgramGate } from './program-gate.js';
@@ -35,6 +37,8 @@ export interface LoadHooksOptions {
   redact?: (text: string) => string;
   /** Observer failures, drops and advisory gate failures; they never fail the run. */
   onWarning?: (message: string) => void;
+  /** Whether hook programs are confined, and the homes they must not see; unconfined when absent. */
+  sandbox?: HookSandbox;
 }
 
 export interface HookRunSummary {
@@ -95,7 +99,7 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
       (entry) =>
         new ProgramGate({
           name: names.take(entry),
-          program: programOf(entry, source.baseDir, env),
+          program: programOf(entry, source.baseDir, env, options.sandbox),
           tools: entry.tools,
           onError: entry.on_error,
           context,
@@ -106,7 +110,7 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
   );
   const observers = new ObserverQueue(
     sources.flatMap((source) =>
-      source.config.observer.map((entry) => new ProgramObserver(names.take(entry), entry.events, programOf(entry, source.baseDir, env))),
+      source.config.observer.map((entry) => new ProgramObserver(names.take(entry), entry.events, programOf(entry, source.baseDir, env, options.sandbox))),
     ),
     { capacity: limits.observer_queue ?? defaultObserverCapacity, latency, onWarning },
   );
@@ -126,11 +130,15 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
   };
 }
 
-export function programOf(entry: GateEntry | ObserverEntry, baseDir: string, env: Record<string, string>): HookProgram {
+export function programOf(entry: GateEntry | ObserverEntry, baseDir: string, env: Record<string, string>, sandbox?: HookSandbox): HookProgram {
   const [program, ...args] = entry.command;
   // A program named by a relative path lives beside the file that declares it; a bare name is looked up on PATH.
   const file = program.includes('/') ? path.resolve(baseDir, program) : program;
-  return { command: [file, ...args], cwd: baseDir, env, timeoutMs: entry.timeout_ms };
+  const confinement = sandbox && {
+    status: sandbox.status,
+    plan: hookConfinementPlan({ baseDirectory: baseDir, writes: entry.writes ?? [], homeDirectories: sandbox.homeDirectories }),
+  };
+  return { command: [file, ...args], cwd: baseDir, env, timeoutMs: entry.timeout_ms, ...(confinement && { confinement }) };
 }
 
 /** Hook names as the summary and denials show them: the configured name or the command, made unique. */

@@ -17,6 +17,7 @@ export async function loadRunHooks(options: HookOptions, labels: HostLabels, dec
     runId,
     redact: (text) => options.masker.mask(text),
     onWarning: (message) => options.warn(`rho: hook warning: ${message}`),
+    ...(declared.sandbox && { sandbox: declared.sandbox }),
   });
   return joinToRun(loaded, options.warn);
 }

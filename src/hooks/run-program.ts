@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { CallConfinement } from '../host/confinement/index.js';
 import { ProcessGroup } from '../tools/process/process-group.js';
 
 /** One hook program, ready to run: its argv, where it runs, and the (already scrubbed) environment it gets. */
@@ -7,6 +8,8 @@ export interface HookProgram {
   cwd: string;
   env: Readonly<Record<string, string>>;
   timeoutMs: number;
+  /** How the program is confined (read-only, no network, private TMPDIR); unconfined when absent. */
+  confinement?: CallConfinement;
 }
 
 export type HookRun = { outcome: 'exited'; stdout: string; durationMs: number } | { outcome: 'failed'; reason: string; durationMs: number };
@@ -27,7 +30,7 @@ export async function runHookProgram(program: HookProgram, stdin: string, signal
   const [file, ...args] = program.command;
   let group: ProcessGroup;
   try {
-    group = await ProcessGroup.spawn({ file, args, cwd: program.cwd, env: program.env, stdin });
+    group = await ProcessGroup.spawn({ file, args, cwd: program.cwd, env: program.env, stdin, confinement: program.confinement });
   } catch (cause) {
     return { outcome: 'failed', reason: `could not start ${file}: ${(cause as Error).message}`, durationMs: elapsed() };
   }

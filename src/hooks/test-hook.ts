@@ -5,6 +5,7 @@ import { hookEnvelopeSchema, type HookEnvelope } from '../host/hooks/envelope.js
 import { defaultHookTimeoutMs, type GateEntry, type ObserverEntry } from './config.js';
 import { hookEnvironment } from './hook-environment.js';
 import { readHooksFile } from './load-config.js';
+import type { HookSandbox } from '../host/run-observer.js';
 import { hookName, programOf } from './load-hooks.js';
 import { runGateProgram } from './program-gate.js';
 import { runHookProgram, type HookProgram } from './run-program.js';
@@ -17,6 +18,8 @@ export interface HookTestOptions {
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
   timeoutMs: number | undefined;
+  /** Confines the hook as a run would; unconfined when absent. */
+  sandbox?: HookSandbox;
 }
 
 /** What one hook did with one envelope. A gate failure shows the decision it turns into. */
@@ -72,8 +75,8 @@ async function resolveHook(
   if (options.hooksFile === undefined) {
     const [file, ...args] = options.hook;
     if (!file) throw new HostError('usage', 'name the hook program to run, e.g. rho hooks test ./hooks/guard.mjs --event sample.json');
-    const entry: GateEntry = { command: [file, ...args], timeout_ms: options.timeoutMs ?? defaultHookTimeoutMs, on_error: 'deny' };
-    return { program: programOf(entry, options.cwd, env), onError: 'deny' };
+    const entry: GateEntry = { command: [file, ...args], timeout_ms: options.timeoutMs ?? defaultHookTimeoutMs, writes: [], on_error: 'deny' };
+    return { program: programOf(entry, options.cwd, env, options.sandbox), onError: 'deny' };
   }
   const source = await readHooksFile(options.hooksFile, options.cwd);
   const wanted = options.hook.join(' ');
@@ -84,5 +87,5 @@ async function resolveHook(
     throw new HostError('usage', `${source.origin} has no hook named ${JSON.stringify(wanted)}; its hooks are: ${known}`);
   }
   const configured = options.timeoutMs === undefined ? entry : { ...entry, timeout_ms: options.timeoutMs };
-  return { program: programOf(configured, source.baseDir, env), onError: 'on_error' in entry ? entry.on_error : 'deny' };
+  return { program: programOf(configured, source.baseDir, env, options.sandbox), onError: 'on_error' in entry ? entry.on_error : 'deny' };
 }

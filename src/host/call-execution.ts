@@ -13,7 +13,7 @@ import type { ExecuteContext, PrepareContext, ToolOutput } from './tool.js';
 export interface ExecutionDeps {
   /** The context a tool was prepared with; execution adds progress, questions and walks. */
   base: Omit<PrepareContext, 'timeoutMs' | 'signal'>;
-  withheld(absolutePath: string): boolean;
+  withheld(absolutePath: string, links?: number): boolean;
   questioner: Questioner | undefined;
   /** Masks secrets in progress text before it is cut to its bound. */
   redact: (text: string) => string;

@@ -24,7 +24,17 @@ export async function prepareCall(tools: ToolRegistry, call: ToolCall, context: 
     }
     const plan = await tool.prepare(args, { ...context, timeoutMs });
     const requests = plan.requests.map(deepFreeze);
-    return { kind: 'planned', call, tool, timeoutMs, requests, resources: plan.resources, summary: plan.summary, execute: plan.execute };
+    return {
+      kind: 'planned',
+      call,
+      tool,
+      timeoutMs,
+      requests,
+      resources: plan.resources,
+      summary: plan.summary,
+      confinement: plan.confinement,
+      execute: plan.execute,
+    };
   } catch (thrown) {
     return toToolError(thrown, 'invalid_arguments');
   }

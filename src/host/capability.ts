@@ -28,6 +28,11 @@ interface ProcessFacts {
   envNames: readonly string[];
   outputLimitBytes: number;
   wallLimitMs: number;
+  /**
+   * sha256 (hex) of the text written to stdin; absent when stdin is closed. Part of the exact
+   * identity a remembered approval covers; never shown, logged or given to hooks.
+   */
+  stdinDigest?: string;
 }
 
 export interface ReadRequest {
@@ -75,6 +80,17 @@ export interface NetworkRequest {
   host: string;
   /** scheme://host/path — never user info or a query string. */
   url: string;
+  /*
+   * What the call sends beyond the facts rules match, as digests (sha256, hex) so that no
+   * value travels with the request into events, hooks or logs. Part of the exact identity a
+   * remembered "allow for this run" covers: a changed query, header or body needs a new approval.
+   */
+  /** Digest of the query string; absent when there is none. */
+  queryDigest?: string;
+  /** Request headers by lower-case name (sorted), each value as a digest. */
+  headers?: readonly { name: string; valueDigest: string }[];
+  /** Digest of the request body; absent when there is none. */
+  bodyDigest?: string;
   preview?: NetworkPreview;
 }
 

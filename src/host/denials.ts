@@ -53,6 +53,9 @@ export function policyDenied(subject: AuthorizationSubject, request: CapabilityR
       message = `${what}: it sets ${names} in the process environment, which only the unrestricted rule "process" may allow, and the rule that matched (${rule}) is narrower; to grant it, ${hints.allow('process')}, or leave ${names} out of the step's env`;
       break;
     }
+    case 'hard_link':
+      message = `${what}: the file has ${'path' in request ? (request.path.links ?? 2) : 2} names (hard links), and a deny or ask read rule names paths one of its other names may lie under; copy the file to read it, or remove the link`;
+      break;
     case 'outside':
       message = rule
         ? `${what}: the path is outside the workspace and the rule deny: ${rule} matches; remove or narrow that deny rule`

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sandboxStatusSchema } from './confinement/status.js';
 import { capabilityClasses } from './capability-classes.js';
 import type { CapabilityClass } from './capability-classes.js';
 import { toolErrorKinds } from './errors.js';
@@ -67,6 +68,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     task: z.string().optional().describe('The task run (`rho run FILE TASK`); absent for the default task'),
     file: z.string(),
     workspace: z.string().describe('Canonical primary workspace root'),
+    sandbox: sandboxStatusSchema.optional().describe('Whether process steps run confined, and if not, why and how to fix it'),
     steps: z
       .array(
         z.strictObject({

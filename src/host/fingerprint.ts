@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CapabilityRequest } from './capability.js';
 import { ResolvedPath } from './workspace.js';
 
@@ -19,6 +20,7 @@ function pathFacts(resolved: ResolvedPath): PathFacts {
     purpose: resolved.purpose,
     state: resolved.state,
     entry: resolved.entry,
+    links: resolved.links,
   };
 }
 
@@ -36,15 +38,23 @@ function factsOf(value: unknown): unknown {
   return value;
 }
 
+/** sha256 (hex) of a text a request sends (a body, stdin): requests carry digests, not the text. */
+export function contentDigest(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
 /**
  * The exact identity of a request: the tool that asks (names are unique in a run, so this is
- * also the request's source) and every structured fact. A remembered "allow for this run"
- * matches only a request with the same fingerprint, so any change of class, path, scope,
- * command, executable, argv, cwd, env mode or names, limit, URL, method or skill needs a new
- * approval.
+ * also the request's source) and every field the request carries, so whatever a request learns
+ * to carry is covered without a change here. A remembered "allow for this run" matches only a
+ * request with the same fingerprint: any change of class, path, scope, command, executable,
+ * argv, cwd, env, limit, stdin, URL, query, method, header, body or skill needs a new approval.
+ * It is a digest, so the values it covers (header values, query strings) are not kept in memory.
  */
 export function requestFingerprint(request: CapabilityRequest, tool: string): string {
   // A preview is what a person is shown of a request, not one of its facts.
   const { preview: _shown, ...facts } = request as CapabilityRequest & { preview?: unknown };
-  return JSON.stringify({ tool, request: factsOf(facts) });
+  return createHash('sha256')
+    .update(JSON.stringify({ tool, request: factsOf(facts) }))
+    .digest('hex');
 }

@@ -5,6 +5,23 @@ export const maskText = '***';
 /** Shortest secret that can be masked without hiding ordinary text. */
 export const minMaskableLength = 4;
 
+/**
+ * The base64 text a value encodes to wherever it starts in a longer encoded byte stream. Base64
+ * works in 3-byte groups, so a value after 0, 1 or 2 other bytes (`printf 'x%s' "$S" | base64`,
+ * `user:$TOKEN` in HTTP Basic auth) encodes three different ways. For each offset, the value's
+ * bytes from the next group boundary on are encoded, keeping only the characters that depend on
+ * the value alone: neither the bytes before it nor those after it change them.
+ */
+function base64Alignments(bytes: Buffer): string[] {
+  const forms: string[] = [];
+  for (const skipped of [0, 1, 2]) {
+    const aligned = bytes.subarray(skipped);
+    const determined = Math.floor((aligned.length * 4) / 3);
+    forms.push(aligned.toString('base64').slice(0, determined), aligned.toString('base64url').slice(0, determined));
+  }
+  return forms;
+}
+
 function encodings(value: string): string[] {
   const bytes = Buffer.from(value, 'utf8');
   const base64 = bytes.toString('base64');
@@ -13,6 +30,7 @@ function encodings(value: string): string[] {
     base64,
     base64.replace(/=+$/, ''),
     bytes.toString('base64url'),
+    ...base64Alignments(bytes),
     encodeURIComponent(value),
     encodeURIComponent(value).replace(/%20/g, '+'),
   ];
@@ -30,6 +48,7 @@ export class SecretMasker {
   private readonly known = new Set<string>();
   private forms: readonly string[] = [];
   private pattern: RegExp | undefined;
+  private spansLines = false;
 
   constructor(secrets: readonly string[] = []) {
     this.add(...secrets);
@@ -42,12 +61,18 @@ export class SecretMasker {
     }
     for (const secret of secrets) for (const form of encodings(secret)) if (form.length >= minMaskableLength) this.known.add(form);
     this.forms = [...this.known].sort((a, b) => b.length - a.length);
+    this.spansLines = this.forms.some((form) => form.includes('\n'));
     this.pattern = this.forms.length > 0 ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
   }
 
   /** Longest form a secret can take: a stream must hold back this many characters less one. */
   get longestForm(): number {
     return this.forms[0]?.length ?? 0;
+  }
+
+  /** Whether some form holds a line break: only then can a secret continue past the end of a line. */
+  get crossesLines(): boolean {
+    return this.spansLines;
   }
 
   get empty(): boolean {
@@ -88,8 +113,10 @@ function maskValue(value: unknown, masker: SecretMasker): unknown {
 }
 
 /**
- * Masks a byte stream before it is split into lines: it holds back the last `longest - 1`
- * characters of each chunk until the next chunk (or `end()`) shows whether a secret continues.
+ * Masks a stream of text before it is split into lines, cut or stored: it holds back the last
+ * `longest - 1` characters of each chunk until the next chunk (or `end()`) shows whether a
+ * secret continues. Complete lines are never held back unless a secret can span lines, so
+ * a process's progress shows as soon as its lines end.
  */
 export class StreamMasker {
   private pending = '';
@@ -100,6 +127,7 @@ export class StreamMasker {
     if (this.masker.empty) return chunk;
     const text = this.pending + chunk;
     let cut = Math.max(0, text.length - (this.masker.longestForm - 1));
+    if (!this.masker.crossesLines) cut = Math.max(cut, text.lastIndexOf('\n') + 1);
     for (const [start, end] of this.masker.spans(text)) if (start < cut && end > cut) cut = end;
     this.pending = text.slice(cut);
     return this.masker.mask(text.slice(0, cut));

@@ -17,8 +17,11 @@ export interface PolicyRules {
  *   the matching `outside` rule, or undefined when none allows it);
  * - `protected_env`: a process sets PATH, LD_* or DYLD_*, which only an unrestricted `process`
  *   rule may allow; `rule` is the narrower rule that matched.
+ * - `hard_link`: the file to read has more than one name (hard link) while a `deny` or `ask`
+ *   read rule names paths: its other names cannot be known, and one may be a path such a rule
+ *   keeps back, so it is refused; `rule` is the rule that would otherwise have decided.
  */
-export type PolicyReason = 'rule' | 'no_rule' | 'outside' | 'protected_env';
+export type PolicyReason = 'rule' | 'no_rule' | 'outside' | 'protected_env' | 'hard_link';
 
 export interface PolicyEvaluation {
   decision: PolicyDecision;
@@ -45,6 +48,12 @@ export function protectedEnvNames(request: CapabilityRequest): readonly string[]
   return request.class === 'process' ? request.envNames.filter((name) => protectedEnvName.test(name)) : [];
 }
 
+/** Whether a request reads the content of a regular file that has more than one name. */
+function readsLinkedFile(request: CapabilityRequest): boolean {
+  const reads = request.class === 'read' || request.class === 'skill' || request.class === 'instructions';
+  return reads && (request.path.links ?? 1) > 1;
+}
+
 /**
  * Default-deny policy. A deny that matches the path as written or as resolved wins; then ask;
  * then an allow that matches the resolved path; then deny. A request outside the workspace
@@ -69,14 +78,23 @@ export class Policy implements PolicyEvaluator {
    * Whether a path inside an authorized tree is still kept back by a `deny` or `ask` read rule:
    * a tree read is one request, so the walks of list_files and search_files skip such entries.
    */
-  withholdsRead(absolute: string, workspaceRoot: string): boolean {
+  withholdsRead(absolute: string, workspaceRoot: string, links = 1): boolean {
+    if (links > 1 && this.keepsBackNamedReads()) return true;
     return [...this.rules.deny, ...this.rules.ask].some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
+  }
+
+  /** Whether some deny or ask rule keeps back reads of particular paths (`read(secret/**)`, not `read`). */
+  private keepsBackNamedReads(): boolean {
+    return [...this.rules.deny, ...this.rules.ask].some((rule) => rule.class === 'read' && !isUnrestricted(rule));
   }
 
   evaluate(request: CapabilityRequest, workspaceRoot: string): PolicyEvaluation {
     const own = this.evaluateRules(request, workspaceRoot, (rule) => rule.class !== 'outside');
     if (own.decision !== 'deny' && own.rule && !isUnrestricted(own.rule) && protectedEnvNames(request).length > 0) {
       return { decision: 'deny', rule: own.rule, reason: 'protected_env' };
+    }
+    if (own.decision !== 'deny' && readsLinkedFile(request) && this.keepsBackNamedReads()) {
+      return { decision: 'deny', rule: own.rule, reason: 'hard_link' };
     }
     if (!isOutsideWorkspace(request) || own.decision === 'deny') return own;
     const outside = this.evaluateRules(request, workspaceRoot, (rule) => rule.class === 'outside');

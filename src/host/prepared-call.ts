@@ -1,4 +1,5 @@
 import type { CapabilityRequest } from './capability.js';
+import type { CallConfinement } from './confinement/index.js';
 import type { ResourceAccess } from './resources.js';
 import type { ExecuteContext, Tool, ToolContext, ToolOutput } from './tool.js';
 
@@ -10,6 +11,11 @@ export interface ToolCall {
   stepId?: string;
   /** Per-call wall limit; the tool's own default when absent. */
   timeoutMs?: number;
+  /**
+   * Where the call's processes may write (globs as in `write` rules): narrows the policy's
+   * writable roots for this call, never widens them. Absent: everything the policy grants.
+   */
+  writes?: readonly string[];
 }
 
 /**
@@ -25,6 +31,7 @@ export type PreparedCall =
       requests: readonly CapabilityRequest[];
       resources: readonly ResourceAccess[];
       summary: string | undefined;
+      confinement?: CallConfinement | undefined;
       execute(ctx: ExecuteContext): Promise<ToolOutput>;
     }
   | {
@@ -35,5 +42,6 @@ export type PreparedCall =
       requests: readonly [];
       resources: undefined;
       summary: undefined;
+      confinement?: undefined;
       run(ctx: ToolContext): Promise<ToolOutput>;
     };

@@ -66,7 +66,7 @@ export function parseRule(text: string): Rule {
     case 'read':
     case 'write':
       if (argument !== undefined && argument.split('/').includes('..')) throw ruleError(text, 'a glob may not contain ..');
-      return { class: ruleClass, text, ...(argument !== undefined && { glob: argument }) };
+      return { class: ruleClass, text, ...(argument !== undefined && { glob: normalizePathText(argument) }) };
     case 'process': {
       if (argument === undefined) return { class: 'process', text };
       const [executable, ...args] = splitWords(argument, text);
@@ -113,6 +113,17 @@ export function isUnrestricted(rule: Rule): boolean {
 }
 
 /**
+ * The one Unicode form rules and paths are compared in: NFC. The same name can be spelled
+ * composed (`café`, U+00E9) or decomposed (`cafe` + U+0301); file systems may keep either, and
+ * some treat them as one name. Comparing both sides in NFC means a rule covers every spelling
+ * of the names it writes: a deny for `café/**` also keeps back `cafe\u0301/x`, and an allow for
+ * one spelling allows the other (a stricter deny never loses to a spelling).
+ */
+export function normalizePathText(text: string): string {
+  return text.normalize('NFC');
+}
+
+/**
  * Subjects of recently matched paths, per workspace root: a request is matched against every
  * rule, and each asks for the same one or two paths, so the relative path is computed once.
  */
@@ -135,15 +146,15 @@ function ruleSubject(absolute: string, workspaceRoot: string): string {
 function subjectOf(absolute: string, workspaceRoot: string): string {
   const relative = path.relative(workspaceRoot, absolute);
   if (relative === '') return '.';
-  if (relative.startsWith('..') || path.isAbsolute(relative)) return absolute;
-  return relative.split(path.sep).join('/');
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return normalizePathText(absolute);
+  return normalizePathText(relative.split(path.sep).join('/'));
 }
 
 const globCache = new Map<string, (subject: string) => boolean>();
 function globMatcher(glob: string): (subject: string) => boolean {
   let matcher = globCache.get(glob);
   if (!matcher) {
-    matcher = picomatch(glob, { dot: true });
+    matcher = picomatch(normalizePathText(glob), { dot: true });
     globCache.set(glob, matcher);
   }
   return matcher;

@@ -1,4 +1,5 @@
 import type { CapabilityRequest } from './capability.js';
+import type { SandboxStatus } from './confinement/status.js';
 import type { RunEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
 import type { ToolCall } from './prepared-call.js';
@@ -29,6 +30,14 @@ export interface HookDeclarations {
   directory: string;
   /** The workflow's `secrets:` names, kept out of hook programs' environment. */
   secretNames: readonly string[];
+  /** How hook programs are confined; unconfined when absent. */
+  sandbox?: HookSandbox;
+}
+
+/** How a run's hook programs are confined: the run's sandbox status and the homes they must not see. */
+export interface HookSandbox {
+  status: SandboxStatus;
+  homeDirectories: readonly string[];
 }
 
 /** Builds a run's hooks once its workflow is known (the workflow may declare `hooks:`). */

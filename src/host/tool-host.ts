@@ -10,6 +10,7 @@ import { failedResult, interruptReason } from './call-result.js';
 import type { CapabilityRequest } from './capability.js';
 import type { GrantHints } from './denials.js';
 import type { RunObserver } from './run-observer.js';
+import { narrowWritable, planConfinement, type CallConfinement, type ConfinementPlan } from './confinement/index.js';
 import { ToolError, toToolError } from './errors.js';
 import type { AuditRecord, HostEvent, RunEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
@@ -64,7 +65,7 @@ export interface CallTicket {
 }
 
 /** A prepared call as `preview` shows it: what it would ask for and touch, with no way to run it. */
-export type CallPreview = Pick<PreparedCall, 'kind' | 'requests' | 'resources' | 'summary'>;
+export type CallPreview = Pick<PreparedCall, 'kind' | 'requests' | 'resources' | 'summary' | 'confinement'>;
 
 /** What a call started with `start()` has of its own: its event stream and its questioner. */
 interface CallExtras {
@@ -100,6 +101,8 @@ export class ToolHost {
   #order: CallOrder;
   readonly #steps: CallPathSteps;
   readonly #observer: RunObserver | undefined;
+  /** The policy's confinement plan, computed on first use: once per policy, never per call. */
+  #plan: ConfinementPlan | undefined;
 
   readonly #options: ToolHostOptions;
 
@@ -166,6 +169,27 @@ export class ToolHost {
     return this.#options.policy.evaluate(request, this.workspace.root);
   }
 
+  /** What the policy lets every confined process touch (writable roots, hidden paths, network). */
+  get confinementPlan(): ConfinementPlan {
+    this.#plan ??= planConfinement({
+      policy: this.#options.policy,
+      workspaceRoot: this.workspace.root,
+      grantedRoots: this.workspace.grantedRoots,
+      homeDirectories: this.#options.environment.homeDirectories ?? [],
+    });
+    return this.#plan;
+  }
+
+  /**
+   * How the processes a call starts are confined: the run's sandbox status and the plan,
+   * narrowed by the call's `writes` (a `writes` entry the policy does not grant throws the denial).
+   */
+  callConfinement(call: Pick<ToolCall, 'writes'>): CallConfinement {
+    const status = this.#options.environment.sandbox ?? { confined: false, mode: 'off', reason: 'this host does not confine processes' };
+    if (!call.writes) return { status, plan: this.confinementPlan };
+    return { status, plan: narrowWritable(this.confinementPlan, call.writes, this.workspace.root), narrowed: true };
+  }
+
   auditSnapshot(): readonly AuditRecord[] {
     return this.#authorizer.auditSnapshot();
   }
@@ -177,7 +201,7 @@ export class ToolHost {
   async preview(call: ToolCall, signal: AbortSignal): Promise<CallPreview | ToolError> {
     const prepared = await prepareCall(this.tools, call, this.#baseContext(call, signal));
     if (prepared instanceof ToolError) return prepared;
-    return { kind: prepared.kind, requests: prepared.requests, resources: prepared.resources, summary: prepared.summary };
+    return { kind: prepared.kind, requests: prepared.requests, resources: prepared.resources, summary: prepared.summary, confinement: prepared.confinement };
   }
 
   /** Takes the next place in model order, for a call that will be submitted (or withdrawn) later. */
@@ -316,7 +340,7 @@ export class ToolHost {
       signal,
       {
         base: this.#baseContext(call, signal),
-        withheld: (absolutePath) => this.#options.policy.withholdsRead(absolutePath, this.workspace.root),
+        withheld: (absolutePath, links) => this.#options.policy.withholdsRead(absolutePath, this.workspace.root, links),
         questioner: flight?.questioner ?? this.#options.questioner,
         redact: this.#options.redact ?? ((text) => text),
         emit: (event) => this.#emitFor(call.id, event),
@@ -327,7 +351,19 @@ export class ToolHost {
   }
 
   #baseContext(call: ToolCall, signal: AbortSignal) {
-    return { callId: call.id, stepId: call.stepId, workspace: this.workspace, host: this.#options.environment, signal, session: this.session };
+    const host = this;
+    return {
+      callId: call.id,
+      stepId: call.stepId,
+      workspace: this.workspace,
+      host: this.#options.environment,
+      signal,
+      session: this.session,
+      // A getter: read when the context is spread for the tool, inside preparation's error handling.
+      get confinement(): CallConfinement {
+        return host.callConfinement(call);
+      },
+    };
   }
 
   #notifyFinished(call: ToolCall, result: ToolResult, authorized: CapabilityRequest | undefined): void {

@@ -1,8 +1,10 @@
 import type { z } from 'zod';
 import type { CapabilityClass, CapabilityRequest } from './capability.js';
 import type { ImageContent, ResourceContent } from './content.js';
+import type { CallConfinement, SandboxStatus } from './confinement/index.js';
 import type { ToolError } from './errors.js';
 import type { HostInput, HostInputResponse } from './host-input.js';
+import type { SecretMasker } from './masking.js';
 import type { ResourceAccess } from './resources.js';
 import type { SessionState } from './session-state.js';
 import type { Workspace } from './workspace.js';
@@ -45,6 +47,15 @@ export interface HostEnvironment {
   processEnv: import('./capability.js').EnvMode;
   /** Variables every process gets, set as a step's own `env` is (the workflow's `env:`); a step's `env` wins. */
   processVariables?: Readonly<Record<string, string>>;
+  /**
+   * The run's secret values. Output a tool cuts, slices or keeps (a process's stdout and stderr)
+   * is masked with it at the source, before any cut could split a secret; events are masked again.
+   */
+  masker?: SecretMasker;
+  /** Whether processes are confined, as probed once for the run; processes run unconfined when absent. */
+  sandbox?: SandboxStatus;
+  /** The user's home directories (`$HOME`, the account's): hidden from confined processes unless a rule grants them. */
+  homeDirectories?: readonly string[];
 }
 
 /** Context available while a call is prepared: resolution only, no side effects. */
@@ -58,6 +69,8 @@ export interface PrepareContext {
   timeoutMs: number;
   /** State shared by the calls of one run (background processes); absent on hosts without runs. */
   session?: SessionState;
+  /** How the processes this call starts are confined (the policy's plan, narrowed by the call's `writes`). */
+  confinement?: CallConfinement;
 }
 
 /** Context for executing an authorized call: it has no way to authorize anything further. */
@@ -73,9 +86,10 @@ export interface ExecuteContext {
   progress(update: ToolProgress): void;
   /**
    * Whether a path met while walking an authorized directory tree is still kept back by a deny
-   * or ask read rule; walks skip such paths (a tree read is authorized as one request).
+   * or ask read rule; walks skip such paths (a tree read is authorized as one request). A file with
+   * more than one name (`links`) is withheld whenever such rules name paths, as a read of it is.
    */
-  withheld(absolutePath: string): boolean;
+  withheld(absolutePath: string, links?: number): boolean;
   /** Ask a person (or the scripted answers) questions; time spent here does not count against the timeout. */
   ask(input: HostInput): Promise<HostInputResponse>;
 }
@@ -91,6 +105,8 @@ export interface PreparedExecution {
   resources: readonly ResourceAccess[];
   /** One short line for progress displays (never used to authorize). */
   summary?: string;
+  /** How the process the call starts will be confined (for plans); absent for calls that start none. */
+  confinement?: CallConfinement;
   execute(ctx: ExecuteContext): Promise<ToolOutput>;
 }
 

@@ -43,6 +43,12 @@ export class ResolvedPath {
   readonly entry: EntryKind | undefined;
   /** Device and inode of the target; undefined when it is missing. */
   readonly identity: FileIdentity | undefined;
+  /**
+   * How many names (hard links) a regular file has; undefined for anything else. A file with
+   * more than one may also be reachable under a name a deny rule covers, which no check of this
+   * name can see.
+   */
+  readonly links: number | undefined;
   /** Device and inode of `existingAncestor`: a directory swapped for another is noticed. */
   readonly ancestorIdentity: FileIdentity;
 
@@ -58,6 +64,7 @@ export class ResolvedPath {
     this.purpose = fields.purpose;
     this.entry = fields.entry;
     this.identity = fields.identity;
+    this.links = fields.links;
     this.ancestorIdentity = fields.ancestorIdentity;
     Object.freeze(this);
   }
@@ -160,8 +167,10 @@ async function parseRoot(dir: string): Promise<Root> {
  * other than `workspace` also needs the `outside` rule.
  *
  * Checks are portable path checks (realpath, lstat, device and inode): they catch symlink
- * swaps that happen while a call waits for authorization, but not every race a hostile
- * process on the same machine could run. Hosts needing more should add an OS sandbox.
+ * swaps that happen while a call waits for authorization, but not a swap between the last
+ * check and the I/O. The file tools close that gap on Linux by doing the final I/O through the
+ * checked parent directory's descriptor (see tools/files/checked-directory.ts); a host with
+ * tools of its own must do the same, or add an OS sandbox.
  */
 export class Workspace {
   private constructor(
@@ -309,6 +318,7 @@ export class Workspace {
       purpose: 'write',
       entry: undefined,
       identity: undefined,
+      links: undefined,
       ancestorIdentity: target.ancestorIdentity,
     });
   }
@@ -371,6 +381,7 @@ export class Workspace {
       purpose,
       entry: entryKind(info),
       identity,
+      links: info.isFile() ? info.nlink : undefined,
       ancestorIdentity: identity,
     });
   }

@@ -31,7 +31,7 @@ export const discoverInstructionsTool = defineTool({
         const sources = [];
         for (const file of discovery.files) {
           const checked = await execution.workspace.revalidate(file);
-          const { text, truncated } = await readBoundedText(checked.canonical, maxInstructionBytes);
+          const { text, truncated } = await readBoundedText(checked, maxInstructionBytes);
           sources.push({ path: checked.relativeToRoot(), content: text, truncated });
         }
         return {

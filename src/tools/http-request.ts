@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ToolError } from '../host/errors.js';
+import type { SecretMasker } from '../host/masking.js';
 import { defineTool, type ToolContext, type ToolOutput } from '../host/tool.js';
+import { completeUtf8Length } from './process/output-capture.js';
 import { parseJsonBody, readBoundedBody, type BoundedBody } from './network/body.js';
 import { boundedResponseHeaders, headerNamePattern, headerValuePattern, managedHeaders } from './network/headers.js';
 import { isRedirect, nextHop, type Hop } from './network/redirects.js';
@@ -27,7 +29,7 @@ const httpRequestArgs = z
         z.string().max(httpRequestLimits.headerValueLength).regex(headerValuePattern, 'a header value cannot contain line breaks or NUL'),
       )
       .optional()
-      .describe('Request headers; Authorization and Cookie are never logged nor sent to another origin after a redirect'),
+      .describe('Request headers; values are never logged, and credential-like ones (Authorization, Cookie, X-Api-Key, *token*, *secret*, ...) are not sent to another origin after a redirect'),
     body: z.string().optional().describe('Request body as text'),
     json: z.json().optional().describe('Request body as JSON (sets content-type: application/json)'),
     timeout: z.number().positive().max(httpRequestLimits.timeoutSeconds).optional().describe('Seconds to wait for the whole response'),
@@ -113,23 +115,42 @@ async function send(hop: Hop, limits: Limits, maxBytes: number, follow: boolean)
   }
 }
 
-function finalOutput(args: HttpRequestArgs, hop: Hop, response: Response, body: BoundedBody, redirects: readonly string[]): ToolOutput {
+/**
+ * The response text with the run's secrets masked, then cut to `maxBytes`: the body was read a
+ * little past the limit so that a secret straddling it is masked whole before the cut.
+ */
+function maskedBody(body: BoundedBody, maxBytes: number, masker: SecretMasker | undefined): { text: string; truncated: boolean } {
+  const truncated = body.truncated || body.bytes.length > maxBytes;
+  if (!masker || masker.empty) return { text: new TextDecoder().decode(body.bytes.subarray(0, completeUtf8Length(body.bytes.subarray(0, maxBytes)))), truncated };
+  const masked = Buffer.from(masker.mask(new TextDecoder().decode(body.bytes)), 'utf8');
+  const kept = masked.subarray(0, maxBytes);
+  return { text: kept.toString('utf8', 0, completeUtf8Length(kept)), truncated };
+}
+
+function finalOutput(
+  args: HttpRequestArgs,
+  hop: Hop,
+  response: Response,
+  body: BoundedBody,
+  redirects: readonly string[],
+  masker: SecretMasker | undefined,
+): ToolOutput {
   const ok = args.ok_status ? args.ok_status.includes(response.status) : response.status >= 200 && response.status < 300;
   if (!ok) {
     throw new ToolError('execution_failed', `${hop.method} ${hop.target.display} answered ${response.status}; to accept it, add ok_status: [${response.status}]`, {
       details: { status: response.status },
     });
   }
-  const text = new TextDecoder().decode(body.bytes);
-  const headers = boundedResponseHeaders(response.headers);
-  const json = parseJsonBody(text, response.headers.get('content-type'), body.truncated);
+  const { text, truncated } = maskedBody(body, args.max_response_bytes, masker);
+  const headers = boundedResponseHeaders(response.headers, (value) => masker?.mask(value) ?? value);
+  const json = parseJsonBody(text, response.headers.get('content-type'), truncated);
   return {
     text,
     data: {
       status: response.status,
       headers: headers.headers,
       body: text,
-      truncated: body.truncated || headers.truncated,
+      truncated: truncated || headers.truncated,
       ...(json !== undefined && { json }),
     },
     metadata: { method: hop.method, url: hop.target.display, status: response.status, redirects },
@@ -146,13 +167,16 @@ async function request(args: HttpRequestArgs, ctx: ToolContext): Promise<ToolOut
     callSignal: ctx.signal,
   };
   let hop: Hop = { method: args.method, target: parseHttpTarget(args.url), headers: requestHeaders(args), body: requestBody(args) };
+  const masker = ctx.host.masker;
+  // Room past the limit for the longest secret form (at most 3 UTF-8 bytes per UTF-16 unit).
+  const readBytes = args.max_response_bytes + (masker ? masker.longestForm * 3 : 0);
   const first = hop;
   const redirects: string[] = [];
   for (;;) {
     await ctx.authorize(networkRequest(hop.method, hop.target, hop));
     ctx.progress({ message: `${hop.method} ${hop.target.display}` });
-    const sent = await send(hop, limits, args.max_response_bytes, args.follow_redirects);
-    if (sent.kind === 'final') return finalOutput(args, hop, sent.response, sent.body, redirects);
+    const sent = await send(hop, limits, readBytes, args.follow_redirects);
+    if (sent.kind === 'final') return finalOutput(args, hop, sent.response, sent.body, redirects, masker);
     if (redirects.length >= args.max_redirects) {
       throw new ToolError('execution_failed', `${first.method} ${first.target.display} redirected more than ${args.max_redirects} times`);
     }

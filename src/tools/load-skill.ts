@@ -28,7 +28,7 @@ export const loadSkillTool = defineTool({
       summary: `load skill ${args.name}`,
       async execute(execution) {
         const checked = await execution.workspace.revalidate(resolved);
-        const { text, truncated } = await readBoundedText(checked.canonical, maxSkillBytes);
+        const { text, truncated } = await readBoundedText(checked, maxSkillBytes);
         if (truncated) throw new ToolError('execution_failed', `skill ${args.name}: ${skillFilePath(args.name)} is over ${maxSkillBytes} bytes`);
         return { text, data: { name: args.name, content: text }, metadata: { path: skillFilePath(args.name) } };
       },

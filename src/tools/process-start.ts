@@ -33,12 +33,13 @@ export const processStartTool = defineTool({
     const processId = args.name ?? processes.reserveId();
     return {
       requests: [request],
-      resources: [exclusive(backgroundProcessResource(processId)), ...processStepResources(plan.cwd)],
+      resources: [exclusive(backgroundProcessResource(processId)), ...processStepResources(plan.cwd, plan.confinement)],
       summary: `start ${processId}: ${describeRequest(request)}`,
+      confinement: plan.confinement,
       async execute(run) {
         const launch = await launchFromRequest(request, plan, args.stdin, run.workspace);
         const label = [args.command, ...args.args].join(' ').slice(0, labelLength);
-        const started = await processes.start(processId, label, launch, request);
+        const started = await processes.start(processId, label, launch, request, run.host.masker);
         return { text: `started ${processId} (pid ${started.pid})`, data: { process_id: processId, pid: started.pid } };
       },
     };

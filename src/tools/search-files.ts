@@ -59,11 +59,13 @@ async function* candidatesIn(resolved: ResolvedPath, ectx: ExecuteContext, glob:
     if (!matches(entry.relative)) continue;
     const shown = ectx.workspace.showPath(entry.absolute);
     if (entry.kind === 'file') {
+      // A file with several names may also be one a rule keeps back under another name.
+      if (entry.info.nlink > 1 && ectx.withheld(entry.absolute, entry.info.nlink)) continue;
       yield { absolute: entry.absolute, shown, identity: { dev: entry.info.dev, ino: entry.info.ino }, named: false };
     } else if (entry.kind === 'symlink') {
       // Only links to files inside the searched tree are followed: the read was authorized for this tree alone.
       const target = await fileBehindLink(entry.absolute, resolved.canonical);
-      if (target && !ectx.withheld(target.absolute)) yield { absolute: target.absolute, shown, identity: { dev: target.info.dev, ino: target.info.ino }, named: false };
+      if (target && !ectx.withheld(target.absolute, target.info.nlink)) yield { absolute: target.absolute, shown, identity: { dev: target.info.dev, ino: target.info.ino }, named: false };
     }
   }
 }
@@ -99,7 +101,8 @@ export const searchFilesTool = defineTool({
     if (resolved.entry === 'other') refuseEntry(resolved, shown, 'file', 'search a file or a directory');
     const tree = resolved.entry === 'directory';
     const maxMatches = args.max_matches ?? defaultMaxMatches;
-    const matcher = new LineMatcher(compilePattern(args.pattern, args.case_insensitive ?? false), patternTimeoutMs);
+    const masker = ctx.host.masker;
+    const matcher = new LineMatcher(compilePattern(args.pattern, args.case_insensitive ?? false), patternTimeoutMs, (text) => masker?.mask(text) ?? text);
     return {
       requests: [{ class: 'read', path: resolved, target: tree ? 'tree' : 'file' }],
       resources: [shared({ kind: tree ? 'tree' : 'path', path: resolved.canonical })],

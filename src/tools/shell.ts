@@ -35,6 +35,7 @@ export const shellTool = defineTool({
       envNames: plan.envNames,
       outputLimitBytes: plan.outputLimitBytes,
       wallLimitMs: callWallLimitMs(args, ctx),
+      ...(plan.stdinDigest !== undefined && { stdinDigest: plan.stdinDigest }),
     });
     return runUntilExit(request, plan, { label: `${args.shell} script`, stdin: args.stdin, okExitCodes: args.ok_exit_codes });
   },

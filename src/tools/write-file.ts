@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import { maxArgumentBytes } from '../host/arguments.js';
 import { displayPath, previewText } from '../host/capability.js';
@@ -9,8 +10,9 @@ import { mebibyte, pathArgument } from './files/arguments.js';
 import { rewriteFile } from './files/checked-rewrite.js';
 import { diffableBytes, unifiedDiff } from './files/diff.js';
 import { refuseEntry } from './files/entry-checks.js';
-import { createMissingDirectories, firstMissingDirectory, parentIsMissing } from './files/missing-directories.js';
-import { openResolvedFile, readWhole } from './files/open-file.js';
+import type { CheckedDirectory } from './files/checked-directory.js';
+import { firstMissingDirectory, openTargetDirectory, parentIsMissing } from './files/missing-directories.js';
+import { openFileIn, readWhole } from './files/open-file.js';
 import { stageFile } from './files/staged-file.js';
 
 /** Largest existing file `append` rewrites (appending goes through a staged copy, like every write). */
@@ -29,8 +31,8 @@ const writeFileArgs = z.strictObject({
 type WriteMode = NonNullable<z.infer<typeof writeFileArgs>['mode']>;
 
 /** What was there before an overwrite, for the diff and to keep the file's permissions. */
-async function previousFile(resolved: ResolvedPath, shown: string): Promise<{ before: Buffer | undefined; mode: number }> {
-  const opened = await openResolvedFile(resolved, shown);
+async function previousFile(directory: CheckedDirectory, resolved: ResolvedPath, shown: string): Promise<{ before: Buffer | undefined; mode: number }> {
+  const opened = await openFileIn(directory, path.basename(resolved.canonical), resolved.identity, shown);
   try {
     const before = opened.info.size <= diffableBytes ? await readWhole(opened, diffableBytes, shown) : undefined;
     return { before, mode: opened.info.mode & 0o7777 };
@@ -39,22 +41,28 @@ async function previousFile(resolved: ResolvedPath, shown: string): Promise<{ be
   }
 }
 
-/** Writes the new content the way `mode` asks and returns the diff to show. */
+/** Writes the new content the way `mode` asks, through the checked target directory, and returns the diff to show. */
 async function writeContent(resolved: ResolvedPath, shown: string, mode: WriteMode, content: Buffer): Promise<string> {
   if (resolved.state === 'existing' && mode === 'append') {
     const { before, after } = await rewriteFile(resolved, shown, appendableBytes, (old) => Buffer.concat([old, content]));
     return unifiedDiff(shown, before, after);
   }
-  if (resolved.state === 'existing') {
-    const previous = await previousFile(resolved, shown);
-    const staged = await stageFile(resolved.canonical, content, previous.mode);
-    await staged.replace();
-    return previous.before ? unifiedDiff(shown, previous.before, content) : `(no diff for ${shown}: the old content is larger than ${diffableBytes} bytes)`;
+  const name = path.basename(resolved.canonical);
+  const directory = await openTargetDirectory(resolved, shown);
+  try {
+    if (resolved.state === 'existing') {
+      const previous = await previousFile(directory, resolved, shown);
+      const staged = await stageFile(directory, name, content, previous.mode);
+      await staged.replace();
+      return previous.before ? unifiedDiff(shown, previous.before, content) : `(no diff for ${shown}: the old content is larger than ${diffableBytes} bytes)`;
+    }
+    const staged = await stageFile(directory, name, content, undefined);
+    // A file that appeared while the call waited is never clobbered, whatever the mode.
+    await staged.createNew(shown);
+    return unifiedDiff(shown, undefined, content);
+  } finally {
+    await directory.close();
   }
-  const staged = await stageFile(resolved.canonical, content, undefined);
-  // A file that appeared while the call waited is never clobbered, whatever the mode.
-  await staged.createNew(shown);
-  return unifiedDiff(shown, undefined, content);
 }
 
 export const writeFileTool = defineTool({
@@ -87,7 +95,6 @@ export const writeFileTool = defineTool({
       summary: `${mode === 'append' ? 'append to' : 'write'} ${shown}`,
       async execute(ectx) {
         await ectx.workspace.revalidate(resolved);
-        if (parentIsMissing(resolved)) await createMissingDirectories(resolved, shown);
         const diff = await writeContent(resolved, shown, mode, content);
         const verb = resolved.state === 'missing' ? 'created' : mode === 'append' ? 'appended to' : 'overwrote';
         return {

@@ -1,10 +1,12 @@
 import type { Approver } from '../host/approval.js';
 import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
+import type { SandboxStatus } from '../host/confinement/index.js';
 import type { GrantHints } from '../host/denials.js';
 import { HostError } from '../host/errors.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { Questioner } from '../host/host-input.js';
+import type { SecretMasker } from '../host/masking.js';
 import { Policy } from '../host/policy.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
@@ -24,6 +26,10 @@ export interface HostConfig {
   /** The workflow's `env:`, evaluated: given to every process step. */
   processVariables: Readonly<Record<string, string>>;
   maxParallel: number;
+  /** Whether processes are confined (probed once per run); unconfined when absent. */
+  sandbox?: SandboxStatus;
+  /** Home directories hidden from confined processes unless a rule grants them. */
+  homeDirectories?: readonly string[];
 }
 
 /** The people and programs a front end plugs into a host: who decides, who is asked, who watches. */
@@ -37,6 +43,8 @@ export interface HostPorts {
   gates?: readonly PreToolGate[];
   grantHints?: GrantHints;
   redact?: (text: string) => string;
+  /** The run's secrets, for tools that mask output at its source, before cutting it (see HostEnvironment). */
+  masker?: SecretMasker;
   onWarning?: (message: string) => void;
   observer?: RunObserver;
 }
@@ -65,7 +73,15 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
     policy,
     tools,
     maxParallel: config.maxParallel,
-    environment: { env: ports.hostEnv, secretNames: config.secretNames, processEnv: config.processEnv, processVariables: config.processVariables },
+    environment: {
+      env: ports.hostEnv,
+      secretNames: config.secretNames,
+      processEnv: config.processEnv,
+      processVariables: config.processVariables,
+      ...(ports.masker && { masker: ports.masker }),
+      ...(config.sandbox && { sandbox: config.sandbox }),
+      ...(config.homeDirectories && { homeDirectories: config.homeDirectories }),
+    },
     scripted: {
       rules: parseRules(config.approve),
       yes: config.yes,

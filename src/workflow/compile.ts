@@ -42,6 +42,11 @@ export interface CompileOptions {
    * naming `<server>.<tool>` of one of them is accepted here and checked once the server runs.
    */
   pendingServers?: readonly string[];
+  /**
+   * Tool modules were named but not imported (checking never runs workflow code): a step naming
+   * a tool that is not registered may take it from one of them, so it is accepted here.
+   */
+  pendingModules?: boolean;
   /** Contexts beyond inputs, steps, env and secrets that expressions may read. */
   contexts?: readonly string[];
   /** The task to compile for a run; the default task (top-level `steps:`) when absent. Every task is validated. */
@@ -187,6 +192,7 @@ interface StepContext {
   task: TaskOf;
   tools: ToolRegistry;
   pendingServers: readonly string[];
+  pendingModules: boolean;
   parseOptions: ParseOptions;
   problems: Problem[];
   indexById: Map<string, number>;
@@ -208,6 +214,7 @@ function compileSteps(
     task,
     tools,
     pendingServers: options.pendingServers ?? [],
+    pendingModules: options.pendingModules ?? false,
     // rho.* is the run's context, readable everywhere; matrix.* only in a matrix step.
     parseOptions: { contexts: [...(options.contexts ?? []), 'rho'] },
     problems,
@@ -301,7 +308,8 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   const defaults = context.task.defaults;
   // A default working directory goes to every tool whose arguments have one, unless the step sets it.
   const withValue = defaults.cwd !== undefined && step.with?.cwd === undefined && tool && hasArgument(tool, 'cwd') ? { ...step.with, cwd: defaults.cwd } : step.with;
-  if (!tool && !isPendingServerTool(step.tool, context.pendingServers)) {
+  const pendingTool = isPendingServerTool(step.tool, context.pendingServers) || (context.pendingModules && !step.tool.includes('.'));
+  if (!tool && !pendingTool) {
     const suggestions = closestToolNames(step.tool, context.tools.names(), context.pendingServers);
     const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((name) => `"${name}"`).join(' or ')}?` : '';
     reportAt(context, at('tool'), `unknown tool "${step.tool}"${hint}`);
@@ -381,6 +389,7 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     retry,
     ...(cells && { cells, deferFailure: step.fail_fast === false }),
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
+    writes: step.writes,
   };
 }
 

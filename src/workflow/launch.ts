@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { EnvMode } from '../host/capability.js';
+import { describeUnconfined, type SandboxMode, type SandboxStatus } from '../host/confinement/index.js';
 import { HostError } from '../host/errors.js';
 import { SecretMasker } from '../host/masking.js';
 import type { PreToolGate } from '../host/gates.js';
 import { ToolRegistry } from '../host/registry.js';
 import type { ToolHost } from '../host/tool-host.js';
-import type { RunHooks, RunHooksFactory } from '../host/run-observer.js';
+import type { HookSandbox, RunHooks, RunHooksFactory } from '../host/run-observer.js';
 import { buildHost, type HostConfig, type HostPorts } from './build-host.js';
 import type { RunChoices } from './run-choices.js';
 import { builtinTools } from '../tools/index.js';
+import { probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
 import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs, type InputValue } from './inputs.js';
@@ -19,6 +22,7 @@ import { runContextOf, type RunContext } from './run-context.js';
 import { RefusedSteps, serverStepProblems } from './extensions/server-steps.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
+import type { ModuleLoading } from './extensions/load-extensions.js';
 import { loadWorkflowFile } from './load.js';
 import { formatProblem } from './problems.js';
 import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer } from './rule-warnings.js';
@@ -37,6 +41,8 @@ export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'obse
   warn?(line: string): void;
   /** Masks the run's secrets in everything it reports; the CLI shares it with its other outputs. */
   masker?: SecretMasker;
+  /** Decides whether processes are confined (tests inject one); by default bubblewrap is probed. */
+  probeSandbox?: (options: SandboxProbeOptions) => Promise<SandboxStatus>;
 }
 
 /** One run as a front end asks for it: the file, its choices (parsed once), and its ports. */
@@ -96,6 +102,46 @@ function hostVariables(names: readonly string[], hostEnv: HostPorts['hostEnv']):
   return variables;
 }
 
+/**
+ * The user's home directories a confined process must not see: `$HOME` and the account's own
+ * (from the password database), so pointing HOME elsewhere hides more, never less.
+ */
+export function homeDirectories(hostEnv: Readonly<Record<string, string | undefined>>): string[] {
+  const homes: string[] = [];
+  if (hostEnv.HOME && path.isAbsolute(hostEnv.HOME)) homes.push(hostEnv.HOME);
+  try {
+    homes.push(os.userInfo().homedir);
+  } catch {
+    // No entry in the password database: $HOME is all there is.
+  }
+  return [...new Set(homes.filter((home) => path.isAbsolute(home)))];
+}
+
+/**
+ * Whether a run confines its processes, probed once. `required` without a working sandbox is a
+ * usage error, so nothing runs. `started` is a probe begun before the mode was known (it runs
+ * while the workflow loads); its answer holds for `auto` and `required` alike.
+ */
+export async function decideSandbox(
+  mode: SandboxMode,
+  options: { hostEnv: HostPorts['hostEnv']; probeSandbox?: RunPorts['probeSandbox'] },
+  started?: Promise<SandboxStatus>,
+): Promise<SandboxStatus> {
+  const status =
+    mode !== 'off' && started
+      ? { ...(await started), mode }
+      : await (options.probeSandbox ?? probeSandbox)({ mode, pathVariable: options.hostEnv.PATH });
+  if (mode === 'required' && !status.confined) {
+    throw new HostError('usage', `sandbox: required, but ${describeUnconfined(status)}; nothing was run`);
+  }
+  return status;
+}
+
+/** How hook programs outside a workflow run (`rho hooks test`, `rho invoke --hooks`) are confined: as in an `auto` run. */
+export async function standaloneHookSandbox(hostEnv: HostPorts['hostEnv'], mode: SandboxMode = 'auto'): Promise<HookSandbox> {
+  return { status: await decideSandbox(mode, { hostEnv }), homeDirectories: homeDirectories(hostEnv) };
+}
+
 /** The host configuration of a run: the file's settings with the front end's choices over them. */
 export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoices, cwd: string, processVariables: Readonly<Record<string, string>>): HostConfig {
   const file = workflow.file;
@@ -132,17 +178,34 @@ export interface OpenedWorkflow {
   hooks: RunHooks | undefined;
   /** Masks the run's secrets in everything it reports. */
   masker: SecretMasker;
+  /** Whether the run's processes are confined. */
+  sandbox: SandboxStatus;
 }
 
-/** Loads and validates a workflow file and builds its host. Invalid files and bad options throw. */
-export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow> {
+/**
+ * Loads and validates a workflow file and builds its host. Invalid files and bad options throw.
+ * With `skip` (a plan), no tool module is imported, and what could not be inspected is noted.
+ */
+export async function openWorkflow(options: OpenOptions, loading: ModuleLoading): Promise<OpenedWorkflow> {
   const { ports, choices } = options;
-  const { workflow, extensions } = await loadWorkflowFile(options.file, builtinRegistry(), choices.task, parseMatrixFilter(choices.matrix));
+  // The probe starts bubblewrap once; it runs while the file is loaded, unless the flag turns the sandbox off.
+  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', pathVariable: ports.hostEnv.PATH });
+  probing?.catch(() => undefined);
+  const { workflow, extensions, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading, { task: choices.task, matrixFilter: parseMatrixFilter(choices.matrix) });
   for (const warning of extensions.warnings) ports.warn?.(formatProblem(warning));
+  if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
   const inputs = parseInputs(choices.inputs, workflow.inputs, choices.passThrough);
   const secrets = readSecrets(workflow.file.secrets ?? [], ports.hostEnv);
   const runId = randomUUID();
-  const declared = { inline: workflow.file.hooks, directory: workflow.source.directory, secretNames: workflow.file.secrets ?? [] };
+  // The --sandbox flag wins over the file's policy.sandbox; both default to auto.
+  const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, probing);
+  const homes = homeDirectories(ports.hostEnv);
+  const declared = {
+    inline: workflow.file.hooks,
+    directory: workflow.source.directory,
+    secretNames: workflow.file.secrets ?? [],
+    sandbox: { status: sandbox, homeDirectories: homes },
+  };
   const hooks = ports.hooks ? await ports.hooks(declared, runId) : undefined;
   // Canonical as the host will make it, so env: sees the same rho.workspace as the steps.
   const given = workspaceRoot(workflow, choices, options.cwd);
@@ -161,25 +224,26 @@ export async function openWorkflow(options: OpenOptions): Promise<OpenedWorkflow
   };
   const masker = ports.masker ?? new SecretMasker();
   masker.add(...Object.values(secrets));
-  const config = resolveHostConfig(workflow, choices, options.cwd, env);
+  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env), sandbox, homeDirectories: homes };
   const host = await buildHost(
     config,
     {
       ...ports,
       gates: [...(ports.gates ?? []), ...(hooks?.gates ?? [])],
       redact: (text) => masker.mask(text),
+      masker,
       ...(ports.warn && { onWarning: (message: string) => ports.warn?.(`rho: ${message}`) }),
       ...(hooks && { observer: hooks.observer }),
     },
     extensions.tools,
   );
   const rho = { ...context, workspace: host.workspace.root };
-  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker };
+  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker, sandbox };
 }
 
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
-  const { workflow, host, inputs, secrets, env, rho, servers, runId, hooks, masker } = await openWorkflow(options);
+  const { workflow, host, inputs, secrets, env, rho, servers, runId, hooks, masker } = await openWorkflow(options, 'import');
   const unsubscribe = host.subscribe((event) => options.emit(masker.maskDeep(event)));
   const serverNames = servers.map((server) => server.declaration.name);
   // Starts still under way when the run ends are stopped: a run that never needed a server does not wait for it.

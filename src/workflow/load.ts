@@ -1,52 +1,77 @@
 import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { compileWorkflow } from './compile.js';
-import { loadExtensions, type WorkflowExtensions } from './extensions/load-extensions.js';
+import { loadExtensions, type ModuleLoading, type WorkflowExtensions } from './extensions/load-extensions.js';
+import { uninspectedNotes } from './extensions/uninspected.js';
 import type { MatrixFilter } from './matrix.js';
 import type { CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings } from './rule-warnings.js';
 import { WorkflowSource } from './source.js';
 
+export interface CheckedWorkflowFile {
+  workflow?: CompiledWorkflow;
+  extensions?: WorkflowExtensions;
+  problems: Problem[];
+  /** What could not be inspected without running workflow code (modules skipped, servers not started). */
+  notes: Problem[];
+}
+
+/** Which task of a file to compile (the default task when absent), and which matrix cells. */
+export interface TaskSelection {
+  task?: string | undefined;
+  matrixFilter?: MatrixFilter;
+}
+
 /**
- * Reads, parses and validates one workflow file; every problem found is returned. The module
- * tools it names are loaded first (into a registry of its own, from `baseTools`) so validation
- * knows them; its MCP servers are not started, and steps naming their tools are accepted.
+ * Reads, parses and validates one workflow file; every problem found is returned. With `import`,
+ * the module tools it names are loaded first (into a registry of its own, from `baseTools`) so
+ * validation knows them; with `skip` no module is imported and steps naming a tool that is not
+ * registered are accepted and noted. Its MCP servers are never started here: steps naming their
+ * tools are accepted, and noted. Every task is validated; the one selected is compiled.
  */
 export async function checkWorkflowFile(
   file: string,
   baseTools: ToolRegistry,
-  task?: string,
-  matrixFilter?: MatrixFilter,
-): Promise<{ workflow?: CompiledWorkflow; extensions?: WorkflowExtensions; problems: Problem[] }> {
+  loading: ModuleLoading,
+  selection: TaskSelection = {},
+): Promise<CheckedWorkflowFile> {
   const read = await WorkflowSource.read(file);
-  if (!read.source) return { problems: read.problems };
-  const extensions = await loadExtensions(read.source, baseTools);
+  if (!read.source) return { problems: read.problems, notes: [] };
+  const extensions = await loadExtensions(read.source, baseTools, loading);
   const pendingServers = extensions.servers.map((server) => server.declaration.name);
-  const compiled = compileWorkflow(read.source, extensions.tools, { pendingServers, ...(task !== undefined && { task }), ...(matrixFilter !== undefined && { matrixFilter }) });
-  if (compiled.workflow) {
+  const pendingModules = extensions.uninspectedModules.length > 0;
+  const compiled = compileWorkflow(read.source, extensions.tools, {
+    pendingServers,
+    pendingModules,
+    ...(selection.task !== undefined && { task: selection.task }),
+    ...(selection.matrixFilter !== undefined && { matrixFilter: selection.matrixFilter }),
+  });
+  // Without a module's tools, no rule can be called dead for naming none of them.
+  if (compiled.workflow && !pendingModules) {
     const targets = { tools: extensions.tools.list(), pendingNamespaces: pendingServers };
     extensions.warnings.push(...deadFileRuleWarnings(read.source, compiled.workflow.file, targets));
   }
-  return { ...compiled, extensions, problems: [...read.problems, ...extensions.problems, ...compiled.problems] };
+  const notes = uninspectedNotes(read.source, extensions.uninspectedModules, extensions.servers, compiled.workflow?.steps ?? [], extensions.tools);
+  return { ...compiled, extensions, problems: [...read.problems, ...extensions.problems, ...compiled.problems], notes };
 }
 
 /**
- * As checkWorkflowFile for one task to run (the default task when absent), but throws
- * InvalidWorkflowError (with any warnings) when anything is wrong, and a usage error when the
- * task does not exist or the file has no default task.
+ * As checkWorkflowFile for the task to run, but throws InvalidWorkflowError (with any warnings)
+ * when anything is wrong, and a usage error when the task does not exist or the file has no
+ * default task.
  */
 export async function loadWorkflowFile(
   file: string,
   baseTools: ToolRegistry,
-  task?: string,
-  matrixFilter?: MatrixFilter,
-): Promise<{ workflow: CompiledWorkflow; extensions: WorkflowExtensions }> {
-  const { workflow, extensions, problems } = await checkWorkflowFile(file, baseTools, task, matrixFilter);
+  loading: ModuleLoading,
+  selection: TaskSelection = {},
+): Promise<{ workflow: CompiledWorkflow; extensions: WorkflowExtensions; notes: Problem[] }> {
+  const { workflow, extensions, problems, notes } = await checkWorkflowFile(file, baseTools, loading, selection);
   if (!workflow || !extensions || problems.length > 0) throw new InvalidWorkflowError([...problems, ...(extensions?.warnings ?? [])]);
   if (workflow.steps.length === 0) {
     const names = Object.keys(workflow.file.tasks ?? {});
     throw new HostError('usage', `${file} has no default steps; name a task: rho run ${file} TASK (tasks: ${names.join(', ')})`);
   }
-  return { workflow, extensions };
+  return { workflow, extensions, notes };
 }

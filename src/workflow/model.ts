@@ -29,6 +29,8 @@ export interface CompiledStep {
   /** `retry:` (the step's, else its task's or file's default); undefined: one attempt. */
   retry: RetryPolicy | undefined;
   resources: { shared: readonly string[]; exclusive: readonly string[] } | undefined;
+  /** `writes:`: narrows where the step's processes may write; undefined: what the policy grants. */
+  writes: readonly string[] | undefined;
   /** A matrix step before expansion: its cells (the compiled task holds the cells and the group instead). */
   cells?: readonly MatrixCell[];
   /** A matrix cell: what `matrix.*` reads. */

@@ -1,4 +1,5 @@
 import { describeRequest, grantingRule } from '../host/capability.js';
+import type { CallConfinement, NetworkConfinement, SandboxStatus } from '../host/confinement/index.js';
 import type { PolicyDecision } from '../host/policy.js';
 import { describeResourceKind } from '../host/resources.js';
 import { planWaves, type Declaration, type PlanWait } from '../host/scheduler.js';
@@ -38,12 +39,44 @@ export interface PlannedStep {
   note: string | undefined;
   requests: PlannedRequest[];
   resources: string;
+  /** For a step that starts a process: whether it runs confined, where it may write, and its network. */
+  confinement: PlannedConfinement | undefined;
+}
+
+export interface PlannedConfinement {
+  confined: boolean;
+  /** Absolute writable roots (files or directory trees), besides its private TMPDIR. */
+  writable: string[];
+  network: string;
 }
 
 export interface WorkflowPlan {
   workflow: string;
   maxParallel: number;
+  /** Whether process steps run confined, and if not, why. */
+  sandbox: SandboxStatus;
   steps: PlannedStep[];
+}
+
+/** What a plan says about a process's network. */
+export function describeNetwork(network: NetworkConfinement): string {
+  switch (network.mode) {
+    case 'none':
+      return 'none';
+    case 'host':
+      return 'the host network (an unrestricted network rule)';
+    case 'proxy':
+      return `only ${network.rules.join(', ')} through rho's proxy; none while rho has no proxy for processes (fail closed)`;
+  }
+}
+
+function plannedConfinement(confinement: CallConfinement | undefined): PlannedConfinement | undefined {
+  if (!confinement) return undefined;
+  return {
+    confined: confinement.status.confined,
+    writable: confinement.plan.writable.map((root) => (root.kind === 'tree' ? `${root.path}/**` : root.path)),
+    network: describeNetwork(confinement.plan.network),
+  };
 }
 
 /**
@@ -66,6 +99,7 @@ export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan
   return {
     workflow: workflow.file.name,
     maxParallel: opened.maxParallel,
+    sandbox: opened.sandbox,
     steps: workflow.steps.map((step, index) => ({
       id: step.id,
       tool: step.tool,
@@ -78,6 +112,7 @@ export async function planWorkflow(opened: OpenedWorkflow): Promise<WorkflowPlan
       conditionResult: conditions[index],
       cells: step.group ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
       detached: step.async,
+      confinement: plannedConfinement(prepared[index]!.confinement),
       ...prepared[index]!.report,
       requests: prepared[index]!.requests.map((request) => {
         const evaluation = host.evaluatePolicy(request);
@@ -132,7 +167,12 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
       },
     };
   }
-  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id };
+  if (!opened.host.tools.get(step.tool)) {
+    const declaration = declared('exclusive');
+    const note = `tool ${step.tool} was not inspected: plan never runs workflow code (tool modules are not loaded, MCP servers not started); its requests are known when the step runs`;
+    return { declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: step.resources ? describe(declaration) : 'known at run time (planned as exclusive)' } };
+  }
+  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id, ...(step.writes && { writes: step.writes }) };
   const result = await opened.host.preview(call, signal);
   if (result instanceof ToolError) {
     const declaration = declared('exclusive');
@@ -148,7 +188,12 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
     const note = 'this tool cannot declare its requests in advance: it asks for what it needs while it runs';
     return { declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: describe(declaration) } };
   }
-  return { declaration, requests: [...result.requests], report: { preparation: 'prepared' as const, note: undefined, resources: describe(declaration) } };
+  return {
+    declaration,
+    requests: [...result.requests],
+    confinement: result.confinement,
+    report: { preparation: 'prepared' as const, note: undefined, resources: describe(declaration) },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HostError } from '../host/errors.js';
 import { describeIssues } from '../host/arguments.js';
+import { sandboxModes } from '../host/confinement/status.js';
 
 const ruleTexts = z.array(z.string().min(1)).default([]);
 
@@ -27,6 +28,8 @@ export const runChoicesSchema = z.strictObject({
   approve: ruleTexts,
   /** `--yes`. */
   yes: z.boolean().default(false),
+  /** `--sandbox`; overrides the file's `policy.sandbox` (default `auto`). */
+  sandbox: z.enum(sandboxModes).optional(),
 });
 
 export type RunChoices = z.output<typeof runChoicesSchema>;

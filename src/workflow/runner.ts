@@ -91,6 +91,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     ...(workflow.task !== undefined && { task: workflow.task }),
     file: workflow.source.file,
     workspace: host.workspace.root,
+    ...(host.environment.sandbox && { sandbox: host.environment.sandbox }),
     steps: steps.map(({ id, name, tool, line, group }) => ({ id, name, tool, line, ...(group && { kind: group.kind }) })),
   });
   const failure = new AbortController();
@@ -205,7 +206,14 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     return endUnstarted({ status: 'failure', error: { kind, message: `step ${step.id}: ${(error as Error).message}` } });
   }
 
-  const call = { id: `${step.id}#${step.index}`, tool: step.tool, args, stepId: step.id, ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }) };
+  const call = {
+    id: `${step.id}#${step.index}`,
+    tool: step.tool,
+    args,
+    stepId: step.id,
+    ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }),
+    ...(step.writes && { writes: step.writes }),
+  };
   // Until it executes, a step gives up when the run is stopped or, unless its `if:` reads step
   // statuses, when another step fails. At -j1 one step waits at a time, so all can share the
   // run's derived signal; with more slots many wait at once, and listeners piling up on one

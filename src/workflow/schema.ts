@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hooksConfigSchema } from '../hooks/config.js';
+import { sandboxModes } from '../host/confinement/status.js';
 import { durationPattern } from './duration.js';
 import { matrixSchema } from './matrix.js';
 
@@ -48,6 +49,10 @@ const policy = z.strictObject({
   deny: ruleList.optional(),
   granted_roots: z.array(z.string().min(1).max(4096)).max(100).optional(),
   process_env: processEnv.optional(),
+  sandbox: z
+    .enum(sandboxModes)
+    .optional()
+    .describe('auto (default): confine processes where bubblewrap works, else run them unconfined and say so; required: refuse to run unconfined (exit 2); off: never confine'),
 });
 
 const serverName = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/);
@@ -132,6 +137,11 @@ export const stepSchema = z.strictObject({
     .strictObject({ shared: resourceList.optional(), exclusive: resourceList.optional() })
     .optional()
     .describe('Paths (globs end in /**) or owner:key names this step touches; replaces the tool’s own declaration for scheduling'),
+  writes: z
+    .array(z.string().min(1).max(4096))
+    .max(1000)
+    .optional()
+    .describe('Where this step’s processes may write (globs as in write rules): narrows the policy’s writable roots, never widens them; [] writes nothing'),
 });
 
 const steps = z.array(stepSchema).min(1, 'a task needs at least one step').max(100_000);

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
-import { waitUntilGone } from '../support/processes.js';
+import { isAlive, processesIn } from '../support/processes.js';
 
 const server = path.join(repoRoot, 'test/extensions/fixtures/notes-server.mjs');
 const wordCount = path.join(repoRoot, 'workflows/tools/word-count.mjs');
@@ -14,13 +14,16 @@ let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
 afterEach(() => cleanup());
 
-/** A workflow using the test suite's MCP server, which writes its pid (and its child's) to `pids`. */
+/**
+ * A workflow using the test suite's MCP server, which writes its pid (and its child's) to
+ * `out/pids`: pids of its own PID namespace when it runs confined, so they only show that it ran.
+ */
 function notesWorkflow(options: { allowStart?: boolean; steps?: string } = {}): string {
   const start = options.allowStart === false ? '' : `"process(node ${server})", `;
   return `version: 1
 name: notes
 tools:
-  - mcp: { name: notes, command: [node, ${server}], args: [--pid-file, pids, --grandchild] }
+  - mcp: { name: notes, command: [node, ${server}], args: [--pid-file, out/pids, --grandchild] }
 policy:
   allow: [${start}"network_tool(notes.search)", "network_tool(notes.add)", "write(out/**)"]
 steps:
@@ -40,12 +43,13 @@ ${
 }
 
 async function serverPids(): Promise<number[]> {
-  return (await readFile(path.join(dir, 'pids'), 'utf8')).split('\n').map(Number);
+  return (await readFile(path.join(dir, 'out/pids'), 'utf8')).split('\n').map(Number);
 }
 
+/** The server (and its child) started, and no process is left in the directory it ran in. */
 async function expectAllGone(pids: readonly number[]): Promise<void> {
   expect(pids.length).toBeGreaterThan(0);
-  for (const pid of pids) expect(await waitUntilGone(pid, 1000)).toBe(true);
+  await expect.poll(() => processesIn(dir).filter(isAlive), { timeout: 1000 }).toEqual([]);
 }
 
 async function readOut(name: string): Promise<string> {
@@ -129,10 +133,12 @@ describe('MCP servers (end to end)', () => {
   it('validates module and MCP workflows without starting any server', async () => {
     await writeFiles(dir, { 'flow.yml': notesWorkflow() });
     const result = await runCli(['validate', moduleTool, mcpExample, 'flow.yml'], { cwd: dir });
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toMatch(/^.*module-tool\.yml:\d+:\d+: note: tool module \.\/tools\/word-count\.mjs was not loaded/m);
+    expect(result.stderr).toMatch(/^flow\.yml:\d+:\d+: note: MCP server notes was not started/m);
+    expect(result.stderr).toMatch(/^flow\.yml:\d+:\d+: note: step find: tool notes\.search was not inspected/m);
     expect(result.exitCode).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([`${moduleTool}: valid`, `${mcpExample}: valid`, 'flow.yml: valid']);
-    await expect(readFile(path.join(dir, 'pids'))).rejects.toThrow(/ENOENT/);
+    await expect(readFile(path.join(dir, 'out/pids'))).rejects.toThrow(/ENOENT/);
   });
 
   it('lists a server’s tools with rho tools -f, and stops the server afterwards', async () => {
@@ -166,8 +172,8 @@ describe('MCP servers (end to end)', () => {
     const result = await runCli(['run', 'flow.yml'], { cwd: dir });
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('rho: MCP server notes was not started: process request "run node');
-    expect(result.stderr).toContain(`--allow 'process(node ${server} --pid-file pids --grandchild)'`);
-    await expect(readFile(path.join(dir, 'pids'))).rejects.toThrow(/ENOENT/);
+    expect(result.stderr).toContain(`--allow 'process(node ${server} --pid-file out/pids --grandchild)'`);
+    await expect(readFile(path.join(dir, 'out/pids'))).rejects.toThrow(/ENOENT/);
   });
 
   it('checks steps against the server’s tools once it runs: the step fails, then the server stops (exit 1)', async () => {
@@ -180,7 +186,7 @@ describe('MCP servers (end to end)', () => {
   });
 
   it('starts servers while the first steps that do not use them run, and does not wait for a server nobody called', async () => {
-    const slow = (name: string, ms: number) => `  - mcp: { name: ${name}, command: [node, ${server}], args: [--slow-start, "${ms}", --pid-file, ${name}.pid] }`;
+    const slow = (name: string, ms: number) => `  - mcp: { name: ${name}, command: [node, ${server}], args: [--slow-start, "${ms}", --pid-file, out/${name}.pid] }`;
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: slow
@@ -189,7 +195,7 @@ ${slow('notes', 2500)}
 ${slow('later', 2500)}
 ${slow('never', 60000)}
 policy:
-  allow: ["process(node ${server})", "network_tool(notes.*)", "network_tool(later.*)"]
+  allow: ["process(node ${server})", "network_tool(notes.*)", "network_tool(later.*)", "write(out/**)"]
 steps:
   - id: first
     tool: echo
@@ -211,7 +217,7 @@ steps:
     const at = (type: string, stepId?: string) => Date.parse(events.find((event) => event.type === type && event.stepId === stepId)!.time);
     // Each server writes its pid file as its process starts, then takes 2.5 s to be ready: the
     // two processes started together, and the echo step was done before either could be ready.
-    const spawnedAt = async (name: string) => (await stat(path.join(dir, `${name}.pid`))).mtimeMs;
+    const spawnedAt = async (name: string) => (await stat(path.join(dir, 'out', `${name}.pid`))).mtimeMs;
     const [notes, later] = [await spawnedAt('notes'), await spawnedAt('later')];
     expect(Math.abs(notes - later)).toBeLessThan(2500);
     expect(at('step_finished', 'first')).toBeLessThan(Math.min(notes, later) + 2500);
@@ -247,5 +253,58 @@ steps:
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/Result: exit 0 \(5 success\)/);
+  });
+});
+
+describe('checking an untrusted workflow runs none of its code', () => {
+  const planted = `// A module whose top level writes a file: importing it is running it.
+import { writeFileSync } from 'node:fs';
+writeFileSync(new URL('./ran.txt', import.meta.url), 'module code ran');
+export default { name: 'planted', description: 'x', schema: { type: 'object' }, async run() { return { text: 'ok' }; } };
+`;
+  const untrusted = `version: 1
+name: untrusted
+tools:
+  - module: ./mod.mjs
+steps:
+  - id: a
+    tool: planted
+  - id: b
+    tool: echo
+    with: { value: 1 }
+`;
+
+  it('rho validate, rho plan and rho run --dry-run never import a tool module; they say what they did not inspect', async () => {
+    await writeFiles(dir, { 'mod.mjs': planted, 'flow.yml': untrusted });
+    const validated = await runCli(['validate', 'flow.yml'], { cwd: dir });
+    expect(validated.exitCode).toBe(0);
+    expect(validated.stderr).toContain('flow.yml:4:13: note: tool module ./mod.mjs was not loaded (checking a workflow never runs its code)');
+    expect(validated.stderr).toContain('flow.yml:7:11: note: step a: tool planted was not inspected (it is not built-in)');
+    for (const args of [['plan', 'flow.yml'], ['plan', 'flow.yml', '--json'], ['run', 'flow.yml', '--dry-run']]) {
+      const planned = await runCli(args, { cwd: dir });
+      expect(planned.exitCode, args.join(' ')).toBe(0);
+      expect(planned.stderr).toContain('note: tool module ./mod.mjs was not loaded');
+    }
+    const plan = JSON.parse((await runCli(['plan', 'flow.yml', '--json'], { cwd: dir })).stdout) as { steps: { id: string; preparation: string; note?: string }[] };
+    expect(plan.steps[0]).toMatchObject({ id: 'a', preparation: 'at_run_time', note: expect.stringContaining('tool planted was not inspected') });
+    expect(plan.steps[1]).toMatchObject({ id: 'b', preparation: 'prepared' });
+    await expect(readFile(path.join(dir, 'ran.txt'))).rejects.toThrow(/ENOENT/);
+    // Running it is trusting it: the module loads then, and not before.
+    const ran = await runCli(['run', 'flow.yml'], { cwd: dir });
+    expect(ran.exitCode).toBe(0);
+    expect(await readFile(path.join(dir, 'ran.txt'), 'utf8')).toBe('module code ran');
+  });
+
+  it('rho validate still reports a typo in a built-in tool name beside a module it did not load', async () => {
+    await writeFiles(dir, { 'mod.mjs': planted, 'flow.yml': untrusted.replace('tool: echo', 'tool: ecko') });
+    const validated = await runCli(['validate', 'flow.yml'], { cwd: dir });
+    expect(validated.stderr).toContain('flow.yml:9:11: note: step b: tool ecko was not inspected (it is not built-in), so its arguments were not checked; did you mean "echo"?');
+    await expect(readFile(path.join(dir, 'ran.txt'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('rho tools says in its help that --file loads the workflow’s modules', async () => {
+    const help = await runCli(['tools', '--help'], { cwd: dir });
+    expect(help.stdout).toMatch(/imports its modules: runs their code/);
+    expect(help.stdout).toMatch(/rho validate and rho plan never run a\s+workflow's code/);
   });
 });

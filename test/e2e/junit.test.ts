@@ -12,8 +12,9 @@ const directories = temporaryDirectories();
 afterAll(() => directories.removeAll());
 
 const node = JSON.stringify(process.execPath);
+// Each writes only its own directory (writes:), so the two run together though the policy lets processes write everywhere.
 const sleeper = (id: string, extra = '') =>
-  `  - { id: ${id}, tool: exec, with: { command: ${node}, args: ["-e", "require('fs').writeFileSync('${id}.started', ''); setTimeout(() => {}, 60000)"] }${extra} }`;
+  `  - { id: ${id}, tool: exec, writes: ["${id}/**"], with: { command: ${node}, args: ["-e", "require('fs').writeFileSync('${id}/started', ''); setTimeout(() => {}, 60000)"] }${extra} }`;
 
 /** Two steps that run until stopped, then one that never gets an execution slot. */
 const longFlow = `version: 1
@@ -101,7 +102,7 @@ describe.concurrent('the JUnit report', () => {
     const dir = await directories.make();
     await writeFiles(dir, { 'flow.yml': longFlow });
     const child = execa('node', [cliPath, 'run', 'flow.yml', '--junit', 'report.xml'], { cwd: dir, env: { CI: 'true' }, stdin: 'ignore', reject: false });
-    await waitFor(async () => (existsSync(path.join(dir, 'first.started')) && existsSync(path.join(dir, 'second.started')) ? true : undefined), 'both steps to run');
+    await waitFor(async () => (existsSync(path.join(dir, 'first/started')) && existsSync(path.join(dir, 'second/started')) ? true : undefined), 'both steps to run');
     child.kill('SIGINT');
     expect((await child).exitCode).toBe(130);
     const report = await readReport(path.join(dir, 'report.xml'));

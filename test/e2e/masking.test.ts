@@ -29,7 +29,7 @@ hooks:
   pre_tool_use:
     - { command: [${node}, ${JSON.stringify(path.join(hooks, 'continue.mjs'))}] }
   observer:
-    - { command: [${node}, ${JSON.stringify(path.join(hooks, 'append-envelope.mjs'))}, ${JSON.stringify(path.join('{DIR}', 'observed.ndjson'))}] }
+    - { command: [${node}, ${JSON.stringify(path.join(hooks, 'append-envelope.mjs'))}, ${JSON.stringify(path.join('{DIR}', 'hook-out', 'observed.ndjson'))}], writes: [hook-out] }
 steps:
   - id: shown
     tool: echo
@@ -72,7 +72,7 @@ describe('secret masking', () => {
       'events file': await readFile(path.join(dir, 'events.ndjson'), 'utf8'),
       junit: await readFile(path.join(dir, 'junit.xml'), 'utf8'),
       'step summary': await readFile(path.join(dir, 'summary.md'), 'utf8'),
-      'hook payloads': await readFile(path.join(dir, 'observed.ndjson'), 'utf8'),
+      'hook payloads': await readFile(path.join(dir, 'hook-out', 'observed.ndjson'), 'utf8'),
     };
     for (const [channel, text] of Object.entries(channels)) {
       expect(text.length, channel).toBeGreaterThan(0);
@@ -115,6 +115,63 @@ steps:
       expect(text, channel).toMatch(/approved by --.+?: write request \\?"write out-\*\*\*\.txt/);
       expect(text, channel).toMatch(/approved by --.+?: network request \\?"GET http:\/\/127\.0\.0\.1:9\/\*\*\*\/x/);
       expect(text.includes(token), `${channel} leaks the secret`).toBe(false);
+    }
+  });
+
+  it('masks a secret cut by a progress line, an output limit or a read slice, and base64 at every alignment', { timeout: 60_000 }, async () => {
+    const token = 'tok-9f8e7d6c5b4a3928';
+    const cutFlow = `version: 1
+name: cuts
+secrets: [TOKEN]
+policy:
+  allow: [process, shell, "write(out/**)"]
+steps:
+  - id: long-line
+    tool: exec
+    with:
+      command: ${node}
+      args: ["-e", "process.stdout.write('a'.repeat(990) + process.env.TOKEN + String.fromCharCode(10))"]
+      env: { TOKEN: "\${{ secrets.TOKEN }}" }
+  - id: limit
+    tool: exec
+    with:
+      command: ${node}
+      args: ["-e", "process.stdout.write('b'.repeat(990) + process.env.TOKEN)"]
+      env: { TOKEN: "\${{ secrets.TOKEN }}" }
+      max_output_bytes: 1000
+  - id: encoded
+    tool: shell
+    with:
+      script: |
+        for prefix in '' x xy user:; do printf '%s%s' "$prefix" "$TOKEN" | base64; done
+      env: { TOKEN: "\${{ secrets.TOKEN }}" }
+  - id: background
+    tool: process_start
+    with:
+      name: printer
+      command: ${node}
+      args: ["-e", "process.stdout.write('c'.repeat(4) + process.env.TOKEN + 'done')"]
+      env: { TOKEN: "\${{ secrets.TOKEN }}" }
+  - id: slice
+    tool: process_output
+    with: { process_id: printer, wait_for: done, max_bytes: 12 }
+  - id: kept
+    tool: write_file
+    with: { path: out/kept.txt, create_dirs: true, content: "\${{ steps.limit.data.stdout }} \${{ steps.slice.data.content }}" }
+`;
+    await writeFiles(dir, { 'flow.yml': cutFlow });
+    const result = await runCli(['run', 'flow.yml'], { cwd: dir, env: { TOKEN: token } });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const kept = await readFile(path.join(dir, 'out', 'kept.txt'), 'utf8');
+    expect(result.stdout).toMatch(/\[long-line\] a{990}\*\*\*$/m);
+    expect(result.stdout).toMatch(/\[encoded\] eHRv\*\*\*$/m);
+    expect(kept).toBe(`${'b'.repeat(990)}*** cccc***done`);
+    // No part of the token long enough to matter, nor any base64 of it, appears anywhere.
+    const encodedAt = (prefix: string) => Buffer.from(prefix + token).toString('base64');
+    for (const leak of [token.slice(0, 8), token.slice(-8), ...['', 'x', 'xy', 'user:'].map((prefix) => encodedAt(prefix).slice(8, 20))]) {
+      expect(result.stdout.includes(leak), `output leaks ${leak}`).toBe(false);
+      expect(kept.includes(leak), `kept output leaks ${leak}`).toBe(false);
     }
   });
 

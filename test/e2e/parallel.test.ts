@@ -113,6 +113,10 @@ describe('parallel runs (end to end)', () => {
       'lint (exec) — wave 1',
       '  waits for: nothing',
       '  resources: shared directory tree',
+      '  confined: yes',
+      // writes: [] narrows what the policy lets processes write (out/ and reports/) to nothing.
+      '  writes: nothing (and its private TMPDIR)',
+      '  network: none',
       '  allow: run sleep 1 (rule process(sleep))',
     ]);
     expect(section('log_more')).toEqual([
@@ -126,9 +130,11 @@ describe('parallel runs (end to end)', () => {
     expect(section('checkpoint')).toEqual([
       'checkpoint (checkpoint) — wave 3',
       '  waits for: report (this step runs alone: it starts after every earlier step)',
-      '  resources: exclusive (runs alone)',
-      '  note: this tool cannot declare its requests in advance: it asks for what it needs while it runs',
+      // A module tool: plan never imports it (that would run the workflow's code), so it plans it as exclusive.
+      '  resources: known at run time (planned as exclusive)',
+      '  note: tool checkpoint was not inspected: plan never runs workflow code (tool modules are not loaded, MCP servers not started); its requests are known when the step runs',
     ]);
+    expect(result.stderr).toContain('note: tool module ./tools/checkpoint.mjs was not loaded');
     expect(section('log_end')[1]).toBe('  waits for: checkpoint (exclusive step: a barrier in model order)');
     const dry = await runCli(['run', path.join(repoRoot, 'workflows/parallel.yml'), '-w', dir, '--dry-run'], { cwd: dir, timeoutMs: cliTimeoutMs });
     expect(dry.stdout).toBe(text);

@@ -20,7 +20,7 @@ async function check(workflow: string, files: Record<string, string> = {}) {
   for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, name), text);
   const file = path.join(dir, 'flow.yml');
   await writeFile(file, workflow);
-  const checked = await checkWorkflowFile(file, builtinRegistry());
+  const checked = await checkWorkflowFile(file, builtinRegistry(), 'import');
   return {
     ...checked,
     problems: checked.problems.map((problem) => formatProblem({ ...problem, file: 'flow.yml' })),
@@ -54,8 +54,8 @@ describe('loading a workflow’s module tools before validation', () => {
     await writeFile(path.join(dir, 'double.mjs'), plainModule);
     await writeFile(path.join(dir, 'a.yml'), flow('  - module: ./double.mjs', '  - { id: a, tool: double, with: { n: 1 } }'));
     await writeFile(path.join(dir, 'b.yml'), 'version: 1\nname: b\nsteps:\n  - { id: a, tool: double, with: { n: 1 } }\n');
-    expect((await checkWorkflowFile(path.join(dir, 'a.yml'), base)).problems).toEqual([]);
-    const other = await checkWorkflowFile(path.join(dir, 'b.yml'), base);
+    expect((await checkWorkflowFile(path.join(dir, 'a.yml'), base, 'import')).problems).toEqual([]);
+    const other = await checkWorkflowFile(path.join(dir, 'b.yml'), base, 'import');
     expect(other.problems.map((problem) => problem.message)).toEqual(['unknown tool "double"']);
     expect(base.get('double')).toBeUndefined();
   });

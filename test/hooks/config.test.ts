@@ -57,7 +57,7 @@ describe('hooks configuration', () => {
     const inline = parseInlineHooks(parseYaml(yaml), dir);
     expect(fromFile.config).toEqual(inline.config);
     expect(fromFile.baseDir).toBe(dir);
-    expect(fromFile.config.pre_tool_use[1]).toEqual({ command: ['node', 'advisory.mjs'], on_error: 'continue', timeout_ms: 10_000 });
+    expect(fromFile.config.pre_tool_use[1]).toEqual({ command: ['node', 'advisory.mjs'], on_error: 'continue', timeout_ms: 10_000, writes: [] });
     expect(fromFile.config.pre_tool_use[0]).toMatchObject({ on_error: 'deny', timeout_ms: 5000 });
   });
 

@@ -41,4 +41,29 @@ describe('SecretMasker', () => {
       { numRuns: 500 },
     );
   });
+
+  it('masks base64 of a secret at all three alignments in an encoded stream, whatever comes before or after', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 8 }), fc.uint8Array({ maxLength: 8 }), (before, after) => {
+        const encoded = Buffer.concat([before, Buffer.from(secret), after]).toString('base64');
+        const masked = masker.mask(encoded);
+        expect(masked).toContain('***');
+        // What is left cannot be decoded back into more than two bytes of the secret.
+        for (const piece of masked.split('***')) {
+          for (const skip of [0, 1, 2, 3]) expect(Buffer.from(piece.slice(skip), 'base64').toString('latin1')).not.toContain(secret.slice(0, 3));
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(masker.mask(Buffer.from(`user:${secret}`).toString('base64'))).toBe('dXNlcjpo***Q==');
+  });
+
+  it('lets complete lines through a stream at once unless a secret spans lines', () => {
+    const single = new SecretMasker([secret]).stream();
+    expect(single.push('first line\nsecond')).toBe('first line\n');
+    expect(single.push(` ${secret}\n`) + single.end()).toBe('second ***\n');
+    const multi = masker.stream();
+    expect(multi.push('multi\n')).toBe('');
+    expect(multi.push('line-secret\nvalue\n') + multi.end()).toBe('***\n');
+  });
 });

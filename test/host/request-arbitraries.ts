@@ -23,6 +23,7 @@ const processFacts = fc.record({
   envNames: fc.array(fc.constantFrom('NODE_ENV', 'CI', 'NPM_TOKEN'), { maxLength: 2 }),
   outputLimitBytes: fc.integer({ min: 1, max: 1 << 24 }),
   wallLimitMs: fc.integer({ min: 1, max: 600_000 }),
+  stdinDigest: fc.constantFrom('5d41402a', '7d793037'),
 });
 
 /** Any capability request, its paths drawn from `paths` (resolved by a real workspace). */
@@ -41,6 +42,9 @@ export function capabilityRequest(paths: readonly ResolvedPath[]): fc.Arbitrary<
       scheme: fc.constantFrom('http' as const, 'https' as const),
       host: fc.constantFrom('example.org', 'example.org:8443', '127.0.0.1:8080'),
       url: fc.constantFrom('https://example.org/a', 'https://example.org/b'),
+      queryDigest: fc.constantFrom('0b1e6d4c', '9f86d081'),
+      headers: fc.array(fc.record({ name: fc.constantFrom('accept', 'x-api-key'), valueDigest: fc.constantFrom('2c26b46b', 'fcde2b2e') }), { maxLength: 2 }),
+      bodyDigest: fc.constantFrom('e3b0c442', '4e074085'),
     }),
     fc.record({ class: fc.constant('network_tool' as const), tool: fc.constantFrom('gh', 'gitlab') }),
     fc.record({ class: fc.constant('skill' as const), name: fc.constantFrom('notes', 'release'), path: resolved }),

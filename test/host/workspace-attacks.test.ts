@@ -1,10 +1,13 @@
-import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Approver } from '../../src/host/approval.js';
 import { quotePath } from '../../src/host/path-text.js';
 import type { ToolResult } from '../../src/host/tool.js';
+import { CheckedDirectory } from '../../src/tools/files/checked-directory.js';
+import { openTargetDirectory } from '../../src/tools/files/missing-directories.js';
 import { openResolvedFile } from '../../src/tools/files/open-file.js';
+import { stageFile } from '../../src/tools/files/staged-file.js';
 import { invoke, makeFileBox, writeTree, type FileBox } from '../tools/files/harness.js';
 
 /**
@@ -199,5 +202,87 @@ describe('attack suite: swaps between authorization and I/O', () => {
     await rm(path.join(box.ws, 'a.txt'));
     await symlink(path.join(box.outside, 'secret.txt'), path.join(box.ws, 'a.txt'));
     await expect(openResolvedFile(resolved, 'a.txt')).rejects.toMatchObject({ kind: 'path_refused' });
+  });
+
+  it('a directory swapped after revalidation is refused when the write opens it', async () => {
+    const resolved = await box.workspace.resolveForWrite('sub/new.txt');
+    await box.workspace.revalidate(resolved);
+    await rename(path.join(box.ws, 'sub'), path.join(box.ws, 'sub-moved'));
+    await symlink(box.outside, path.join(box.ws, 'sub'));
+    await expect(openTargetDirectory(resolved, 'sub/new.txt')).rejects.toMatchObject({ kind: 'path_refused' });
+    await outsideUntouched();
+  });
+
+  it('a directory swapped once the write holds it: the file lands in the checked directory, never through the link', async () => {
+    const directory = await CheckedDirectory.open(path.join(box.ws, 'sub'), 'sub');
+    try {
+      await rename(path.join(box.ws, 'sub'), path.join(box.ws, 'sub-moved'));
+      await symlink(box.outside, path.join(box.ws, 'sub'));
+      const staged = await stageFile(directory, 'new.txt', Buffer.from('written'), undefined);
+      await staged.createNew('sub/new.txt');
+      const replaced = await stageFile(directory, 'b.txt', Buffer.from('replaced'), undefined);
+      await replaced.replace();
+    } finally {
+      await directory.close();
+    }
+    expect((await readdir(path.join(box.ws, 'sub-moved'))).sort()).toEqual(['b.txt', 'new.txt']);
+    expect(await readFile(path.join(box.ws, 'sub-moved', 'new.txt'), 'utf8')).toBe('written');
+    await outsideUntouched();
+  });
+
+  it('a directory replaced by another under its name is refused when opened', async () => {
+    const before = await box.workspace.resolveForRead('sub');
+    await rename(path.join(box.ws, 'sub'), path.join(box.ws, 'sub-moved'));
+    await mkdir(path.join(box.ws, 'sub'));
+    await expect(CheckedDirectory.open(path.join(box.ws, 'sub'), 'sub', before.identity)).rejects.toMatchObject({ kind: 'path_refused' });
+  });
+});
+
+describe('attack suite: other names for a denied file', () => {
+  const composed = 'caf\u00e9';
+  const decomposed = 'cafe\u0301';
+
+  it.each([
+    ['a rule written composed (NFC), a path decomposed (NFD)', composed, decomposed],
+    ['a rule written decomposed (NFD), a path composed (NFC)', decomposed, composed],
+  ])('%s: the deny still applies', async (_, ruleSpelling, pathSpelling) => {
+    await writeTree(box.ws, { [`${pathSpelling}/x.txt`]: `${secret}\n` });
+    const host = box.host({ allow: ['read', 'write'], deny: [`read(${ruleSpelling}/**)`, `write(${ruleSpelling}/**)`] });
+    for (const [tool, args] of [
+      ['read_file', { path: `${pathSpelling}/x.txt` }],
+      ['edit_file', { path: `${pathSpelling}/x.txt`, edits: [{ old: secret, new: 'pwned' }] }],
+      ['write_file', { path: `${pathSpelling}/new.txt`, content: 'pwned' }],
+      ['search_files', { pattern: secret, path: pathSpelling }],
+    ] as const) {
+      const result = await invoke(host, tool, args);
+      expect(result.error?.kind, tool).toBe('policy_denied');
+    }
+    const walked = await invoke(host, 'search_files', { pattern: secret });
+    expect(walked.output?.data).toMatchObject({ matches: [] });
+    expect(await readFile(path.join(box.ws, pathSpelling, 'x.txt'), 'utf8')).toBe(`${secret}\n`);
+  });
+
+  it('a hard link to a denied file is refused by read_file, edit_file and search_files', async () => {
+    await writeTree(box.ws, { 'secret/key.txt': `${secret}\n` });
+    await link(path.join(box.ws, 'secret', 'key.txt'), path.join(box.ws, 'h.txt'));
+    const host = box.host({ allow: ['read', 'write'], deny: ['read(secret/**)'] });
+    const read = await invoke(host, 'read_file', { path: 'h.txt' });
+    expect(read.error?.kind).toBe('policy_denied');
+    expect(read.error?.message).toContain('the file has 2 names (hard links)');
+    expect((await invoke(host, 'edit_file', { path: 'h.txt', edits: [{ old: secret, new: 'pwned' }] })).error?.kind).toBe('policy_denied');
+    expect((await invoke(host, 'search_files', { pattern: secret, path: 'h.txt' })).error?.kind).toBe('policy_denied');
+    const walked = await invoke(host, 'search_files', { pattern: 'TOP-SECRET|inside' });
+    expect(walked.status).toBe('success');
+    expect(JSON.stringify(walked.output?.data)).not.toContain(secret);
+    expect(JSON.stringify(walked.output?.data)).toContain('inside b');
+    // Writing replaces the name it writes (temp file + rename): the other name keeps its content.
+    expect((await invoke(host, 'write_file', { path: 'h.txt', content: 'replaced' })).status).toBe('success');
+    expect(await readFile(path.join(box.ws, 'secret', 'key.txt'), 'utf8')).toBe(`${secret}\n`);
+  });
+
+  it('a hard-linked file stays readable when no rule keeps back particular paths', async () => {
+    await link(path.join(box.ws, 'a.txt'), path.join(box.ws, 'a-again.txt'));
+    const host = box.host({ allow: ['read'] });
+    expect((await invoke(host, 'read_file', { path: 'a-again.txt' })).output?.text).toBe('inside\n');
   });
 });

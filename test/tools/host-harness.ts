@@ -1,15 +1,18 @@
+import { afterEach } from 'vitest';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Approver } from '../../src/host/approval.js';
 import type { RunEvent } from '../../src/host/events.js';
 import type { Questioner } from '../../src/host/host-input.js';
+import type { SecretMasker } from '../../src/host/masking.js';
 import { Policy } from '../../src/host/policy.js';
 import { ToolRegistry } from '../../src/host/registry.js';
 import type { Tool, ToolResult } from '../../src/host/tool.js';
 import { ToolHost } from '../../src/host/tool-host.js';
 import { Workspace } from '../../src/host/workspace.js';
 import { builtinTools } from '../../src/tools/index.js';
+import type { TestServer } from './network/servers.js';
 import { cliGrantHints } from '../../src/ui/grant-hints.js';
 
 export interface HarnessSetup {
@@ -20,6 +23,8 @@ export interface HarnessSetup {
   approver?: Approver;
   /** Extra tools registered beside the built-ins. */
   tools?: readonly Tool[];
+  /** The run's secrets, as the CLI passes them. */
+  masker?: SecretMasker;
 }
 
 /** A ToolHost over a fresh temp workspace with the built-in tools, recording its events. */
@@ -39,7 +44,7 @@ export class HostHarness {
       workspace: await Workspace.create(root),
       policy: Policy.fromText({ allow: setup.allow ?? [], ask: setup.ask ?? [], deny: setup.deny ?? [] }),
       tools: new ToolRegistry([...builtinTools(), ...(setup.tools ?? [])]),
-      environment: { env: {}, secretNames: [], processEnv: { mode: 'inherit' } },
+      environment: { env: {}, secretNames: [], processEnv: { mode: 'inherit' }, ...(setup.masker && { masker: setup.masker }) },
       ...(setup.questioner && { questioner: setup.questioner }),
       ...(setup.approver && { approver: setup.approver }),
     });
@@ -61,4 +66,21 @@ export class HostHarness {
 export function dataOf<T>(result: ToolResult): T {
   if (result.status !== 'success') throw new Error(`expected success, got ${result.status}: ${result.error?.message}`);
   return result.output!.data as T;
+}
+
+/** A test's host and local HTTP server, each disposed after the test. */
+export interface HostAndServer {
+  harness?: HostHarness;
+  api?: TestServer;
+}
+
+export function hostAndServerPerTest(): HostAndServer {
+  const state: HostAndServer = {};
+  afterEach(async () => {
+    await state.harness?.dispose();
+    await state.api?.close();
+    delete state.harness;
+    delete state.api;
+  });
+  return state;
 }

@@ -20,7 +20,7 @@ async function plan(yaml: string, options: { maxParallel?: number; allow?: strin
     cwd: dir,
     choices: parseRunChoices({ ...(options.maxParallel !== undefined && { maxParallel: options.maxParallel }), rules: { allow: options.allow ?? [] } }),
     ports: { hostEnv: {} },
-  });
+  }, 'skip');
   return planWorkflow(opened);
 }
 

@@ -48,6 +48,8 @@ export class LineMatcher {
   constructor(
     private readonly pattern: RegExp,
     private readonly timeoutMs: number,
+    /** Masks the run's secrets in a matched line before it is cut to its shown length. */
+    private readonly mask: (text: string) => string = (text) => text,
   ) {}
 
   /** Lines of `text` the pattern matches, at most `limit` of them. */
@@ -70,7 +72,7 @@ export class LineMatcher {
     }
     const matches: LineMatch[] = [];
     for (let index = 0; index < found.length; index += 2) {
-      const text = found[index + 1] as string;
+      const text = this.mask(found[index + 1] as string);
       matches.push({ line: found[index] as number, text: text.length > shownLineLength ? `${text.slice(0, shownLineLength)}…` : text });
     }
     return matches;

@@ -1,7 +1,6 @@
-import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '../../host/errors.js';
 import type { ResolvedPath } from '../../host/workspace.js';
+import { CheckedDirectory } from './checked-directory.js';
 
 /** Whether a missing write target also lacks its parent directory. */
 export function parentIsMissing(resolved: ResolvedPath): boolean {
@@ -15,24 +14,24 @@ export function firstMissingDirectory(resolved: ResolvedPath): string {
 }
 
 /**
- * Creates the directories between a missing target's nearest existing parent and the target,
- * one at a time: anything that appears there meanwhile (a symlink above all) makes the call fail
- * instead of being followed.
+ * Opens, checked, the directory a write lands in. For a missing target that is its nearest
+ * existing parent (it must still be the directory that was resolved), then each missing
+ * directory created one at a time inside the one before: anything that appears there meanwhile
+ * (a symlink above all) makes the call fail instead of being followed. The caller closes it.
  */
-export async function createMissingDirectories(resolved: ResolvedPath, shown: string): Promise<void> {
-  let directory = resolved.existingAncestor;
-  for (const name of path.relative(resolved.existingAncestor, path.dirname(resolved.canonical)).split(path.sep)) {
-    directory = path.join(directory, name);
+export async function openTargetDirectory(resolved: ResolvedPath, shown: string): Promise<CheckedDirectory> {
+  if (resolved.state === 'existing') return CheckedDirectory.open(path.dirname(resolved.canonical), shown);
+  let directory = await CheckedDirectory.open(resolved.existingAncestor, shown, resolved.ancestorIdentity);
+  const missing = path.relative(resolved.existingAncestor, path.dirname(resolved.canonical));
+  for (const name of missing === '' ? [] : missing.split(path.sep)) {
     try {
-      await mkdir(directory);
-    } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new ToolError('conflict', `${shown}: directory ${directory} appeared while this call waited; nothing was written`, { cause });
-      }
-      throw cause;
+      const child = await directory.createChild(name, shown);
+      await directory.close();
+      directory = child;
+    } catch (error) {
+      await directory.close();
+      throw error;
     }
   }
-  if ((await realpath(directory)) !== directory) {
-    throw new ToolError('path_refused', `${shown} refused: its new parent directory resolves elsewhere`, { details: { path: shown } });
-  }
+  return directory;
 }

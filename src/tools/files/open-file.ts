@@ -1,7 +1,9 @@
 import { constants, type Stats } from 'node:fs';
-import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 import { ToolError } from '../../host/errors.js';
 import type { FileIdentity, ResolvedPath } from '../../host/workspace.js';
+import { withCheckedDirectory, type CheckedDirectory } from './checked-directory.js';
 
 /**
  * Never follow a symlink in the last component (the path is already canonical), and never
@@ -19,14 +21,14 @@ function changedUnderneath(shown: string, what: string): ToolError {
 }
 
 /**
- * Opens a regular file for reading and proves the handle is the file that was checked: its
- * device and inode match `expected`, and its path still resolves to itself (no symlink was
- * swapped into the parent chain between the check and the open).
+ * Opens the regular file `name` of a checked directory for reading, without following a
+ * symlink there, and proves the handle is the file that was checked: its device and inode
+ * match `expected` when given.
  */
-export async function openCheckedFile(absolute: string, expected: FileIdentity | undefined, shown: string): Promise<OpenedFile> {
+export async function openFileIn(directory: CheckedDirectory, name: string, expected: FileIdentity | undefined, shown: string): Promise<OpenedFile> {
   let handle: FileHandle;
   try {
-    handle = await open(absolute, readFlags);
+    handle = await open(directory.entry(name), readFlags);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw changedUnderneath(shown, 'the file became a symlink after it was checked');
@@ -37,12 +39,19 @@ export async function openCheckedFile(absolute: string, expected: FileIdentity |
     const info = await handle.stat();
     if (!info.isFile()) throw changedUnderneath(shown, 'it is not a regular file');
     if (expected && (info.dev !== expected.dev || info.ino !== expected.ino)) throw changedUnderneath(shown, 'it was replaced after it was checked');
-    if ((await realpath(absolute)) !== absolute) throw changedUnderneath(shown, 'a symlink appeared in its parent directories');
     return { handle, info };
   } catch (error) {
     await handle.close();
     throw error;
   }
+}
+
+/**
+ * Opens a canonical regular file for reading through its checked parent directory (so no
+ * symlink swapped into the parent chain can redirect the open), proving it is `expected`.
+ */
+export function openCheckedFile(absolute: string, expected: FileIdentity | undefined, shown: string): Promise<OpenedFile> {
+  return withCheckedDirectory(path.dirname(absolute), shown, undefined, (directory) => openFileIn(directory, path.basename(absolute), expected, shown));
 }
 
 /** Opens the file a ResolvedPath names (call `workspace.revalidate` first). */

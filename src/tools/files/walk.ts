@@ -1,8 +1,9 @@
 import type { Stats } from 'node:fs';
-import { lstat, readdir, realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../../host/errors.js';
 import { isWithin, type FileIdentity, type ResolvedPath } from '../../host/workspace.js';
+import { CheckedDirectory } from './checked-directory.js';
 
 export type WalkedKind = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -60,8 +61,8 @@ export class TreeWalk {
   }
 
   private async *directory(absolute: string, relative: string, identity: FileIdentity, depth: number): AsyncGenerator<WalkedEntry> {
-    const names = await this.readChecked(absolute, identity, depth === 0);
-    for (const name of names) {
+    const children = await this.readChecked(absolute, identity, depth === 0);
+    for (const { name, info } of children) {
       this.options.signal.throwIfAborted();
       if (this.visited >= maxVisited) {
         this.limitReached = true;
@@ -70,8 +71,6 @@ export class TreeWalk {
       this.visited += 1;
       const child = path.join(absolute, name);
       if (this.options.withheld(child)) continue;
-      const info = await lstat(child).catch(() => undefined);
-      if (!info) continue;
       const entry: WalkedEntry = { absolute: child, relative: relative ? `${relative}/${name}` : name, kind: kindOf(info), info };
       yield entry;
       if (entry.kind === 'directory' && this.options.recursive && !unwalkedDirectories.has(name) && depth < maxDepth) {
@@ -80,23 +79,41 @@ export class TreeWalk {
     }
   }
 
-  /** Reads a directory's names (sorted), then proves the path still names that same real directory. */
-  private async readChecked(absolute: string, identity: FileIdentity, isRoot: boolean): Promise<string[]> {
-    let names: string[];
+  /**
+   * Reads a directory's entries (sorted by name) through the directory opened and proved to be
+   * the real directory that was found: a symlink swapped into its path cannot make the walk read
+   * another directory's names.
+   */
+  private async readChecked(absolute: string, identity: FileIdentity, isRoot: boolean): Promise<{ name: string; info: Stats }[]> {
+    let directory: CheckedDirectory;
     try {
-      names = await readdir(absolute);
+      directory = await CheckedDirectory.open(absolute, absolute, identity);
     } catch (cause) {
+      if (cause instanceof ToolError && cause.kind === 'path_refused') {
+        throw new ToolError('path_refused', `directory ${absolute} changed while it was being read (a symlink or another directory was swapped in); nothing was returned`, {
+          cause,
+          details: { path: absolute, reason: 'changed during walk' },
+        });
+      }
       // An unreadable or vanished subdirectory is left out; the tree's own root must be readable.
       if (isRoot) throw new ToolError('execution_failed', `cannot read directory ${absolute}: ${(cause as Error).message}`, { cause });
       return [];
     }
-    const [real, info] = await Promise.all([realpath(absolute).catch(() => undefined), lstat(absolute).catch(() => undefined)]);
-    if (real !== absolute || info?.dev !== identity.dev || info?.ino !== identity.ino) {
-      throw new ToolError('path_refused', `directory ${absolute} changed while it was being read (a symlink or another directory was swapped in); nothing was returned`, {
-        details: { path: absolute, reason: 'changed during walk' },
-      });
+    try {
+      const names = (await directory.names().catch((cause: unknown) => {
+        if (isRoot) throw new ToolError('execution_failed', `cannot read directory ${absolute}: ${(cause as Error).message}`, { cause });
+        return [];
+      })).sort();
+      const children: { name: string; info: Stats }[] = [];
+      // Entries past the walk's budget are never visited, so they are not described either.
+      for (const name of names.slice(0, maxVisited - this.visited + 1)) {
+        const info = await directory.describe(name);
+        if (info) children.push({ name, info });
+      }
+      return children;
+    } finally {
+      await directory.close();
     }
-    return names.sort();
   }
 }
 

@@ -1,8 +1,13 @@
-import { open } from 'node:fs/promises';
+import { displayPath } from '../../host/capability.js';
+import type { ResolvedPath } from '../../host/workspace.js';
+import { openResolvedFile } from '../files/open-file.js';
 
-/** Reads at most `maxBytes` of a UTF-8 file; `truncated` says whether more was there. */
-export async function readBoundedText(canonical: string, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
-  const handle = await open(canonical, 'r');
+/**
+ * Reads at most `maxBytes` of a checked UTF-8 file (through its checked parent directory, the
+ * handle proved to be the resolved file); `truncated` says whether more was there.
+ */
+export async function readBoundedText(resolved: ResolvedPath, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  const { handle } = await openResolvedFile(resolved, displayPath(resolved));
   try {
     const buffer = Buffer.alloc(maxBytes + 1);
     let filled = 0;

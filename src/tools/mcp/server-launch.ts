@@ -1,6 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CapabilityRequest, ProcessRequest } from '../../host/capability.js';
+import type { CallConfinement } from '../../host/confinement/index.js';
 import { ToolError } from '../../host/errors.js';
 import type { HostEnvironment } from '../../host/tool.js';
 import { composeEnvironment, validateStepEnvironment } from '../process/environment.js';
@@ -68,10 +69,15 @@ export function planHttpConnect(declaration: HttpServerDeclaration): ServerConne
 }
 
 /** What connecting to a declared server needs granted, and how to open its channel. */
-export async function planServerConnect(declaration: McpServerDeclaration, baseDirectory: string, host: HostEnvironment): Promise<ServerConnectPlan> {
+export async function planServerConnect(
+  declaration: McpServerDeclaration,
+  baseDirectory: string,
+  host: HostEnvironment,
+  confinement?: CallConfinement,
+): Promise<ServerConnectPlan> {
   if (isHttpServer(declaration)) return planHttpConnect(declaration);
-  const { request, launch } = await planServerLaunch(declaration, baseDirectory, host);
-  return { request, channel: async () => stdioChannel(launch) };
+  const { request, launch } = await planServerLaunch(declaration, baseDirectory, host, confinement);
+  return { request, channel: async () => stdioChannel(launch, host.masker) };
 }
 
 async function resolveServerDirectory(directory: string): Promise<string> {
@@ -89,7 +95,12 @@ async function resolveServerDirectory(directory: string): Promise<string> {
  * program looked up once on the host's PATH (or named by path), the environment composed from
  * the workflow's process_env mode (credentials scrubbed) plus the entry's own `env`. Nothing runs.
  */
-export async function planServerLaunch(declaration: StdioServerDeclaration, baseDirectory: string, host: HostEnvironment): Promise<ServerLaunchPlan> {
+export async function planServerLaunch(
+  declaration: StdioServerDeclaration,
+  baseDirectory: string,
+  host: HostEnvironment,
+  confinement?: CallConfinement,
+): Promise<ServerLaunchPlan> {
   const [command, ...commandArgs] = declaration.command;
   if (command === undefined) throw new ToolError('invalid_arguments', 'command is empty');
   const cwd = await resolveServerDirectory(path.resolve(baseDirectory, declaration.cwd ?? '.'));
@@ -107,5 +118,5 @@ export async function planServerLaunch(declaration: StdioServerDeclaration, base
     wallLimitMs: 0,
   });
   const env = composeEnvironment({ hostEnv: host.env, mode: host.processEnv, stepEnv });
-  return { request, launch: { file: executable.resolved, args: argv, cwd, env } };
+  return { request, launch: { file: executable.resolved, args: argv, cwd, env, confinement } };
 }

@@ -5,9 +5,12 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ProcessLaunch } from '../process/process-group.js';
+import { sandboxLaunch } from '../process/sandbox/sandboxed-launch.js';
 import { isGroupAlive, terminateGroup, trackGroup, untrackGroup } from '../process/process-tree.js';
 import { RetainedOutput } from '../process/retained-output.js';
 import type { ServerChannel } from './server-connection.js';
+import type { SecretMasker } from '../../host/masking.js';
+import { outputMask, type OutputMask } from '../process/masked-output.js';
 
 /** Largest single JSON-RPC message a server may send; a larger one stops the server. */
 export const maxMessageBytes = 16 * 1024 * 1024;
@@ -37,7 +40,15 @@ export class ServerProcess implements Transport {
   private stopping: Promise<void> | undefined;
   private starting: Promise<void> | undefined;
 
-  constructor(private readonly launch: ServerLaunch) {}
+  /** The server's stderr masked as it arrives, so the kept tail never starts inside a secret. */
+  private readonly stderrMask: OutputMask;
+
+  constructor(
+    private readonly launch: ServerLaunch,
+    masker?: SecretMasker,
+  ) {
+    this.stderrMask = outputMask(masker);
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -69,9 +80,10 @@ export class ServerProcess implements Transport {
   }
 
   private async spawn(): Promise<void> {
-    const child = spawn(this.launch.file, [...this.launch.args], {
-      cwd: this.launch.cwd,
-      env: { ...this.launch.env },
+    const sandboxed = sandboxLaunch(this.launch, this.launch.confinement);
+    const child = spawn(sandboxed.file, [...sandboxed.args], {
+      cwd: sandboxed.cwd,
+      env: { ...sandboxed.env },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
       shell: false,
@@ -83,7 +95,8 @@ export class ServerProcess implements Transport {
       child.once('error', () => child.pid === undefined && resolve());
     });
     child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
-    child.stderr.on('data', (chunk: Buffer) => this.stderrTail.add(chunk));
+    child.stderr.on('data', (chunk: Buffer) => this.stderrTail.add(this.stderrMask.push(chunk)));
+    child.stderr.on('end', () => this.stderrTail.add(this.stderrMask.end()));
     for (const stream of [child.stdin, child.stdout, child.stderr]) stream.on('error', (error) => this.onerror?.(error));
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
@@ -153,9 +166,9 @@ export class ServerProcess implements Transport {
 /** How long a failure waits to learn whether (and how) the server ended. */
 const exitNoticeMs = 500;
 
-/** A stdio channel to a server process rho starts itself. */
-export function stdioChannel(launch: ServerLaunch): ServerChannel {
-  const process = new ServerProcess(launch);
+/** A stdio channel to a server process rho starts itself; its stderr is masked with the run's secrets. */
+export function stdioChannel(launch: ServerLaunch, masker?: SecretMasker): ServerChannel {
+  const process = new ServerProcess(launch, masker);
   return {
     transport: process,
     begin: () => process.start(),

@@ -1,4 +1,5 @@
 import type { CapabilityRequest } from '../../host/capability.js';
+import type { CallConfinement } from '../../host/confinement/index.js';
 import { ToolError, toToolError } from '../../host/errors.js';
 import type { SessionState } from '../../host/session-state.js';
 import type { HostEnvironment, Tool } from '../../host/tool.js';
@@ -10,6 +11,8 @@ export interface ServerStartOptions {
   /** Directory the entry's `cwd` (default `.`) is relative to: the workflow file's. */
   baseDirectory: string;
   host: HostEnvironment;
+  /** How a stdio server is confined: like a process step of the same policy. */
+  confinement?: CallConfinement;
   /** The host's authorization path for the server's `process` (stdio) or `network` (HTTP) request; throws the typed denial. */
   authorize(request: CapabilityRequest): Promise<void>;
   /** The client's roots: the workspace root, then the granted roots. */
@@ -42,7 +45,7 @@ export async function startMcpServer(declaration: McpServerDeclaration, options:
 }
 
 async function startAndList(declaration: McpServerDeclaration, options: ServerStartOptions): Promise<StartedServer> {
-  const plan = await planServerConnect(declaration, options.baseDirectory, options.host);
+  const plan = await planServerConnect(declaration, options.baseDirectory, options.host, options.confinement);
   await options.authorize(plan.request);
   // The MCP client loads while the server process starts: each takes a while, neither needs the other.
   const loading = import('./server-connection.js');

@@ -1,7 +1,8 @@
 import type { NetworkRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
+import { contentDigest } from '../../host/fingerprint.js';
 import { normalizeHost } from '../../host/network-host.js';
-import { credentialHeaders } from './headers.js';
+import { isCredentialHeader } from './headers.js';
 
 export const maxUrlLength = 8192;
 
@@ -54,8 +55,9 @@ export interface SentParts {
 }
 
 /**
- * The capability request for calling a target: the facts policy decides on, without query or
- * user info, and a preview for a person (query names, body size, header names).
+ * The capability request for calling a target: the facts policy decides on (no query, no user
+ * info); digests of what the call sends (query, headers, body), which only the exact-match
+ * identity of a remembered approval reads; and a preview for a person (names and sizes only).
  */
 export function networkRequest(method: string, target: HttpTarget, sent?: SentParts): NetworkRequest {
   const request: NetworkRequest = { class: 'network', method, scheme: target.scheme, host: target.host, url: target.display };
@@ -63,11 +65,15 @@ export function networkRequest(method: string, target: HttpTarget, sent?: SentPa
   const names = [...sent.headers.keys()];
   return {
     ...request,
+    ...(target.url.search !== '' && { queryDigest: contentDigest(target.url.search) }),
+    // Headers iterate sorted by lower-case name.
+    headers: [...sent.headers].map(([name, value]) => ({ name, valueDigest: contentDigest(value) })),
+    ...(sent.body !== undefined && { bodyDigest: contentDigest(sent.body) }),
     preview: {
       queryNames: [...new Set(target.url.searchParams.keys())],
       bodyBytes: sent.body === undefined ? undefined : Buffer.byteLength(sent.body, 'utf8'),
-      credentialHeaders: names.filter((name) => credentialHeaders.has(name)),
-      headerNames: names.filter((name) => !credentialHeaders.has(name)),
+      credentialHeaders: names.filter((name) => isCredentialHeader(name)),
+      headerNames: names.filter((name) => !isCredentialHeader(name)),
     },
   };
 }

@@ -1,5 +1,7 @@
 import { ToolError } from '../../host/errors.js';
+import type { SecretMasker } from '../../host/masking.js';
 import type { SessionKey, SessionState } from '../../host/session-state.js';
+import { outputMask } from './masked-output.js';
 import { ProcessGroup, type ExitStatus, type ProcessLaunch } from './process-group.js';
 import { RetainedOutput } from './retained-output.js';
 
@@ -27,11 +29,14 @@ export class BackgroundProcess {
     readonly label: string,
     private readonly group: ProcessGroup,
     limits: BackgroundLimits,
+    /** The run's secrets: masked before output is kept, so no slice read later can split one. */
+    masker?: SecretMasker,
   ) {
     this.output = { stdout: new RetainedOutput(limits.outputLimitBytes), stderr: new RetainedOutput(limits.outputLimitBytes) };
+    const masks = { stdout: outputMask(masker), stderr: outputMask(masker) };
     for (const stream of ['stdout', 'stderr'] as const) {
       group[stream].on('data', (chunk: Buffer) => {
-        this.output[stream].add(chunk);
+        this.output[stream].add(masks[stream].push(chunk));
         this.notify();
       });
     }
@@ -40,6 +45,7 @@ export class BackgroundProcess {
       this.lifetime.unref();
     }
     void group.finished.then(() => {
+      for (const stream of ['stdout', 'stderr'] as const) this.output[stream].add(masks[stream].end());
       clearTimeout(this.lifetime);
       this.notify();
     });
@@ -122,12 +128,12 @@ export class BackgroundProcesses {
     return id;
   }
 
-  async start(id: string, label: string, launch: ProcessLaunch, limits: BackgroundLimits): Promise<BackgroundProcess> {
+  async start(id: string, label: string, launch: ProcessLaunch, limits: BackgroundLimits, masker?: SecretMasker): Promise<BackgroundProcess> {
     if (this.processes.get(id)?.state === 'running') {
       throw new ToolError('conflict', `a background process named ${id} is already running; stop it first or choose another name`);
     }
     const group = await ProcessGroup.spawn(launch);
-    const started = new BackgroundProcess(id, label, group, limits);
+    const started = new BackgroundProcess(id, label, group, limits, masker);
     this.processes.set(id, started);
     this.reserved.delete(id);
     return started;

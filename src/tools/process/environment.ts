@@ -5,19 +5,35 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 /**
  * Names that carry credentials by convention (matched case-insensitively): provider API keys,
- * tokens, secrets, passwords, credential files, and every AWS variable. A child process never
- * inherits one of these; a workflow passes one explicitly through `secrets:`.
+ * tokens, secrets, passwords and passphrases, webhooks (their URL is the credential), cookies,
+ * connection strings, credential files, agent sockets that sign with a person's keys, and every
+ * AWS variable. A child process never inherits one of these; a workflow passes one explicitly
+ * through `secrets:`.
  */
 const credentialPatterns: readonly RegExp[] = [
-  /(^|_)(API_?KEY|APIKEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET_?KEY|KEY)$/,
-  /(^|_)(TOKEN|AUTH|AUTHTOKEN|PAT|JWT)$/,
-  /(^|_)(SECRET|PASSWORD|PASSWD|CREDENTIAL)/,
+  /(^|_)(API_?KEYS?|APIKEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET_?KEY|KEYS?)$/,
+  /(^|_)(TOKEN|AUTHTOKEN|PAT|JWT)$/,
+  /(^|_)AUTH(_|$)/,
+  /(^|_)(SECRET|CREDENTIAL)/,
+  /PASS/,
+  /WEBHOOK/,
+  /COOKIE/,
+  /CONNECTION_?STRING/,
+  /^(SSH_AUTH_SOCK|GPG_AGENT_INFO)$/,
   /^AWS_/,
 ];
+
+/** A URL with user info (`postgres://app:pw@db/main`, `https://TOKEN@host`): the value itself is a credential. */
+const userInfoUrl = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]*@/i;
 
 export function isCredentialName(name: string): boolean {
   const upper = name.toUpperCase();
   return credentialPatterns.some((pattern) => pattern.test(upper));
+}
+
+/** Whether a variable carries a credential, by its name or by its value (a URL holding user info, whatever its name). */
+export function isCredentialVariable(name: string, value: string | undefined): boolean {
+  return isCredentialName(name) || (value !== undefined && userInfoUrl.test(value.trim()));
 }
 
 /**
@@ -30,7 +46,7 @@ export function scrubEnvironment(env: Environment, allowedSecretNames: readonly 
   const scrubbed: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (isCredentialName(name) && !allowed.has(name)) continue;
+    if (isCredentialVariable(name, value) && !allowed.has(name)) continue;
     scrubbed[name] = value;
   }
   return scrubbed;
@@ -60,7 +76,9 @@ function inheritedByMode(env: Environment, mode: EnvMode): Environment {
  */
 export function validateStepEnvironment(stepEnv: Environment, secretNames: readonly string[]): void {
   const secrets = new Set(secretNames);
-  const undeclared = Object.keys(stepEnv).filter((name) => isCredentialName(name) && !secrets.has(name));
+  const undeclared = Object.entries(stepEnv)
+    .filter(([name, value]) => isCredentialVariable(name, value) && !secrets.has(name))
+    .map(([name]) => name);
   if (undeclared.length === 0) return;
   const list = undeclared.join(', ');
   throw new ToolError(

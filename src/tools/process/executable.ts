@@ -58,3 +58,10 @@ export async function resolveExecutable(command: string, options: { pathVariable
     { details: { executable: command } },
   );
 }
+
+/** The first executable file named `name` in the absolute directories of a PATH value, or undefined. */
+export function findOnPath(name: string, pathVariable: string | undefined): string | undefined {
+  return searchDirectories(pathVariable)
+    .map((directory) => path.join(directory, name))
+    .find(isExecutableFile);
+}

@@ -1,5 +1,7 @@
 import type { EnvMode, ProcessRequest, ShellRequest } from '../../host/capability.js';
+import type { CallConfinement } from '../../host/confinement/index.js';
 import { ToolError } from '../../host/errors.js';
+import { contentDigest } from '../../host/fingerprint.js';
 import type { PrepareContext } from '../../host/tool.js';
 import type { ResolvedPath, Workspace } from '../../host/workspace.js';
 import { composeEnvironment, validateStepEnvironment } from './environment.js';
@@ -15,6 +17,10 @@ export interface LaunchPlan {
   envMode: EnvMode;
   envNames: string[];
   outputLimitBytes: number;
+  /** Digest of the stdin text the request carries (absent when stdin is closed). */
+  stdinDigest?: string;
+  /** How the process will be confined (decided when the call is prepared, so a plan shows what a run does). */
+  confinement: CallConfinement | undefined;
 }
 
 /** The working directory of a process: an existing directory inside the primary workspace. */
@@ -43,6 +49,8 @@ export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): P
     envMode,
     envNames: Object.keys(stepEnv).sort(),
     outputLimitBytes: options.max_output_bytes,
+    ...(options.stdin !== undefined && { stdinDigest: contentDigest(options.stdin) }),
+    confinement: ctx.confinement,
   };
 }
 
@@ -67,6 +75,7 @@ export async function planDirectProcess(
     envNames: plan.envNames,
     outputLimitBytes: plan.outputLimitBytes,
     wallLimitMs,
+    ...(plan.stdinDigest !== undefined && { stdinDigest: plan.stdinDigest }),
   });
   return { plan, request };
 }
@@ -83,5 +92,5 @@ export async function launchFromRequest(
 ): Promise<ProcessLaunch> {
   const cwd = await workspace.revalidate(plan.cwd);
   const args = request.class === 'shell' ? [...request.argv, request.script] : request.argv;
-  return { file: request.executable.resolved, args, cwd: cwd.canonical, env: plan.env, stdin };
+  return { file: request.executable.resolved, args, cwd: cwd.canonical, env: plan.env, stdin, confinement: plan.confinement };
 }

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
+import type { CallConfinement } from '../../host/confinement/index.js';
 import { ToolError } from '../../host/errors.js';
+import { sandboxLaunch } from './sandbox/sandboxed-launch.js';
 import { isGroupAlive, terminateGroup, terminationGraceMs, trackGroup, untrackGroup } from './process-tree.js';
 
 /** Everything needed to start one child: no shell, an absolute program, an explicit environment. */
@@ -11,6 +13,8 @@ export interface ProcessLaunch {
   env: Readonly<Record<string, string>>;
   /** Text written to stdin; stdin is closed when absent. */
   stdin: string | undefined;
+  /** The sandbox the process runs in; unconfined when absent or when the run does not confine. */
+  confinement?: CallConfinement | undefined;
 }
 
 export interface ExitStatus {
@@ -65,9 +69,10 @@ export class ProcessGroup {
    */
   static async spawn(launch: ProcessLaunch): Promise<ProcessGroup> {
     const { execa } = await loadExeca();
-    const subprocess = execa(launch.file, [...launch.args], {
-      cwd: launch.cwd,
-      env: launch.env,
+    const sandboxed = sandboxLaunch(launch, launch.confinement);
+    const subprocess = execa(sandboxed.file, [...sandboxed.args], {
+      cwd: sandboxed.cwd,
+      env: sandboxed.env,
       extendEnv: false,
       ...(launch.stdin === undefined ? { stdin: 'ignore' as const } : { input: launch.stdin }),
       buffer: false,

@@ -1,14 +1,20 @@
-import { shared, type ResourceAccess } from '../../host/resources.js';
+import type { CallConfinement } from '../../host/confinement/index.js';
+import { exclusive, shared, type ResourceAccess } from '../../host/resources.js';
 import type { ResolvedPath } from '../../host/workspace.js';
 
 /**
- * What a process step touches, as the scheduler sees it: shared access to its cwd tree. Like
- * `make -j`, independent commands overlap when parallelism is raised, while a file tool's
- * exclusive write anywhere under that tree waits for them (and they for it) in model order.
- * A step whose program writes files other steps use declares them with `resources:`.
+ * What a process step touches, as the scheduler sees it: exclusive access to each place it may
+ * write (its writable roots), and shared access to its cwd tree, which it may read. So `npm ci`
+ * (writes `node_modules`) and a later `npm run build` (reads it) keep their order. A step that
+ * says where it writes (`writes:`) declares exactly that and nothing else, so a lint step with
+ * `writes: []` runs beside a build, as with `make -j`. The roots are declared whether or not
+ * the run confines, so the schedule is the same either way.
  */
-export function processStepResources(cwd: ResolvedPath): ResourceAccess[] {
-  return [shared({ kind: 'tree', path: cwd.canonical })];
+export function processStepResources(cwd: ResolvedPath, confinement: CallConfinement | undefined): ResourceAccess[] {
+  const writable = (confinement?.plan.writable ?? []).map((root) =>
+    exclusive(root.kind === 'tree' ? { kind: 'tree', path: root.path } : { kind: 'path', path: root.path }),
+  );
+  return confinement?.narrowed ? writable : [shared({ kind: 'tree', path: cwd.canonical }), ...writable];
 }
 
 /** A background process as a scheduler resource. */

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
+import type { SecretMasker } from '../../host/masking.js';
 import type { ToolProgress } from '../../host/tool.js';
 import { LineSplitter, ProgressThrottle } from './line-progress.js';
+import { outputMask } from './masked-output.js';
 import { BoundedCapture } from './output-capture.js';
 import { ProcessGroup, type ExitStatus, type ProcessLaunch } from './process-group.js';
 
@@ -23,24 +25,38 @@ export interface RunObserver {
   /** Aborted on the host's deadline, a cancellation or an interrupt: the whole tree is stopped. */
   signal: AbortSignal;
   progress(update: ToolProgress): void;
+  /** The run's secrets, masked in the output before it is cut or kept. */
+  host?: { masker?: SecretMasker };
 }
 
 interface StreamCapture {
   capture: BoundedCapture;
   lines: LineSplitter;
+  /** Takes in what masking still held back and ends the lines. */
+  end(): void;
 }
 
-function captureStream(stream: Readable, name: 'stdout' | 'stderr', limitBytes: number, throttle: ProgressThrottle): StreamCapture {
+/** Captures one stream, masked before it is cut into lines or at the output limit. */
+function captureStream(stream: Readable, name: 'stdout' | 'stderr', limitBytes: number, throttle: ProgressThrottle, masker: SecretMasker | undefined): StreamCapture {
   const capture = new BoundedCapture(limitBytes);
   const lines = new LineSplitter(
     (message) => throttle.offer({ message, stream: name }),
     () => throttle.hasRoom(),
   );
-  stream.on('data', (chunk: Buffer) => {
-    capture.add(chunk);
-    lines.push(chunk);
-  });
-  return { capture, lines };
+  const mask = outputMask(masker);
+  const take = (masked: Buffer) => {
+    capture.add(masked);
+    lines.push(masked);
+  };
+  stream.on('data', (chunk: Buffer) => take(mask.push(chunk)));
+  return {
+    capture,
+    lines,
+    end() {
+      take(mask.end());
+      lines.end();
+    },
+  };
 }
 
 /**
@@ -53,8 +69,8 @@ export async function runToCompletion(launch: ProcessLaunch, limits: RunLimits, 
   const throttle = new ProgressThrottle((update) => {
     if (!observer.signal.aborted) observer.progress(update);
   });
-  const stdout = captureStream(group.stdout, 'stdout', limits.outputLimitBytes, throttle);
-  const stderr = captureStream(group.stderr, 'stderr', limits.outputLimitBytes, throttle);
+  const stdout = captureStream(group.stdout, 'stdout', limits.outputLimitBytes, throttle, observer.host?.masker);
+  const stderr = captureStream(group.stderr, 'stderr', limits.outputLimitBytes, throttle, observer.host?.masker);
 
   let termination: Termination = 'exited';
   const stopBecause = (reason: Exclude<Termination, 'exited'>) => {
@@ -69,8 +85,8 @@ export async function runToCompletion(launch: ProcessLaunch, limits: RunLimits, 
 
   try {
     const status = await group.finished;
-    stdout.lines.end();
-    stderr.lines.end();
+    stdout.end();
+    stderr.end();
     return {
       ...status,
       termination,

@@ -17,8 +17,9 @@ export function runUntilExit(
 ): PreparedExecution {
   return {
     requests: [request],
-    resources: processStepResources(plan.cwd),
+    resources: processStepResources(plan.cwd, plan.confinement),
     summary: describeRequest(request),
+    confinement: plan.confinement,
     async execute(run) {
       const launch = await launchFromRequest(request, plan, options.stdin, run.workspace);
       const outcome = await runToCompletion(launch, request, run);

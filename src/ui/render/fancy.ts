@@ -1,3 +1,4 @@
+import type { SandboxStatus } from '../../host/confinement/status.js';
 import type { RunEvent } from '../../host/events.js';
 import { ListrPromptHost } from '../approver/listr-prompt-host.js';
 import { printable } from '../approver/facts.js';
@@ -101,6 +102,7 @@ export class FancyRenderer implements Renderer {
   private readonly names = new Map<string, string>();
   private listDone: Promise<unknown> = Promise.resolve();
   private summary: string[] = [];
+  private sandbox: SandboxStatus | undefined;
   private readonly prompts = new ListrPromptHost();
   readonly promptTerminal = this.prompts.terminal;
 
@@ -113,6 +115,7 @@ export class FancyRenderer implements Renderer {
           this.names.set(step.id, step.name);
           this.tasks.set(step.id, new StepTask(step.name));
         }
+        this.sandbox = event.sandbox;
         this.listDone = this.start(event.steps);
         return;
       case 'step_started':
@@ -141,7 +144,7 @@ export class FancyRenderer implements Renderer {
         this.tasks.get(event.stepId)?.settle(event);
         return;
       case 'run_finished':
-        this.summary = formatSummary(this.finished, event, this.names);
+        this.summary = formatSummary(this.finished, event, this.names, this.sandbox);
         return;
     }
   }

@@ -1,3 +1,4 @@
+import { describeUnconfined, type SandboxStatus } from '../../host/confinement/status.js';
 import type { RunEvent, StepStatus } from '../../host/events.js';
 
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
@@ -42,11 +43,22 @@ export function describeFinish(event: StepFinished): string {
   return base;
 }
 
+/** The line that says a run's processes are not confined, and why; undefined when they are. */
+export function sandboxLine(status: SandboxStatus | undefined): string | undefined {
+  if (!status || status.confined) return undefined;
+  return `Sandbox ${status.mode}: ${describeUnconfined(status)}`;
+}
+
 /**
  * The end-of-run summary: the first failure named first, then every step in model order with
  * its status and duration.
  */
-export function formatSummary(finished: readonly StepFinished[], run: RunFinished, names: ReadonlyMap<string, string>): string[] {
+export function formatSummary(
+  finished: readonly StepFinished[],
+  run: RunFinished,
+  names: ReadonlyMap<string, string>,
+  sandbox?: SandboxStatus,
+): string[] {
   const lines: string[] = [];
   const first = finished.find((event) => event.stepId === run.firstFailure);
   if (first) {
@@ -67,6 +79,8 @@ export function formatSummary(finished: readonly StepFinished[], run: RunFinishe
     .filter(([, count]) => count > 0)
     .map(([status, count]) => `${count} ${status}`)
     .join(', ');
+  const unconfined = sandboxLine(sandbox);
+  if (unconfined) lines.push(unconfined);
   lines.push(`Result: exit ${run.exitCode} (${counts}) in ${formatDuration(run.durationMs)}`);
   return lines;
 }

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../host/events.js';
-import { describeFinish, formatSummary } from './format.js';
+import type { SandboxStatus } from '../../host/confinement/status.js';
+import { describeFinish, formatSummary, sandboxLine } from './format.js';
 import { runnerLineBreak } from './guarded-sink.js';
 import type { Renderer, TextSink } from './renderer.js';
 
@@ -23,13 +24,17 @@ export function prefixLines(prefix: string, ...texts: readonly string[]): string
 export class PlainFormatter {
   readonly finished: StepFinished[] = [];
   readonly names = new Map<string, string>();
+  private sandbox: SandboxStatus | undefined;
 
   format(event: RunEvent): FormattedLines {
     const step = (stepId: string, ...lines: string[]): FormattedLines => ({ stepId, lines: prefixLines(`[${stepId}] `, ...lines) });
     switch (event.type) {
       case 'run_started':
         for (const entry of event.steps) this.names.set(entry.id, entry.name);
-        return { stepId: undefined, lines: [`rho: ${event.workflow}${event.task === undefined ? '' : ` › ${event.task}`} (${event.steps.length} step${event.steps.length === 1 ? '' : 's'})`] };
+        this.sandbox = event.sandbox;
+        const unconfined = sandboxLine(event.sandbox);
+        const title = `rho: ${event.workflow}${event.task === undefined ? '' : ` › ${event.task}`} (${event.steps.length} step${event.steps.length === 1 ? '' : 's'})`;
+        return { stepId: undefined, lines: [title, ...(unconfined ? [unconfined] : [])] };
       case 'step_started':
         return step(event.stepId, `▶ ${this.names.get(event.stepId) ?? event.stepId} (${event.tool})${event.attempt === undefined ? '' : `, attempt ${event.attempt} of ${event.attempts}`}`);
       case 'step_progress':
@@ -47,7 +52,7 @@ export class PlainFormatter {
         this.finished.push(event);
         return step(event.stepId, describeFinish(event));
       case 'run_finished':
-        return { stepId: undefined, lines: formatSummary(this.finished, event, this.names) };
+        return { stepId: undefined, lines: formatSummary(this.finished, event, this.names, this.sandbox) };
     }
   }
 }

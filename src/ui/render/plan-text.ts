@@ -1,10 +1,17 @@
-import type { WorkflowPlan } from '../../workflow/plan.js';
+import { describeUnconfined } from '../../host/confinement/status.js';
+import type { PlannedConfinement, WorkflowPlan } from '../../workflow/plan.js';
 
 const decisionLabel = { allow: 'allow', ask: 'ASK (approval)', deny: 'DENY' } as const;
 
 /** The plan as a person reads it: waves, then each step with what it waits on and what it asks for. */
 export function formatPlan(plan: WorkflowPlan): string[] {
   const lines = [`Plan for ${plan.workflow} (max_parallel ${plan.maxParallel}); nothing was run.`];
+  const sandbox = plan.sandbox;
+  lines.push(
+    sandbox.confined
+      ? `Sandbox ${sandbox.mode}: process steps run confined by ${sandbox.program}`
+      : `Sandbox ${sandbox.mode}: ${describeUnconfined(sandbox)}`,
+  );
   const waves = new Map<number, string[]>();
   for (const step of plan.steps) waves.set(step.wave, [...(waves.get(step.wave) ?? []), step.id]);
   lines.push('', 'Schedule (steps in one wave can run together):');
@@ -15,6 +22,7 @@ export function formatPlan(plan: WorkflowPlan): string[] {
     if (step.cells) lines.push(`  cells: ${step.cells.join('; ')}`);
     lines.push(`  waits for: ${step.waitsFor.length > 0 ? step.waitsFor.join('; ') : 'nothing'}`);
     lines.push(`  resources: ${step.resources}`);
+    if (step.confinement) lines.push(...confinementLines(step.confinement));
     if (step.note) lines.push(`  note: ${step.note}`);
     if (step.preparation === 'prepared' && step.requests.length === 0) lines.push('  requests: none');
     for (const request of step.requests) {
@@ -24,4 +32,12 @@ export function formatPlan(plan: WorkflowPlan): string[] {
     }
   }
   return lines;
+}
+
+function confinementLines(confinement: PlannedConfinement): string[] {
+  return [
+    `  confined: ${confinement.confined ? 'yes' : 'no (see Sandbox above)'}`,
+    `  writes: ${confinement.writable.length > 0 ? confinement.writable.join(', ') : 'nothing'} (and its private TMPDIR)`,
+    `  network: ${confinement.network}`,
+  ];
 }

@@ -77,6 +77,7 @@ export async function startDeclaredServers(host: ToolHost, servers: readonly Dec
     const started = await startMcpServer(evaluatedDeclaration(server, options), {
       baseDirectory: options.source.directory,
       host: host.environment,
+      confinement: host.callConfinement({}),
       session: host.session,
       signal: options.signal,
       roots,

@@ -49,7 +49,7 @@ export interface ToolCatalog {
  */
 export async function openToolCatalog(options: Omit<OpenOptions, 'file'> & { file: string | undefined; signal: AbortSignal }): Promise<ToolCatalog> {
   if (options.file === undefined) return { tools: builtinRegistry().list(), close: async () => [] };
-  const opened = await openWorkflow({ ...options, file: options.file });
+  const opened = await openWorkflow({ ...options, file: options.file }, 'import');
   const close = async () => {
     const notices = await opened.host.dispose();
     await opened.hooks?.finish();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/host/approval.js';
 import { dataOf, HostHarness } from '../host-harness.js';
@@ -131,6 +132,8 @@ describe('http_request', () => {
         url: `${target.origin}/next`,
         // A 307 keeps the body: the prompt says it will be sent again.
         preview: { queryNames: [], bodyBytes: 7, credentialHeaders: [], headerNames: [] },
+        headers: [],
+        bodyDigest: createHash('sha256').update('payload').digest('hex'),
       },
     ]);
     expect(target.requests).toHaveLength(0);
@@ -158,12 +161,22 @@ describe('http_request', () => {
       response.end();
     });
     harness = await HostHarness.create({ allow: [`network(${front.host})`, `network(${other.host})`] });
-    const headers = { Authorization: 'Bearer s3cret-token', Cookie: 'sid=s3cret-cookie', 'X-Trace': 'kept' };
+    const credentials = {
+      Authorization: 'Bearer s3cret-token',
+      Cookie: 'sid=s3cret-cookie',
+      'X-Api-Key': 's3cret-key',
+      'Private-Token': 's3cret-private',
+      'X-Amz-Security-Token': 's3cret-amz',
+      'Ocp-Apim-Subscription-Key': 's3cret-sub',
+      'X-Session-Id': 's3cret-session',
+    };
+    const headers = { ...credentials, 'X-Trace': 'kept', Accept: 'application/json' };
     dataOf(await harness.invoke('http_request', { url: `${front.origin}/`, headers }));
     expect(front.requests.map((request) => request.headers['authorization'])).toEqual(['Bearer s3cret-token', 'Bearer s3cret-token']);
-    expect(other.requests[0]?.headers['authorization']).toBeUndefined();
-    expect(other.requests[0]?.headers['cookie']).toBeUndefined();
+    expect(front.requests[1]?.headers['x-api-key']).toBe('s3cret-key');
+    for (const name of Object.keys(credentials)) expect(other.requests[0]?.headers[name.toLowerCase()], name).toBeUndefined();
     expect(other.requests[0]?.headers['x-trace']).toBe('kept');
+    expect(other.requests[0]?.headers['accept']).toBe('application/json');
     const logged = JSON.stringify(harness.events);
     expect(logged).not.toContain('s3cret-token');
     expect(logged).not.toContain('s3cret-cookie');

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../../src/host/tool.js';
-import { HostHarness } from '../host-harness.js';
-import { startServer, type TestServer } from './servers.js';
+import { HostHarness, hostAndServerPerTest } from '../host-harness.js';
+import { startServer } from './servers.js';
 
 /** A tool whose destination is configured inside it (like a search backend): it asks for network_tool, not a host. */
 const searchTool = defineTool({
@@ -16,34 +16,27 @@ const searchTool = defineTool({
   },
 });
 
-let harness: HostHarness | undefined;
-let api: TestServer | undefined;
-afterEach(async () => {
-  await harness?.dispose();
-  await api?.close();
-  harness = undefined;
-  api = undefined;
-});
+const current = hostAndServerPerTest();
 
 describe('network_tool grants', () => {
   it('allow a tool-managed destination by tool name', async () => {
-    harness = await HostHarness.create({ allow: ['network_tool(search)'], tools: [searchTool] });
-    expect((await harness.invoke('search', {})).status).toBe('success');
+    current.harness = await HostHarness.create({ allow: ['network_tool(search)'], tools: [searchTool] });
+    expect((await current.harness!.invoke('search', {})).status).toBe('success');
   });
 
   it('are not granted by host rules, and name the rule that would grant them', async () => {
-    harness = await HostHarness.create({ allow: ['network', 'network(example.org)', 'network_tool(other)'], tools: [searchTool] });
-    const result = await harness.invoke('search', {});
+    current.harness = await HostHarness.create({ allow: ['network', 'network(example.org)', 'network_tool(other)'], tools: [searchTool] });
+    const result = await current.harness!.invoke('search', {});
     expect(result.error?.kind).toBe('policy_denied');
     expect(result.error?.message).toContain('network_tool(search)');
   });
 
   it('do not grant requests to hosts', async () => {
-    api = await startServer((_request, response) => response.end('ok'));
-    harness = await HostHarness.create({ allow: ['network_tool', 'network_tool(http_request)'], tools: [searchTool] });
-    const result = await harness.invoke('http_request', { url: api.origin });
+    current.api = await startServer((_request, response) => response.end('ok'));
+    current.harness = await HostHarness.create({ allow: ['network_tool', 'network_tool(http_request)'], tools: [searchTool] });
+    const result = await current.harness!.invoke('http_request', { url: current.api!.origin });
     expect(result.error?.kind).toBe('policy_denied');
-    expect(api.requests).toHaveLength(0);
-    expect((await harness.invoke('search', {})).status).toBe('success');
+    expect(current.api!.requests).toHaveLength(0);
+    expect((await current.harness!.invoke('search', {})).status).toBe('success');
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Policy } from '../../../src/host/policy.js';
 import { networkRequest, parseHttpTarget, sameOrigin } from '../../../src/tools/network/url.js';
@@ -54,14 +55,27 @@ describe('parseHttpTarget', () => {
     expect(target.url.search).toBe('?page=2');
   });
 
-  it('builds network requests with method, scheme, host and a URL without query', () => {
-    expect(networkRequest('POST', parseHttpTarget('https://Example.org/api?key=1'))).toEqual({
+  it('builds network requests with method, scheme, host and a URL without query; what is sent only as digests', () => {
+    const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+    const request = networkRequest('POST', parseHttpTarget('https://Example.org/api?key=1'), {
+      headers: new Headers({ 'X-Api-Key': 'k-123456', accept: 'text/plain' }),
+      body: 'payload',
+    });
+    expect(request).toEqual({
       class: 'network',
       method: 'POST',
       scheme: 'https',
       host: 'example.org',
       url: 'https://example.org/api',
+      queryDigest: digest('?key=1'),
+      headers: [
+        { name: 'accept', valueDigest: digest('text/plain') },
+        { name: 'x-api-key', valueDigest: digest('k-123456') },
+      ],
+      bodyDigest: digest('payload'),
+      preview: { queryNames: ['key'], bodyBytes: 7, credentialHeaders: ['x-api-key'], headerNames: ['accept'] },
     });
+    expect(JSON.stringify(request)).not.toMatch(/key=1|k-123456|payload/);
   });
 
   it('compares origins by scheme, host and port', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { composeEnvironment, isCredentialName, scrubEnvironment, validateStepEnvironment } from '../../../src/tools/process/environment.js';
+import { composeEnvironment, isCredentialName, isCredentialVariable, scrubEnvironment, validateStepEnvironment } from '../../../src/tools/process/environment.js';
 import { ProcessHarness, dataOf, node, script } from './harness.js';
 
 const canaries: Record<string, string> = {
@@ -15,6 +15,25 @@ const canaries: Record<string, string> = {
   GOOGLE_APPLICATION_CREDENTIALS: 'canary-google',
   npm_config__authToken: 'canary-npmrc',
   hf_token: 'canary-lowercase',
+  DB_PASS: 'canary-db-pass',
+  MYSQL_PASSPHRASE: 'canary-passphrase',
+  SLACK_WEBHOOK_URL: 'https://hooks.slack.example/services/canary',
+  DISCORD_WEBHOOK: 'canary-discord',
+  SSH_AUTH_SOCK: '/tmp/ssh-canary/agent.1',
+  GPG_AGENT_INFO: '/tmp/gpg-canary',
+  SIGNING_KEY: 'canary-signing',
+  DEPLOY_KEYS: 'canary-deploy-keys',
+  DOCKER_AUTH_CONFIG: 'canary-docker',
+  SESSION_COOKIE: 'canary-cookie',
+  AZURE_STORAGE_CONNECTION_STRING: 'canary-azure',
+};
+
+/** Variables whose names look harmless but whose value is a URL holding user info. */
+const userInfoUrls: Record<string, string> = {
+  DATABASE_URL: 'postgres://app:canary-pw@db.internal/main',
+  REDIS_URL: 'redis://:canary-redis@cache:6379',
+  SENTRY_DSN: 'https://canary-key@sentry.example/1',
+  UPSTREAM: 'https://canary-token@git.example/repo.git',
 };
 
 describe('credential names', () => {
@@ -22,12 +41,21 @@ describe('credential names', () => {
     expect(isCredentialName(name)).toBe(true);
   });
 
-  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_ENV', 'CI', 'SSH_AUTH_SOCK', 'TOKENIZERS_PARALLELISM', 'KEYBOARD', 'GITHUB_ACTIONS'])(
+  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_ENV', 'CI', 'TOKENIZERS_PARALLELISM', 'KEYBOARD', 'GITHUB_ACTIONS', 'AUTHOR_NAME', 'OAUTH_SCOPES'])(
     '%s is not a credential',
     (name) => {
       expect(isCredentialName(name)).toBe(false);
     },
   );
+
+  it('a URL with user info is a credential whatever its name; one without is not', () => {
+    for (const [name, value] of Object.entries(userInfoUrls)) expect(isCredentialVariable(name, value), name).toBe(true);
+    expect(isCredentialVariable('DATABASE_URL', 'postgres://db.internal/main')).toBe(false);
+    expect(isCredentialVariable('HOMEPAGE', 'see https://example.org/a@b')).toBe(false);
+    const scrubbed = scrubEnvironment({ ...userInfoUrls, HOME: '/home/u' }, ['DATABASE_URL']);
+    expect(scrubbed).toEqual({ HOME: '/home/u', DATABASE_URL: userInfoUrls['DATABASE_URL'] });
+    expect(() => validateStepEnvironment({ REDIS_URL: userInfoUrls['REDIS_URL'] }, [])).toThrow(/REDIS_URL, which looks like a credential/);
+  });
 
   it('scrubEnvironment removes credentials except the allowed secret names', () => {
     const scrubbed = scrubEnvironment({ HOME: '/home/u', NPM_TOKEN: 'n', GITHUB_TOKEN: 'g', UNSET: undefined }, ['NPM_TOKEN']);
@@ -68,12 +96,12 @@ describe('child process environments', () => {
     return JSON.parse(dataOf<{ stdout: string }>(result).stdout) as Record<string, string>;
   }
 
-  it.each([{ mode: 'inherit' as const }, { mode: 'inherit_only' as const, names: Object.keys(canaries) }, { mode: 'inherit_except' as const, names: ['HOME'] }])(
+  it.each([{ mode: 'inherit' as const }, { mode: 'inherit_only' as const, names: [...Object.keys(canaries), ...Object.keys(userInfoUrls)] }, { mode: 'inherit_except' as const, names: ['HOME'] }])(
     'never receive credential canaries ($mode)',
     async (processEnv) => {
-      const env = await childEnv({ env: { PATH: process.env.PATH, HOME: '/home/canary', ...canaries }, processEnv });
+      const env = await childEnv({ env: { PATH: process.env.PATH, HOME: '/home/canary', ...canaries, ...userInfoUrls }, processEnv });
       const text = JSON.stringify(env);
-      for (const value of Object.values(canaries)) expect(text).not.toContain(value);
+      for (const value of [...Object.values(canaries), ...Object.values(userInfoUrls)]) expect(text).not.toContain(value);
       if (processEnv.mode === 'inherit') expect(env.HOME).toBe('/home/canary');
     },
   );

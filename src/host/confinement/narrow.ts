@@ -1,0 +1,31 @@
+import { ToolError } from '../errors.js';
+import { isWithin } from '../workspace.js';
+import { literalPrefix } from './rule-paths.js';
+import type { ConfinementPlan, WritableRoot } from './plan.js';
+
+/**
+ * A plan whose writable roots are cut down to what a step declares it writes (`writes:`,
+ * globs as in `write` rules): each declared path is kept where a policy root contains it, and a
+ * policy root is kept where a declared tree contains it. A step can narrow, never widen: a
+ * declared path that no policy root contains is refused.
+ */
+export function narrowWritable(plan: ConfinementPlan, declared: readonly string[], workspaceRoot: string): ConfinementPlan {
+  const writable: WritableRoot[] = [];
+  for (const glob of declared) {
+    const prefix = literalPrefix(glob, workspaceRoot);
+    const wanted: WritableRoot = { path: prefix.path, kind: prefix.literal ? 'entry' : 'tree' };
+    const inside = plan.writable.find((root) => isWithin(root.path, wanted.path) && (root.kind === 'tree' || root.path === wanted.path));
+    const contained = wanted.kind === 'tree' ? plan.writable.filter((root) => isWithin(wanted.path, root.path)) : [];
+    if (inside) writable.push(inside.kind === 'entry' ? inside : wanted);
+    else if (contained.length > 0) writable.push(...contained);
+    else {
+      const granted = plan.writable.map((root) => root.path).join(', ') || 'nothing';
+      throw new ToolError(
+        'policy_denied',
+        `writes: ${JSON.stringify(glob)} is not inside what the policy's write rules grant to processes (${granted}); a step can only narrow them: grant it with --allow 'write(${glob})' first`,
+      );
+    }
+  }
+  const kept = writable.filter((root, index) => writable.findIndex((other) => other.path === root.path) === index);
+  return { ...plan, writable: kept.filter((root) => !kept.some((other) => other !== root && other.kind === 'tree' && isWithin(other.path, root.path))) };
+}

@@ -1,0 +1,162 @@
+import path from 'node:path';
+import type { Policy } from '../policy.js';
+import { isUnrestricted, type Rule } from '../rules.js';
+import { isWithin } from '../workspace.js';
+import { literalPrefix, rulePaths } from './rule-paths.js';
+
+/**
+ * How a confined process reaches the network:
+ * - `none`: no network at all (its own empty network namespace);
+ * - `host`: the host's network, for an unrestricted `network` rule that no deny or ask narrows;
+ * - `proxy`: only the hosts the `network(HOST)` rules allow, through a filtering proxy rho runs
+ *   for the run. The launcher is given that proxy's endpoint when one runs; without one, a
+ *   `proxy` process gets no network at all (fail closed).
+ */
+export type NetworkConfinement = { mode: 'none' } | { mode: 'host' } | { mode: 'proxy'; rules: readonly string[] };
+
+/**
+ * A place a confined process may write. `tree`: a directory a glob's literal prefix names
+ * (`write(dist/**)` → `dist`), created empty before the process starts when it is missing.
+ * `entry`: the one path a literal rule names (`write(.rho/notes.txt)`), writable only if it
+ * exists when the process starts; a process cannot create it.
+ */
+export interface WritableRoot {
+  path: string;
+  kind: 'tree' | 'entry';
+}
+
+/**
+ * What every process a policy authorizes may touch, computed once per policy: where it may
+ * write, what stays read-only inside those places, what it cannot see, what stays visible
+ * inside hidden directories, and its network. Paths are absolute. Everything not named here is
+ * visible and read-only.
+ */
+export interface ConfinementPlan {
+  /** Outermost first; none lies inside another. */
+  writable: readonly WritableRoot[];
+  /** Paths inside writable roots that deny or ask `write` rules keep read-only. */
+  readOnly: readonly string[];
+  /** Home directories: replaced by an empty read-only directory, with what is exposed inside mounted back. */
+  hiddenHomes: readonly string[];
+  /**
+   * Where the process's private temporary directory is mounted (`/tmp`, its TMPDIR): an empty
+   * in-memory file system that disappears with the process, so nothing is left behind even
+   * when rho is killed. What it covers stays hidden except what is exposed. Undefined when the
+   * workspace itself contains every candidate.
+   */
+  privateTemp: string | undefined;
+  /** Paths under deny or ask `read` rules: not readable at all (an empty directory or file stands in). */
+  hidden: readonly string[];
+  /** Paths inside hidden homes or the private temp that stay readable: the workspace and what read rules grant there. */
+  exposed: readonly string[];
+  network: NetworkConfinement;
+}
+
+export interface ConfinementInput {
+  policy: Policy;
+  workspaceRoot: string;
+  grantedRoots: readonly string[];
+  /** The user's home directories (`$HOME` and the account's), hidden unless a rule grants them. */
+  homeDirectories: readonly string[];
+}
+
+type PathRule = Extract<Rule, { class: 'read' | 'write' }>;
+
+function rulesOf(rules: readonly Rule[], ruleClass: 'read' | 'write'): PathRule[] {
+  return rules.filter((rule): rule is PathRule => rule.class === ruleClass);
+}
+
+/** Keeps the outermost of nested paths, in order of depth. */
+export function outermost<T extends { path: string }>(entries: readonly T[]): T[] {
+  const sorted = [...entries].sort((a, b) => a.path.length - b.path.length);
+  const kept: T[] = [];
+  for (const entry of sorted) if (!kept.some((held) => isWithin(held.path, entry.path))) kept.push(entry);
+  return kept;
+}
+
+function unique(paths: readonly string[]): string[] {
+  return [...new Set(paths)];
+}
+
+/** Whether the policy lets paths outside the workspace be used at all (an allowed, not narrowed, `outside`). */
+function allowsOutside(policy: Policy): boolean {
+  const outside = (rules: readonly Rule[]) => rules.some((rule) => rule.class === 'outside');
+  return outside(policy.rules.allow) && !outside(policy.rules.deny) && !outside(policy.rules.ask);
+}
+
+/**
+ * The writable roots `allow` write rules grant, limited to the roots rho's own tools would
+ * accept: the workspace, and granted roots when `outside` is allowed.
+ */
+function writableRoots(input: ConfinementInput): WritableRoot[] {
+  const { policy, workspaceRoot } = input;
+  const roots = [workspaceRoot, ...(allowsOutside(policy) ? input.grantedRoots : [])];
+  const inRoots = (candidate: string) => roots.some((root) => isWithin(root, candidate));
+  const granted: WritableRoot[] = [];
+  for (const rule of rulesOf(policy.rules.allow, 'write')) {
+    if (rule.glob === undefined) {
+      granted.push(...roots.map((root) => ({ path: root, kind: 'tree' as const })));
+      continue;
+    }
+    const prefix = literalPrefix(rule.glob, workspaceRoot);
+    if (inRoots(prefix.path)) granted.push({ path: prefix.path, kind: prefix.literal ? 'entry' : 'tree' });
+  }
+  return outermost(granted);
+}
+
+/**
+ * The network of a confined process: none unless a `network` rule allows it; the host's for an
+ * unrestricted rule that no deny or ask rule narrows (a namespace cannot tell hosts apart);
+ * otherwise only through the proxy that checks each host.
+ */
+function networkOf(policy: Policy): NetworkConfinement {
+  const network = (rules: readonly Rule[]) => rules.filter((rule) => rule.class === 'network');
+  const allowed = network(policy.rules.allow);
+  if (allowed.length === 0) return { mode: 'none' };
+  const narrowed = network(policy.rules.deny).length > 0 || network(policy.rules.ask).length > 0;
+  if (allowed.some(isUnrestricted) && !narrowed) return { mode: 'host' };
+  return { mode: 'proxy', rules: allowed.map((rule) => rule.text) };
+}
+
+/** Directories a private temporary file system may cover, in order of preference. */
+const privateTempCandidates = ['/tmp', '/var/tmp'];
+
+/** The first candidate that lies inside none of the paths that must stay visible (it may contain them). */
+export function choosePrivateTemp(visible: readonly string[]): string | undefined {
+  return privateTempCandidates.find((candidate) => !visible.some((root) => isWithin(root, candidate)));
+}
+
+/** Of `paths`, those an emptied directory covers (they are mounted back over it). */
+export function exposedWithin(emptied: readonly string[], paths: readonly string[]): string[] {
+  return unique(paths).filter((candidate) => emptied.some((directory) => isWithin(directory, candidate) && directory !== candidate));
+}
+
+/** Computes a policy's confinement plan (once per policy: process launches only read it). */
+export function planConfinement(input: ConfinementInput): ConfinementPlan {
+  const { policy, workspaceRoot } = input;
+  const withheld = [...policy.rules.deny, ...policy.rules.ask];
+  const writable = writableRoots(input);
+  const readOnly = rulesOf(withheld, 'write')
+    .flatMap((rule) => rulePaths(rule, workspaceRoot))
+    .filter((target) => writable.some((root) => isWithin(root.path, target)));
+  const hidden = rulesOf(withheld, 'read').flatMap((rule) => rulePaths(rule, workspaceRoot));
+  const readGrants = rulesOf(policy.rules.allow, 'read')
+    .filter((rule) => rule.glob !== undefined && path.isAbsolute(rule.glob))
+    .map((rule) => literalPrefix(rule.glob!, workspaceRoot).path);
+  const granted = [workspaceRoot, ...readGrants, ...writable.map((root) => root.path)];
+  // A home that a rule grants as a whole (or that is the workspace, or inside it) is not hidden.
+  const hiddenHomes = unique(input.homeDirectories.map((home) => path.resolve(home))).filter(
+    (home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)),
+  );
+  const privateTemp = choosePrivateTemp(granted);
+  const exposed = exposedWithin([...hiddenHomes, ...(privateTemp ? [privateTemp] : [])], [workspaceRoot, ...readGrants]);
+  return {
+    writable,
+    readOnly: unique(readOnly),
+    hiddenHomes,
+    privateTemp,
+    hidden: unique(hidden),
+    exposed,
+    network: networkOf(policy),
+  };
+}

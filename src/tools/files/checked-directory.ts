@@ -1,0 +1,130 @@
+import { constants, existsSync, type Stats } from 'node:fs';
+import { lstat, mkdir, open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../../host/errors.js';
+import type { FileIdentity } from '../../host/workspace.js';
+
+const directoryFlags = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+/**
+ * Linux names an open descriptor's directory `/proc/self/fd/N/`: a path through it is resolved
+ * from that directory, whatever its name on disk now leads to. Elsewhere the final I/O falls back
+ * to path strings checked just before use (a window a hostile local process can still race).
+ */
+const descriptorPaths = process.platform === 'linux' && existsSync('/proc/self/fd');
+
+function refused(shown: string, what: string): ToolError {
+  return new ToolError('path_refused', `${shown} refused: ${what}; nothing was read or written`, { details: { path: shown, reason: what } });
+}
+
+/** A name of one entry in a directory, never a path: no separator, no `.` or `..`. */
+function validateEntryName(name: string): void {
+  if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes(path.sep) || name.includes('\0')) {
+    throw new ToolError('internal', `not a single directory entry name: ${JSON.stringify(name)}`);
+  }
+}
+
+/**
+ * An open directory proved to be the canonical directory it was checked as. Every create,
+ * write, rename, link and unlink of a file tool goes through `entry(name)`, so once the
+ * directory is opened and verified, a symlink swapped into its path cannot redirect the I/O:
+ * on Linux the kernel resolves the name relative to the open directory. The last component is
+ * always opened with O_NOFOLLOW by the callers.
+ */
+export class CheckedDirectory {
+  private constructor(
+    private readonly handle: FileHandle,
+    /** The canonical path it was opened and verified as. */
+    readonly canonical: string,
+  ) {}
+
+  /**
+   * Opens `canonical` (symlink-free, already authorized) without following a link in its last
+   * component, then proves the descriptor is that directory: on Linux the kernel's own name for
+   * it must be `canonical` (a symlink or a moved directory anywhere in the chain shows there),
+   * and its device and inode must be `expected` when the caller knows them. `at` is where to
+   * open it from (an entry of an already checked directory), `canonical` by default.
+   */
+  static async open(canonical: string, shown: string, expected?: FileIdentity, at: string = canonical): Promise<CheckedDirectory> {
+    let handle: FileHandle;
+    try {
+      handle = await open(at, directoryFlags);
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP' || code === 'ENOTDIR') throw refused(shown, 'its directory was replaced by a symlink or a file after it was checked');
+      if (code === 'ENOENT') throw new ToolError('not_found', `${shown}: its directory no longer exists`, { cause, details: { path: shown } });
+      throw new ToolError('execution_failed', `cannot open the directory of ${shown}: ${(cause as Error).message}`, { cause });
+    }
+    const directory = new CheckedDirectory(handle, canonical);
+    try {
+      await directory.verify(shown, expected);
+      return directory;
+    } catch (error) {
+      await directory.close();
+      throw error;
+    }
+  }
+
+  /** The path that names `name` inside this directory for the final I/O. */
+  entry(name: string): string {
+    validateEntryName(name);
+    return descriptorPaths ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.canonical, name);
+  }
+
+  /** The names in this directory (read through the open descriptor on Linux). */
+  async names(): Promise<string[]> {
+    return readdir(descriptorPaths ? `/proc/self/fd/${this.handle.fd}` : this.canonical);
+  }
+
+  /** lstat of the entry `name` of this directory: a symlink is described, never followed. */
+  async describe(name: string): Promise<Stats | undefined> {
+    return lstat(this.entry(name)).catch(() => undefined);
+  }
+
+  /** Creates the subdirectory `name` (failing with `conflict` if anything is there) and opens it, checked. */
+  async createChild(name: string, shown: string): Promise<CheckedDirectory> {
+    try {
+      await mkdir(this.entry(name));
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new ToolError('conflict', `${shown}: directory ${path.join(this.canonical, name)} appeared while this call waited; nothing was written`, { cause });
+      }
+      throw cause;
+    }
+    return CheckedDirectory.open(path.join(this.canonical, name), shown, undefined, this.entry(name));
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+
+  private async verify(shown: string, expected: FileIdentity | undefined): Promise<void> {
+    const info: Stats = await this.handle.stat();
+    if (!info.isDirectory()) throw refused(shown, 'its directory is not a directory any more');
+    if (expected && (info.dev !== expected.dev || info.ino !== expected.ino)) throw refused(shown, 'its directory was replaced after it was checked');
+    if (descriptorPaths) {
+      // The kernel's name for the open directory: symlink-free, and where it really is now.
+      if ((await readlink(`/proc/self/fd/${this.handle.fd}`)) !== this.canonical) throw refused(shown, 'its directory moved or a symlink appeared in its path');
+      return;
+    }
+    const [real, named] = await Promise.all([realpath(this.canonical).catch(() => undefined), lstat(this.canonical).catch(() => undefined)]);
+    if (real !== this.canonical || named?.dev !== info.dev || named?.ino !== info.ino) {
+      throw refused(shown, 'its directory moved or a symlink appeared in its path');
+    }
+  }
+}
+
+/** Runs `use` with the checked directory `canonical`, closing it afterwards whatever happens. */
+export async function withCheckedDirectory<T>(
+  canonical: string,
+  shown: string,
+  expected: FileIdentity | undefined,
+  use: (directory: CheckedDirectory) => Promise<T>,
+): Promise<T> {
+  const directory = await CheckedDirectory.open(canonical, shown, expected);
+  try {
+    return await use(directory);
+  } finally {
+    await directory.close();
+  }
+}

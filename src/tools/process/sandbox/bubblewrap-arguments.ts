@@ -1,0 +1,92 @@
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { ConfinementPlan, ProxyEndpoint } from '../../../host/confinement/index.js';
+import { isWithin } from '../../../host/workspace.js';
+
+/**
+ * Namespaces and process settings every confined process gets: its own PID namespace (so every
+ * descendant, setsid or double-forked, dies with it), killed when rho dies, a new session (no
+ * terminal to inject input into), no capabilities even when rho runs as root, the host's file
+ * system read-only, a minimal /dev and its own /proc.
+ */
+export const baseArguments: readonly string[] = [
+  '--die-with-parent',
+  '--unshare-pid',
+  '--new-session',
+  '--cap-drop',
+  'ALL',
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+];
+
+export interface ConfinedProcess {
+  /** The program as resolved (it and its installation stay readable, even inside a hidden home). */
+  file: string;
+  cwd: string;
+  proxy: ProxyEndpoint | undefined;
+}
+
+/**
+ * Where a program keeps what it needs to start: its directory, and for a program in a `bin/`
+ * directory the installation above it (a Node under `~/.nvm/versions/node/v20/`), both as
+ * named and as resolved through symlinks.
+ */
+export function programInstallation(file: string): string[] {
+  let resolved = file;
+  try {
+    resolved = realpathSync(file);
+  } catch {
+    // The launch reports a missing program itself.
+  }
+  return [...new Set([file, resolved])].map((entry) => {
+    const directory = path.dirname(entry);
+    return path.basename(directory) === 'bin' ? path.dirname(directory) : directory;
+  });
+}
+
+/** An existing path's kind, following symlinks (a mount lands on the target); undefined when missing. */
+function kindOf(target: string): 'directory' | 'file' | undefined {
+  const info = statSync(target, { throwIfNoEntry: false });
+  if (!info) return undefined;
+  return info.isDirectory() ? 'directory' : 'file';
+}
+
+/**
+ * The bubblewrap arguments that confine one process to a plan. Order matters, as bubblewrap
+ * mounts in argument order: the private temp and the hidden homes become empty directories,
+ * what must stay visible inside them (the workspace, the program's installation, the cwd) is
+ * mounted back read-only, writable roots over that, read-only exceptions inside those, hidden
+ * paths over everything (a deny always wins), and only then are the homes made read-only (mount
+ * points inside them must be created first). Missing writable trees are created empty here, so
+ * the process can write into them.
+ */
+export function bubblewrapArguments(plan: ConfinementPlan, target: ConfinedProcess): string[] {
+  const args = [...baseArguments];
+  const emptied = plan.privateTemp ? [plan.privateTemp, ...plan.hiddenHomes] : plan.hiddenHomes;
+  for (const directory of emptied) args.push('--tmpfs', directory);
+  if (emptied.length > 0) {
+    const covered = (candidate: string) => emptied.some((directory) => isWithin(directory, candidate));
+    const visible = new Set([...plan.exposed, ...[...programInstallation(target.file), target.cwd].filter(covered)]);
+    for (const exposed of visible) args.push('--ro-bind-try', exposed, exposed);
+  }
+  for (const root of plan.writable) {
+    if (root.kind === 'tree') mkdirSync(root.path, { recursive: true });
+    args.push('--bind-try', root.path, root.path);
+  }
+  for (const kept of plan.readOnly) args.push('--ro-bind-try', kept, kept);
+  for (const hidden of plan.hidden) {
+    const kind = kindOf(hidden);
+    if (kind === 'directory') args.push('--tmpfs', hidden, '--remount-ro', hidden);
+    else if (kind === 'file') args.push('--ro-bind', '/dev/null', hidden);
+  }
+  for (const home of plan.hiddenHomes) args.push('--remount-ro', home);
+  if (plan.network.mode !== 'host') args.push('--unshare-net');
+  if (plan.network.mode === 'proxy' && target.proxy) args.push(...target.proxy.sandboxArguments);
+  args.push('--chdir', target.cwd);
+  return args;
+}

@@ -1,0 +1,100 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { narrowWritable, planConfinement } from '../../src/host/confinement/index.js';
+import { literalPrefix, rulePaths } from '../../src/host/confinement/rule-paths.js';
+import { Policy } from '../../src/host/policy.js';
+import { parseRule } from '../../src/host/rules.js';
+import { temporaryDirectories } from '../support/cli.js';
+
+const temp = temporaryDirectories('rho-confinement-');
+afterAll(() => temp.removeAll());
+
+const root = '/work/project';
+
+function plan(rules: { allow?: string[]; ask?: string[]; deny?: string[] }, options: { homes?: string[]; granted?: string[] } = {}) {
+  return planConfinement({
+    policy: Policy.fromText(rules),
+    workspaceRoot: root,
+    grantedRoots: options.granted ?? [],
+    homeDirectories: options.homes ?? [],
+  });
+}
+
+describe('confinement plan', () => {
+  it('grants a glob its longest literal directory and a literal rule its one path', () => {
+    expect(literalPrefix('dist/**', root)).toEqual({ path: '/work/project/dist', literal: false });
+    expect(literalPrefix('out/*.txt', root)).toEqual({ path: '/work/project/out', literal: false });
+    expect(literalPrefix('.rho/notes.txt', root)).toEqual({ path: '/work/project/.rho/notes.txt', literal: true });
+    expect(literalPrefix('/tmp/cache/**', root)).toEqual({ path: '/tmp/cache', literal: false });
+    expect(plan({ allow: ['write(dist/**)', 'write(dist/sub/**)', 'write(.rho/notes.txt)', 'write(src/*.gen.ts)'] }).writable).toEqual([
+      { path: '/work/project/src', kind: 'tree' },
+      { path: '/work/project/dist', kind: 'tree' },
+      { path: '/work/project/.rho/notes.txt', kind: 'entry' },
+    ]);
+  });
+
+  it('grants nothing outside the workspace unless the path is under a granted root and outside is allowed', () => {
+    expect(plan({ allow: ['write(/etc/**)'] }).writable).toEqual([]);
+    expect(plan({ allow: ['write(/cache/npm/**)'] }, { granted: ['/cache'] }).writable).toEqual([]);
+    expect(plan({ allow: ['write(/cache/npm/**)', 'outside'] }, { granted: ['/cache'] }).writable).toEqual([{ path: '/cache/npm', kind: 'tree' }]);
+    expect(plan({ allow: ['write(/cache/npm/**)', 'outside'], deny: ['outside'] }, { granted: ['/cache'] }).writable).toEqual([]);
+  });
+
+  it('keeps denied writes read-only inside writable roots and hides denied reads', () => {
+    const result = plan({ allow: ['write'], deny: ['write(.git/**)', 'read(.env)'], ask: ['read(secrets/**)'] });
+    expect(result.writable).toEqual([{ path: root, kind: 'tree' }]);
+    expect(result.readOnly).toEqual(['/work/project/.git']);
+    expect(result.hidden).toEqual(['/work/project/.env', '/work/project/secrets']);
+  });
+
+  it('finds the entries on disk that a wildcard deny names', async () => {
+    const dir = await temp.make();
+    await mkdir(path.join(dir, 'keys/nested'), { recursive: true });
+    await writeFile(path.join(dir, 'keys/a.pem'), '');
+    await writeFile(path.join(dir, 'keys/nested/b.pem'), '');
+    await writeFile(path.join(dir, 'keys/readme.md'), '');
+    const rule = parseRule('read(keys/**/*.pem)') as Extract<ReturnType<typeof parseRule>, { class: 'read' }>;
+    expect(rulePaths(rule, dir).sort()).toEqual([path.join(dir, 'keys/a.pem'), path.join(dir, 'keys/nested/b.pem')]);
+  });
+
+  it('hides home directories except what the workspace and rules need inside them', () => {
+    const inside = planConfinement({ policy: Policy.fromText({}), workspaceRoot: '/home/me/project', grantedRoots: [], homeDirectories: ['/home/me', '/root'] });
+    expect(inside.hiddenHomes).toEqual(['/home/me', '/root']);
+    expect(inside.exposed).toEqual(['/home/me/project']);
+    const granted = plan({ allow: ['read(/home/me/**)', 'outside'] }, { homes: ['/home/me'], granted: ['/home/me'] });
+    expect(granted.hiddenHomes).toEqual([]);
+    // A home that is the workspace cannot be hidden from itself.
+    expect(planConfinement({ policy: Policy.fromText({}), workspaceRoot: '/home/me', grantedRoots: [], homeDirectories: ['/home/me'] }).hiddenHomes).toEqual([]);
+  });
+
+  it('gives the private temp a directory the workspace does not contain', () => {
+    expect(plan({}).privateTemp).toBe('/tmp');
+    expect(planConfinement({ policy: Policy.fromText({}), workspaceRoot: '/tmp', grantedRoots: [], homeDirectories: [] }).privateTemp).toBe('/var/tmp');
+    expect(planConfinement({ policy: Policy.fromText({}), workspaceRoot: '/tmp/ws', grantedRoots: [], homeDirectories: [] })).toMatchObject({
+      privateTemp: '/tmp',
+      exposed: ['/tmp/ws'],
+    });
+  });
+
+  it('gives no network without a rule, the host network for an unrestricted one, and the proxy for host rules', () => {
+    expect(plan({}).network).toEqual({ mode: 'none' });
+    expect(plan({ allow: ['network'] }).network).toEqual({ mode: 'host' });
+    expect(plan({ allow: ['network(registry.npmjs.org)'] }).network).toEqual({ mode: 'proxy', rules: ['network(registry.npmjs.org)'] });
+    // A deny the host network could not enforce sends everything through the proxy.
+    expect(plan({ allow: ['network'], deny: ['network(evil.example)'] }).network).toEqual({ mode: 'proxy', rules: ['network'] });
+  });
+
+  it('narrows writable roots to what a step declares, never wider', () => {
+    const policyPlan = plan({ allow: ['write(dist/**)', 'write(node_modules/**)', 'write(.rho/notes.txt)'] });
+    expect(narrowWritable(policyPlan, [], root).writable).toEqual([]);
+    expect(narrowWritable(policyPlan, ['dist/assets/**'], root).writable).toEqual([{ path: '/work/project/dist/assets', kind: 'tree' }]);
+    expect(narrowWritable(policyPlan, ['**'], root).writable.map((entry) => entry.path).sort()).toEqual(
+      ['/work/project/.rho/notes.txt', '/work/project/dist', '/work/project/node_modules'].sort(),
+    );
+    expect(narrowWritable(policyPlan, ['.rho/notes.txt'], root).writable).toEqual([{ path: '/work/project/.rho/notes.txt', kind: 'entry' }]);
+    expect(() => narrowWritable(policyPlan, ['src/**'], root)).toThrow(/is not inside what the policy's write rules grant/);
+    // A declared tree keeps what the policy grants inside it.
+    expect(narrowWritable(policyPlan, ['.rho/**'], root).writable).toEqual([{ path: '/work/project/.rho/notes.txt', kind: 'entry' }]);
+  });
+});
