@@ -251,16 +251,17 @@ ${['lint', 'format', 'types'].map(sleep).join('\n')}
   it('retries a failed step, each attempt visible in events and the summary; never a denied one', async () => {
     const dir = await directories.make();
     await writeFiles(dir, {
+      'state/.keep': '',
       'flaky.mjs': `import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-const count = existsSync('count.txt') ? Number(readFileSync('count.txt', 'utf8')) + 1 : 1;
-writeFileSync('count.txt', String(count));
+const count = existsSync('state/count.txt') ? Number(readFileSync('state/count.txt', 'utf8')) + 1 : 1;
+writeFileSync('state/count.txt', String(count));
 console.log('try ' + count);
 process.exit(count < 3 ? 1 : 0);
 `,
       'retry.yml': `version: 1
 name: retry
 defaults: { retry: { attempts: 2 } }
-policy: { allow: ["process(node)", "write(count.txt)"] }
+policy: { allow: ["process(node)", "write(state/**)"] }
 steps:
   - { id: flaky, tool: exec, retry: { attempts: 4, delay: 50ms, backoff: 2 }, with: { command: node, args: [flaky.mjs] } }
   - { id: refused, tool: exec, continue_on_error: true, with: { command: sh, args: [-c, "exit 0"] } }
@@ -286,7 +287,7 @@ steps:
     expect(refused[0]).toMatchObject({ status: 'denied' });
     expect(refused[0].attempts).toBeUndefined();
 
-    await writeFiles(dir, { 'count.txt': '1' });
+    await writeFiles(dir, { 'state/count.txt': '1' });
     const plain = await runCli(['run', 'retry.yml', '--output', 'plain'], { cwd: dir });
     expect(plain.stdout).toContain('[flaky] ▶ flaky (exec), attempt 2 of 4');
     expect(plain.stdout).toMatch(/✔\s+flaky\s+success\s+\S+ \(2 attempts\)/);
