@@ -39,7 +39,7 @@ const entry = {
  * node_modules and are required from their CommonJS builds when first used: every byte of the
  * bundle is read and its cached code deserialized on every start.
  */
-const loadedOnDemand = ['@modelcontextprotocol/sdk', 'enquirer', 'listr2'];
+const loadedOnDemand = ['@modelcontextprotocol/sdk', 'enquirer', 'listr2', 'undici'];
 
 try {
   await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, external: loadedOnDemand, plugins: [entry] }));

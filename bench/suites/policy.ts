@@ -63,13 +63,14 @@ async function makeRequests(workspace: Workspace, root: string, count: number, r
         executable: { requested: tool, resolved: `/usr/bin/${tool}`, lookup: 'path_search' },
         argv: ['--flag'],
         envMode: { mode: 'inherit' },
-        envNames: [],
+        env: {},
         outputLimitBytes: 1 << 20,
         wallLimitMs: 60_000,
       });
     } else {
-      const host = `host${Math.floor(random() * 2000)}.example:8443`;
-      requests.push({ class: 'network', method: 'GET', scheme: 'https', host, url: `https://${host}/` });
+      const hostname = `host${Math.floor(random() * 2000)}.example`;
+      const host = `${hostname}:8443`;
+      requests.push({ class: 'network', method: 'GET', scheme: 'https', host, hostname, port: 8443, url: `https://${host}/` });
     }
   }
   return requests;

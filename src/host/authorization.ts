@@ -18,8 +18,8 @@ import type { ToolError } from './errors.js';
 import type { AuditRecord, HostEvent } from './events.js';
 import { requestFingerprint } from './fingerprint.js';
 import type { PreToolGate } from './gates.js';
-import { protectedEnvNames, type PolicyEvaluation, type PolicyEvaluator } from './policy.js';
-import { isUnrestricted, ruleMatches, type Rule } from './rules.js';
+import type { PolicyEvaluation, PolicyEvaluator } from './policy.js';
+import { environmentNotGranted, ruleMatches, type Rule } from './rules.js';
 
 export type { AuthorizationSubject } from './denials.js';
 
@@ -128,9 +128,10 @@ export class Authorizer {
   private scriptedAnswer(request: CapabilityRequest): ScriptedAnswer | undefined {
     const { yes, rules } = this.options.scripted;
     if (yes) return { flag: 'yes' };
-    // Setting PATH, LD_* or DYLD_* takes an unrestricted rule, here as in the policy.
-    const eligible = protectedEnvNames(request).length > 0 ? rules.filter(isUnrestricted) : rules;
-    const rule = eligible.find((candidate) => ruleMatches(candidate, request, this.options.workspaceRoot));
+    // An --approve rule must grant the environment the process sets, here as in the policy.
+    const rule = rules.find(
+      (candidate) => ruleMatches(candidate, request, this.options.workspaceRoot) && environmentNotGranted(candidate, request).length === 0,
+    );
     return rule && { flag: 'approve', rule: rule.text };
   }
 

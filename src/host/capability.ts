@@ -1,5 +1,7 @@
 import type { CapabilityClass } from './capability-classes.js';
 import { globLiteral } from './glob-literal.js';
+import { hostWithPort } from './network-host.js';
+import { isProtectedEnvName } from './protected-env.js';
 import type { ResolvedPath } from './workspace.js';
 
 /** How a child process's environment is built from the host's. */
@@ -16,6 +18,12 @@ export interface ExecutableSelection {
   resolved: string;
   /** `exact` when the call named a path, `path_search` when it was looked up on PATH. */
   lookup: 'exact' | 'path_search';
+  /**
+   * Set when a PATH search found the program where steps can write (under the workspace or a
+   * granted root, `node_modules/.bin` for one): a bare-name rule does not cover such a program,
+   * only a rule that names its path does.
+   */
+  writable?: true;
 }
 
 interface ProcessFacts {
@@ -24,8 +32,12 @@ interface ProcessFacts {
   /** Arguments after the executable. */
   argv: readonly string[];
   envMode: EnvMode;
-  /** Names of variables the call sets explicitly (values are never part of a request). */
-  envNames: readonly string[];
+  /**
+   * Variables the call sets explicitly (the workflow's `env:` and the step's own), names and
+   * values, keys sorted: remembered approvals match them exactly. Values may be secrets, so
+   * audits, events and hook payloads carry the names alone; approvals show them masked.
+   */
+  env: Readonly<Record<string, string>>;
   outputLimitBytes: number;
   wallLimitMs: number;
   /**
@@ -74,10 +86,16 @@ export interface ShellRequest extends ProcessFacts {
 
 export interface NetworkRequest {
   class: 'network';
+  /** The HTTP method; `CONNECT` for a tunnel a confined process opens through the proxy. */
   method: string;
-  scheme: 'http' | 'https';
+  /** `tunnel`: an opaque TCP stream (usually TLS) a confined process asked the proxy for. */
+  scheme: 'http' | 'https' | 'tunnel';
   /** Normalized host with a non-default port (`example.org`, `127.0.0.1:8080`). */
   host: string;
+  /** Normalized host name alone (lower case, IDNA; IPv6 in brackets): what rules compare. */
+  hostname: string;
+  /** The port connected to (the scheme's default when the URL names none). */
+  port: number;
   /** scheme://host/path — never user info or a query string. */
   url: string;
   /*
@@ -207,14 +225,20 @@ export function grantingRule(request: CapabilityRequest): string {
       return `${request.class}(${glob})`;
     }
     case 'process': {
-      // A program named by path is matched by its resolved file, whatever cwd it was written against.
-      const executable = request.executable.lookup === 'exact' ? request.executable.resolved : request.executable.requested;
-      return `process(${[executable, ...request.argv].map(quoteIfNeeded).join(' ')})`;
+      // A program named by path is matched by its resolved file, whatever cwd it was written against;
+      // so is one a PATH search found where steps write, which a bare name does not cover.
+      const { lookup, writable, resolved, requested } = request.executable;
+      const executable = lookup === 'exact' || writable ? resolved : requested;
+      // Protected variables are granted as NAME=*: the hint is shown and logged, and a value may be a secret.
+      const assignments = Object.keys(request.env)
+        .filter(isProtectedEnvName)
+        .map((name) => `${name}=*`);
+      return `process(${[...assignments, ...[executable, ...request.argv].map(quoteIfNeeded)].join(' ')})`;
     }
     case 'shell':
       return 'shell';
     case 'network':
-      return `network(${request.host})`;
+      return `network(${hostWithPort(request.hostname, request.port)})`;
     case 'network_tool':
       return `network_tool(${request.tool})`;
     case 'skill':

@@ -1,6 +1,7 @@
 import { describeRequest, grantingRule, type CapabilityRequest } from './capability.js';
 import { ToolError } from './errors.js';
-import { protectedEnvNames, type PolicyEvaluation } from './policy.js';
+import type { PolicyEvaluation } from './policy.js';
+import { environmentNotGranted } from './rules.js';
 
 /** Who asks: enough to name the step in a message. */
 export interface AuthorizationSubject {
@@ -49,8 +50,8 @@ export function policyDenied(subject: AuthorizationSubject, request: CapabilityR
   let message: string;
   switch (evaluation.reason) {
     case 'protected_env': {
-      const names = protectedEnvNames(request).join(', ');
-      message = `${what}: it sets ${names} in the process environment, which only the unrestricted rule "process" may allow, and the rule that matched (${rule}) is narrower; to grant it, ${hints.allow('process')}, or leave ${names} out of the step's env`;
+      const names = evaluation.rule ? environmentNotGranted(evaluation.rule, request).join(', ') : '';
+      message = `${what}: it sets ${names} in the process environment, which can change what the program executes, and the rule that matched (${rule}) does not grant that; to grant it, ${hints.allow(grantingRule(request))}, or leave ${names} out of the step's env and the workflow's env:`;
       break;
     }
     case 'hard_link':

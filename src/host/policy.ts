@@ -1,5 +1,5 @@
 import { isOutsideWorkspace, type CapabilityRequest } from './capability.js';
-import { isUnrestricted, parseRule, readRuleCovers, ruleMatches, type Rule } from './rules.js';
+import { environmentConditionsHold, environmentNotGranted, isUnrestricted, parseRule, readRuleCovers, ruleMatches, type PathView, type Rule } from './rules.js';
 
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
 
@@ -15,8 +15,8 @@ export interface PolicyRules {
  * - `no_rule`: nothing matched, so the default (deny) applies;
  * - `outside`: the path lies outside the workspace and the `outside` rules decided (`rule` is
  *   the matching `outside` rule, or undefined when none allows it);
- * - `protected_env`: a process sets PATH, LD_* or DYLD_*, which only an unrestricted `process`
- *   rule may allow; `rule` is the narrower rule that matched.
+ * - `protected_env`: a rule matched the process, but it sets variables that rule does not let
+ *   it set (`environmentNotGranted`); `rule` is that rule.
  * - `hard_link`: the file to read has more than one name (hard link) while a `deny` or `ask`
  *   read rule names paths: its other names cannot be known, and one may be a path such a rule
  *   keeps back, so it is refused; `rule` is the rule that would otherwise have decided.
@@ -38,14 +38,6 @@ const strictness: Readonly<Record<PolicyDecision, number>> = { allow: 0, ask: 1,
 
 export function stricterOf(a: PolicyDecision, b: PolicyDecision): PolicyDecision {
   return strictness[a] >= strictness[b] ? a : b;
-}
-
-/** Variables that change which program runs or what it loads: setting one needs an unrestricted `process` rule. */
-const protectedEnvName = /^(PATH|LD_.*|DYLD_.*)$/i;
-
-/** The protected variables a process request sets explicitly (empty for other requests). */
-export function protectedEnvNames(request: CapabilityRequest): readonly string[] {
-  return request.class === 'process' ? request.envNames.filter((name) => protectedEnvName.test(name)) : [];
 }
 
 /** Whether a request reads the content of a regular file that has more than one name. */
@@ -90,9 +82,6 @@ export class Policy implements PolicyEvaluator {
 
   evaluate(request: CapabilityRequest, workspaceRoot: string): PolicyEvaluation {
     const own = this.evaluateRules(request, workspaceRoot, (rule) => rule.class !== 'outside');
-    if (own.decision !== 'deny' && own.rule && !isUnrestricted(own.rule) && protectedEnvNames(request).length > 0) {
-      return { decision: 'deny', rule: own.rule, reason: 'protected_env' };
-    }
     if (own.decision !== 'deny' && readsLinkedFile(request) && this.keepsBackNamedReads()) {
       return { decision: 'deny', rule: own.rule, reason: 'hard_link' };
     }
@@ -102,15 +91,28 @@ export class Policy implements PolicyEvaluator {
     return { ...outside, reason: 'outside' };
   }
 
+  /**
+   * Deny, then ask, then allow. A deny rule's environment assignments narrow it; an ask or allow
+   * rule must also grant every variable the request sets (`environmentNotGranted`): when rules
+   * of a level match the program but none grants its environment, the request is denied.
+   */
   private evaluateRules(request: CapabilityRequest, root: string, include: (rule: Rule) => boolean): PolicyEvaluation {
-    const find = (rules: readonly Rule[], views: readonly ('written' | 'resolved')[]) =>
-      rules.find((rule) => include(rule) && views.some((view) => ruleMatches(rule, request, root, view)));
-    const denied = find(this.rules.deny, ['written', 'resolved']);
+    const matching = (rule: Rule, views: readonly PathView[]) => include(rule) && views.some((view) => ruleMatches(rule, request, root, view));
+    const denied = this.rules.deny.find((rule) => matching(rule, ['written', 'resolved']) && environmentConditionsHold(rule, request));
     if (denied) return { decision: 'deny', rule: denied, reason: 'rule' };
-    const asked = find(this.rules.ask, ['written', 'resolved']);
-    if (asked) return { decision: 'ask', rule: asked, reason: 'rule' };
-    const allowed = find(this.rules.allow, ['resolved']);
-    if (allowed) return { decision: 'allow', rule: allowed, reason: 'rule' };
+    const levels = [
+      ['ask', this.rules.ask, ['written', 'resolved']],
+      ['allow', this.rules.allow, ['resolved']],
+    ] as const;
+    for (const [decision, rules, views] of levels) {
+      let withoutEnvironment: Rule | undefined;
+      for (const rule of rules) {
+        if (!matching(rule, views)) continue;
+        if (environmentNotGranted(rule, request).length === 0) return { decision, rule, reason: 'rule' };
+        withoutEnvironment ??= rule;
+      }
+      if (withoutEnvironment) return { decision: 'deny', rule: withoutEnvironment, reason: 'protected_env' };
+    }
     return { decision: 'deny', rule: undefined, reason: 'no_rule' };
   }
 }

@@ -1,21 +1,31 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { capabilityClasses } from './capability-classes.js';
-import type { CapabilityRequest, ExecutableSelection, NetworkRequest, RuleClass } from './capability.js';
+import type { CapabilityRequest, ExecutableSelection, RuleClass } from './capability.js';
 import { ToolError } from './errors.js';
-import { normalizeHost } from './network-host.js';
+import { parseHostPattern, type HostPattern } from './network-host.js';
+import { isProtectedEnvName } from './protected-env.js';
 import type { ResolvedPath } from './workspace.js';
 
 /**
- * A parsed policy rule: a class and an optional argument that narrows it. A network rule keeps
- * the host each scheme must show, so `network(example.org:443)` means port 443 for `http` too.
+ * A parsed policy rule: a class and an optional argument that narrows it. A network rule names
+ * a host on any port (`network(example.org)`) or one port of it (`network(example.org:8080)`).
  */
 export type Rule =
   | { class: 'read' | 'write'; text: string; glob?: string }
-  | { class: 'process'; text: string; executable?: string; args?: readonly string[] }
+  | { class: 'process'; text: string; executable?: string; args?: readonly string[]; env?: readonly EnvAssignment[] }
   | { class: 'shell' | 'instructions' | 'outside'; text: string }
-  | { class: 'network'; text: string; hosts?: Readonly<Record<NetworkRequest['scheme'], string>> }
+  | { class: 'network'; text: string; host?: HostPattern }
   | { class: 'network_tool' | 'skill'; text: string; name?: string };
+
+/**
+ * `NAME=VALUE` before a rule's program: the value a process may give NAME (`value` undefined:
+ * `NAME=*`, any value). See `environmentNotGranted` and `environmentConditionsHold`.
+ */
+export interface EnvAssignment {
+  name: string;
+  value: string | undefined;
+}
 
 /** Every request class is a rule class; `outside` exists only as a rule. */
 const ruleClasses: ReadonlySet<string> = new Set<RuleClass>([...capabilityClasses, 'outside']);
@@ -26,27 +36,60 @@ function ruleError(text: string, reason: string): ToolError {
   return new ToolError('invalid_arguments', `invalid rule ${JSON.stringify(text)}: ${reason}`);
 }
 
+/** One word of a process rule; `assigns` is set for an unquoted `NAME=` prefix (`NAME=value`, `NAME="a b"`). */
+interface Word {
+  text: string;
+  assigns?: { name: string; value: string; quoted: boolean };
+}
+
+function parseQuoted(quoted: string, rule: string): string {
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    throw ruleError(rule, `${quoted} is not a valid quoted word (quoted words use JSON string escapes)`);
+  }
+}
+
 /**
  * Splits `npm run "a b"` into words. A double-quoted word is a JSON string, so every argument a
- * request can carry (spaces, quotes, control characters) can be written in a rule.
+ * request can carry (spaces, quotes, control characters) can be written in a rule; so is the
+ * value of an assignment, `NAME="a b"`, as a shell would write it.
  */
-function splitWords(text: string, rule: string): string[] {
-  const words: string[] = [];
-  for (const match of text.matchAll(/"(?:[^"\\]|\\.)*"|\S+/gs)) {
+function splitWords(text: string, rule: string): Word[] {
+  const words: Word[] = [];
+  for (const match of text.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*")(?=\s|$)|"(?:[^"\\]|\\.)*"|\S+/gs)) {
     const word = match[0];
-    if (word.startsWith('"') && word.endsWith('"') && word.length >= 2) {
-      try {
-        words.push(JSON.parse(word) as string);
-      } catch {
-        throw ruleError(rule, `${word} is not a valid quoted word (quoted words use JSON string escapes)`);
-      }
+    const [, quotedName, quotedValue] = match;
+    if (quotedName !== undefined && quotedValue !== undefined) {
+      const value = parseQuoted(quotedValue, rule);
+      words.push({ text: `${quotedName}=${value}`, assigns: { name: quotedName, value, quoted: true } });
+    } else if (word.startsWith('"') && word.endsWith('"') && word.length >= 2) {
+      words.push({ text: parseQuoted(word, rule) });
     } else if (word.includes('"')) {
       throw ruleError(rule, 'unbalanced quote');
     } else {
-      words.push(word);
+      const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
+      words.push(assignment ? { text: word, assigns: { name: assignment[1]!, value: assignment[2]!, quoted: false } } : { text: word });
     }
   }
   return words;
+}
+
+/**
+ * `process(NODE_OPTIONS=--max-old-space-size=4096 GIT_DIR=* npm test)`: leading assignments,
+ * as a shell writes them, then the program and its arguments. An unquoted `*` means any value.
+ */
+function parseProcessArgument(argument: string, rule: string): Extract<Rule, { class: 'process' }> {
+  const words = splitWords(argument, rule);
+  const env: EnvAssignment[] = [];
+  while (words[0]?.assigns) {
+    const { name, value, quoted } = words.shift()!.assigns!;
+    if (env.some((assignment) => assignment.name === name)) throw ruleError(rule, `${name} is assigned twice`);
+    env.push({ name, value: value === '*' && !quoted ? undefined : value });
+  }
+  const [executable, ...args] = words.map((word) => word.text);
+  if (!executable) throw ruleError(rule, env.length > 0 ? 'missing executable after the environment assignments' : 'missing executable');
+  return { class: 'process', text: rule, executable, args, ...(env.length > 0 && { env }) };
 }
 
 /** Parses one rule (`read`, `write(dist/**)`, `process(npm publish)`, `network(example.org)`). */
@@ -69,14 +112,12 @@ export function parseRule(text: string): Rule {
       return { class: ruleClass, text, ...(argument !== undefined && { glob: normalizePathText(argument) }) };
     case 'process': {
       if (argument === undefined) return { class: 'process', text };
-      const [executable, ...args] = splitWords(argument, text);
-      if (!executable) throw ruleError(text, 'missing executable');
-      return { class: 'process', text, executable, args };
+      return parseProcessArgument(argument, text);
     }
     case 'network':
       if (argument === undefined) return { class: 'network', text };
       try {
-        return { class: 'network', text, hosts: { http: normalizeHost(argument, 'http'), https: normalizeHost(argument, 'https') } };
+        return { class: 'network', text, host: parseHostPattern(argument) };
       } catch (cause) {
         throw ruleError(text, (cause as Error).message);
       }
@@ -103,7 +144,7 @@ export function isUnrestricted(rule: Rule): boolean {
     case 'process':
       return rule.executable === undefined;
     case 'network':
-      return rule.hosts === undefined;
+      return rule.host === undefined;
     case 'network_tool':
     case 'skill':
       return rule.name === undefined;
@@ -213,7 +254,7 @@ export function ruleMatches(rule: Rule, request: CapabilityRequest, workspaceRoo
     case 'shell':
       return request.class === 'shell';
     case 'network':
-      return request.class === 'network' && (rule.hosts === undefined || rule.hosts[request.scheme] === request.host);
+      return request.class === 'network' && (rule.host === undefined || hostMatches(rule.host, request.hostname, request.port));
     case 'network_tool':
       return request.class === 'network_tool' && (rule.name === undefined || networkToolNameMatches(rule.name, request.tool));
     case 'skill':
@@ -234,11 +275,48 @@ export function networkToolNameMatches(pattern: string, tool: string): boolean {
 }
 
 /**
+ * The variables a process request sets that an `allow` or `ask` rule does not let it set: one
+ * the rule assigns with another value, or a protected one (`isProtectedEnvName`) the rule does
+ * not assign at all. The unrestricted `process` and rules of other classes grant everything;
+ * `shell` grants everything too, since a script can set any variable itself.
+ */
+export function environmentNotGranted(rule: Rule, request: CapabilityRequest): string[] {
+  if (request.class !== 'process' || rule.class !== 'process' || rule.executable === undefined) return [];
+  const assigned = new Map((rule.env ?? []).map((assignment) => [assignment.name, assignment.value]));
+  return Object.entries(request.env)
+    .filter(([name, value]) => {
+      if (!assigned.has(name)) return isProtectedEnvName(name);
+      const allowed = assigned.get(name);
+      return allowed !== undefined && allowed !== value;
+    })
+    .map(([name]) => name);
+}
+
+/**
+ * Whether a `deny` rule's assignments all hold for a request: in a deny rule they narrow it, so
+ * `deny: process(GIT_SSH_COMMAND=* git)` refuses git only when it sets GIT_SSH_COMMAND.
+ */
+export function environmentConditionsHold(rule: Rule, request: CapabilityRequest): boolean {
+  if (rule.class !== 'process' || !rule.env) return true;
+  if (request.class !== 'process' && request.class !== 'shell') return false;
+  return rule.env.every(({ name, value }) => Object.hasOwn(request.env, name) && (value === undefined || request.env[name] === value));
+}
+
+/**
  * `process(npm)` names a program found on PATH; `process(./bin/x)` or `process(/usr/bin/x)` names
  * one file (relative to the workspace root). A bare name never matches a program given by path,
- * so `process(rm)` cannot be met by a workspace script called `rm`.
+ * so `process(rm)` cannot be met by a workspace script called `rm`, nor one a PATH search found
+ * where steps write (a PATH entry inside the workspace, such as the `node_modules/.bin` that
+ * `npm run` puts first): that program is matched only by a rule naming its path.
  */
 function executableMatches(ruleExecutable: string, executable: ExecutableSelection, workspaceRoot: string): boolean {
-  if (!ruleExecutable.includes('/')) return executable.lookup === 'path_search' && executable.requested === ruleExecutable;
+  if (!ruleExecutable.includes('/')) {
+    return executable.lookup === 'path_search' && executable.writable !== true && executable.requested === ruleExecutable;
+  }
   return path.resolve(workspaceRoot, ruleExecutable) === executable.resolved;
+}
+
+/** A bare host matches it on every port; `host:port` that port alone. Names match exactly, no suffixes. */
+function hostMatches(pattern: HostPattern, hostname: string, port: number): boolean {
+  return pattern.hostname === hostname && (pattern.port === undefined || pattern.port === port);
 }

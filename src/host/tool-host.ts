@@ -10,7 +10,7 @@ import { failedResult, interruptReason } from './call-result.js';
 import type { CapabilityRequest } from './capability.js';
 import type { GrantHints } from './denials.js';
 import type { RunObserver } from './run-observer.js';
-import { narrowWritable, planConfinement, type CallConfinement, type ConfinementPlan } from './confinement/index.js';
+import { narrowWritable, planConfinement, type CallConfinement, type ConfinementPlan, type NetworkProxy } from './confinement/index.js';
 import { ToolError, toToolError } from './errors.js';
 import type { AuditRecord, HostEvent, RunEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
@@ -51,6 +51,8 @@ export interface ToolHostOptions {
    * `hostObservers`, which builds one from observers and the hook options). Drained by `dispose()`.
    */
   observer?: RunObserver;
+  /** The run's filtering proxy for confined processes whose network is `network(HOST)` rules; without one they get none. */
+  networkProxy?: NetworkProxy;
 }
 
 /** One place in a host's model order, taken before the call is known (a workflow reserves one per step). */
@@ -183,11 +185,19 @@ export class ToolHost {
   /**
    * How the processes a call starts are confined: the run's sandbox status and the plan,
    * narrowed by the call's `writes` (a `writes` entry the policy does not grant throws the denial).
+   * A plan that reaches hosts through the proxy comes with the call's endpoint: every connection
+   * its processes ask for goes through the authorization path as a request of this call, for as
+   * long as the process runs (a background process outlives its call).
    */
-  callConfinement(call: Pick<ToolCall, 'writes'>): CallConfinement {
+  callConfinement(call: ToolCall): CallConfinement {
     const status = this.#options.environment.sandbox ?? { confined: false, mode: 'off', reason: 'this host does not confine processes' };
-    if (!call.writes) return { status, plan: this.confinementPlan };
-    return { status, plan: narrowWritable(this.confinementPlan, call.writes, this.workspace.root), narrowed: true };
+    const narrowed = call.writes !== undefined;
+    const plan = call.writes ? narrowWritable(this.confinementPlan, call.writes, this.workspace.root) : this.confinementPlan;
+    const proxy =
+      status.confined && plan.network.mode === 'proxy'
+        ? this.#options.networkProxy?.endpoint((request, signal) => this.#authorizeOne(call, request, signal))
+        : undefined;
+    return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }) };
   }
 
   auditSnapshot(): readonly AuditRecord[] {

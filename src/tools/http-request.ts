@@ -6,6 +6,7 @@ import { completeUtf8Length } from './process/output-capture.js';
 import { parseJsonBody, readBoundedBody, type BoundedBody } from './network/body.js';
 import { boundedResponseHeaders, headerNamePattern, headerValuePattern, managedHeaders } from './network/headers.js';
 import { isRedirect, nextHop, type Hop } from './network/redirects.js';
+import { pinnedLookup, resolvePinned } from './network/pinned-address.js';
 import { maxUrlLength, networkRequest, parseHttpTarget } from './network/url.js';
 
 const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -90,8 +91,23 @@ interface Limits {
 
 type Sent = { kind: 'redirect'; status: number; location: string } | { kind: 'final'; response: Response; body: BoundedBody };
 
-/** Sends one hop; a redirect to follow comes back unread, any other response read to its (bounded) end. */
+let agentLoading: Promise<typeof import('undici').Agent> | undefined;
+
+/** undici (the HTTP client behind Node's fetch) loads on the first request, not with every run. */
+function loadAgent(): Promise<typeof import('undici').Agent> {
+  return (agentLoading ??= import('undici').then((undici) => undici.Agent));
+}
+
+/**
+ * Sends one hop; a redirect to follow comes back unread, any other response read to its
+ * (bounded) end. The hop's host was authorized just before: its name is resolved once here and
+ * the connection goes to that address (fetch's own dispatcher would resolve again, and a DNS
+ * answer that changed since the check could send an allowed name elsewhere).
+ */
 async function send(hop: Hop, limits: Limits, maxBytes: number, follow: boolean): Promise<Sent> {
+  const Agent = await loadAgent();
+  const pinned = await resolvePinned(hop.target.hostname);
+  const dispatcher = new Agent({ connect: { lookup: pinnedLookup(pinned) } });
   try {
     const response = await fetch(hop.target.url, {
       method: hop.method,
@@ -99,7 +115,8 @@ async function send(hop: Hop, limits: Limits, maxBytes: number, follow: boolean)
       body: hop.body,
       redirect: 'manual',
       signal: limits.signal,
-    });
+      dispatcher,
+    } as RequestInit);
     const location = response.headers.get('location');
     if (follow && isRedirect(response.status, location)) {
       await response.body?.cancel().catch(() => undefined);
@@ -112,6 +129,8 @@ async function send(hop: Hop, limits: Limits, maxBytes: number, follow: boolean)
       throw new ToolError('timeout', `${hop.method} ${hop.target.display} did not complete within ${limits.timeoutSeconds}s`, { cause: error });
     }
     throw fetchFailure(hop, error);
+  } finally {
+    void dispatcher.destroy().catch(() => undefined);
   }
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../host/tool.js';
 import { resolveExecutable } from './process/executable.js';
 import { argumentText, defaultProcessTimeoutMs, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
-import { callWallLimitMs, planLaunch } from './process/launch-plan.js';
+import { callWallLimitMs, executableSearch, planLaunch } from './process/launch-plan.js';
 import { shellRequest } from './process/request.js';
 import { runUntilExit } from './process/run-until-exit.js';
 
@@ -23,7 +23,7 @@ export const shellTool = defineTool({
   schema: shellArgs,
   async prepare(args, ctx) {
     const plan = await planLaunch(args, ctx);
-    const executable = await resolveExecutable(args.shell, { pathVariable: ctx.host.env.PATH, cwd: plan.cwd.canonical });
+    const executable = await resolveExecutable(args.shell, executableSearch(ctx, plan.cwd.canonical));
     const request = shellRequest({
       cwd: plan.cwd.canonical,
       executable,
@@ -32,7 +32,7 @@ export const shellTool = defineTool({
       shell: args.shell,
       script: args.script,
       envMode: plan.envMode,
-      envNames: plan.envNames,
+      env: plan.stepEnv,
       outputLimitBytes: plan.outputLimitBytes,
       wallLimitMs: callWallLimitMs(args, ctx),
       ...(plan.stdinDigest !== undefined && { stdinDigest: plan.stdinDigest }),

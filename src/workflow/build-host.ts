@@ -12,6 +12,7 @@ import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
 import { ToolHost, type RunObserver } from '../host/tool-host.js';
 import { Workspace } from '../host/workspace.js';
+import { RunNetworkProxy } from '../tools/process/network-proxy/run-proxy.js';
 
 /** A run's host as configured: the front end's choices and the workflow file's settings, resolved once. */
 export interface HostConfig {
@@ -68,7 +69,9 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
     throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
   }
   const policy = new Policy({ allow: parseRules(config.rules.allow), ask: parseRules(config.rules.ask), deny: parseRules(config.rules.deny) });
-  return new ToolHost({
+  // Confined processes reach network(HOST) hosts only through this run's proxy, ended with the run.
+  const networkProxy = config.sandbox?.confined ? new RunNetworkProxy() : undefined;
+  const host = new ToolHost({
     workspace,
     policy,
     tools,
@@ -94,5 +97,8 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
     ...(ports.redact && { redact: ports.redact }),
     ...(ports.onWarning && { onWarning: ports.onWarning }),
     ...(ports.observer && { observer: ports.observer }),
+    ...(networkProxy && { networkProxy }),
   });
+  if (networkProxy) host.session.onDispose(() => networkProxy.close());
+  return host;
 }

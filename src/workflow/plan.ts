@@ -66,7 +66,7 @@ export function describeNetwork(network: NetworkConfinement): string {
     case 'host':
       return 'the host network (an unrestricted network rule)';
     case 'proxy':
-      return `only ${network.rules.join(', ')} through rho's proxy; none while rho has no proxy for processes (fail closed)`;
+      return `only ${network.rules.join(', ')} through rho's proxy (each host decided by the policy)`;
   }
 }
 

@@ -172,7 +172,7 @@ env:
   # npm's cache inside the workspace, so only workspace paths are written.
   npm_config_cache: .rho/npm-cache
 policy:
-  allow: ["process(npm)", "write(node_modules/**)", "write(.rho/npm-cache/**)"]
+  allow: ["process(npm_config_cache=.rho/npm-cache npm)", "write(node_modules/**)", "write(.rho/npm-cache/**)"]
 steps:
   - id: install
     tool: exec
@@ -307,8 +307,9 @@ steps:
 
 describe('sandbox control (end to end)', () => {
   /** A PATH with node and the shell tools, but no bwrap. */
-  async function pathWithoutBwrap(base: string): Promise<string> {
-    const bin = path.join(base, 'bin');
+  /** A PATH without bwrap, beside the workspace: a bare-name rule is not met by programs inside it. */
+  async function pathWithoutBwrap(workspace: string): Promise<string> {
+    const bin = path.join(path.dirname(workspace), 'bin');
     await mkdir(bin, { recursive: true });
     for (const tool of ['sh', 'touch', 'cat']) await symlink(path.join('/usr/bin', tool), path.join(bin, tool)).catch(() => symlink(path.join('/bin', tool), path.join(bin, tool)));
     await symlink(process.execPath, path.join(bin, 'node'));

@@ -56,6 +56,7 @@ class McpHarness {
     const started = await startMcpServer(declaration, {
       baseDirectory: this.root,
       host: this.host.environment,
+      writableRoots: [this.root],
       session: this.host.session,
       signal: new AbortController().signal,
       roots: [this.root],

@@ -59,7 +59,7 @@ describe('what reaches a hook', () => {
     const toolOutput = { text: `got ${canaries.output}`, data: { body: canaries.output }, images: [{ mediaType: 'image/png', data: canaries.image }] };
     const http = requestingTool(
       'fake_http',
-      (args): NetworkRequest[] => [{ class: 'network', method: 'GET', scheme: 'https', host: 'api.example.org', url: String(args.url) }],
+      (args): NetworkRequest[] => [{ class: 'network', method: 'GET', scheme: 'https', host: 'api.example.org', hostname: 'api.example.org', port: 443, url: String(args.url) }],
       toolOutput,
     );
     const exec = requestingTool('fake_exec', () => [
@@ -67,7 +67,7 @@ describe('what reaches a hook', () => {
         cwd: dir,
         executable: { requested: 'rm', resolved: '/bin/rm', lookup: 'path_search' },
         argv: ['-rf', 'build/'],
-        envNames: ['GITHUB_TOKEN'],
+        env: { GITHUB_TOKEN: canaries.token },
       }),
     ]);
     const shell = requestingTool('fake_shell', () => [sampleShellRequest(`rm -rf "$HOME/cache" # ${canaries.masked}`, { cwd: dir })]);

@@ -6,7 +6,7 @@ import { Authorizer, type ScriptedApprovals, type ScriptedDecision } from '../..
 import type { CapabilityRequest, NetworkRequest, ProcessRequest, ShellRequest } from '../../src/host/capability.js';
 import type { HostEvent } from '../../src/host/events.js';
 import type { PreToolGate } from '../../src/host/gates.js';
-import { normalizeHost } from '../../src/host/network-host.js';
+import { defaultPort, normalizeHost } from '../../src/host/network-host.js';
 import { Policy, type PolicyEvaluator } from '../../src/host/policy.js';
 import { parseRule } from '../../src/host/rules.js';
 import { Workspace } from '../../src/host/workspace.js';
@@ -47,7 +47,7 @@ export function processRequest(overrides: Partial<Omit<ProcessRequest, 'class' |
     executable: { requested: 'npm', resolved: '/usr/bin/npm', lookup: 'path_search' },
     argv: ['publish', '--tag', 'next'],
     envMode: { mode: 'inherit' },
-    envNames: [],
+    env: {},
     outputLimitBytes: 1_048_576,
     wallLimitMs: 30_000,
     ...overrides,
@@ -62,7 +62,9 @@ export function shellRequest(overrides: Partial<Omit<ShellRequest, 'class' | 'in
 export function networkRequest(url: string, method = 'GET'): NetworkRequest {
   const parsed = new URL(url);
   const scheme = parsed.protocol === 'http:' ? 'http' : 'https';
-  return { class: 'network', method, scheme, host: normalizeHost(parsed.host, scheme), url: `${scheme}://${parsed.host}${parsed.pathname}` };
+  const port = parsed.port === '' ? defaultPort(scheme) : Number(parsed.port);
+  const host = normalizeHost(parsed.host, scheme);
+  return { class: 'network', method, scheme, host, hostname: parsed.hostname, port, url: `${scheme}://${parsed.host}${parsed.pathname}` };
 }
 
 export async function readRequest(workspace: Workspace, requested: string, target: 'file' | 'tree' = 'file'): Promise<CapabilityRequest> {

@@ -154,11 +154,11 @@ describe('authorization invariants', () => {
 describe('the audit', () => {
   const canary = 'CANARY-7f3a';
 
-  it('holds only sequence, class, result and decider, never a path, command, argument, env name, URL or script', async () => {
+  it('holds only sequence, class, result and decider, never a path, command, argument, env name or value, URL or script', async () => {
     await writeFile(path.join(box.root, `${canary}.txt`), 'x');
     const secretFile = await box.workspace.resolveForRead(`${canary}.txt`);
     const requests: CapabilityRequest[] = [
-      processRequest({ argv: ['publish', `--token=${canary}`], cwd: `/w/${canary}`, envNames: [`${canary}_NAME`] }),
+      processRequest({ argv: ['publish', `--token=${canary}`], cwd: `/w/${canary}`, env: { [`${canary}_NAME`]: `value-${canary}` } }),
       processRequest({ executable: { requested: canary, resolved: `/usr/bin/${canary}`, lookup: 'path_search' } }),
       shellRequest({ script: `echo ${canary}` }),
       networkRequest(`https://${canary.toLowerCase()}.example.org/${canary}?q=${canary}`, 'POST'),

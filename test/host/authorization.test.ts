@@ -52,13 +52,14 @@ describe('policy and gates come first', () => {
     expect(authorizer.auditSnapshot()).toEqual([{ seq: 1, class: 'process', result: 'deny', decider: 'policy' }]);
   });
 
-  it('names the deny rule that matched, and the unrestricted rule a protected variable needs', async () => {
+  it('names the deny rule that matched, and the rule a protected variable needs', async () => {
     const denied = await refusal(makeAuthorizer({ policy: { allow: ['process'], deny: ['process(npm publish)'] } }).authorizer.authorize(subject(), publish, live()));
     expect(denied.message).toContain('the rule deny: process(npm publish) matches');
-    const withPath = processRequest({ envNames: ['PATH'] });
+    const withPath = processRequest({ env: { PATH: '/secret-value' } });
     const env = await refusal(makeAuthorizer({ policy: { allow: ['process(npm)'] } }).authorizer.authorize(subject(), withPath, live()));
     expect(env.kind).toBe('policy_denied');
-    expect(env.message).toMatch(/sets PATH .*only the unrestricted rule "process".*\(process\(npm\)\) is narrower; to grant it, add --allow process/);
+    expect(env.message).toMatch(/sets PATH .*\(process\(npm\)\) does not grant that; to grant it, add --allow 'process\(PATH=\* npm publish --tag next\)'/);
+    expect(env.message).not.toContain('/secret-value');
   });
 
   it('lets a gate deny what the policy allows, and a failing or malformed gate denies too', async () => {
@@ -147,10 +148,13 @@ describe('scripted answers', () => {
     expect(gated.echoed).toEqual([]);
   });
 
-  it('answers a request that sets PATH only through an unrestricted --approve rule', async () => {
-    const withPath = processRequest({ envNames: ['PATH'] });
+  it('answers a request that sets PATH only through an --approve rule that grants PATH', async () => {
+    const withPath = processRequest({ env: { PATH: '/opt/bin' } });
     const narrow = makeAuthorizer({ policy: { ask: ['process'] }, approve: ['process(npm)'] });
     expect((await refusal(narrow.authorizer.authorize(subject(), withPath, live()))).kind).toBe('approval_denied');
+    const granting = makeAuthorizer({ policy: { ask: ['process'] }, approve: ['process(PATH=/opt/bin npm)'] });
+    await granting.authorizer.authorize(subject(), withPath, live());
+    expect(granting.echoed).toHaveLength(1);
     const wide = makeAuthorizer({ policy: { ask: ['process'] }, approve: ['process'] });
     await wide.authorizer.authorize(subject(), withPath, live());
     expect(wide.echoed).toHaveLength(1);

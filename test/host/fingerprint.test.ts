@@ -38,11 +38,18 @@ describe('requestFingerprint', () => {
     ['argv length', { argv: ['publish', '--tag', 'next', '--force'] }],
     ['env mode', { envMode: { mode: 'empty' as const } }],
     ['env mode names', { envMode: { mode: 'inherit_except' as const, names: ['HOME'] } }],
-    ['env names', { envNames: ['NODE_ENV'] }],
+    ['env names', { env: { NODE_ENV: 'production' } }],
     ['output limit', { outputLimitBytes: 2 }],
     ['wall limit', { wallLimitMs: 31_000 }],
   ])('changes when the %s changes', (_, change) => {
     expect(requestFingerprint(processRequest(change), 'exec')).not.toBe(requestFingerprint(processRequest(), 'exec'));
+  });
+
+  it('changes when an environment value changes and the names stay the same', () => {
+    const production = processRequest({ env: { GIT_CONFIG_COUNT: '1', NODE_ENV: 'production' } });
+    const development = processRequest({ env: { GIT_CONFIG_COUNT: '1', NODE_ENV: 'development' } });
+    expect(requestFingerprint(production, 'exec')).not.toBe(requestFingerprint(development, 'exec'));
+    expect(requestFingerprint(production, 'exec')).toBe(requestFingerprint(processRequest({ env: { NODE_ENV: 'production', GIT_CONFIG_COUNT: '1' } }), 'exec'));
   });
 
   it('changes with the class, the tool, the URL, the method, the skill and the path', () => {

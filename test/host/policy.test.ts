@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Policy, protectedEnvNames } from '../../src/host/policy.js';
+import { Policy } from '../../src/host/policy.js';
+import { isProtectedEnvName } from '../../src/host/protected-env.js';
 import { makeSandbox, networkRequest, processRequest, readRequest, shellRequest, writeRequest, type Sandbox } from './approval-fixtures.js';
 
 let box: Sandbox;
@@ -72,32 +73,59 @@ describe('paths outside the workspace', () => {
 });
 
 describe('protected environment variables', () => {
-  it('finds PATH, LD_* and DYLD_* in any case, for direct processes only', () => {
-    expect(protectedEnvNames(processRequest({ envNames: ['NODE_ENV', 'PATH', 'LD_PRELOAD', 'DYLD_INSERT_LIBRARIES', 'Path', 'ld_library_path'] }))).toEqual([
-      'PATH',
-      'LD_PRELOAD',
-      'DYLD_INSERT_LIBRARIES',
-      'Path',
-      'ld_library_path',
-    ]);
-    expect(protectedEnvNames(processRequest({ envNames: ['NODE_ENV', 'MYPATH', 'OLD_X'] }))).toEqual([]);
-    expect(protectedEnvNames(shellRequest({ envNames: ['PATH'] }))).toEqual([]);
+  it('are the ones that change what runs, in any case: loader, PATH, shells, git, runtimes, config homes', () => {
+    for (const name of ['PATH', 'Path', 'LD_PRELOAD', 'ld_library_path', 'DYLD_INSERT_LIBRARIES', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_SSH_COMMAND']) {
+      expect(isProtectedEnvName(name), name).toBe(true);
+    }
+    for (const name of ['GIT_EXEC_PATH', 'GIT_DIR', 'NODE_OPTIONS', 'npm_config_script_shell', 'BASH_ENV', 'ENV', 'PYTHONSTARTUP', 'PYTHONPATH']) {
+      expect(isProtectedEnvName(name), name).toBe(true);
+    }
+    for (const name of ['PERL5OPT', 'RUBYOPT', 'JAVA_TOOL_OPTIONS', 'HOME', 'XDG_CONFIG_HOME', 'GOFLAGS', 'RUSTC_WRAPPER', 'MAKEFLAGS', 'PAGER']) {
+      expect(isProtectedEnvName(name), name).toBe(true);
+    }
+    for (const name of ['NODE_ENV', 'CI', 'MYPATH', 'OLD_X', 'GIT_AUTHOR_NAME', 'GIT_COMMITTER_EMAIL', 'PYTHONUNBUFFERED', 'LANG', 'TZ']) {
+      expect(isProtectedEnvName(name), name).toBe(false);
+    }
   });
 
-  it('are denied unless the process rule that decided is unrestricted', () => {
-    const withPath = processRequest({ envNames: ['PATH'] });
+  it('are denied unless the process rule that matched grants them', () => {
+    const withPath = processRequest({ env: { PATH: '/evil' } });
     expect(decide({ allow: ['process(npm)'] }, withPath)).toEqual({ decision: 'deny', rule: 'process(npm)', reason: 'protected_env' });
-    expect(decide({ ask: ['process(npm publish)'] }, processRequest({ envNames: ['LD_PRELOAD'] }))).toMatchObject({ decision: 'deny', reason: 'protected_env' });
+    expect(decide({ ask: ['process(npm publish)'] }, processRequest({ env: { LD_PRELOAD: 'x.so' } }))).toMatchObject({ decision: 'deny', reason: 'protected_env' });
     expect(decide({ allow: ['process'] }, withPath)).toMatchObject({ decision: 'allow', reason: 'rule' });
-    expect(decide({ ask: ['process'] }, processRequest({ envNames: ['DYLD_INSERT_LIBRARIES'] }))).toMatchObject({ decision: 'ask' });
-    expect(decide({ allow: ['process(npm)'] }, processRequest({ envNames: ['NODE_ENV'] }))).toMatchObject({ decision: 'allow' });
-    expect(decide({ allow: ['shell'] }, shellRequest({ envNames: ['PATH'] }))).toMatchObject({ decision: 'allow' });
+    expect(decide({ ask: ['process'] }, processRequest({ env: { DYLD_INSERT_LIBRARIES: 'x' } }))).toMatchObject({ decision: 'ask' });
+    expect(decide({ allow: ['process(npm)'] }, processRequest({ env: { NODE_ENV: 'production' } }))).toMatchObject({ decision: 'allow' });
+    expect(decide({ allow: ['shell'] }, shellRequest({ env: { PATH: '/evil' } }))).toMatchObject({ decision: 'allow' });
   });
-});
 
-describe('other classes', () => {
-  it('decide network requests by normalized host', () => {
-    expect(decide({ allow: ['network(example.org)'] }, networkRequest('https://EXAMPLE.org/x?token=1')).decision).toBe('allow');
-    expect(decide({ allow: ['network(example.org)'] }, networkRequest('https://example.org:8443/')).decision).toBe('deny');
+  it('are granted by NAME=VALUE (that value) or NAME=* (any value) before the program', () => {
+    const withOptions = processRequest({ env: { NODE_OPTIONS: '--max-old-space-size=4096' } });
+    expect(decide({ allow: ['process(NODE_OPTIONS=--max-old-space-size=4096 npm)'] }, withOptions)).toMatchObject({ decision: 'allow' });
+    expect(decide({ allow: ['process(NODE_OPTIONS=* npm)'] }, withOptions)).toMatchObject({ decision: 'allow' });
+    expect(decide({ allow: ['process(NODE_OPTIONS=--require=./x.js npm)'] }, withOptions)).toMatchObject({ reason: 'protected_env' });
+    expect(decide({ allow: ['process(NODE_OPTIONS=* npm)'] }, processRequest())).toMatchObject({ decision: 'allow' });
+    expect(decide({ allow: ['process(PATH=* npm)'] }, withOptions)).toMatchObject({ decision: 'deny', reason: 'protected_env' });
+    expect(decide({ allow: ['process(npm)', 'process(NODE_OPTIONS=* npm)'] }, withOptions)).toMatchObject({ decision: 'allow', rule: 'process(NODE_OPTIONS=* npm)' });
+  });
+
+  it('a named unprotected variable must have the value the rule gives it, when the process sets it', () => {
+    expect(decide({ allow: ['process(NODE_ENV=production npm)'] }, processRequest({ env: { NODE_ENV: 'production' } }))).toMatchObject({ decision: 'allow' });
+    expect(decide({ allow: ['process(NODE_ENV=production npm)'] }, processRequest({ env: { NODE_ENV: 'development' } }))).toMatchObject({
+      decision: 'deny',
+      reason: 'protected_env',
+    });
+  });
+
+  it('an ask rule that does not grant the variables is not bypassed by an allow rule that does', () => {
+    const withOptions = processRequest({ env: { NODE_OPTIONS: '--inspect' } });
+    expect(decide({ ask: ['process(npm publish)'], allow: ['process(NODE_OPTIONS=* npm)'] }, withOptions)).toMatchObject({ decision: 'deny', reason: 'protected_env' });
+    expect(decide({ ask: ['process(NODE_OPTIONS=* npm publish)'], allow: ['process(npm)'] }, withOptions)).toMatchObject({ decision: 'ask' });
+  });
+
+  it('in a deny rule, assignments narrow the rule to processes that set them', () => {
+    const policy = { allow: ['process'], deny: ['process(GIT_SSH_COMMAND=* git)'] };
+    expect(decide(policy, processRequest({ executable: { requested: 'git', resolved: '/usr/bin/git', lookup: 'path_search' } }))).toMatchObject({ decision: 'allow' });
+    const withSsh = processRequest({ executable: { requested: 'git', resolved: '/usr/bin/git', lookup: 'path_search' }, env: { GIT_SSH_COMMAND: 'ssh -i k' } });
+    expect(decide(policy, withSsh)).toMatchObject({ decision: 'deny', reason: 'rule' });
   });
 });

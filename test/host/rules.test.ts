@@ -42,12 +42,34 @@ describe('parseRule', () => {
     });
   });
 
-  it('normalizes network hosts: lower case, IDNA, default port per scheme', () => {
-    expect(parseRule('network(Example.ORG)')).toMatchObject({ hosts: { http: 'example.org', https: 'example.org' } });
-    expect(parseRule('network(bücher.de)')).toMatchObject({ hosts: { https: 'xn--bcher-kva.de' } });
-    expect(parseRule('network(example.org:443)')).toMatchObject({ hosts: { http: 'example.org:443', https: 'example.org' } });
-    expect(parseRule('network(example.org:80)')).toMatchObject({ hosts: { http: 'example.org', https: 'example.org:80' } });
-    expect(parseRule('network([::1]:8080)')).toMatchObject({ hosts: { http: '[::1]:8080', https: '[::1]:8080' } });
+  it('reads leading NAME=VALUE words of a process rule as environment assignments, as a shell would', () => {
+    expect(parseRule('process(NODE_OPTIONS=--max-old-space-size=4096 GIT_DIR=* npm test)')).toMatchObject({
+      executable: 'npm',
+      args: ['test'],
+      env: [
+        { name: 'NODE_OPTIONS', value: '--max-old-space-size=4096' },
+        { name: 'GIT_DIR', value: undefined },
+      ],
+    });
+    expect(parseRule('process(GIT_SSH_COMMAND="ssh -i deploy key" git fetch)')).toMatchObject({
+      executable: 'git',
+      args: ['fetch'],
+      env: [{ name: 'GIT_SSH_COMMAND', value: 'ssh -i deploy key' }],
+    });
+    expect(parseRule('process(A="*" B= env)')).toMatchObject({ executable: 'env', env: [{ name: 'A', value: '*' }, { name: 'B', value: '' }] });
+    // Only leading words assign; later ones are arguments, and a quoted word is never an assignment.
+    expect(parseRule('process(npm X=1)')).toMatchObject({ executable: 'npm', args: ['X=1'] });
+    expect(parseRule('process("X=1" a)')).toMatchObject({ executable: 'X=1', args: ['a'] });
+    expect(parseRule('process(npm)')).not.toHaveProperty('env');
+  });
+
+  it('normalizes network hosts (lower case, IDNA) and keeps a port only when one is written', () => {
+    expect(parseRule('network(Example.ORG)')).toMatchObject({ host: { hostname: 'example.org', port: undefined } });
+    expect(parseRule('network(bücher.de)')).toMatchObject({ host: { hostname: 'xn--bcher-kva.de' } });
+    expect(parseRule('network(example.org:443)')).toMatchObject({ host: { hostname: 'example.org', port: 443 } });
+    expect(parseRule('network(example.org:80)')).toMatchObject({ host: { hostname: 'example.org', port: 80 } });
+    expect(parseRule('network([::1]:8080)')).toMatchObject({ host: { hostname: '[::1]', port: 8080 } });
+    expect(parseRule('network([::1])')).toMatchObject({ host: { hostname: '[::1]', port: undefined } });
   });
 
   it.each([
@@ -59,8 +81,15 @@ describe('parseRule', () => {
     ['read(../secrets/**)', /may not contain \.\./],
     ['process(echo "unterminated)', /unbalanced quote/],
     ['process("\\q")', /not a valid quoted word/],
+    ['process(PATH=/bin)', /missing executable after the environment assignments/],
+    ['process(A=1 A=2 x)', /A is assigned twice/],
+    ['process(A="\\q" x)', /not a valid quoted word/],
     ['network(example.org/path)', /not a host name/],
     ['network(user@example.org)', /not a host name/],
+    ['network(example.org:0)', /a port is 1 to 65535/],
+    ['network(example.org:65536)', /a port is 1 to 65535/],
+    ['network(example.org:http)', /not a host name/],
+    ['network(::1)', /not a host name/],
     ['read(a\u0000b)', /NUL byte/],
     [`read(${'a'.repeat(5000)})`, /longer than 4096/],
   ])('rejects %j with a message that says why', (text, reason) => {
@@ -159,11 +188,13 @@ describe('process and shell rules', () => {
 });
 
 describe('network rules', () => {
-  it('match the normalized host exactly: case, IDNA and default ports, no suffix matching', () => {
+  it('match the normalized host exactly on any port: case and IDNA, no suffix matching', () => {
     expect(matches('network(example.org)', networkRequest('https://example.org/a'))).toBe(true);
     expect(matches('network(example.org)', networkRequest('http://EXAMPLE.org:80/'))).toBe(true);
     expect(matches('network(EXAMPLE.ORG)', networkRequest('https://example.org:443/'))).toBe(true);
-    expect(matches('network(example.org)', networkRequest('https://example.org:8443/'))).toBe(false);
+    expect(matches('network(example.org)', networkRequest('https://example.org:8443/'))).toBe(true);
+    expect(matches('network(example.org)', networkRequest('http://example.org:3000/'))).toBe(true);
+    expect(matches('network([::1])', networkRequest('http://[::1]:3000/'))).toBe(true);
     expect(matches('network(example.org)', networkRequest('https://api.example.org/'))).toBe(false);
     expect(matches('network(example.org)', networkRequest('https://example.org.evil.test/'))).toBe(false);
     expect(matches('network(bücher.de)', networkRequest('https://xn--bcher-kva.de/'))).toBe(true);
@@ -178,6 +209,8 @@ describe('network rules', () => {
     expect(matches('network(example.org:80)', networkRequest('http://example.org/'))).toBe(true);
     expect(matches('network(example.org:80)', networkRequest('https://example.org/'))).toBe(false);
     expect(matches('network(127.0.0.1:8080)', networkRequest('http://127.0.0.1:8080/x'))).toBe(true);
+    expect(matches('network(127.0.0.1:8080)', networkRequest('http://127.0.0.1:8081/x'))).toBe(false);
+    expect(matches('network(example.org:8443)', networkRequest('https://example.org/'))).toBe(false);
   });
 
   it('network_tool(SERVER.*) grants every tool of a server, SERVER.PREFIX* a family, and only a trailing * is allowed', () => {

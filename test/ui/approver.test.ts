@@ -56,19 +56,19 @@ const keys = { enter: '\r', down: '\u001b[B', escape: '\u001b', ctrlC: '\u0003' 
 
 describe('the approval prompt layout', () => {
   it('shows a process request with how the program was found, argv, cwd, env mode, limits and shell or direct', () => {
-    const header = approvalHeader(approvalOf(processRequest({ envNames: ['NODE_ENV'], wallLimitMs: 120_000 }), 'process(npm publish)'));
+    const header = approvalHeader(approvalOf(processRequest({ env: { NODE_ENV: 'production', NODE_OPTIONS: '--max-old-space-size=4096' }, wallLimitMs: 120_000 }), 'process(npm publish)'));
     expect(header.split('\n')).toEqual([
       'Approval needed (step publish, tool exec): process request',
       '  run npm publish --tag next',
       '    program      /usr/bin/npm (found on PATH as npm)',
       '    arguments    publish --tag next',
       '    directory    /w',
-      '    environment  inherits the environment (credentials removed); sets NODE_ENV',
+      '    environment  inherits the environment (credentials removed); sets NODE_ENV="production" NODE_OPTIONS="--max-old-space-size=4096" (changes what runs)',
       '    timeout      2m',
       '    output       at most 1 MiB',
       '    runs         directly, no shell',
       '    asked by     the rule ask: process(npm publish)',
-      `    next time    --approve 'process(npm publish --tag next)'`,
+      `    next time    --approve 'process(NODE_OPTIONS=* npm publish --tag next)'`,
     ]);
   });
 

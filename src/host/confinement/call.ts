@@ -1,14 +1,45 @@
+import type { NetworkRequest } from '../capability.js';
 import type { ConfinementPlan } from './plan.js';
 import type { SandboxStatus } from './status.js';
 
+/** What a sandbox starts: an absolute program, its argv and its whole environment. */
+export interface SandboxCommand {
+  file: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+}
+
 /**
- * What a network proxy adds to a confined launch whose plan says `proxy`: arguments for the
- * sandbox (a socket bound in, say) and variables for the process (`HTTP_PROXY`, `HTTPS_PROXY`,
- * their lower-case forms). Without one, such a process has no network at all.
+ * One confined process's way to the run's network proxy, open until `close`: what the sandbox
+ * needs (a socket bound in) and the command it runs instead of the program (a forwarder that
+ * reaches the proxy from inside the namespace, then the program with `HTTP_PROXY` and the like).
+ */
+export interface ProxyConnection {
+  sandboxArguments: readonly string[];
+  /** A program the sandbox runs besides the target's (the forwarder's runtime): kept readable. */
+  program: string;
+  command(target: SandboxCommand): SandboxCommand;
+  close(): void;
+}
+
+/**
+ * A call's access to the run's filtering proxy, for a plan that says `proxy`. Nothing is opened
+ * until a process starts (`open`, once for each process). Without one, such a process has no
+ * network at all.
  */
 export interface ProxyEndpoint {
-  sandboxArguments: readonly string[];
-  env: Readonly<Record<string, string>>;
+  open(): ProxyConnection;
+}
+
+/**
+ * Decides one connection a confined process asks for: the host's authorization path for the
+ * call that started it. `signal` aborts when that process is gone, ending a pending approval.
+ */
+export type AuthorizeConnection = (request: NetworkRequest, signal: AbortSignal) => Promise<void>;
+
+/** The run's filtering proxy, as the host sees it: every connection a call's processes ask for is decided by `authorize`. */
+export interface NetworkProxy {
+  endpoint(authorize: AuthorizeConnection): ProxyEndpoint;
 }
 
 /** Everything a process launcher needs to confine one call: the run's sandbox status and the call's plan. */

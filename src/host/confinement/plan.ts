@@ -8,9 +8,9 @@ import { literalPrefix, rulePaths } from './rule-paths.js';
  * How a confined process reaches the network:
  * - `none`: no network at all (its own empty network namespace);
  * - `host`: the host's network, for an unrestricted `network` rule that no deny or ask narrows;
- * - `proxy`: only the hosts the `network(HOST)` rules allow, through a filtering proxy rho runs
- *   for the run. The launcher is given that proxy's endpoint when one runs; without one, a
- *   `proxy` process gets no network at all (fail closed).
+ * - `proxy`: only the hosts the `network(HOST)` rules allow (or ask about), through the filtering
+ *   proxy rho runs for the run, which puts each host through the authorization path; a host
+ *   without a proxy (a library host that passes none) gives such a process no network at all.
  */
 export type NetworkConfinement = { mode: 'none' } | { mode: 'host' } | { mode: 'proxy'; rules: readonly string[] };
 
@@ -112,10 +112,11 @@ function writableRoots(input: ConfinementInput): WritableRoot[] {
 function networkOf(policy: Policy): NetworkConfinement {
   const network = (rules: readonly Rule[]) => rules.filter((rule) => rule.class === 'network');
   const allowed = network(policy.rules.allow);
-  if (allowed.length === 0) return { mode: 'none' };
-  const narrowed = network(policy.rules.deny).length > 0 || network(policy.rules.ask).length > 0;
+  const asked = network(policy.rules.ask);
+  if (allowed.length === 0 && asked.length === 0) return { mode: 'none' };
+  const narrowed = network(policy.rules.deny).length > 0 || asked.length > 0;
   if (allowed.some(isUnrestricted) && !narrowed) return { mode: 'host' };
-  return { mode: 'proxy', rules: allowed.map((rule) => rule.text) };
+  return { mode: 'proxy', rules: [...allowed, ...asked].map((rule) => rule.text) };
 }
 
 /** Directories a private temporary file system may cover, in order of preference. */

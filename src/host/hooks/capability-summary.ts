@@ -59,8 +59,9 @@ export const capabilitySummarySchema = z.discriminatedUnion('class', [
     class: z.literal('network'),
     ...common,
     method: z.string(),
-    scheme: z.enum(['http', 'https']),
+    scheme: z.enum(['http', 'https', 'tunnel']).describe('tunnel: a CONNECT a confined process made through the proxy'),
     host: z.string(),
+    port: z.number().int(),
     url: z.string().describe('scheme://host/path: never user info, query string or fragment'),
   }),
   z.strictObject({ class: z.literal('network_tool'), ...common, tool: z.string() }),
@@ -97,6 +98,7 @@ export function summarizeCapability(request: CapabilityRequest): CapabilitySumma
         method: request.method,
         scheme: request.scheme,
         host: request.host,
+        port: request.port,
         url,
       };
     }
@@ -136,7 +138,7 @@ function processFactsOf(request: Extract<CapabilityRequest, { class: 'process' |
     executable: { ...request.executable },
     argv: [...request.argv],
     env_mode: envModeFacts(request.envMode),
-    env_names: [...request.envNames],
+    env_names: Object.keys(request.env),
     output_limit_bytes: request.outputLimitBytes,
     wall_limit_ms: request.wallLimitMs,
   };

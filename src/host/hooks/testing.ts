@@ -1,4 +1,5 @@
 import type { NetworkRequest, ProcessRequest, ShellRequest } from '../capability.js';
+import { defaultPort } from '../network-host.js';
 import type { GateInput } from '../gates.js';
 import { afterToolUseCapability } from './capability-summary.js';
 import { buildEnvelope, rootEnvelopeContext, type EnvelopeContext, type HookEnvelopeOf } from './envelope.js';
@@ -18,7 +19,7 @@ export function sampleProcessRequest(overrides: Partial<Omit<ProcessRequest, 'cl
     executable: { requested: 'ls', resolved: '/usr/bin/ls', lookup: 'path_search' },
     argv: ['-la'],
     envMode: { mode: 'inherit' },
-    envNames: [],
+    env: {},
     outputLimitBytes: 1024 * 1024,
     wallLimitMs: 30_000,
     ...overrides,
@@ -41,7 +42,9 @@ export function sampleShellRequest(script: string, overrides: Partial<Omit<Shell
 
 export function sampleNetworkRequest(url: string, method = 'GET'): NetworkRequest {
   const parsed = new URL(url);
-  return { class: 'network', method, scheme: parsed.protocol === 'http:' ? 'http' : 'https', host: parsed.host, url };
+  const scheme = parsed.protocol === 'http:' ? 'http' : 'https';
+  const port = parsed.port === '' ? defaultPort(scheme) : Number(parsed.port);
+  return { class: 'network', method, scheme, host: parsed.host, hostname: parsed.hostname, port, url };
 }
 
 export function sampleGateInput(overrides: Partial<GateInput> = {}): GateInput {

@@ -6,6 +6,7 @@ import { ToolError } from '../../host/errors.js';
 import type { HostEnvironment } from '../../host/tool.js';
 import { composeEnvironment, validateStepEnvironment } from '../process/environment.js';
 import { resolveExecutable } from '../process/executable.js';
+import { sortedEnvironment } from '../process/launch-plan.js';
 import { processRequest } from '../process/request.js';
 import { headerNamePattern, headerValuePattern, managedHeaders } from '../network/headers.js';
 import { networkRequest, parseHttpTarget } from '../network/url.js';
@@ -73,10 +74,11 @@ export async function planServerConnect(
   declaration: McpServerDeclaration,
   baseDirectory: string,
   host: HostEnvironment,
+  writableRoots: readonly string[],
   confinement?: CallConfinement,
 ): Promise<ServerConnectPlan> {
   if (isHttpServer(declaration)) return planHttpConnect(declaration);
-  const { request, launch } = await planServerLaunch(declaration, baseDirectory, host, confinement);
+  const { request, launch } = await planServerLaunch(declaration, baseDirectory, host, writableRoots, confinement);
   return { request, channel: async () => stdioChannel(launch, host.masker) };
 }
 
@@ -99,6 +101,7 @@ export async function planServerLaunch(
   declaration: StdioServerDeclaration,
   baseDirectory: string,
   host: HostEnvironment,
+  writableRoots: readonly string[],
   confinement?: CallConfinement,
 ): Promise<ServerLaunchPlan> {
   const [command, ...commandArgs] = declaration.command;
@@ -106,14 +109,14 @@ export async function planServerLaunch(
   const cwd = await resolveServerDirectory(path.resolve(baseDirectory, declaration.cwd ?? '.'));
   const stepEnv = declaration.env ?? {};
   validateStepEnvironment(stepEnv, host.secretNames);
-  const executable = await resolveExecutable(command, { pathVariable: host.env.PATH, cwd });
+  const executable = await resolveExecutable(command, { pathVariable: host.env.PATH, cwd, writableRoots });
   const argv = [...commandArgs, ...(declaration.args ?? [])];
   const request = processRequest({
     cwd,
     executable,
     argv,
     envMode: host.processEnv,
-    envNames: Object.keys(stepEnv).sort(),
+    env: sortedEnvironment(stepEnv),
     outputLimitBytes: maxMessageBytes,
     wallLimitMs: 0,
   });

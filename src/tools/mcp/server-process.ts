@@ -94,6 +94,7 @@ export class ServerProcess implements Transport {
       // A program that could not be started never exits: nothing is left to wait for.
       child.once('error', () => child.pid === undefined && resolve());
     });
+    void this.exited.then(sandboxed.release);
     child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
     child.stderr.on('data', (chunk: Buffer) => this.stderrTail.add(this.stderrMask.push(chunk)));
     child.stderr.on('end', () => this.stderrTail.add(this.stderrMask.end()));

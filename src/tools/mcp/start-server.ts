@@ -11,7 +11,9 @@ export interface ServerStartOptions {
   /** Directory the entry's `cwd` (default `.`) is relative to: the workflow file's. */
   baseDirectory: string;
   host: HostEnvironment;
-  /** How a stdio server is confined: like a process step of the same policy. */
+  /** Canonical directories steps can write: a program found on PATH there needs a rule naming its path. */
+  writableRoots: readonly string[];
+  /** How the server is confined: like a process step of the same policy. */
   confinement?: CallConfinement;
   /** The host's authorization path for the server's `process` (stdio) or `network` (HTTP) request; throws the typed denial. */
   authorize(request: CapabilityRequest): Promise<void>;
@@ -45,7 +47,7 @@ export async function startMcpServer(declaration: McpServerDeclaration, options:
 }
 
 async function startAndList(declaration: McpServerDeclaration, options: ServerStartOptions): Promise<StartedServer> {
-  const plan = await planServerConnect(declaration, options.baseDirectory, options.host, options.confinement);
+  const plan = await planServerConnect(declaration, options.baseDirectory, options.host, options.writableRoots, options.confinement);
   await options.authorize(plan.request);
   // The MCP client loads while the server process starts: each takes a while, neither needs the other.
   const loading = import('./server-connection.js');

@@ -1,7 +1,7 @@
 import type { NetworkRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
 import { contentDigest } from '../../host/fingerprint.js';
-import { normalizeHost } from '../../host/network-host.js';
+import { defaultPort, normalizeHost, parseHostPattern } from '../../host/network-host.js';
 import { isCredentialHeader } from './headers.js';
 
 export const maxUrlLength = 8192;
@@ -12,6 +12,10 @@ export interface HttpTarget {
   readonly url: URL;
   readonly scheme: 'http' | 'https';
   readonly host: string;
+  /** Normalized host name without the port (what rules compare). */
+  readonly hostname: string;
+  /** The port connected to: the URL's, else the scheme's default. */
+  readonly port: number;
   /** scheme://host/path: what messages, metadata and policy requests show. */
   readonly display: string;
 }
@@ -39,13 +43,16 @@ export function parseHttpTarget(raw: string, base?: URL): HttpTarget {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse(`only http and https are allowed, not ${url.protocol.replace(/:$/, '')}`);
   const scheme = url.protocol === 'http:' ? 'http' : 'https';
   let host: string;
+  let hostname: string;
   try {
     host = normalizeHost(url.host, scheme);
+    hostname = parseHostPattern(url.hostname).hostname;
   } catch (cause) {
     throw new ToolError('invalid_arguments', `URL refused: ${(cause as Error).message}`, { cause });
   }
+  const port = url.port === '' ? defaultPort(scheme) : Number(url.port);
   url.hash = '';
-  return Object.freeze({ url, scheme, host, display: `${scheme}://${host}${url.pathname}` });
+  return Object.freeze({ url, scheme, host, hostname, port, display: `${scheme}://${host}${url.pathname}` });
 }
 
 /** What is sent besides the URL's path, for the preview of a request: names and sizes only. */
@@ -60,7 +67,15 @@ export interface SentParts {
  * identity of a remembered approval reads; and a preview for a person (names and sizes only).
  */
 export function networkRequest(method: string, target: HttpTarget, sent?: SentParts): NetworkRequest {
-  const request: NetworkRequest = { class: 'network', method, scheme: target.scheme, host: target.host, url: target.display };
+  const request: NetworkRequest = {
+    class: 'network',
+    method,
+    scheme: target.scheme,
+    host: target.host,
+    hostname: target.hostname,
+    port: target.port,
+    url: target.display,
+  };
   if (!sent) return request;
   const names = [...sent.headers.keys()];
   return {

@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ExecutableSelection } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
@@ -29,12 +29,37 @@ export function searchDirectories(pathVariable: string | undefined): string[] {
   return (pathVariable ?? '').split(path.delimiter).filter((entry) => path.isAbsolute(entry));
 }
 
+export interface ExecutableSearch {
+  pathVariable: string | undefined;
+  cwd: string;
+  /** Canonical directories steps can write (the workspace root, granted roots). */
+  writableRoots: readonly string[];
+}
+
+function isUnder(file: string, roots: readonly string[]): boolean {
+  return roots.some((root) => file === root || file.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`));
+}
+
+/**
+ * Whether a program found on PATH lies where steps can write, as a directory on PATH or as the
+ * target of a link in one: a step could have planted it there.
+ */
+function isWritableLocation(candidate: string, writableRoots: readonly string[]): boolean {
+  if (isUnder(candidate, writableRoots)) return true;
+  try {
+    return isUnder(realpathSync(candidate), writableRoots);
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Resolves the program a call names, once, at preparation: a name with a `/` is an exact path
  * (relative to the call's cwd), anything else is searched on the host's PATH. The request
- * carries the absolute result, and that is what runs.
+ * carries the absolute result, and that is what runs; a result found under a writable root is
+ * marked so that only a rule naming its path can allow it.
  */
-export async function resolveExecutable(command: string, options: { pathVariable: string | undefined; cwd: string }): Promise<ExecutableSelection> {
+export async function resolveExecutable(command: string, options: ExecutableSearch): Promise<ExecutableSelection> {
   if (command.includes('/')) {
     const resolved = path.resolve(options.cwd, command);
     if (!isExecutableFile(resolved)) {
@@ -50,7 +75,9 @@ export async function resolveExecutable(command: string, options: { pathVariable
   const directories = searchDirectories(options.pathVariable);
   for (const directory of directories) {
     const candidate = path.join(directory, command);
-    if (isExecutableFile(candidate)) return { requested: command, resolved: candidate, lookup: 'path_search' };
+    if (!isExecutableFile(candidate)) continue;
+    const selection: ExecutableSelection = { requested: command, resolved: candidate, lookup: 'path_search' };
+    return isWritableLocation(candidate, options.writableRoots) ? { ...selection, writable: true } : selection;
   }
   throw new ToolError(
     'not_found',

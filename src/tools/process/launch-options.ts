@@ -32,7 +32,9 @@ export const launchOptionsShape = {
   env: z
     .record(z.string().regex(envNamePattern, 'an environment variable name'), argumentText)
     .optional()
-    .describe('Extra environment variables; PATH, LD_* and DYLD_* need an unrestricted process rule, credentials must come from secrets:'),
+    .describe(
+      'Extra environment variables; ones that change what runs (PATH, LD_*, GIT_*, NODE_OPTIONS, ...) need a process rule that names them, credentials must come from secrets:',
+    ),
   stdin: z.string().max(1024 * 1024).optional().describe('Text written to stdin (stdin is closed when absent)'),
   timeout: z.number().positive().max(maxTimeoutSeconds).optional().describe('Wall limit in seconds (never longer than the step timeout)'),
   max_output_bytes: z

@@ -5,7 +5,7 @@ import { contentDigest } from '../../host/fingerprint.js';
 import type { PrepareContext } from '../../host/tool.js';
 import type { ResolvedPath, Workspace } from '../../host/workspace.js';
 import { composeEnvironment, validateStepEnvironment } from './environment.js';
-import { resolveExecutable } from './executable.js';
+import { resolveExecutable, type ExecutableSearch } from './executable.js';
 import type { CommandOptions, LaunchOptions } from './launch-options.js';
 import { loadExeca, type ProcessLaunch } from './process-group.js';
 import { processRequest } from './request.js';
@@ -15,7 +15,8 @@ export interface LaunchPlan {
   cwd: ResolvedPath;
   env: Record<string, string>;
   envMode: EnvMode;
-  envNames: string[];
+  /** The variables the step sets itself (workflow `env:` and the step's `env`), keys sorted. */
+  stepEnv: Record<string, string>;
   outputLimitBytes: number;
   /** Digest of the stdin text the request carries (absent when stdin is closed). */
   stdinDigest?: string;
@@ -35,6 +36,16 @@ export async function resolveWorkingDirectory(requested: string, ctx: PrepareCon
   return cwd;
 }
 
+/** A step's own variables with their names sorted, so equal environments make equal requests. */
+export function sortedEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const sorted: Record<string, string> = {};
+  for (const name of Object.keys(env).sort()) {
+    const value = env[name];
+    if (value !== undefined) sorted[name] = value;
+  }
+  return sorted;
+}
+
 /** Resolves the cwd and composes the one environment the child will get. */
 export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): Promise<LaunchPlan> {
   // A failed load surfaces when the process is spawned.
@@ -47,11 +58,16 @@ export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): P
     cwd,
     env: composeEnvironment({ hostEnv: ctx.host.env, mode: envMode, stepEnv }),
     envMode,
-    envNames: Object.keys(stepEnv).sort(),
+    stepEnv: sortedEnvironment(stepEnv),
     outputLimitBytes: options.max_output_bytes,
     ...(options.stdin !== undefined && { stdinDigest: contentDigest(options.stdin) }),
     confinement: ctx.confinement,
   };
+}
+
+/** Where a process tool looks for a program: the host's PATH, with the workspace's roots as the places steps write. */
+export function executableSearch(ctx: PrepareContext, cwd: string): ExecutableSearch {
+  return { pathVariable: ctx.host.env.PATH, cwd, writableRoots: [ctx.workspace.root, ...ctx.workspace.grantedRoots] };
 }
 
 /** The wall limit of a call that runs to completion: its own `timeout`, never beyond the host's. */
@@ -66,13 +82,13 @@ export async function planDirectProcess(
   wallLimitMs: number,
 ): Promise<{ plan: LaunchPlan; request: ProcessRequest }> {
   const plan = await planLaunch(options, ctx);
-  const executable = await resolveExecutable(options.command, { pathVariable: ctx.host.env.PATH, cwd: plan.cwd.canonical });
+  const executable = await resolveExecutable(options.command, executableSearch(ctx, plan.cwd.canonical));
   const request = processRequest({
     cwd: plan.cwd.canonical,
     executable,
     argv: options.args,
     envMode: plan.envMode,
-    envNames: plan.envNames,
+    env: plan.stepEnv,
     outputLimitBytes: plan.outputLimitBytes,
     wallLimitMs,
     ...(plan.stdinDigest !== undefined && { stdinDigest: plan.stdinDigest }),

@@ -59,8 +59,9 @@ export class ProcessGroup {
     readonly stdout: Readable,
     readonly stderr: Readable,
     exited: Promise<ExitStatus>,
+    release: () => void,
   ) {
-    this.finished = this.settle(exited);
+    this.finished = this.settle(exited).finally(release);
   }
 
   /**
@@ -84,6 +85,7 @@ export class ProcessGroup {
     const { pid, stdout, stderr } = subprocess;
     if (pid === undefined || !stdout || !stderr) {
       const result = await subprocess;
+      sandboxed.release();
       throw new ToolError('execution_failed', `could not start ${launch.file}: ${result.originalMessage || result.shortMessage}`, {
         cause: result.cause,
       });
@@ -92,7 +94,7 @@ export class ProcessGroup {
     const exited = new Promise<ExitStatus>((resolve) => {
       subprocess.once('exit', (exitCode, signal) => resolve({ exitCode, signal }));
     });
-    return new ProcessGroup(pid, stdout, stderr, exited);
+    return new ProcessGroup(pid, stdout, stderr, exited, sandboxed.release);
   }
 
   /** The exit status once the child has exited; undefined while it runs. */

@@ -1,6 +1,7 @@
 import type { ApprovalRequest } from '../../host/approval.js';
 import { describeRequest, displayPath, grantingRule, type CapabilityRequest, type EnvMode, type NetworkPreview, type WritePreview } from '../../host/capability.js';
 import { approveFlag } from '../grant-hints.js';
+import { isProtectedEnvName } from '../../host/protected-env.js';
 import type { ResolvedPath } from '../../host/workspace.js';
 
 /** One labelled line of an approval prompt. */
@@ -43,7 +44,14 @@ export function formatLimit(ms: number): string {
   return `${ms}ms`;
 }
 
-function envFacts(mode: EnvMode, names: readonly string[]): string {
+/** `NAME=VALUE` for each variable the step sets; the prompt is masked, so secret values show as ***. */
+function assignments(env: Readonly<Record<string, string>>): string {
+  return Object.entries(env)
+    .map(([name, value]) => `${name}=${printable(JSON.stringify(value))}${isProtectedEnvName(name) ? ' (changes what runs)' : ''}`)
+    .join(' ');
+}
+
+function envFacts(mode: EnvMode, env: Readonly<Record<string, string>>): string {
   const inherited =
     mode.mode === 'inherit'
       ? 'inherits the environment (credentials removed)'
@@ -52,7 +60,7 @@ function envFacts(mode: EnvMode, names: readonly string[]): string {
         : mode.mode === 'inherit_except'
           ? `inherits all but ${words(mode.names)} (credentials removed)`
           : `inherits only ${words(mode.names)}`;
-  return names.length === 0 ? inherited : `${inherited}; sets ${words(names)}`;
+  return Object.keys(env).length === 0 ? inherited : `${inherited}; sets ${assignments(env)}`;
 }
 
 const scopeText: Readonly<Record<ResolvedPath['scope'], string>> = {
@@ -120,14 +128,15 @@ export function requestFacts(request: CapabilityRequest): Fact[] {
     case 'process':
     case 'shell': {
       const { executable } = request;
+      const writable = executable.writable ? ', in a directory steps can write' : '';
       const found =
-        executable.lookup === 'path_search' ? `found on PATH as ${printable(executable.requested)}` : `given as ${printable(executable.requested)}`;
+        executable.lookup === 'path_search' ? `found on PATH as ${printable(executable.requested)}${writable}` : `given as ${printable(executable.requested)}`;
       return [
         ...(request.class === 'shell' ? scriptFacts(request.script) : []),
         { label: 'program', value: `${printable(executable.resolved)} (${found})` },
         { label: 'arguments', value: words(request.argv) },
         { label: 'directory', value: printable(request.cwd) },
-        { label: 'environment', value: envFacts(request.envMode, request.envNames) },
+        { label: 'environment', value: envFacts(request.envMode, request.env) },
         { label: 'timeout', value: formatLimit(request.wallLimitMs) },
         { label: 'output', value: `at most ${formatBytes(request.outputLimitBytes)}` },
         { label: 'runs', value: request.class === 'shell' ? `as a ${request.shell} script (a shell can run anything)` : 'directly, no shell' },

@@ -77,7 +77,8 @@ export async function startDeclaredServers(host: ToolHost, servers: readonly Dec
     const started = await startMcpServer(evaluatedDeclaration(server, options), {
       baseDirectory: options.source.directory,
       host: host.environment,
-      confinement: host.callConfinement({}),
+      writableRoots: roots,
+      confinement: host.callConfinement(serverStartSubject(name)),
       session: host.session,
       signal: options.signal,
       roots,

@@ -129,6 +129,8 @@ describe('http_request', () => {
         method: 'POST',
         scheme: 'http',
         host: target.host,
+        hostname: '127.0.0.1',
+        port: Number(new URL(target.origin).port),
         url: `${target.origin}/next`,
         // A 307 keeps the body: the prompt says it will be sent again.
         preview: { queryNames: [], bodyBytes: 7, credentialHeaders: [], headerNames: [] },

@@ -66,6 +66,8 @@ describe('parseHttpTarget', () => {
       method: 'POST',
       scheme: 'https',
       host: 'example.org',
+      hostname: 'example.org',
+      port: 443,
       url: 'https://example.org/api',
       queryDigest: digest('?key=1'),
       headers: [
@@ -94,10 +96,15 @@ describe('network rules against parsed targets', () => {
     expect(decide('network(bücher.example)', 'https://xn--bcher-kva.example/')).toBe('allow');
   });
 
-  it('never matches by suffix, prefix or another port', () => {
+  it('matches a bare host on any port', () => {
+    expect(decide('network(example.org)', 'https://example.org:8443/')).toBe('allow');
+    expect(decide('network(127.0.0.1)', 'http://127.0.0.1:8081/')).toBe('allow');
+  });
+
+  it('never matches by suffix, prefix or another port than the one named', () => {
     expect(decide('network(example.org)', 'https://api.example.org/')).toBe('deny');
     expect(decide('network(example.org)', 'https://example.org.evil.test/')).toBe('deny');
-    expect(decide('network(example.org)', 'https://example.org:8443/')).toBe('deny');
+    expect(decide('network(example.org:443)', 'https://example.org:8443/')).toBe('deny');
     expect(decide('network(127.0.0.1:8080)', 'http://127.0.0.1:8081/')).toBe('deny');
   });
 });

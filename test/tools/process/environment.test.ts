@@ -129,12 +129,12 @@ describe('protected variables', () => {
     harness = undefined;
   });
 
-  it('are named in the request, and setting one needs an unrestricted process rule', async () => {
+  it('are in the request with their values, and setting one needs a rule that grants it', async () => {
     harness = await ProcessHarness.create({ allow: [`process(${node})`] });
     const args = { command: node, args: ['-e', 'console.log(process.env.LD_PRELOAD ?? "")'], env: { LD_PRELOAD: '/tmp/x.so', GREETING: 'hi' } };
     const prepared = await harness.host.preview({ id: 'p', tool: 'exec', args }, new AbortController().signal);
     if (!('requests' in prepared)) throw prepared;
-    expect(prepared.requests[0]).toMatchObject({ envNames: ['GREETING', 'LD_PRELOAD'] });
+    expect(prepared.requests[0]).toMatchObject({ env: { GREETING: 'hi', LD_PRELOAD: '/tmp/x.so' } });
     const narrow = await harness.invoke('exec', args);
     expect(narrow.status).toBe('denied');
     await harness.dispose();

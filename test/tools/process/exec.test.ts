@@ -61,7 +61,7 @@ describe('exec', () => {
       cwd: harness.root,
       argv: ['--version'],
       envMode: { mode: 'inherit' },
-      envNames: [],
+      env: {},
       outputLimitBytes: 1024 * 1024,
       wallLimitMs: defaultProcessTimeoutMs,
     });

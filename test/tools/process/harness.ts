@@ -20,9 +20,12 @@ export const node = process.execPath;
 
 export interface HostSetup {
   allow?: readonly string[];
-  env?: Record<string, string | undefined>;
+  /** The host's environment; a function receives the workspace root, for a PATH entry inside it. */
+  env?: Record<string, string | undefined> | ((root: string) => Record<string, string | undefined>);
   secretNames?: readonly string[];
   processEnv?: EnvMode;
+  /** The workflow's `env:`, which every process step gets. */
+  processVariables?: Record<string, string>;
 }
 
 /** A ToolHost over a fresh temp workspace with every built-in tool, recording its events. */
@@ -38,9 +41,10 @@ export class ProcessHarness {
   static async create(setup: HostSetup = {}): Promise<ProcessHarness> {
     const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'rho-process-')));
     const environment: HostEnvironment = {
-      env: setup.env ?? { PATH: process.env.PATH },
+      env: (typeof setup.env === 'function' ? setup.env(root) : setup.env) ?? { PATH: process.env.PATH },
       secretNames: setup.secretNames ?? [],
       processEnv: setup.processEnv ?? { mode: 'inherit' },
+      ...(setup.processVariables && { processVariables: setup.processVariables }),
     };
     const host = new ToolHost({
       grantHints: cliGrantHints,

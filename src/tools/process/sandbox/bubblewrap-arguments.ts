@@ -1,6 +1,6 @@
 import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { ConfinementPlan, ProxyEndpoint } from '../../../host/confinement/index.js';
+import type { ConfinementPlan, ProxyConnection } from '../../../host/confinement/index.js';
 import { isWithin } from '../../../host/workspace.js';
 
 /**
@@ -28,7 +28,8 @@ export interface ConfinedProcess {
   /** The program as resolved (it and its installation stay readable, even inside a hidden home). */
   file: string;
   cwd: string;
-  proxy: ProxyEndpoint | undefined;
+  /** The process's way to the proxy, when its network is the proxy. */
+  proxy: ProxyConnection | undefined;
 }
 
 /**
@@ -71,7 +72,8 @@ export function bubblewrapArguments(plan: ConfinementPlan, target: ConfinedProce
   for (const directory of emptied) args.push('--tmpfs', directory);
   if (emptied.length > 0) {
     const covered = (candidate: string) => emptied.some((directory) => isWithin(directory, candidate));
-    const visible = new Set([...plan.exposed, ...[...programInstallation(target.file), target.cwd].filter(covered)]);
+    const programs = [target.file, ...(target.proxy ? [target.proxy.program] : [])];
+    const visible = new Set([...plan.exposed, ...[...programs.flatMap(programInstallation), target.cwd].filter(covered)]);
     for (const exposed of visible) args.push('--ro-bind-try', exposed, exposed);
   }
   for (const root of plan.writable) {

@@ -11,18 +11,33 @@ export interface LaunchTarget {
   env: Readonly<Record<string, string>>;
 }
 
+/** A launch to spawn, and what to close once the process (and everything it started) is gone. */
+export interface SandboxedLaunch extends LaunchTarget {
+  /** Closes the process's way to the network proxy, if it has one; safe to call more than once. */
+  release(): void;
+}
+
 /**
  * Wraps a launch in the sandbox when the run confines processes: the program becomes
  * bubblewrap, the original argv follows `--`, and TMPDIR points at the private temp (an
- * in-memory file system that ends with the process). Unconfined launches are returned as they are.
+ * in-memory file system that ends with the process). A process whose network is the proxy runs
+ * behind the proxy's forwarder, with a socket of its own (closed by `release`). Unconfined
+ * launches are returned as they are.
  */
-export function sandboxLaunch(target: LaunchTarget, confinement: CallConfinement | undefined): LaunchTarget {
-  if (!confinement?.status.confined) return target;
+export function sandboxLaunch(target: LaunchTarget, confinement: CallConfinement | undefined): SandboxedLaunch {
+  if (!confinement?.status.confined) return { ...target, release: () => {} };
   const { plan } = confinement;
-  const proxy = plan.network.mode === 'proxy' ? confinement.proxy : undefined;
-  // A bare name (a hook's `node`) is found on the process's PATH, as bubblewrap itself will find it.
-  const program = path.isAbsolute(target.file) ? target.file : (findOnPath(target.file, target.env.PATH) ?? target.file);
-  const args = bubblewrapArguments(plan, { file: program, cwd: target.cwd, proxy });
-  const env = { ...target.env, ...proxy?.env, ...(plan.privateTemp && { TMPDIR: plan.privateTemp }) };
-  return { file: confinement.status.program, args: [...args, '--', target.file, ...target.args], cwd: target.cwd, env };
+  const proxy = plan.network.mode === 'proxy' ? confinement.proxy?.open() : undefined;
+  const release = () => proxy?.close();
+  try {
+    // A bare name (a hook's `node`) is found on the process's PATH, as bubblewrap itself will find it.
+    const program = path.isAbsolute(target.file) ? target.file : (findOnPath(target.file, target.env.PATH) ?? target.file);
+    const args = bubblewrapArguments(plan, { file: program, cwd: target.cwd, proxy });
+    const env = { ...target.env, ...(plan.privateTemp && { TMPDIR: plan.privateTemp }) };
+    const command = proxy ? proxy.command({ file: program, args: target.args, env }) : { file: target.file, args: target.args, env };
+    return { file: confinement.status.program, args: [...args, '--', command.file, ...command.args], cwd: target.cwd, env: command.env, release };
+  } catch (error) {
+    release();
+    throw error;
+  }
 }

@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { dataOf, HostHarness } from '../host-harness.js';
+import { startServer, type TestServer } from './servers.js';
+
+/**
+ * The one resolution rho makes after a host is checked. `rebind.test` exists nowhere else: a
+ * client that resolved it again at connect time (the system resolver) would fail.
+ */
+const lookups: string[] = [];
+vi.mock('node:dns/promises', async (original) => {
+  const real = await original<typeof import('node:dns/promises')>();
+  return {
+    ...real,
+    lookup: async (hostname: string, options: object) => {
+      lookups.push(hostname);
+      return hostname === 'rebind.test' ? { address: '127.0.0.1', family: 4 } : real.lookup(hostname, options);
+    },
+  };
+});
+
+let server: TestServer | undefined;
+let harness: HostHarness | undefined;
+afterEach(async () => {
+  await server?.close();
+  await harness?.dispose();
+  server = harness = undefined;
+  lookups.length = 0;
+});
+
+describe('http_request and DNS', () => {
+  it('resolves a checked host once and connects to that address', async () => {
+    server = await startServer((request, response) => response.end(`host header ${request.headers.host}`));
+    const port = new URL(server.origin).port;
+    harness = await HostHarness.create({ allow: ['network(rebind.test)'] });
+    const result = await harness.invoke('http_request', { url: `http://rebind.test:${port}/` });
+    expect(dataOf<{ body: string }>(result).body).toBe(`host header rebind.test:${port}`);
+    expect(lookups).toEqual(['rebind.test']);
+  });
+
+  it('never resolves a host the policy refused', async () => {
+    harness = await HostHarness.create({ allow: [] });
+    const result = await harness.invoke('http_request', { url: 'http://rebind.test:1/' });
+    expect(result.status).toBe('denied');
+    expect(lookups).toEqual([]);
+  });
+});
