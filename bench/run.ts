@@ -21,6 +21,7 @@ import { sandboxSuite } from './suites/sandbox.js';
 import { schedulerSizes, schedulerSuite } from './suites/scheduler.js';
 import { startupSuite } from './suites/startup.js';
 import { stepPathSizes, stepPathSuite } from './suites/step-path.js';
+import { tasksSuite } from './suites/tasks.js';
 
 interface Suite {
   name: string;
@@ -41,6 +42,7 @@ const suites: Suite[] = [
   { name: 'parallel', wholeProcess: true, run: parallelSuite },
   { name: 'output', wholeProcess: true, run: outputSuite },
   { name: 'mcp', wholeProcess: true, run: mcpSuite },
+  { name: 'tasks', wholeProcess: true, run: tasksSuite },
 ];
 
 function parseArguments(argv: readonly string[]) {

@@ -5,6 +5,8 @@ import HooksTest from './hooks/test.js';
 import HelpCommand from './help.js';
 import Init from './init.js';
 import Invoke from './invoke.js';
+import List from './list.js';
+import Matrix from './matrix.js';
 import Plan from './plan.js';
 import Run from './run.js';
 import Schema from './schema.js';
@@ -22,6 +24,8 @@ export const COMMANDS: Record<string, Command.Class> = {
   help: HelpCommand,
   init: Init,
   invoke: Invoke,
+  list: List,
+  matrix: Matrix,
   plan: Plan,
   run: Run,
   schema: Schema,

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { RhoCommand } from '../src/cli/rho-command.js';
 import { readCliEnvironment } from '../src/cli/environment.js';
-import { planRequestOf, runChoicesOf, runFlags } from '../src/cli/run-flags.js';
+import { planRequestOf, runChoicesOf, runFlags, splitPassThrough, taskArg } from '../src/cli/run-flags.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends RhoCommand {
@@ -12,6 +12,8 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
 
   static override examples = [
     '<%= config.bin %> run workflows/hello.yml',
+    '<%= config.bin %> run tasks.yml build',
+    '<%= config.bin %> run tasks.yml test -- --watch src/',
     `<%= config.bin %> run release.yml -i tag=v1.2.0 --allow 'write(dist/**)' --approve 'process(npm publish)'`,
     '<%= config.bin %> run ci.yml -j 4 --output plain --timeout 10m',
     '<%= config.bin %> run ci.yml --junit reports/rho.xml --events reports/events.ndjson',
@@ -19,17 +21,19 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
 
   static override args = {
     workflow: Args.string({ description: 'Workflow file (YAML)', required: true }),
+    task: taskArg,
   };
 
   static override flags = runFlags;
 
   async run(): Promise<void> {
-    const { args, flags } = await this.parse(Run);
+    const { argv, passThrough } = splitPassThrough(this.argv);
+    const { args, flags } = await this.parse(Run, argv);
     const environment = readCliEnvironment();
     const streams = { stdout: process.stdout, stderr: process.stderr };
     if (flags['dry-run']) {
       const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
-      const planned = await planWorkflowCommand(planRequestOf(args.workflow, flags), environment, streams, { print: true });
+      const planned = await planWorkflowCommand(planRequestOf(args.workflow, { ...flags, task: args.task, passThrough }), environment, streams, { print: true });
       if (planned.exitCode !== 0) this.exit(planned.exitCode);
       return;
     }
@@ -37,7 +41,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const code = await runWorkflowCommand(
       {
         file: args.workflow,
-        choices: runChoicesOf(flags),
+        choices: runChoicesOf({ ...flags, task: args.task, passThrough }),
         noInput: flags['no-input'],
         output: flags.output as OutputMode,
         ...(flags.timeout !== undefined && { timeout: flags.timeout }),

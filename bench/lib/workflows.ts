@@ -76,3 +76,23 @@ export async function writeMcpWorkflow(dir: string, server: string, called: bool
   await writeFile(file, body.replace('steps:\n', `tools:\n  - mcp: { name: pad, command: [node, ${JSON.stringify(server)}] }\nsteps:\n`));
   return file;
 }
+
+/** A file whose task `build` runs `command` `count` times (exec, in order), beside a `lint` task it does not run. */
+export async function writeTaskWorkflow(dir: string, count: number, command: string): Promise<string> {
+  const file = path.join(dir, `tasks-${count}.yml`);
+  const steps = range(count).map((index) => execStep(index, command, []).replace(/^ {2}/gm, '      '));
+  const text = [
+    `version: 1\nname: tasks-${count}\npolicy:\n  allow: [${JSON.stringify(`process(${command})`)}]\ntasks:\n`,
+    `  lint:\n    steps:\n      - { id: lint, tool: exec, with: { command: ${JSON.stringify(command)} } }\n`,
+    `  build:\n    sequential: true\n    steps:\n${steps.join('')}`,
+  ].join('');
+  await writeFile(file, text);
+  return file;
+}
+
+/** The same recipe for `just`: `build` runs `command` `count` times, one recipe line each. */
+export async function writeJustfile(dir: string, count: number, command: string): Promise<string> {
+  const file = path.join(dir, `tasks-${count}.just`);
+  await writeFile(file, `lint:\n    @${command}\n\nbuild:\n${range(count).map(() => `    @${command}\n`).join('')}`);
+  return file;
+}

@@ -1,3 +1,5 @@
+import { isCiEnvironment } from '../workflow/run-context.js';
+
 /** Facts about where the CLI runs, read once from the process (never inside src/host). */
 export interface CliEnvironment {
   env: Readonly<Record<string, string | undefined>>;
@@ -10,7 +12,7 @@ export interface CliEnvironment {
 
 export function readCliEnvironment(): CliEnvironment {
   const env = { ...process.env };
-  const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
+  const ci = isCiEnvironment(env);
   return {
     env,
     ci,

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { sandboxModes, type SandboxMode } from '../host/confinement/status.js';
 import { outputModes } from '../ui/render/choose.js';
 import type { PlanRequest } from './plan-workflow.js';
@@ -28,6 +28,18 @@ export const policyFlags = {
   }),
 };
 
+/** The optional task positional of `run` and `plan`: a name under the file's `tasks:`. */
+export const taskArg = Args.string({ description: 'Task to run (a name under tasks:); the file’s top-level steps when absent', required: false });
+
+/**
+ * Splits a command line at `--`: what follows goes to the task as its `args` input, unparsed
+ * (`rho run FILE TASK -- --watch`), so flags meant for the task are never read as rho's.
+ */
+export function splitPassThrough(argv: readonly string[]): { argv: string[]; passThrough: string[] } {
+  const at = argv.indexOf('--');
+  return at < 0 ? { argv: [...argv], passThrough: [] } : { argv: argv.slice(0, at), passThrough: argv.slice(at + 1) };
+}
+
 /** Flags of `plan`: everything that shapes what a run would do. */
 export const planFlags = {
   workspace: policyFlags.workspace,
@@ -38,12 +50,14 @@ export const planFlags = {
   'max-parallel': Flags.integer({ char: 'j', summary: 'Limit on concurrently executing steps.', min: 1, helpValue: 'N' }),
   input: repeatable('Workflow input KEY=VALUE. Repeatable.', 'KEY=VALUE', 'i'),
   hooks: Flags.string({ summary: 'Hooks file (TOML): consult its pre-tool gates, and the workflow’s own, about each request.', helpValue: 'FILE' }),
+  matrix: repeatable('Run only the matrix cells whose NAME is VALUE (one machine’s share of a CI matrix). Repeatable.', 'NAME=VALUE'),
 };
 
 export const runFlags = {
   ...policyFlags,
   'max-parallel': planFlags['max-parallel'],
   input: planFlags.input,
+  matrix: planFlags.matrix,
   'dry-run': Flags.boolean({ summary: 'Print the plan (as rho plan) and run nothing.', default: false }),
   output: Flags.string({
     summary: 'Output: auto (fancy on a terminal outside CI, else plain), fancy, plain, or json (NDJSON events on stdout).',
@@ -62,6 +76,11 @@ export const runFlags = {
 
 /** The values of the flags that shape a run, as oclif parses them (`rho plan` has no approvals). */
 export interface ChoiceFlagValues {
+  /** The task positional of `run` and `plan`. */
+  task?: string | undefined;
+  /** What followed `--`. */
+  passThrough?: string[];
+  matrix?: string[];
   workspace?: string | undefined;
   'max-parallel'?: number | undefined;
   input?: string[];
@@ -77,6 +96,9 @@ export interface ChoiceFlagValues {
 /** The run's choices from its flags, parsed once. */
 export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
   return parseRunChoices({
+    ...(flags.task !== undefined && { task: flags.task }),
+    passThrough: flags.passThrough ?? [],
+    matrix: flags.matrix ?? [],
     ...(flags.workspace !== undefined && { workspace: flags.workspace }),
     ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
     inputs: flags.input ?? [],

@@ -5,10 +5,11 @@ import { ToolError } from './errors.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
 import type { Resource } from './resources.js';
 import { validateAsyncPlan, type Declaration } from './scheduler.js';
+import { executeWithRetry, type FailedAttempt, type RetryPolicy } from './retry.js';
 import type { ToolResult } from './tool.js';
 
 /** How a submitted call ended: with a result, or withdrawn before it executed (the run stopped or failed). */
-export type CallOutcome = { kind: 'result'; result: ToolResult } | { kind: 'withdrawn' };
+export type CallOutcome = { kind: 'result'; result: ToolResult; /** How many times it executed, when retried. */ attempts?: number } | { kind: 'withdrawn' };
 
 export interface SubmitOptions {
   /** Cancels the call while it executes. */
@@ -19,6 +20,8 @@ export interface SubmitOptions {
   resources?: Declaration;
   /** Runs detached (`async: true`): nobody waits for it, it may not ask questions. */
   detached?: boolean;
+  /** Executes a failed call again, holding its slot, until it succeeds or the attempts run out. */
+  retry?: RetryPolicy;
   /** Called as the call begins to execute. */
   onStarted?(): void;
   /** A detached call, once declared, no longer holds later calls back (except those that conflict with it). */
@@ -31,7 +34,10 @@ export interface SubmitOptions {
 export interface CallPathSteps {
   prepare(call: ToolCall, signal: AbortSignal): Promise<PreparedCall | ToolError>;
   authorize(prepared: PreparedCall, signal: AbortSignal): Promise<ToolError | undefined>;
-  started(prepared: PreparedCall, index: number): void;
+  /** An attempt begins: the first, or (with `attempt`) a retry. */
+  started(prepared: PreparedCall, index: number, attempt?: { attempt: number; of: number }): void;
+  /** An attempt failed and another follows. */
+  retrying(prepared: PreparedCall, failed: FailedAttempt): void;
   execute(prepared: PreparedCall, signal: AbortSignal, detached: boolean): Promise<ExecutionOutcome>;
 }
 
@@ -97,10 +103,17 @@ export async function runCallPath(steps: CallPathSteps, order: CallOrder, index:
   const startedAt = performance.now();
   steps.started(prepared, index);
   options.onStarted?.();
-  const outcome = await steps.execute(prepared, signal, detached);
-  const durationMs = performance.now() - startedAt;
-  const result = outcome.status === 'success' ? succeeded(call, outcome.output, durationMs) : failedResult(call, outcome.error, signal, durationMs);
-  return settle({ kind: 'result', result }, lease);
+  const attempt = async () => {
+    const outcome = await steps.execute(prepared!, signal, detached);
+    const durationMs = performance.now() - startedAt;
+    return outcome.status === 'success' ? succeeded(call, outcome.output, durationMs) : failedResult(call, outcome.error, signal, durationMs);
+  };
+  const { result, attempts } = await executeWithRetry(options.retry, attempt, {
+    signal: waiting,
+    onRetry: (failed) => steps.retrying(prepared!, failed),
+    onAttempt: (number, of) => steps.started(prepared!, index, { attempt: number, of }),
+  });
+  return settle({ kind: 'result', result, ...(attempts > 1 && { attempts }) }, lease);
 }
 
 /**

@@ -31,7 +31,14 @@ export type StepError = z.infer<typeof stepErrorSchema>;
 
 const auditSeq = z.number().int().describe('Audit sequence number of the decision');
 
-const stepStarted = z.strictObject({ type: z.literal('step_started'), stepId: z.string(), index: z.number().int(), tool: z.string() });
+const stepStarted = z.strictObject({
+  type: z.literal('step_started'),
+  stepId: z.string(),
+  index: z.number().int(),
+  tool: z.string(),
+  attempt: z.number().int().min(2).optional().describe('A retry: this attempt’s number (retry:); absent for the first'),
+  attempts: z.number().int().min(2).optional().describe('With attempt: the most attempts the call may take'),
+});
 const stepProgress = z.strictObject({
   type: z.literal('step_progress'),
   stepId: z.string(),
@@ -58,10 +65,21 @@ export const runEventSchema = z.discriminatedUnion('type', [
     type: z.literal('run_started'),
     runId: z.string(),
     workflow: z.string(),
+    task: z.string().optional().describe('The task run (`rho run FILE TASK`); absent for the default task'),
     file: z.string(),
     workspace: z.string().describe('Canonical primary workspace root'),
     sandbox: sandboxStatusSchema.optional().describe('Whether process steps run confined, and if not, why and how to fix it'),
-    steps: z.array(z.strictObject({ id: z.string(), name: z.string(), tool: z.string(), line: z.number().int() })).readonly(),
+    steps: z
+      .array(
+        z.strictObject({
+          id: z.string(),
+          name: z.string(),
+          tool: z.string(),
+          line: z.number().int(),
+          kind: z.enum(['matrix']).optional().describe('A matrix step: no call of its own, the combined status of its cells (the steps before it)'),
+        }),
+      )
+      .readonly(),
   }),
   ...hostEventSchema.options,
   z.strictObject({
@@ -78,6 +96,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
       .readonly()
       .optional()
       .describe('Images the step returned: media type and size only, never their bytes'),
+    attempts: z.number().int().min(2).optional().describe('How many attempts the step took, when it was retried'),
   }),
   z.strictObject({
     type: z.literal('run_finished'),

@@ -1,3 +1,4 @@
+import { formatMs } from './format-ms.js';
 import { abortGraceMs, followingController, raceAbort } from './abort.js';
 import type { Approver } from './approval.js';
 import { Authorizer, type ScriptedApprovals } from './authorization.js';
@@ -128,7 +129,20 @@ export class ToolHost {
     this.#steps = {
       prepare: (call, signal) => prepareCall(this.tools, call, this.#baseContext(call, signal)),
       authorize: (prepared, signal) => this.#authorizeAll(prepared, signal),
-      started: (prepared, index) => this.#emitFor(prepared.call.id, { type: 'step_started', stepId: prepared.call.stepId ?? prepared.call.id, index, tool: prepared.call.tool }),
+      started: (prepared, index, attempt) =>
+        this.#emitFor(prepared.call.id, {
+          type: 'step_started',
+          stepId: prepared.call.stepId ?? prepared.call.id,
+          index,
+          tool: prepared.call.tool,
+          ...(attempt && { attempt: attempt.attempt, attempts: attempt.of }),
+        }),
+      retrying: (prepared, { attempt, of, result, delayMs }) =>
+        this.#emitFor(prepared.call.id, {
+          type: 'step_progress',
+          stepId: prepared.call.stepId ?? prepared.call.id,
+          message: `attempt ${attempt} of ${of} failed: ${result.error?.message ?? result.status}; trying again${delayMs > 0 ? ` in ${formatMs(delayMs)}` : ''}`,
+        }),
       execute: (prepared, signal, detached) => this.#execute(prepared, signal, detached),
     };
   }

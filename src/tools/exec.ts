@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../host/tool.js';
-import { commandShape, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
+import { commandShape, defaultProcessTimeoutMs, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
 import { callWallLimitMs, planDirectProcess } from './process/launch-plan.js';
 import { runUntilExit } from './process/run-until-exit.js';
 import { resultData } from './result-data.js';
@@ -18,6 +18,7 @@ export const execTool = defineTool({
   data: resultData.exec,
   classes: ['process'],
   executionPolicy: 'resource-aware',
+  timeoutMs: defaultProcessTimeoutMs,
   schema: execArgs,
   async prepare(args, ctx) {
     const { plan, request } = await planDirectProcess(args, ctx, callWallLimitMs(args, ctx));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../host/tool.js';
 import { resolveExecutable } from './process/executable.js';
-import { argumentText, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
+import { argumentText, defaultProcessTimeoutMs, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
 import { callWallLimitMs, executableSearch, planLaunch } from './process/launch-plan.js';
 import { shellRequest } from './process/request.js';
 import { runUntilExit } from './process/run-until-exit.js';
@@ -21,6 +21,7 @@ export const shellTool = defineTool({
   data: resultData.shell,
   classes: ['shell'],
   executionPolicy: 'resource-aware',
+  timeoutMs: defaultProcessTimeoutMs,
   schema: shellArgs,
   async prepare(args, ctx) {
     const plan = await planLaunch(args, ctx);

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import { describeIssues } from '../host/arguments.js';
+import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
+import { isCredentialName } from '../tools/process/environment.js';
 import { parseDuration } from './duration.js';
 import {
   ExpressionError,
@@ -13,8 +15,23 @@ import {
   type Template,
 } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
+import { matrixCells, type MatrixCell, type MatrixFilter } from './matrix.js';
+import { expandMatrices } from './expand.js';
 import type { Problem } from './problems.js';
-import { stepSchema, workflowSchema, type StepFile, type WorkflowFile } from './schema.js';
+import type { RetryPolicy } from '../host/retry.js';
+import { runContextKeys } from './run-context.js';
+import {
+  stepSchema,
+  taskNamePattern,
+  taskSchema,
+  workflowSchema,
+  type InputDeclaration,
+  type RetrySetting,
+  type StepDefaults,
+  type StepFile,
+  type TaskFile,
+  type WorkflowFile,
+} from './schema.js';
 import { knownKeysAt, missingField } from './schema-keys.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
@@ -33,11 +50,15 @@ export interface CompileOptions {
   pendingModules?: boolean;
   /** Contexts beyond inputs, steps, env and secrets that expressions may read. */
   contexts?: readonly string[];
+  /** The task to compile for a run; the default task (top-level `steps:`) when absent. Every task is validated. */
+  task?: string;
+  /** `--matrix NAME=VALUE`: the cells a run keeps. */
+  matrixFilter?: MatrixFilter;
 }
 
 /**
  * Validates a parsed workflow and compiles it for the runner. Every problem is collected in one
- * pass, each located in the file.
+ * pass, each located in the file. Every task is checked; the one asked for is returned.
  */
 export function compileWorkflow(
   source: WorkflowSource,
@@ -48,13 +69,16 @@ export function compileWorkflow(
   const warnings: Problem[] = [];
   const report = (nodePath: NodePath, message: string, options: { key?: boolean } = {}) =>
     problems.push({ file: source.file, ...source.position(nodePath, options), message });
+  const pendingServers = options.pendingServers ?? [];
 
   const data = source.toData();
   const parsed = workflowSchema.safeParse(data);
   if (!parsed.success) {
     reportSchemaIssues(data, parsed.error.issues, report);
     const lenient = lenientWorkflow(data);
-    if (lenient) compileSteps(source, lenient.file, tools, options, problems, warnings, lenient.invalidSteps);
+    if (lenient) {
+      for (const task of tasksOf(lenient.file)) compileSteps(source, lenient.file, task, tools, options, problems, warnings, lenient.invalidSteps.get(task.path.join('.')));
+    }
     return { problems, warnings };
   }
   const file = parsed.data;
@@ -67,8 +91,87 @@ export function compileWorkflow(
       }
     });
   }
-  const steps = compileSteps(source, file, tools, options, problems, warnings);
-  return problems.length > 0 ? { problems, warnings } : { workflow: { source, file, steps }, problems, warnings };
+  if (file.steps === undefined && file.tasks === undefined) report([], 'a workflow needs steps: (its default task) or tasks:');
+  file.host_env?.forEach((name, index) => {
+    if (isCredentialName(name)) report(['host_env', index], `${name} looks like a credential; pass it through secrets: so it is masked`);
+    else if (file.env?.[name] !== undefined) report(['host_env', index], `${name} is also set under env:; keep one`);
+  });
+  const checkDefaults = (declared: Readonly<Record<string, InputDeclaration>> | undefined, at: NodePath) => {
+    for (const [name, input] of Object.entries(declared ?? {})) {
+      if (input.default !== undefined && Array.isArray(input.default) !== (input.type === 'array')) {
+        report([...at, name, 'default'], input.type === 'array' ? `input ${name} is an array: its default is a list` : `input ${name} is a ${input.type}: its default cannot be a list`);
+      }
+    }
+  };
+  checkDefaults(file.inputs, ['inputs']);
+  for (const [name, task] of Object.entries(file.tasks ?? {})) checkDefaults(task.inputs, ['tasks', name, 'inputs']);
+  let selected: { task: TaskOf; steps: CompiledStep[] } | undefined;
+  for (const task of tasksOf(file)) {
+    for (const name of Object.keys(task.ownInputs)) {
+      if (file.inputs?.[name] !== undefined) report([...task.path.slice(0, -1), 'inputs', name], `input ${name} is declared by the file and by task ${task.name}; rename one`, { key: true });
+    }
+    const steps = compileSteps(source, file, task, tools, options, problems, warnings);
+    if (task.name === options.task) selected = { task, steps };
+  }
+  if (problems.length > 0) return { problems: uniqueProblems(problems), warnings };
+  if (options.task !== undefined && !selected) throw unknownTaskError(source.file, file, options.task);
+  const task = selected?.task;
+  const matrixFilter = options.matrixFilter ?? {};
+  const steps = expandMatrices(selected?.steps ?? [], matrixFilter);
+  return { workflow: { source, file, task: options.task, matrixFilter, inputs: task?.inputs ?? file.inputs ?? {}, steps }, problems, warnings };
+}
+
+/** A default that is wrong is reported once, not once for every step it reaches. */
+function uniqueProblems(problems: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = `${problem.line}:${problem.col}:${problem.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** One task of a file, with what its steps may refer to. The default task has no name. */
+interface TaskOf {
+  name: string | undefined;
+  /** Where its steps are in the file. */
+  path: NodePath;
+  steps: readonly StepFile[];
+  ownInputs: Readonly<Record<string, InputDeclaration>>;
+  /** The file's inputs and the task's own: what `inputs.*` reads. */
+  inputs: Readonly<Record<string, InputDeclaration>>;
+  /** The file's defaults, with the task's own over them. */
+  defaults: StepDefaults;
+  /** Where each default comes from, to locate a bad one. */
+  defaultsPath: (key: keyof StepDefaults) => NodePath;
+  /** `sequential: true`: each step waits for the one before it, as if it named it in needs:. */
+  sequential: boolean;
+}
+
+function tasksOf(file: WorkflowFile): TaskOf[] {
+  const tasks: TaskOf[] = [];
+  const fileDefaults = file.defaults ?? {};
+  if (file.steps) {
+    const defaultsPath = (key: keyof StepDefaults) => ['defaults', key];
+    tasks.push({ name: undefined, path: ['steps'], steps: file.steps, ownInputs: {}, inputs: file.inputs ?? {}, defaults: fileDefaults, defaultsPath, sequential: file.sequential ?? false });
+  }
+  for (const [name, task] of Object.entries(file.tasks ?? {})) {
+    const ownInputs = task.inputs ?? {};
+    const defaults = { ...fileDefaults, ...task.defaults };
+    const defaultsPath = (key: keyof StepDefaults) => (task.defaults?.[key] !== undefined ? ['tasks', name, 'defaults', key] : ['defaults', key]);
+    tasks.push({ name, path: ['tasks', name, 'steps'], steps: task.steps, ownInputs, inputs: { ...file.inputs, ...ownInputs }, defaults, defaultsPath, sequential: task.sequential ?? false });
+  }
+  return tasks;
+}
+
+/** `rho run FILE NAME` with a name the file does not have: a usage error that lists what it has. */
+export function unknownTaskError(file: string, workflow: WorkflowFile, name: string): HostError {
+  const names = Object.keys(workflow.tasks ?? {});
+  const suggestions = closestNames(name, names);
+  const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((task) => `"${task}"`).join(' or ')}?` : '';
+  const known = names.length > 0 ? ` (tasks: ${names.join(', ')})` : ' (it has no tasks:)';
+  return new HostError('usage', `${file} has no task "${name}"${hint}${known}`);
 }
 
 function reportSchemaIssues(
@@ -112,6 +215,7 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
 interface StepContext {
   source: WorkflowSource;
   file: WorkflowFile;
+  task: TaskOf;
   tools: ToolRegistry;
   pendingServers: readonly string[];
   pendingModules: boolean;
@@ -126,6 +230,7 @@ interface StepContext {
 function compileSteps(
   source: WorkflowSource,
   file: WorkflowFile,
+  task: TaskOf,
   tools: ToolRegistry,
   options: CompileOptions,
   problems: Problem[],
@@ -135,17 +240,19 @@ function compileSteps(
   const context: StepContext = {
     source,
     file,
+    task,
     tools,
     pendingServers: options.pendingServers ?? [],
     pendingModules: options.pendingModules ?? false,
-    parseOptions: { contexts: options.contexts ?? [] },
+    // rho.* is the run's context, readable everywhere; matrix.* only in a matrix step.
+    parseOptions: { contexts: [...(options.contexts ?? []), 'rho'] },
     problems,
     warnings,
     indexById: new Map(),
     untrusted: new UntrustedValues(file),
   };
   const compiled: CompiledStep[] = [];
-  file.steps.forEach((step, index) => {
+  task.steps.forEach((step, index) => {
     if (invalidSteps.has(index)) {
       if (!context.indexById.has(step.id)) context.indexById.set(step.id, index);
       // Its other keys are wrong, but a tool it names can still be checked in the same pass.
@@ -153,7 +260,7 @@ function compileSteps(
       return;
     }
     if (context.indexById.has(step.id)) {
-      reportAt(context, ['steps', index, 'id'], `duplicate step id "${step.id}" (first used by step ${context.indexById.get(step.id)! + 1})`);
+      reportAt(context, [...task.path, index, 'id'], `duplicate step id "${step.id}" (first used by step ${context.indexById.get(step.id)! + 1})`);
     }
     const result = compileStep(context, step, index);
     if (result) compiled.push(result);
@@ -165,19 +272,25 @@ function compileSteps(
 /**
  * When the file as a whole fails the schema, the steps that pass it on their own are still
  * checked (tools, references, expressions), so one pass reports every problem. Steps that fail
- * keep their place and id so references to them are not reported twice.
+ * keep their place and id so references to them are not reported twice. Invalid steps are
+ * listed per task, keyed by the path of its steps.
  */
-function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Set<number> } | undefined {
-  if (data === null || typeof data !== 'object' || !Array.isArray((data as { steps?: unknown }).steps)) return undefined;
-  const raw = data as Record<string, unknown> & { steps: unknown[] };
-  const invalidSteps = new Set<number>();
-  const steps = raw.steps.map((entry, index) => {
-    const checked = stepSchema.safeParse(entry);
-    if (checked.success) return checked.data;
-    invalidSteps.add(index);
-    const { id, tool } = (entry ?? {}) as { id?: unknown; tool?: unknown };
-    return { id: typeof id === 'string' ? id : `#${index + 1}`, tool: typeof tool === 'string' && tool.length <= 200 ? tool : '' };
-  });
+function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Map<string, Set<number>> } | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  const raw = data as Record<string, unknown>;
+  const invalidSteps = new Map<string, Set<number>>();
+  const lenientSteps = (entries: unknown, path: string): StepFile[] | undefined => {
+    if (!Array.isArray(entries)) return undefined;
+    const invalid = new Set<number>();
+    invalidSteps.set(path, invalid);
+    return entries.map((entry, index) => {
+      const checked = stepSchema.safeParse(entry);
+      if (checked.success) return checked.data;
+      invalid.add(index);
+      const { id, tool } = (entry ?? {}) as { id?: unknown; tool?: unknown };
+      return { id: typeof id === 'string' ? id : `#${index + 1}`, tool: typeof tool === 'string' && tool.length <= 200 ? tool : '' };
+    });
+  };
   const part = <K extends keyof WorkflowFile>(key: K): WorkflowFile[K] | undefined => {
     const checked = workflowSchema.shape[key].safeParse(raw[key]);
     return checked.success ? (checked.data as WorkflowFile[K]) : undefined;
@@ -188,7 +301,16 @@ function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Set
     if (declared === null || typeof declared !== 'object' || Array.isArray(declared)) return undefined;
     return Object.fromEntries(Object.keys(declared).map((name) => [name, {}]));
   };
-  const file = { version: 1, name: '', steps, inputs: names('inputs'), env: names('env'), secrets: part('secrets') } as WorkflowFile;
+  const tasks: Record<string, TaskFile> = {};
+  if (raw.tasks !== null && typeof raw.tasks === 'object') {
+    for (const [name, task] of Object.entries(raw.tasks as Record<string, unknown>)) {
+      const steps = lenientSteps((task as { steps?: unknown } | null)?.steps, `tasks.${name}.steps`);
+      const inputs = taskSchema.shape.inputs.safeParse((task as { inputs?: unknown }).inputs);
+      if (steps && taskNamePattern.test(name)) tasks[name] = { steps, ...(inputs.success && inputs.data && { inputs: inputs.data }) };
+    }
+  }
+  const steps = lenientSteps(raw.steps, 'steps');
+  const file = { version: 1, name: '', steps, tasks, inputs: names('inputs'), env: names('env'), secrets: part('secrets') } as WorkflowFile;
   return { file, invalidSteps };
 }
 
@@ -197,10 +319,12 @@ function reportAt(context: StepContext, nodePath: NodePath, message: string, off
   list.push({ file: context.source.file, ...position, message });
 }
 
-function compileStep(context: StepContext, step: StepFile, index: number): CompiledStep | undefined {
-  const at = (...rest: PropertyKey[]): NodePath => ['steps', index, ...rest];
+function compileStep(taskContext: StepContext, step: StepFile, index: number): CompiledStep | undefined {
+  // A matrix step's expressions may read matrix.*.
+  const context = step.matrix === undefined ? taskContext : { ...taskContext, parseOptions: { contexts: [...(taskContext.parseOptions.contexts ?? []), 'matrix'] } };
+  const at = (...rest: PropertyKey[]): NodePath => [...context.task.path, index, ...rest];
   const before = context.problems.length;
-  const dependencies = new Set<number>();
+  const dependencies = new Set<number>(context.task.sequential && index > 0 ? [index - 1] : []);
   const needs = step.needs === undefined ? [] : Array.isArray(step.needs) ? step.needs : [step.needs];
   needs.forEach((id, position) => {
     const target = resolveEarlierStep(context, id, step.id);
@@ -208,18 +332,31 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     else dependencies.add(target);
   });
 
+  let cells: MatrixCell[] | undefined;
+  if (step.matrix !== undefined) {
+    try {
+      cells = matrixCells(step.matrix);
+    } catch (error) {
+      reportAt(context, at('matrix'), (error as Error).message);
+    }
+  }
+  if (step.fail_fast !== undefined && step.matrix === undefined) reportAt(context, at('fail_fast'), 'fail_fast applies to a step with matrix:');
+  const matrixNames = step.matrix === undefined ? undefined : [...new Set((cells ?? []).flatMap((cell) => Object.keys(cell)))];
   const tool = context.tools.get(step.tool);
+  const defaults = context.task.defaults;
+  // A default working directory goes to every tool whose arguments have one, unless the step sets it.
+  const withValue = defaults.cwd !== undefined && step.with?.cwd === undefined && tool && hasArgument(tool, 'cwd') ? { ...step.with, cwd: defaults.cwd } : step.with;
   if (!tool) checkUnknownTool(context, step.tool, index);
 
   let withHasExpressions = false;
   let argumentsReadSteps = false;
   let argumentsUntrusted: string | undefined;
-  walkTemplates(step.with ?? {}, (text, valuePath) => {
+  walkTemplates(withValue ?? {}, (text, valuePath) => {
     const template = parseOrReport(context, text, at('with', ...valuePath));
     if (template && !isLiteralTemplate(template)) {
       withHasExpressions = true;
       argumentsReadSteps ||= templateReferences(template).steps.size > 0;
-      checkReferences(context, template, at('with', ...valuePath), step.id, dependencies);
+      checkReferences(context, template, at('with', ...valuePath), step.id, dependencies, matrixNames);
       const untrusted = context.untrusted.whyAny(template);
       argumentsUntrusted ??= untrusted;
       if (untrusted !== undefined && codeArguments[step.tool] === valuePath[0] && valuePath.length === 1) {
@@ -237,23 +374,33 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     if (template) {
       condition = template;
       conditionUsesStatus = templateReferences(template).statusFunctions;
-      checkReferences(context, template, at('if'), step.id, dependencies);
+      checkReferences(context, template, at('if'), step.id, dependencies, matrixNames);
     }
   }
 
-  if (tool && step.with !== undefined && !withHasExpressions) {
-    const checked = tool.schema.safeParse(step.with);
+  if (tool && withValue !== undefined && !withHasExpressions) {
+    const checked = tool.schema.safeParse(withValue);
     if (!checked.success) reportAt(context, at('with'), `invalid arguments for ${tool.name}: ${describeIssues(checked.error.issues)}`);
   }
   if (step.async && tool && tool.mode !== 'async') {
     reportAt(context, at('async'), `tool ${tool.name} cannot run detached (it does not declare async mode)`);
   }
   let timeoutMs: number | undefined;
-  if (step.timeout !== undefined) {
+  const timeout = step.timeout ?? defaults.timeout;
+  if (timeout !== undefined) {
     try {
-      timeoutMs = parseDuration(step.timeout);
+      timeoutMs = parseDuration(timeout);
     } catch (error) {
-      reportAt(context, at('timeout'), (error as Error).message);
+      reportAt(context, step.timeout !== undefined ? at('timeout') : context.task.defaultsPath('timeout'), (error as Error).message);
+    }
+  }
+  const retrySetting = step.retry ?? defaults.retry;
+  let retry: RetryPolicy | undefined;
+  if (retrySetting !== undefined) {
+    try {
+      retry = parseRetry(retrySetting);
+    } catch (error) {
+      reportAt(context, step.retry !== undefined ? at('retry') : context.task.defaultsPath('retry'), (error as Error).message);
     }
   }
   if (context.problems.length > before) return undefined;
@@ -263,18 +410,32 @@ function compileStep(context: StepContext, step: StepFile, index: number): Compi
     name: step.name ?? step.id,
     tool: step.tool,
     line: context.source.position(at()).line,
-    with: step.with ?? {},
+    with: withValue ?? {},
     withHasExpressions,
     argumentsReadSteps,
     condition,
     conditionUsesStatus,
     dependencies: [...dependencies].sort((a, b) => a - b),
     async: step.async ?? false,
-    continueOnError: step.continue_on_error ?? false,
+    continueOnError: step.continue_on_error ?? defaults.continue_on_error ?? false,
     timeoutMs,
+    retry,
+    ...(cells && { cells, deferFailure: step.fail_fast === false }),
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
     writes: step.writes,
   };
+}
+
+function parseRetry(setting: RetrySetting): RetryPolicy | undefined {
+  const { attempts, delay, backoff } = typeof setting === 'number' ? { attempts: setting, delay: undefined, backoff: undefined } : setting;
+  if (attempts < 2) return undefined;
+  return { attempts, delayMs: delay === undefined ? 0 : parseDuration(delay), backoff: backoff ?? 1 };
+}
+
+/** Whether a tool's arguments (a zod object) have a key: how a default reaches only the tools it fits. */
+function hasArgument(tool: { schema: unknown }, key: string): boolean {
+  const shape = (tool.schema as { shape?: unknown }).shape;
+  return typeof shape === 'object' && shape !== null && key in shape;
 }
 
 function injectionMessage(tool: string, argument: string, why: string): string {
@@ -292,7 +453,7 @@ function checkDataFields(context: StepContext, template: Template, nodePath: Nod
     const stepId = source.keys[0]!.toLowerCase();
     const keys = source.keys.slice(2);
     const index = context.indexById.get(stepId);
-    const toolName = index === undefined ? undefined : context.file.steps[index]?.tool;
+    const toolName = index === undefined ? undefined : context.task.steps[index]?.tool;
     const schema = toolName === undefined ? undefined : context.tools.get(toolName)?.data;
     if (!schema) continue;
     const missing = missingField(schema, keys);
@@ -316,7 +477,7 @@ function checkUnknownTool(context: StepContext, name: string, index: number): vo
   if (isPendingServerTool(name, context.pendingServers) || (context.pendingModules && !name.includes('.'))) return;
   const suggestions = closestToolNames(name, context.tools.names(), context.pendingServers);
   const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((suggestion) => `"${suggestion}"`).join(' or ')}?` : '';
-  reportAt(context, ['steps', index, 'tool'], `unknown tool "${name}"${hint}`);
+  reportAt(context, [...context.task.path, index, 'tool'], `unknown tool "${name}"${hint}`);
 }
 
 function parseOrReport(context: StepContext, text: string, nodePath: NodePath, offsetShift = 0): Template | undefined {
@@ -333,13 +494,20 @@ function resolveEarlierStep(context: StepContext, id: string, from: string): num
   const index = context.indexById.get(id);
   if (index !== undefined) return index;
   if (id === from) return `step "${from}" cannot depend on itself`;
-  const later = context.file.steps.some((step) => step.id === id);
+  const later = context.task.steps.some((step) => step.id === id);
   if (later) return `step "${id}" comes later; a step can only refer to earlier steps (this also rules out cycles)`;
   const suggestions = closestNames(id, [...context.indexById.keys()]);
   return `unknown step "${id}"${suggestions.length > 0 ? `; did you mean "${suggestions[0]}"?` : ''}`;
 }
 
-function checkReferences(context: StepContext, template: Template, nodePath: NodePath, from: string, dependencies: Set<number>): void {
+function checkReferences(
+  context: StepContext,
+  template: Template,
+  nodePath: NodePath,
+  from: string,
+  dependencies: Set<number>,
+  matrixNames: readonly string[] | undefined,
+): void {
   const references = templateReferences(template);
   for (const id of references.steps) {
     const target = resolveEarlierStep(context, id, from);
@@ -350,13 +518,22 @@ function checkReferences(context: StepContext, template: Template, nodePath: Nod
   // Names are case-insensitive, as every property in an expression is.
   const folded = (names: readonly string[]) => new Set(names.map((name) => name.toLowerCase()));
   const declared = {
-    inputs: folded(Object.keys(context.file.inputs ?? {})),
+    inputs: folded(Object.keys(context.task.inputs)),
     secrets: folded(context.file.secrets ?? []),
-    env: folded(Object.keys(context.file.env ?? {})),
+    env: folded([...Object.keys(context.file.env ?? {}), ...(context.file.host_env ?? [])]),
   };
   for (const kind of ['inputs', 'secrets', 'env'] as const) {
     for (const name of references[kind]) {
       if (!declared[kind].has(name.toLowerCase())) reportAt(context, nodePath, `${kind}.${name} is not declared under "${kind}:"`);
     }
+  }
+  // rho.* and matrix.* have fixed names: a misspelt one would read as null.
+  for (const { context: root, keys } of references.valueSources) {
+    const [name] = keys;
+    if (name === undefined) continue;
+    if (root === 'matrix' && matrixNames !== undefined && !matrixNames.includes(name)) {
+      reportAt(context, nodePath, `matrix.${name} is not a name of this step's matrix (${matrixNames.join(', ')})`);
+    }
+    if (root === 'rho' && !(runContextKeys as readonly string[]).includes(name)) reportAt(context, nodePath, `rho.${name} does not exist; rho has ${runContextKeys.join(', ')}`);
   }
 }

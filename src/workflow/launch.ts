@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { EnvMode } from '../host/capability.js';
@@ -15,7 +16,9 @@ import { builtinTools } from '../tools/index.js';
 import { probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
 import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
-import { parseInputs } from './inputs.js';
+import { parseInputs, type InputValue } from './inputs.js';
+import { parseMatrixFilter } from './matrix.js';
+import { runContextOf, type RunContext } from './run-context.js';
 import { RefusedSteps, serverStepProblems } from './extensions/server-steps.js';
 import { checkScriptedAnswerIds } from './question-ids.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
@@ -85,6 +88,23 @@ function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
   return { mode: 'inherit_only', names: raw.inherit_only };
 }
 
+/** The primary workspace root as given: `--workspace`, else the file's `workspace:`, else where rho was invoked. */
+function workspaceRoot(workflow: CompiledWorkflow, choices: RunChoices, cwd: string): string {
+  if (choices.workspace) return path.resolve(cwd, choices.workspace);
+  if (workflow.file.workspace) return path.resolve(workflow.source.directory, workflow.file.workspace);
+  return cwd;
+}
+
+/** The host variables `host_env:` names that are set (credential names were refused at validation). */
+function hostVariables(names: readonly string[], hostEnv: HostPorts['hostEnv']): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const name of names) {
+    const value = hostEnv[name];
+    if (value !== undefined) variables[name] = value;
+  }
+  return variables;
+}
+
 /**
  * The user's home directories a confined process must not see: `$HOME` and the account's own
  * (from the password database), so pointing HOME elsewhere hides more, never less.
@@ -128,11 +148,7 @@ export async function standaloneHookSandbox(hostEnv: HostPorts['hostEnv'], mode:
 /** The host configuration of a run: the file's settings with the front end's choices over them. */
 export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoices, cwd: string, processVariables: Readonly<Record<string, string>>): HostConfig {
   const file = workflow.file;
-  const root = choices.workspace
-    ? path.resolve(cwd, choices.workspace)
-    : file.workspace
-      ? path.resolve(workflow.source.directory, file.workspace)
-      : cwd;
+  const root = workspaceRoot(workflow, choices, cwd);
   return {
     root,
     grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir)),
@@ -154,10 +170,11 @@ export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoice
 export interface OpenedWorkflow {
   workflow: CompiledWorkflow;
   host: ToolHost;
-  inputs: Record<string, string | number | boolean>;
+  inputs: Record<string, InputValue>;
   secrets: Record<string, string>;
   env: Record<string, string>;
   maxParallel: number;
+  rho: RunContext;
   /** MCP servers the workflow declares; a run starts them, a plan does not. */
   servers: readonly DeclaredServer[];
   runId: string;
@@ -177,10 +194,10 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   // The probe starts bubblewrap once; it runs while the file is loaded, unless the flag turns the sandbox off.
   const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', pathVariable: ports.hostEnv.PATH });
   probing?.catch(() => undefined);
-  const { workflow, extensions, warnings, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading);
+  const { workflow, extensions, warnings, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading, { task: choices.task, matrixFilter: parseMatrixFilter(choices.matrix) });
   for (const warning of warnings) ports.warn?.(formatProblem(warning));
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
-  const inputs = parseInputs(choices.inputs, workflow.file.inputs ?? {});
+  const inputs = parseInputs(choices.inputs, workflow.inputs, choices.passThrough);
   checkScriptedAnswerIds(workflow, ports.scriptedAnswers ?? []);
   const secrets = readSecrets(workflow.file.secrets ?? [], ports.hostEnv);
   const runId = randomUUID();
@@ -194,10 +211,21 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     sandbox: { status: sandbox, homeDirectories: homes },
   };
   const hooks = ports.hooks ? await ports.hooks(declared, runId) : undefined;
-  const envContext: ExpressionContext = { inputs, steps: {}, env: {}, secrets, run: { failed: false, cancelled: false } };
-  const env = Object.fromEntries(
-    Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')]),
-  );
+  // Canonical as the host will make it, so env: sees the same rho.workspace as the steps.
+  const given = workspaceRoot(workflow, choices, options.cwd);
+  const context = runContextOf({
+    workspace: await realpath(given).catch(() => given),
+    workflowDir: workflow.source.directory,
+    cwd: options.cwd,
+    task: workflow.task,
+    hostEnv: ports.hostEnv,
+  });
+  const fromHost = hostVariables(workflow.file.host_env ?? [], ports.hostEnv);
+  const envContext: ExpressionContext = { inputs, steps: {}, env: fromHost, secrets, extra: { rho: context }, run: { failed: false, cancelled: false } };
+  const env = {
+    ...fromHost,
+    ...Object.fromEntries(Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')])),
+  };
   const masker = ports.masker ?? new SecretMasker();
   masker.add(...Object.values(secrets));
   const config = { ...resolveHostConfig(workflow, choices, options.cwd, env), sandbox, homeDirectories: homes };
@@ -213,12 +241,13 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     },
     extensions.tools,
   );
-  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, servers: extensions.servers, runId, hooks, masker, sandbox };
+  const rho = { ...context, workspace: host.workspace.root };
+  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker, sandbox };
 }
 
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
-  const { workflow, host, inputs, secrets, env, servers, runId, hooks, masker } = await openWorkflow(options, 'import');
+  const { workflow, host, inputs, secrets, env, rho, servers, runId, hooks, masker } = await openWorkflow(options, 'import');
   const unsubscribe = host.subscribe((event) => options.emit(masker.maskDeep(event)));
   const serverNames = servers.map((server) => server.declaration.name);
   // Starts still under way when the run ends are stopped: a run that never needed a server does not wait for it.
@@ -258,7 +287,7 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
     });
     // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
     void started.then(() => workflow.source.release());
-    return await runWorkflow({ host, workflow, inputs, secrets, env, signal: options.signal, runId, refusedSteps: refused });
+    return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused });
   } finally {
     starting.abort();
     await started;

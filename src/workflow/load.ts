@@ -1,7 +1,9 @@
+import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { compileWorkflow } from './compile.js';
 import { loadExtensions, type ModuleLoading, type WorkflowExtensions } from './extensions/load-extensions.js';
 import { uninspectedNotes } from './extensions/uninspected.js';
+import type { MatrixFilter } from './matrix.js';
 import type { CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings } from './rule-warnings.js';
@@ -17,20 +19,36 @@ export interface CheckedWorkflowFile {
   notes: Problem[];
 }
 
+/** Which task of a file to compile (the default task when absent), and which matrix cells. */
+export interface TaskSelection {
+  task?: string | undefined;
+  matrixFilter?: MatrixFilter;
+}
+
 /**
  * Reads, parses and validates one workflow file; every problem found is returned. With `import`,
  * the module tools it names are loaded first (into a registry of its own, from `baseTools`) so
  * validation knows them; with `skip` no module is imported and steps naming a tool that is not
  * registered are accepted and noted. Its MCP servers are never started here: steps naming their
- * tools are accepted, and noted.
+ * tools are accepted, and noted. Every task is validated; the one selected is compiled.
  */
-export async function checkWorkflowFile(file: string, baseTools: ToolRegistry, loading: ModuleLoading): Promise<CheckedWorkflowFile> {
+export async function checkWorkflowFile(
+  file: string,
+  baseTools: ToolRegistry,
+  loading: ModuleLoading,
+  selection: TaskSelection = {},
+): Promise<CheckedWorkflowFile> {
   const read = await WorkflowSource.read(file);
   if (!read.source) return { problems: read.problems, warnings: [], notes: [] };
   const extensions = await loadExtensions(read.source, baseTools, loading);
   const pendingServers = extensions.servers.map((server) => server.declaration.name);
   const pendingModules = extensions.uninspectedModules.length > 0;
-  const compiled = compileWorkflow(read.source, extensions.tools, { pendingServers, pendingModules });
+  const compiled = compileWorkflow(read.source, extensions.tools, {
+    pendingServers,
+    pendingModules,
+    ...(selection.task !== undefined && { task: selection.task }),
+    ...(selection.matrixFilter !== undefined && { matrixFilter: selection.matrixFilter }),
+  });
   // Without a module's tools, no rule can be called dead for naming none of them.
   if (compiled.workflow && !pendingModules) {
     const targets = { tools: extensions.tools.list(), pendingNamespaces: pendingServers };
@@ -44,13 +62,22 @@ export async function checkWorkflowFile(file: string, baseTools: ToolRegistry, l
   return { ...compiled, extensions, problems, warnings, notes };
 }
 
-/** As checkWorkflowFile, but throws InvalidWorkflowError (with any warnings) when anything is wrong. */
+/**
+ * As checkWorkflowFile for the task to run, but throws InvalidWorkflowError (with any warnings)
+ * when anything is wrong, and a usage error when the task does not exist or the file has no
+ * default task.
+ */
 export async function loadWorkflowFile(
   file: string,
   baseTools: ToolRegistry,
   loading: ModuleLoading,
+  selection: TaskSelection = {},
 ): Promise<{ workflow: CompiledWorkflow; extensions: WorkflowExtensions; warnings: Problem[]; notes: Problem[] }> {
-  const { workflow, extensions, problems, warnings, notes } = await checkWorkflowFile(file, baseTools, loading);
+  const { workflow, extensions, problems, warnings, notes } = await checkWorkflowFile(file, baseTools, loading, selection);
   if (!workflow || !extensions || problems.length > 0) throw new InvalidWorkflowError([...problems, ...warnings]);
+  if (workflow.steps.length === 0) {
+    const names = Object.keys(workflow.file.tasks ?? {});
+    throw new HostError('usage', `${file} has no default steps; name a task: rho run ${file} TASK (tasks: ${names.join(', ')})`);
+  }
   return { workflow, extensions, warnings, notes };
 }

@@ -1,5 +1,7 @@
 import type { Template } from './expressions/index.js';
-import type { WorkflowFile } from './schema.js';
+import type { RetryPolicy } from '../host/retry.js';
+import type { MatrixCell, MatrixFilter } from './matrix.js';
+import type { InputDeclaration, WorkflowFile } from './schema.js';
 import type { WorkflowSource } from './source.js';
 
 /** One step after validation: everything the runner needs, with expressions parsed. */
@@ -24,13 +26,29 @@ export interface CompiledStep {
   async: boolean;
   continueOnError: boolean;
   timeoutMs: number | undefined;
+  /** `retry:` (the step's, else its task's or file's default); undefined: one attempt. */
+  retry: RetryPolicy | undefined;
   resources: { shared: readonly string[]; exclusive: readonly string[] } | undefined;
   /** `writes:`: narrows where the step's processes may write; undefined: what the policy grants. */
   writes: readonly string[] | undefined;
+  /** A matrix step before expansion: its cells (the compiled task holds the cells and the group instead). */
+  cells?: readonly MatrixCell[];
+  /** A matrix cell: what `matrix.*` reads. */
+  matrix?: MatrixCell;
+  /** A cell of a matrix with `fail_fast: false`: its failure stops nothing until the matrix's combined status is known. */
+  deferFailure?: boolean;
+  /** The step a matrix expands into after its cells: no call of its own, the cells' combined status. */
+  group?: { kind: 'matrix'; members: readonly number[] };
 }
 
 export interface CompiledWorkflow {
   source: WorkflowSource;
   file: WorkflowFile;
+  /** The task these steps are (`rho run FILE TASK`); undefined for the default task. */
+  task: string | undefined;
+  /** `--matrix NAME=VALUE`: the cells the run keeps. */
+  matrixFilter: MatrixFilter;
+  /** What `-i` may set: the file's inputs and the task's own. */
+  inputs: Readonly<Record<string, InputDeclaration>>;
   steps: readonly CompiledStep[];
 }

@@ -30,12 +30,14 @@ export interface PlannedStep {
   wave: number;
   waitsFor: string[];
   condition: string | undefined;
-  /** The `if:` condition's value when it reads only inputs, env and secrets; undefined when known only at run time. */
+  /** The `if:` condition's value when it reads only inputs, env, secrets, the matrix and the run's context; undefined when known only at run time. */
   conditionValue?: boolean;
+  /** A matrix step: the cells (the steps before it) whose combined status it records. */
+  cells: string[] | undefined;
   /** `async: true`: it runs detached, and its result is recorded when it completes. */
   detached: boolean;
   /** How the step was prepared for the plan, or why it could not be. */
-  preparation: 'prepared' | 'at_run_time' | 'invalid';
+  preparation: 'prepared' | 'at_run_time' | 'invalid' | 'skipped' | 'group';
   note: string | undefined;
   requests: PlannedRequest[];
   resources: string;
@@ -94,9 +96,11 @@ export interface PlanOptions {
 export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions = {}): Promise<WorkflowPlan> {
   const { workflow, host } = opened;
   const gates = options.gates;
-  const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, run: { failed: false, cancelled: false } };
+  const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, extra: { rho: opened.rho }, run: { failed: false, cancelled: false } };
   const signal = new AbortController().signal;
-  const prepared = await Promise.all(workflow.steps.map((step) => prepareForPlan(step, opened, context, signal)));
+  const contextOf = (step: CompiledStep): ExpressionContext => (step.matrix ? { ...context, extra: { ...context.extra, matrix: step.matrix } } : context);
+  const conditions = workflow.steps.map((step) => decidedCondition(step, contextOf(step)));
+  const prepared = await Promise.all(workflow.steps.map((step, index) => prepareForPlan(step, opened, contextOf(step), signal, conditions[index])));
   const schedule = planWaves(
     prepared.map((entry) => entry.declaration),
     opened.maxParallel,
@@ -112,7 +116,8 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
         ...(schedule[index]!.waitsForSlot ? ['a free slot (max_parallel)'] : []),
       ],
       condition: step.condition === undefined ? undefined : typeof step.condition === 'boolean' ? String(step.condition) : step.condition.source,
-      ...conditionValue(step, context),
+      ...(conditions[index] !== undefined && { conditionValue: conditions[index] }),
+      cells: step.group ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
       detached: step.async,
       confinement: plannedConfinement(prepared[index]!.confinement),
       ...prepared[index]!.report,
@@ -138,17 +143,16 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
   };
 }
 
-/** The value of an `if:` that reads nothing a run decides (no step, no status function). */
-function conditionValue(step: CompiledStep, context: ExpressionContext): { conditionValue?: boolean } {
-  const condition = step.condition;
-  if (condition === undefined) return {};
-  if (typeof condition === 'boolean') return { conditionValue: condition };
-  const references = templateReferences(condition);
-  if (references.steps.size > 0 || references.statusFunctions) return {};
+/** The value of an `if:` that reads no step results or statuses; undefined when it does, or there is none. */
+function decidedCondition(step: CompiledStep, context: ExpressionContext): boolean | undefined {
+  if (step.condition === undefined) return undefined;
+  if (typeof step.condition === 'boolean') return step.condition;
+  const references = templateReferences(step.condition);
+  if (references.steps.size > 0 || references.statusFunctions) return undefined;
   try {
-    return { conditionValue: isTruthy(evaluateTemplate(condition, context)) };
+    return isTruthy(evaluateTemplate(step.condition, context));
   } catch {
-    return {};
+    return undefined;
   }
 }
 
@@ -174,13 +178,20 @@ async function consultGates(
   return answers.find((answer) => answer !== undefined) ?? { decision: 'continue' };
 }
 
-async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, context: ExpressionContext, signal: AbortSignal) {
+async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, context: ExpressionContext, signal: AbortSignal, condition: boolean | undefined) {
   const root = opened.host.workspace.root;
   const declared = (fallback: Declaration): Declaration => (step.resources ? parseStepResources(step.resources, root) : fallback);
   const describe = (declaration: Declaration) =>
     declaration === 'exclusive'
       ? 'exclusive (runs alone)'
       : declaration.map((access) => `${access.mode} ${describeResourceKind(access.resource)} ${resourceName(access.resource, root)}`.trimEnd()).join(', ') || 'none';
+  if (step.group) {
+    const note = `the combined status of ${step.group.members.length} cell${step.group.members.length === 1 ? '' : 's'}; runs nothing itself`;
+    return { declaration: [] as Declaration, requests: [], report: { preparation: 'group' as const, note, resources: 'none' } };
+  }
+  if (condition === false) {
+    return { declaration: [] as Declaration, requests: [], report: { preparation: 'skipped' as const, note: 'its if: is false for these inputs: it would be skipped', resources: 'none' } };
+  }
   const server = opened.servers.find((candidate) => step.tool.startsWith(`${candidate.declaration.name}.`));
   if (server && !opened.host.tools.get(step.tool)) {
     const declaration = declared('exclusive');

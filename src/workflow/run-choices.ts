@@ -10,6 +10,12 @@ const ruleTexts = z.array(z.string().min(1)).default([]);
  * whole. The workflow file supplies the rest (`resolveRunConfig`).
  */
 export const runChoicesSchema = z.strictObject({
+  /** `rho run FILE TASK`: a name under the file's `tasks:`; its top-level steps when absent. */
+  task: z.string().min(1).optional(),
+  /** What followed `--` on the command line: the task's `args` input. */
+  passThrough: z.array(z.string()).default([]),
+  /** `--matrix NAME=VALUE`: run only the matrix cells that match. */
+  matrix: z.array(z.string()).default([]),
   /** `--workspace`, relative to the directory rho was started in; overrides the file's `workspace:`. */
   workspace: z.string().min(1).optional(),
   /** `-j`; overrides the file's `max_parallel`. */

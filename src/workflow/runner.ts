@@ -8,8 +8,10 @@ import { summarizeImages, type ImageContent } from '../host/content.js';
 import type { ToolResult } from '../host/tool.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
+import { groupRecord } from './groups.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
+import type { RunContext } from './run-context.js';
 import { parseStepResources } from './step-resources.js';
 
 /** Why a run was stopped from outside; decides the exit code (130, 124). */
@@ -21,8 +23,10 @@ export interface RunOptions {
   workflow: CompiledWorkflow;
   inputs: Readonly<Record<string, unknown>>;
   secrets: Readonly<Record<string, string>>;
-  /** The workflow's `env:` after evaluation. */
+  /** The workflow's `env:` after evaluation, with the host variables `host_env:` names. */
   env: Readonly<Record<string, string>>;
+  /** What `rho.*` reads. */
+  rho?: RunContext;
   /** Aborted with `interruptReason` on SIGINT/SIGTERM or `timeoutReason` when `--timeout` expires. */
   signal: AbortSignal;
   runId?: string;
@@ -40,6 +44,8 @@ export interface StepRecord {
   data: unknown;
   /** Images the step's tool returned (read_file, MCP tools). */
   images?: readonly ImageContent[];
+  /** How many attempts it took, when its retry: ran it more than once. */
+  attempts?: number;
 }
 
 export interface RunSummary {
@@ -82,10 +88,11 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     type: 'run_started',
     runId,
     workflow: workflow.file.name,
+    ...(workflow.task !== undefined && { task: workflow.task }),
     file: workflow.source.file,
     workspace: host.workspace.root,
     ...(host.environment.sandbox && { sandbox: host.environment.sandbox }),
-    steps: steps.map(({ id, name, tool, line }) => ({ id, name, tool, line })),
+    steps: steps.map(({ id, name, tool, line, group }) => ({ id, name, tool, line, ...(group && { kind: group.kind }) })),
   });
   const failure = new AbortController();
   const state: RunState = {
@@ -105,7 +112,9 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
 
   const records = state.records.map((record) => record!);
   const exitCode = exitCodeOf(options.signal, state);
-  const counts = Object.fromEntries(stepStatuses.map((status) => [status, records.filter((r) => r.status === status).length])) as Record<
+  // A matrix's group repeats its cells' outcome: the counts are of steps that ran or could have.
+  const counted = records.filter((_, index) => !steps[index]!.group);
+  const counts = Object.fromEntries(stepStatuses.map((status) => [status, counted.filter((r) => r.status === status).length])) as Record<
     StepStatus,
     number
   >;
@@ -140,7 +149,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   // gives its place in the model order back, so no later step starts ahead of that.
   const finish = (record: RecordFields, continueOnError = false) => {
     const complete: StepRecord = { id: step.id, output: '', data: null, durationMs: performance.now() - startedAt, ...record };
-    const failing = (complete.status === 'failure' || complete.status === 'denied') && !step.continueOnError;
+    const failing = (complete.status === 'failure' || complete.status === 'denied') && !step.continueOnError && !step.deferFailure;
     if (failing && !state.failed) {
       state.failed = true;
       state.firstFailure = step.id;
@@ -159,19 +168,25 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       ...(complete.reason && { reason: complete.reason }),
       ...(continueOnError && { continueOnError }),
       ...(complete.images && { images: summarizeImages(complete.images) }),
+      ...(complete.attempts !== undefined && complete.attempts > 1 && { attempts: complete.attempts }),
     });
   };
   const stopped = () => ({ status: 'cancelled' as const, reason: options.signal.reason === timeoutReason ? 'the run timed out' : 'the run was interrupted' });
   /** Ends a step that will never execute. */
-  const endUnstarted = (record: RecordFields) => {
-    finish(record);
+  const endUnstarted = (record: RecordFields, continueOnError = false) => {
+    finish(record, continueOnError);
     ticket.withdraw();
   };
+  if (step.group) {
+    await Promise.all(step.group.members.map((index) => state.done[index]));
+    const record = groupRecord(step.group.members.map((index) => ({ record: state.records[index]!, matrix: options.workflow.steps[index]!.matrix })));
+    return endUnstarted(record, step.continueOnError && (record.status === 'failure' || record.status === 'denied'));
+  }
   if (options.signal.aborted) return endUnstarted(stopped());
 
   let args: unknown;
   try {
-    const context = expressionContext(options, state);
+    const context = expressionContext(options, state, step);
     const run = step.condition === undefined ? true : typeof step.condition === 'boolean' ? step.condition : isTruthy(evaluateTemplate(step.condition, context));
     if (state.failed && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${state.firstFailure} failed` });
     if (!run) return endUnstarted({ status: 'skipped', reason: 'its if: condition is false' });
@@ -209,6 +224,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     waitSignal,
     ...(step.resources && { resources: parseStepResources(step.resources, options.host.workspace.root) }),
     detached: step.async,
+    ...(step.retry && { retry: step.retry }),
     onStarted: () => {
       startedAt = performance.now();
     },
@@ -224,7 +240,7 @@ function recordOutcome(step: CompiledStep, outcome: CallOutcome, signal: AbortSi
     finish(signal.aborted ? { status: 'cancelled', reason } : { status: 'skipped', reason: `${state.firstFailure} failed` });
     return;
   }
-  const record = executedRecord(step, outcome.result, signal, state);
+  const record = { ...executedRecord(step, outcome.result, signal, state), ...(outcome.attempts !== undefined && { attempts: outcome.attempts }) };
   finish(record, step.continueOnError && (record.status === 'failure' || record.status === 'denied'));
 }
 
@@ -247,13 +263,14 @@ function detachedStopReason(signal: AbortSignal, state: RunState): string {
   return signal.reason === timeoutReason ? 'the run timed out while it ran detached' : 'the run was interrupted while it ran detached';
 }
 
-function expressionContext(options: RunOptions, state: RunState): ExpressionContext {
+function expressionContext(options: RunOptions, state: RunState, step: CompiledStep): ExpressionContext {
   return {
     inputs: { ...options.inputs },
     // Shared, not copied: a step evaluates its expressions at once, before any other step finishes.
     steps: state.finished,
     env: { ...options.env },
     secrets: { ...options.secrets },
+    extra: { ...(options.rho && { rho: options.rho }), ...(step.matrix && { matrix: step.matrix }) },
     run: { failed: state.failed, cancelled: options.signal.aborted },
   };
 }

@@ -3,10 +3,13 @@ import { hooksConfigSchema } from '../hooks/config.js';
 import { sandboxModes } from '../host/confinement/status.js';
 import { prototypeKeyReason, prototypeKeys } from '../host/prototype-keys.js';
 import { durationPattern } from './duration.js';
+import { matrixSchema } from './matrix.js';
 
 /** Step ids: lower case, digits, `_` and `-`; usable as `steps.<id>` in expressions. */
 export const stepIdPattern = /^[a-z0-9][a-z0-9_-]*$/;
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Task names: what `rho run FILE TASK` takes; `:` and `.` allow the `build:web` style of task runners. */
+export const taskNamePattern = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 
 const duration = z
   .union([z.string().regex(durationPattern, 'expected a duration such as 500ms, 90s, 5m or 1h'), z.number().positive()])
@@ -14,18 +17,28 @@ const duration = z
 
 const stepId = z.string().regex(stepIdPattern, 'step ids use lower case letters, digits, _ and -, starting with a letter or digit');
 
-export const inputTypes = ['string', 'number', 'boolean', 'choice'] as const;
+export const inputTypes = ['string', 'number', 'boolean', 'choice', 'array'] as const;
+
+/** The input that receives what follows `--` on the command line (`rho run FILE TASK -- ARGS`). */
+export const passThroughInput = 'args';
 
 /**
  * A workflow input. Without `-i NAME=VALUE` an input takes its `default`; an input with
  * `required: true` must be given (it has no default); an optional input without a default that
- * is not given is null in expressions (falsy, and "" when interpolated into text).
+ * is not given is null in expressions (falsy, and "" when interpolated into text). An array input
+ * takes one item for each `-i NAME=VALUE`.
  */
 const input = z
   .strictObject({
-    type: z.enum(inputTypes).default('string').describe('string, number, boolean, or choice (one of options)'),
+    type: z
+      .enum(inputTypes)
+      .default('string')
+      .describe('string, number, boolean, choice (one of options), or array (a list of strings, one per -i NAME=VALUE; an input named args receives what follows -- on the command line)'),
     required: z.boolean().optional().describe('Must be given with -i NAME=VALUE (default false)'),
-    default: z.union([z.string(), z.number(), z.boolean()]).optional().describe('Used when the input is not given; must have the declared type'),
+    default: z
+      .union([z.string(), z.number(), z.boolean(), z.array(z.string().max(65_536)).max(10_000)])
+      .optional()
+      .describe('Used when the input is not given; must have the declared type'),
     options: z.array(z.string().min(1).max(200)).min(1).max(100).optional().describe('The values a choice input accepts'),
     description: z.string().max(1000).optional(),
     untrusted: z
@@ -43,6 +56,10 @@ const input = z
     }
     if (declaration.default === undefined) return;
     if (declaration.required) issue('default', 'a required input has no default (drop one of them)');
+    if (declaration.type === 'array') {
+      if (!Array.isArray(declaration.default)) issue('default', `the default ${JSON.stringify(declaration.default)} is not a list of strings`);
+      return;
+    }
     const expected = declaration.type === 'choice' ? 'string' : declaration.type;
     if (typeof declaration.default !== expected) {
       issue('default', `the default ${JSON.stringify(declaration.default)} is not a ${declaration.type}${typeof declaration.default === 'string' && expected !== 'string' ? ' (write it without quotes)' : ''}`);
@@ -50,6 +67,14 @@ const input = z
       issue('default', `the default "${declaration.default}" is not one of the options (${declaration.options.join(', ')})`);
     }
   });
+
+const inputs = z.record(
+  z
+    .string()
+    .regex(identifierPattern, 'input names are identifiers')
+    .refine((name) => !prototypeKeys.has(name), `this input name cannot be used: ${prototypeKeyReason}`),
+  input,
+);
 
 const processEnv = z.union([
   z.enum(['inherit', 'empty']),
@@ -115,6 +140,25 @@ const toolSource = z.union([
   }),
 ]);
 
+const retry = z
+  .union([
+    z.number().int().min(1).max(100),
+    z.strictObject({
+      attempts: z.number().int().min(1).max(100).describe('Most attempts in all, the first included'),
+      delay: duration.optional().describe('Wait before the second attempt (default: none)'),
+      backoff: z.number().min(1).max(10).optional().describe('Each later wait is the one before times this (default 1)'),
+    }),
+  ])
+  .describe('Run a failed call again (never a denied or cancelled one): a number of attempts, or { attempts, delay, backoff }');
+
+/** `defaults:` of a file or a task: what its steps get when they do not say. A task's win over the file's. */
+const defaults = z.strictObject({
+  timeout: duration.optional().describe('Per-call limit of every step (default: the tool’s own; 1h for exec and shell)'),
+  cwd: z.string().min(1).max(4096).optional().describe('Working directory of every tool that has one (exec, shell, process_start), relative to the workspace'),
+  continue_on_error: z.boolean().optional(),
+  retry: retry.optional(),
+});
+
 const resourceList = z.array(z.string().min(1).max(4096)).max(1000);
 
 export const stepSchema = z.strictObject({
@@ -127,6 +171,9 @@ export const stepSchema = z.strictObject({
   async: z.boolean().optional(),
   continue_on_error: z.boolean().optional(),
   timeout: duration.optional(),
+  retry: retry.optional(),
+  matrix: matrixSchema.optional(),
+  fail_fast: z.boolean().optional().describe('With matrix: a failing cell stops the cells not yet started (default true)'),
   resources: z
     .strictObject({ shared: resourceList.optional(), exclusive: resourceList.optional() })
     .optional()
@@ -138,6 +185,17 @@ export const stepSchema = z.strictObject({
     .describe('Where this step’s processes may write (globs as in write rules): narrows the policy’s writable roots, never widens them; [] writes nothing'),
 });
 
+const steps = z.array(stepSchema).min(1, 'a task needs at least one step').max(100_000);
+
+/** A named task: `rho run FILE NAME` runs its steps with the file's policy, hooks, tools and env. */
+export const taskSchema = z.strictObject({
+  description: z.string().max(10_000).optional(),
+  inputs: inputs.optional().describe('Inputs of this task, beside the file’s own'),
+  defaults: defaults.optional(),
+  sequential: z.boolean().optional().describe('Run the steps one after another, in order, whatever -j allows'),
+  steps,
+});
+
 /** The workflow file format (SPEC §2). The single source of the TypeScript types and `rho schema`. */
 export const workflowSchema = z.strictObject({
   version: z.literal(1),
@@ -145,24 +203,30 @@ export const workflowSchema = z.strictObject({
   description: z.string().max(10_000).optional(),
   workspace: z.string().min(1).max(4096).optional(),
   max_parallel: z.number().int().min(1).max(1024).optional(),
-  inputs: z
-    .record(
-      z
-        .string()
-        .regex(identifierPattern, 'input names are identifiers')
-        .refine((name) => !prototypeKeys.has(name), `this input name cannot be used: ${prototypeKeyReason}`),
-      input,
-    )
-    .optional(),
+  inputs: inputs.optional(),
   env: z.record(z.string().regex(identifierPattern, 'variable names are identifiers'), z.union([z.string(), z.number(), z.boolean()])).optional(),
   secrets: z.array(z.string().regex(identifierPattern, 'secret names are identifiers')).max(100).optional(),
+  host_env: z
+    .array(z.string().regex(identifierPattern, 'variable names are identifiers'))
+    .max(100)
+    .optional()
+    .describe('Host variables copied into env.* (and so to processes) by name; credentials must come through secrets:'),
+  defaults: defaults.optional(),
   policy: policy.optional(),
   hooks: hooksConfigSchema.optional().describe('Hook programs for this workflow, as in a --hooks file'),
   tools: z.array(toolSource).max(100).optional(),
-  steps: z.array(stepSchema).min(1, 'a workflow needs at least one step').max(100_000),
+  steps: steps.optional().describe('The default task: what `rho run FILE` runs'),
+  sequential: z.boolean().optional().describe('Run the top-level steps one after another, in order, whatever -j allows'),
+  tasks: z
+    .record(z.string().regex(taskNamePattern, 'task names use letters, digits, _ . : and -, starting with a letter or digit'), taskSchema)
+    .optional()
+    .describe('Named tasks: `rho run FILE TASK`'),
 });
 
 export type WorkflowFile = z.infer<typeof workflowSchema>;
-export type StepFile = WorkflowFile['steps'][number];
+export type StepFile = z.infer<typeof stepSchema>;
+export type TaskFile = z.infer<typeof taskSchema>;
+export type StepDefaults = z.infer<typeof defaults>;
+export type RetrySetting = z.infer<typeof retry>;
 export type InputDeclaration = z.infer<typeof input>;
 export type ProcessEnvSetting = z.infer<typeof processEnv>;

@@ -19,9 +19,9 @@ function codeBlocks(markdown: string): Block[] {
   return blocks;
 }
 
-/** Splits a shell command line into words, honouring single and double quotes. */
+/** Splits a shell command line into words, honouring single and double quotes; `${{ … }}` stays inside its word. */
 function words(command: string): string[] {
-  return [...command.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+  return [...command.matchAll(/'([^']*)'|"([^"]*)"|((?:\$\{\{[^}]*\}\}|\S)+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
 }
 
 interface Command {
@@ -36,7 +36,9 @@ function rhoCommands(lines: readonly string[], where: string): Command[] {
   for (const raw of lines) {
     const line = raw.trim();
     if (line === '' || line === 'npm test') continue;
-    const [command, comment] = line.replace(/^npm ci && /, '').split(/\s+#\s*/);
+    // A CI step may capture a command's output: echo "name=$(npx rho ...)" >> "$GITHUB_OUTPUT".
+    const captured = /\$\((npx rho [^)]*)\)/.exec(line)?.[1];
+    const [command, comment] = (captured ?? line).replace(/^npm ci && /, '').split(/\s+#\s*/);
     const parts = words(command!);
     if (parts[0] !== 'npx' || parts[1] !== 'rho') throw new Error(`${where}: not a rho command: ${line}`);
     const exit = /^exit (\d+)$/.exec(comment ?? '');
@@ -112,8 +114,12 @@ describe('README examples', () => {
   // Each block runs in a project of its own, its commands in order, with the exit code it shows.
   it.concurrent.each(runnableBlocks())('runs the commands of $name', { timeout: 180_000 }, async ({ name, commands }) => {
     const dir = await projectDirectory();
+    // A CI job's `${{ matrix.NAME }}` is the first cell an earlier `rho matrix` printed, as on the machine that runs it.
+    let cell: Record<string, unknown> = {};
     for (const command of commands) {
-      const result = await runCli(command.args, { cwd: dir, timeoutMs: 90_000 });
+      const args = command.args.map((arg) => arg.replace(/\$\{\{\s*matrix\.(\w+)\s*\}\}/g, (_, name: string) => String(cell[name])));
+      const result = await runCli(args, { cwd: dir, timeoutMs: 90_000 });
+      if (args[0] === 'matrix') cell = (JSON.parse(result.stdout) as { include: Record<string, unknown>[] }).include[0]!;
       expect(result.exitCode, `${command.source}\n${result.stdout}\n${result.stderr}`).toBe(command.exitCode);
     }
     if (name.endsWith('(CI job)')) {

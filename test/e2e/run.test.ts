@@ -167,7 +167,7 @@ steps:
     const result = await runCli(['run', 'bad.yml'], { cwd: dir });
     expect(result.exitCode).toBe(2);
     const lines = result.stderr.trim().split('\n');
-    expect(lines).toContain('bad.yml:9:5: unknown key "colour" (expected one of: id, name, tool, with, needs, if, async, continue_on_error, timeout, resources, writes)');
+    expect(lines).toContain('bad.yml:9:5: unknown key "colour" (expected one of: id, name, tool, with, needs, if, async, continue_on_error, timeout, retry, matrix, fail_fast, resources, writes)');
     expect(lines.some((line) => /^bad\.yml:5:11: unknown tool "ech"; did you mean "echo"/.test(line))).toBe(true);
     expect(result.stdout).not.toMatch(/▶/);
   });
@@ -194,7 +194,7 @@ steps:
     expect(result.stderr.trim().split('\n')).toEqual([
       `bad.yml:8:23: invalid expression: Unexpected symbol: '='; compare with "=="`,
       expect.stringMatching(/^bad\.yml:8:42: invalid expression: Unrecognized function: 'tojsn'; available: /),
-      `bad.yml:8:64: invalid expression: Unrecognized named-value: 'github'; expressions can read inputs, steps, env, secrets`,
+      `bad.yml:8:64: invalid expression: Unrecognized named-value: 'github'; expressions can read inputs, steps, env, secrets, rho`,
       'bad.yml:8:83: step "two" comes later; a step can only refer to earlier steps (this also rules out cycles)',
       'bad.yml:8:113: inputs.nope is not declared under "inputs:"',
       expect.stringMatching(/^bad\.yml:11:21: shell script would run text from outside the workflow \(inputs\.title is marked untrusted: true\); pass it through env: instead/),

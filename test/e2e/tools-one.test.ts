@@ -11,7 +11,7 @@ describe.concurrent('rho tools NAME', () => {
     expect([result.exitCode, result.stderr]).toEqual([0, '']);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toBe('exec');
-    expect(result.stdout).toContain('origin built-in · classes process · policy resource-aware · mode sync · timeout 30s');
+    expect(result.stdout).toContain('origin built-in · classes process · policy resource-aware · mode sync · timeout 3600s');
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}command +string +Program to run: .* \[required\]$/));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}args +string\[\] +Arguments, passed as they are \(no shell\) \[default: \[\]\]$/));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}env +map of string +Extra environment variables/));

@@ -67,7 +67,7 @@ steps:
   - id: Bad_Id
     tool: echo
 `);
-    expect(problems).toContain('3:1: unknown key "surprise" (expected one of: version, name, description, workspace, max_parallel, inputs, env, secrets, policy, hooks, tools, steps)');
+    expect(problems).toContain('3:1: unknown key "surprise" (expected one of: version, name, description, workspace, max_parallel, inputs, env, secrets, host_env, defaults, policy, hooks, tools, steps, sequential, tasks)');
     expect(problems.some((p) => p.startsWith('1:10: version'))).toBe(true);
     expect(problems.some((p) => p.startsWith('5:9: steps.0.id'))).toBe(true);
   });
@@ -145,7 +145,53 @@ steps:
 
   it('still checks the valid steps when another part of the file is invalid', () => {
     const problems = problemsOf(`${header}steps:\n  - { id: a, tool: ecoh }\n  - { id: b, tool: echo, colour: red }\n  - { id: c, tool: echo, needs: [b, a] }\n`);
-    expect(problems).toEqual(['5:26: unknown key "colour" (expected one of: id, name, tool, with, needs, if, async, continue_on_error, timeout, resources, writes)', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
+    expect(problems).toEqual(['5:26: unknown key "colour" (expected one of: id, name, tool, with, needs, if, async, continue_on_error, timeout, retry, matrix, fail_fast, resources, writes)', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
+  });
+});
+
+describe('tasks', () => {
+  const text = `${header}inputs:
+  mode: { type: string }
+steps:
+  - { id: a, tool: echo }
+tasks:
+  build:
+    inputs:
+      target: { type: string }
+    steps:
+      - { id: a, tool: echo }
+      - { id: b, tool: echo, needs: a, with: { value: "\${{ inputs.target }} \${{ inputs.mode }}" } }
+  lint:
+    steps:
+      - { id: c, tool: echo, needs: b, with: { value: "\${{ inputs.target }}" } }
+`;
+
+  it('compiles the task asked for, its ids and references its own', () => {
+    const { source } = WorkflowSource.parse('w.yml', text.replace(/needs: b, /, ''));
+    const compiled = compileWorkflow(source!, tools, { task: 'build' });
+    expect(compiled.problems.map((p) => p.message)).toEqual(['inputs.target is not declared under "inputs:"']);
+    const valid = WorkflowSource.parse('w.yml', text.replace(/  lint:[\s\S]*$/, ''));
+    const { workflow } = compileWorkflow(valid.source!, tools, { task: 'build' });
+    expect(workflow!.task).toBe('build');
+    expect(Object.keys(workflow!.inputs)).toEqual(['mode', 'target']);
+    expect(workflow!.steps.map((step) => [step.id, step.dependencies])).toEqual([
+      ['a', []],
+      ['b', [0]],
+    ]);
+    expect(compileWorkflow(valid.source!, tools).workflow!.steps.map((step) => step.id)).toEqual(['a']);
+  });
+
+  it('checks each task against its own steps and inputs', () => {
+    expect(problemsOf(text)).toEqual(['16:37: unknown step "b"', '16:55: inputs.target is not declared under "inputs:"']);
+  });
+
+  it('throws a usage error naming the closest task for an unknown name', () => {
+    const valid = WorkflowSource.parse('w.yml', text.replace(/  lint:[\s\S]*$/, ''));
+    expect(() => compileWorkflow(valid.source!, tools, { task: 'biuld' })).toThrow('w.yml has no task "biuld"; did you mean "build"? (tasks: build)');
+  });
+
+  it('needs steps or tasks', () => {
+    expect(problemsOf(header)).toEqual(['1:1: a workflow needs steps: (its default task) or tasks:']);
   });
 });
 

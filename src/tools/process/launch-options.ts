@@ -5,6 +5,14 @@ const envNamePattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const withoutNul = (text: string) => !text.includes('\0');
 /** Longest single argument or environment value. */
 const maxTextBytes = 128 * 1024;
+/**
+ * The wall limit of a process that runs to completion (`exec`, `shell`) when its step sets none:
+ * an hour, long enough for a real build or test suite (the 30 s other tools get would kill
+ * one), short enough that a hung process does not hold a machine for GitHub's six hours.
+ * `--timeout` still bounds the whole run.
+ */
+export const defaultProcessTimeoutMs = 3_600_000;
+
 /** Longest wall limit a call may ask for, in seconds (a day). */
 export const maxTimeoutSeconds = 86_400;
 

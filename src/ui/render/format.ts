@@ -35,7 +35,8 @@ export function formatDuration(ms: number): string {
 
 /** One line describing how a step ended. */
 export function describeFinish(event: StepFinished): string {
-  const base = `${statusSymbol[event.status]} ${event.status} (${formatDuration(event.durationMs)})`;
+  const tries = event.attempts === undefined ? '' : `, ${event.attempts} attempts`;
+  const base = `${statusSymbol[event.status]} ${event.status} (${formatDuration(event.durationMs)}${tries})`;
   const note = event.continueOnError ? ' [continue_on_error]' : '';
   if (event.error) return `${base}${note}: ${event.error.message}`;
   if (event.reason) return `${base}: ${event.reason}`;
@@ -69,7 +70,7 @@ export function formatSummary(
   for (const event of [...finished].sort((a, b) => a.index - b.index)) {
     const name = names.get(event.stepId);
     const label = name && name !== event.stepId ? ` ${oneLine(name)}` : '';
-    const because = event.reason ? ` (${oneLine(event.reason)})` : '';
+    const because = [event.attempts === undefined ? '' : ` (${event.attempts} attempts)`, event.reason ? ` (${oneLine(event.reason)})` : ''].join('');
     lines.push(
       `  ${symbolCell(event.status)}${event.stepId.padEnd(width)}  ${event.status.padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
     );

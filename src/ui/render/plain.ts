@@ -33,10 +33,10 @@ export class PlainFormatter {
         for (const entry of event.steps) this.names.set(entry.id, entry.name);
         this.sandbox = event.sandbox;
         const unconfined = sandboxLine(event.sandbox);
-        const title = `rho: ${event.workflow} (${event.steps.length} step${event.steps.length === 1 ? '' : 's'})`;
+        const title = `rho: ${event.workflow}${event.task === undefined ? '' : ` › ${event.task}`} (${event.steps.length} step${event.steps.length === 1 ? '' : 's'})`;
         return { stepId: undefined, lines: [title, ...(unconfined ? [unconfined] : [])] };
       case 'step_started':
-        return step(event.stepId, `▶ ${this.names.get(event.stepId) ?? event.stepId} (${event.tool})`);
+        return step(event.stepId, `▶ ${this.names.get(event.stepId) ?? event.stepId} (${event.tool})${event.attempt === undefined ? '' : `, attempt ${event.attempt} of ${event.attempts}`}`);
       case 'step_progress':
         return step(event.stepId, event.message);
       case 'approval_requested':

@@ -70,7 +70,9 @@ function verdictElement(verdict: Verdict): string | undefined {
  * format (Jenkins xunit's junit-10 schema: `<testsuites>` counts tests, failures and errors;
  * only `<testsuite>` counts skipped). The run's exit code is a property of the suite.
  */
-export function formatJunit(run: RunStarted, finished: readonly StepFinished[], executed: ReadonlySet<string>, end: RunFinished | undefined): string {
+export function formatJunit(started: RunStarted, finished: readonly StepFinished[], executed: ReadonlySet<string>, end: RunFinished | undefined): string {
+  // A matrix step repeats its cells' outcome; the cells are the testcases.
+  const run = { ...started, steps: started.steps.filter((step) => step.kind === undefined) };
   const byId = new Map(finished.map((event) => [event.stepId, event]));
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
   const verdicts = run.steps.map((step) => verdictOf(byId.get(step.id), executed.has(step.id), end));

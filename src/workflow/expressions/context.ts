@@ -14,7 +14,7 @@ export interface ExpressionContext {
   env: Record<string, string>;
   secrets: Record<string, string>;
   /**
-   * Further contexts by name (such as `matrix`). A name here is readable only in templates
+   * Further contexts by name (`rho`, the run's context; `matrix`, a cell's values). A name here is readable only in templates
    * parsed with it among `ParseOptions.contexts`.
    */
   extra?: Readonly<Record<string, unknown>>;

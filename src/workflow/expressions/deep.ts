@@ -18,7 +18,8 @@ function walk(value: unknown, path: ValuePath, visit: (text: string, path: Value
 
 /**
  * A copy of `value` with every string evaluated as a template, which may read every context
- * `context` has. An error names the failing string's place through `ExpressionError.path`.
+ * `context` has (a list item that evaluates to a list is spliced in: see `spliced`). An error
+ * names the failing string's place through `ExpressionError.path`.
  */
 export function evaluateDeep(value: unknown, context: ExpressionContext): unknown {
   return evaluateAt(value, [], context, { contexts: Object.keys(context.extra ?? {}) });
@@ -33,11 +34,25 @@ function evaluateAt(value: unknown, path: ValuePath, context: ExpressionContext,
       throw new ExpressionError(error.message, error.offset, { cause: error.cause, path });
     }
   }
-  if (Array.isArray(value)) return value.map((element, index) => evaluateAt(element, [...path, index], context, options));
+  if (Array.isArray(value)) return value.flatMap((element, index) => spliced(element, evaluateAt(element, [...path, index], context, options), options));
   if (isRecord(value)) {
     return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, evaluateAt(element, [...path, key], context, options)]));
   }
   return value;
+}
+
+/**
+ * An item of a list that is one whole `${{ … }}` whose value is a list is spliced into it, so
+ * `args: [test, "${{ inputs.args }}"]` passes every extra argument as its own item.
+ */
+function spliced(raw: unknown, evaluated: unknown, options: ParseOptions): unknown[] {
+  if (!Array.isArray(evaluated) || typeof raw !== 'string' || !isWholeExpression(raw, options)) return [evaluated];
+  return evaluated;
+}
+
+function isWholeExpression(text: string, options: ParseOptions): boolean {
+  const template = parseTemplate(text, options);
+  return template.parts.length === 1 && template.parts[0]!.kind === 'expression';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProcessHarness, dataOf, node, script } from './harness.js';
+import { defaultProcessTimeoutMs } from '../../../src/tools/process/launch-options.js';
 
 interface CompletionData {
   exit_code: number | null;
@@ -62,7 +63,7 @@ describe('exec', () => {
       envMode: { mode: 'inherit' },
       env: {},
       outputLimitBytes: 1024 * 1024,
-      wallLimitMs: 30_000,
+      wallLimitMs: defaultProcessTimeoutMs,
     });
     if (request.class !== 'process') throw new Error('expected a process request');
     expect(request.executable.lookup).toBe('path_search');

@@ -1,0 +1,15 @@
+import { checkWorkflowFile } from '../workflow/load.js';
+import { builtinRegistry } from '../workflow/launch.js';
+import { formatProblem } from '../workflow/problems.js';
+import { formatTaskListing, listTasks, type TaskListing } from '../workflow/task-list.js';
+import type { RunStreams } from './run-workflow.js';
+
+/** Lists a workflow's tasks (or returns them for --json); exit 2 when the file is invalid. */
+export async function listTasksCommand(file: string, streams: RunStreams, options: { print: boolean }): Promise<{ exitCode: number; listing?: TaskListing }> {
+  const { workflow, problems, extensions } = await checkWorkflowFile(file, builtinRegistry(), 'skip');
+  for (const problem of [...problems, ...(extensions?.warnings ?? [])]) streams.stderr.write(`${formatProblem(problem)}\n`);
+  if (!workflow || problems.length > 0) return { exitCode: 2 };
+  const listing = listTasks(file, workflow.file);
+  if (options.print) for (const line of formatTaskListing(listing)) streams.stdout.write(`${line}\n`);
+  return { exitCode: 0, listing };
+}

@@ -1,0 +1,21 @@
+import { HostError } from '../host/errors.js';
+import type { MatrixCell } from './matrix.js';
+import type { CompiledWorkflow } from './model.js';
+
+/**
+ * The cells of one matrix step in the shape GitHub Actions' `strategy.matrix` takes through
+ * `fromJSON`: `{"include": [{...}, ...]}`, so a CI job can fan out one machine per cell and
+ * each runs `rho run FILE TASK --matrix NAME=VALUE`. `stepId` picks the step when the task
+ * has more than one matrix step.
+ */
+export function matrixForCi(workflow: CompiledWorkflow, stepId: string | undefined): { include: MatrixCell[] } {
+  const groups = workflow.steps.filter((step) => step.group?.kind === 'matrix');
+  const task = workflow.task === undefined ? 'the default task' : `task ${workflow.task}`;
+  if (groups.length === 0) throw new HostError('usage', `${task} has no step with matrix:`);
+  const chosen = stepId === undefined ? (groups.length === 1 ? groups[0] : undefined) : groups.find((step) => step.id === stepId);
+  if (!chosen) {
+    const ids = groups.map((step) => step.id).join(', ');
+    throw new HostError('usage', stepId === undefined ? `${task} has several matrix steps; pick one with --step (${ids})` : `${task} has no matrix step "${stepId}" (${ids})`);
+  }
+  return { include: chosen.group!.members.map((index) => workflow.steps[index]!.matrix!) };
+}
