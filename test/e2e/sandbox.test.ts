@@ -67,14 +67,14 @@ steps:
     for (const step of ['beside', 'system', 'new_file']) expect(result.stdout).toMatch(new RegExp(`\\[${step}\\] .*Read-only file system`));
     expect(existsSync(path.join(dir, 'src.js'))).toBe(false);
     expect(existsSync('/usr/rho-sandbox-escaped')).toBe(false);
-    // The workspace's parent lies in /tmp, which is the step's own empty in-memory /tmp: what it
-    // writes there is gone with it.
+    // The workspace's parent is read-only like the rest of the host.
+    expect(result.stdout).toMatch(/\[parent\] .*Read-only file system/);
     expect(existsSync(path.join(dir, '..', 'escaped'))).toBe(false);
     expect(existsSync(path.join(dir, 'other.txt'))).toBe(false);
-    // The private TMPDIR is an in-memory /tmp of the step's own: writable, and gone with it.
-    expect((await readFile(path.join(dir, 'out/tmpdir'), 'utf8')).trim()).toBe('/tmp');
+    // The private TMPDIR is an in-memory directory of the step's own: writable, and gone with it.
+    expect((await readFile(path.join(dir, 'out/tmpdir'), 'utf8')).trim()).toBe('/dev/shm');
     expect(result.stdout).toContain('[granted] scratch');
-    expect(existsSync('/tmp/rho-sandbox-scratch')).toBe(false);
+    expect(existsSync('/dev/shm/rho-sandbox-scratch')).toBe(false);
   });
 
   it('hides denied files and the home directory from cat, which --sandbox off would read', async () => {

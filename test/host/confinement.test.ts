@@ -68,12 +68,11 @@ describe('confinement plan', () => {
     expect(planConfinement({ policy: Policy.fromText({}), workspaceRoot: '/home/me', grantedRoots: [], homeDirectories: ['/home/me'] }).hiddenHomes).toEqual([]);
   });
 
-  it('gives the private temp a directory the workspace does not contain', () => {
-    expect(plan({}).privateTemp).toBe('/tmp');
-    expect(planConfinement({ policy: Policy.fromText({}), workspaceRoot: '/tmp', grantedRoots: [], homeDirectories: [] }).privateTemp).toBe('/var/tmp');
+  it('gives the private temp a directory of its own that hides no host file, so a workspace or script under /tmp stays visible', () => {
+    expect(plan({}).privateTemp).toBe('/dev/shm');
     expect(planConfinement({ policy: Policy.fromText({}), workspaceRoot: '/tmp/ws', grantedRoots: [], homeDirectories: [] })).toMatchObject({
-      privateTemp: '/tmp',
-      exposed: ['/tmp/ws'],
+      privateTemp: '/dev/shm',
+      exposed: [],
     });
   });
 

@@ -39,7 +39,7 @@ export interface ConfinementPlan {
   /** Home directories: replaced by an empty read-only directory, with what is exposed inside mounted back. */
   hiddenHomes: readonly string[];
   /**
-   * Where the process's private temporary directory is mounted (`/tmp`, its TMPDIR): an empty
+   * Where the process's private temporary directory is mounted (`/dev/shm`, its TMPDIR): an empty
    * in-memory file system that disappears with the process, so nothing is left behind even
    * when rho is killed. What it covers stays hidden except what is exposed. Undefined when the
    * workspace itself contains every candidate.
@@ -119,8 +119,12 @@ function networkOf(policy: Policy): NetworkConfinement {
   return { mode: 'proxy', rules: [...allowed, ...asked].map((rule) => rule.text) };
 }
 
-/** Directories a private temporary file system may cover, in order of preference. */
-const privateTempCandidates = ['/tmp', '/var/tmp'];
+/**
+ * Where a private temporary file system is mounted: bubblewrap's own /dev, which holds no host
+ * file. Mounting it over the host's /tmp would hide whatever a step reads there (a checkout, a
+ * script a command names), so the host's /tmp stays visible read-only like the rest.
+ */
+const privateTempCandidates = ['/dev/shm'];
 
 /** The first candidate that lies inside none of the paths that must stay visible (it may contain them). */
 export function choosePrivateTemp(visible: readonly string[]): string | undefined {
