@@ -423,6 +423,8 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     ...(cells && { cells, deferFailure: step.fail_fast === false }),
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
     writes: step.writes,
+    sources: step.sources,
+    generates: step.generates ?? [],
   };
 }
 
@@ -522,7 +524,9 @@ function checkReferences(
     secrets: folded(context.file.secrets ?? []),
     env: folded([...Object.keys(context.file.env ?? {}), ...(context.file.host_env ?? [])]),
   };
-  for (const kind of ['inputs', 'secrets', 'env'] as const) {
+  // Names an env file holds are known only when the run reads it.
+  const checked = context.file.env_file === undefined ? (['inputs', 'secrets', 'env'] as const) : (['inputs', 'secrets'] as const);
+  for (const kind of checked) {
     for (const name of references[kind]) {
       if (!declared[kind].has(name.toLowerCase())) reportAt(context, nodePath, `${kind}.${name} is not declared under "${kind}:"`);
     }
