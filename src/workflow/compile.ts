@@ -34,6 +34,7 @@ import {
 } from './schema.js';
 import { knownKeysAt, missingField } from './schema-keys.js';
 import type { NodePath, WorkflowSource } from './source.js';
+import { globProblem } from './up-to-date/file-set.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
 import { codeArguments, UntrustedValues } from './untrusted-values.js';
 
@@ -310,7 +311,7 @@ function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Map
     }
   }
   const steps = lenientSteps(raw.steps, 'steps');
-  const file = { version: 1, name: '', steps, tasks, inputs: names('inputs'), env: names('env'), secrets: part('secrets') } as WorkflowFile;
+  const file = { version: 1, name: '', steps, tasks, inputs: names('inputs'), env: names('env'), env_file: part('env_file'), secrets: part('secrets') } as WorkflowFile;
   return { file, invalidSteps };
 }
 
@@ -384,6 +385,12 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   }
   if (step.async && tool && tool.mode !== 'async') {
     reportAt(context, at('async'), `tool ${tool.name} cannot run detached (it does not declare async mode)`);
+  }
+  for (const key of ['sources', 'generates'] as const) {
+    step[key]?.forEach((glob, position) => {
+      const problem = globProblem(glob);
+      if (problem) reportAt(context, at(key, position), problem);
+    });
   }
   let timeoutMs: number | undefined;
   const timeout = step.timeout ?? defaults.timeout;

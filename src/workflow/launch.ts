@@ -31,7 +31,7 @@ import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
 import { loadEnvFiles } from './env-files.js';
-import { UpToDateChecks } from './up-to-date/checks.js';
+import { UpToDateChecks, type CheckAuthorizer } from './up-to-date/checks.js';
 
 /** Shortest secret value rho accepts: masking a shorter one would hide ordinary text. */
 export const minSecretLength = 4;
@@ -258,14 +258,19 @@ function definedOnly(variables: Readonly<Record<string, string | undefined>>): R
 }
 
 /** The up-to-date checks of a run of an opened workflow. */
-export function upToDateChecksOf(opened: OpenedWorkflow, force: RunChoices['force'], warn: (line: string) => void): UpToDateChecks {
+export function upToDateChecksOf(
+  opened: OpenedWorkflow,
+  force: RunChoices['force'],
+  warn: (line: string) => void,
+  authorize: CheckAuthorizer = (subject, request, signal) => opened.host.authorizeRequest(subject, request, signal),
+): UpToDateChecks {
   const { host, workflow } = opened;
   const unknown = Array.isArray(force) ? force.filter((id) => !workflow.steps.some((step) => step.id === id)) : [];
   if (unknown.length > 0) throw new HostError('usage', `--force-step: no step ${unknown.join(', ')} in ${workflow.file.name}`);
   const relative = path.relative(host.workspace.root, workflow.source.file);
   return new UpToDateChecks({
     workspace: host.workspace,
-    authorize: (subject, request, signal) => host.authorizeRequest(subject, request, signal),
+    authorize,
     withheld: (absolute) => host.withholdsRead(absolute),
     workflowKey: relative.startsWith('..') || path.isAbsolute(relative) ? workflow.source.file : relative.split(path.sep).join('/'),
     env: opened.env,
