@@ -3,27 +3,11 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliPath, temporaryDirectories, writeFiles } from '../support/cli.js';
+import { waitUntilGone } from '../support/processes.js';
+import { waitFor } from '../support/wait-for.js';
 
 const directories = temporaryDirectories();
 afterAll(() => directories.removeAll());
-
-/** Polls until `check` holds, failing after `timeoutMs`. */
-async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('rho run --watch (end to end)', () => {
   it('runs again after a change, cancels a long run when a source changes (killing its process), ignores generated files, and exits 130 on Ctrl-C', async () => {
@@ -51,27 +35,27 @@ steps:
     });
     let output = '';
     child.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const has = (text: string) => () => output.includes(text);
+    const has = (text: string) => async () => (output.includes(text) ? true : undefined);
     try {
-      await eventually(has('run 1 ended with exit 0'), 'the first run');
+      await waitFor(has('run 1 ended with exit 0'), 'the first run');
       expect(output).toContain('── rho watch: run 1 (first run)');
       expect(output).toContain('[build] saw one');
 
       // A generated file changing (out/**) or a file in .rho does not start a run.
       await writeFile(path.join(dir, 'out/copy.txt'), 'edited\n');
       await writeFile(path.join(dir, 'src/input.txt'), 'two\n');
-      await eventually(has('run 2 ended with exit 0'), 'the run after a change');
+      await waitFor(has('run 2 ended with exit 0'), 'the run after a change');
       expect(output).toContain('── rho watch: run 2 (src/input.txt changed)');
       expect(output).toContain('[build] saw two');
       expect(output).not.toContain('out/copy.txt changed');
 
       await writeFile(path.join(dir, 'src/input.txt'), 'slow\n');
-      await eventually(has('[build] sleeping'), 'the long run to start');
+      await waitFor(has('[build] sleeping'), 'the long run to start');
       const slowPid = Number((await readFile(path.join(dir, 'slow.pid'), 'utf8')).trim());
       await writeFile(path.join(dir, 'src/input.txt'), 'three\n');
-      await eventually(has('run 4 ended with exit 0'), 'the run that replaced the long one');
+      await waitFor(has('run 4 ended with exit 0'), 'the run that replaced the long one');
       expect(output).toMatch(/src\/input\.txt changed; stopping run 3[\s\S]*◌ {2}build {2}cancelled[\s\S]*run 4 \(src\/input\.txt changed\)[\s\S]*saw three/);
-      expect(isAlive(slowPid)).toBe(false);
+      expect(await waitUntilGone(slowPid, 5_000)).toBe(true);
 
       child.kill('SIGINT');
       const result = await child;
