@@ -6,7 +6,7 @@ import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 const directories = temporaryDirectories();
 afterAll(() => directories.removeAll());
 
-const grants = '["read(src/**)", "read(dist/**)", "read(.rho/**)", "write(.rho/**)", "shell"]';
+const grants = '["read(src/**)", "read(dist/**)", "read(.rho/**)", "write(.rho/**)", "write(dist/**)", "write(*.log)", "shell"]';
 
 /** A build step that concatenates its sources into dist/out.txt and counts its runs in runs.log. */
 function buildFlow(options: { name?: string; script?: string; extra?: string } = {}): string {
@@ -123,7 +123,7 @@ describe.concurrent('up-to-date checks (end to end)', () => {
   });
 
   it('refuses the check when the policy does not grant reading the sources, and rho plan says why a step would run', async () => {
-    const dir = await project({ 'flow.yml': buildFlow().replace(grants, '["read(dist/**)", "read(.rho/**)", "write(.rho/**)", "shell"]') });
+    const dir = await project({ 'flow.yml': buildFlow().replace(grants, '["read(dist/**)", "read(.rho/**)", "write(.rho/**)", "write(dist/**)", "write(*.log)", "shell"]') });
     const denied = await run(dir);
     expect(denied.exitCode).toBe(3);
     expect(finished(denied.stdout).build?.status).toBe('denied');

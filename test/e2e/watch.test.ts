@@ -1,9 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliPath, temporaryDirectories, writeFiles } from '../support/cli.js';
-import { waitUntilGone } from '../support/processes.js';
+import { processesIn, waitUntilGone } from '../support/processes.js';
 import { waitFor } from '../support/wait-for.js';
 
 const directories = temporaryDirectories();
@@ -16,11 +16,11 @@ describe('rho run --watch (end to end)', () => {
       'flow.yml': `version: 1
 name: watched
 policy:
-  allow: ["read(src/**)", "read(out/**)", "read(.rho/**)", "write(.rho/**)", "shell"]
+  allow: ["read(src/**)", "read(out/**)", "read(.rho/**)", "write(.rho/**)", "write(out/**)", "shell"]
 steps:
   - id: build
     tool: shell
-    with: { script: "mkdir -p out && cp src/input.txt out/copy.txt && echo \\"saw $(cat src/input.txt)\\"; if grep -q slow src/input.txt; then echo $$ > slow.pid; echo sleeping; sleep 60; fi" }
+    with: { script: "mkdir -p out && cp src/input.txt out/copy.txt && echo \\"saw $(cat src/input.txt)\\"; if grep -q slow src/input.txt; then echo sleeping; sleep 60; fi" }
     sources: ["src/**"]
     generates: ["out/**"]
 `,
@@ -51,11 +51,13 @@ steps:
 
       await writeFile(path.join(dir, 'src/input.txt'), 'slow\n');
       await waitFor(has('[build] sleeping'), 'the long run to start');
-      const slowPid = Number((await readFile(path.join(dir, 'slow.pid'), 'utf8')).trim());
+      // The long step's processes (its shell and sleep), whichever pid namespace they run in.
+      const slow = processesIn(dir).filter((pid) => pid !== child.pid);
+      expect(slow.length).toBeGreaterThan(0);
       await writeFile(path.join(dir, 'src/input.txt'), 'three\n');
       await waitFor(has('run 4 ended with exit 0'), 'the run that replaced the long one');
       expect(output).toMatch(/src\/input\.txt changed; stopping run 3[\s\S]*◌ {2}build {2}cancelled[\s\S]*run 4 \(src\/input\.txt changed\)[\s\S]*saw three/);
-      expect(await waitUntilGone(slowPid, 5_000)).toBe(true);
+      for (const pid of slow) expect(await waitUntilGone(pid, 5_000)).toBe(true);
 
       child.kill('SIGINT');
       const result = await child;
