@@ -73,7 +73,7 @@ export const runFlags = {
   junit: Flags.string({ summary: 'Write a JUnit XML report (one testcase per step) to FILE.', helpValue: 'FILE' }),
   timeout: Flags.string({ summary: 'Whole-run wall limit (90s, 5m); exit 124 when it expires.', helpValue: 'DURATION' }),
   force: Flags.boolean({ summary: 'Run every step, even those that are up to date.', default: false }),
-  'force-step': Flags.string({ summary: 'Run step STEP even if it is up to date. Repeatable.', multiple: true, default: [], helpValue: 'STEP' }),
+  'force-step': repeatable('Run step STEP even if it is up to date. Repeatable.', 'STEP'),
   watch: Flags.boolean({ summary: 'Run again whenever a source file changes (Ctrl-C stops).', default: false }),
 };
 

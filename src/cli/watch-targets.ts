@@ -22,7 +22,7 @@ export interface WatchTargets {
  * step `generates:`, so a run does not set off the next one.
  */
 export async function resolveWatchTargets(file: string, choices: RunChoices, cwd: string): Promise<WatchTargets> {
-  const { workflow } = await loadWorkflowFile(file, builtinRegistry(), 'skip');
+  const { workflow } = await loadWorkflowFile(file, builtinRegistry(), 'skip', { task: choices.task });
   const root = resolveHostConfig(workflow, choices, cwd, {}).root;
   const sources = workflow.steps.flatMap((step) => step.sources ?? []).map(compileGlob);
   const generated = workflow.steps.flatMap((step) => step.generates).map(compileGlob);
