@@ -12,6 +12,7 @@ import type { BenchContext } from './lib/context.js';
 import { currentLoad, repoRoot } from './lib/environment.js';
 import { markdownTable, verdict, type SuiteResult } from './lib/figures.js';
 import { ensureHyperfine } from './lib/hyperfine.js';
+import { incrementalSuite } from './suites/incremental.js';
 import { mcpSuite } from './suites/mcp.js';
 import { outputSuite } from './suites/output.js';
 import { parallelSuite } from './suites/parallel.js';
@@ -43,6 +44,7 @@ const suites: Suite[] = [
   { name: 'output', wholeProcess: true, run: outputSuite },
   { name: 'mcp', wholeProcess: true, run: mcpSuite },
   { name: 'tasks', wholeProcess: true, run: tasksSuite },
+  { name: 'incremental', wholeProcess: true, run: incrementalSuite },
 ];
 
 function parseArguments(argv: readonly string[]) {

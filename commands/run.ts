@@ -17,6 +17,8 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     `<%= config.bin %> run release.yml -i tag=v1.2.0 --allow 'write(dist/**)' --approve 'process(npm publish)'`,
     '<%= config.bin %> run ci.yml -j 4 --output plain --timeout 10m',
     '<%= config.bin %> run ci.yml --junit reports/rho.xml --events reports/events.ndjson',
+    '<%= config.bin %> run build.yml --watch',
+    '<%= config.bin %> run build.yml --force-step test',
   ];
 
   static override args = {
@@ -38,7 +40,8 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
       return;
     }
     const { runWorkflowCommand } = await import('../src/cli/run-workflow.js');
-    const code = await runWorkflowCommand(
+    const command = flags.watch ? (await import('../src/cli/watch-workflow.js')).watchWorkflowCommand : runWorkflowCommand;
+    const code = await command(
       {
         file: args.workflow,
         choices: runChoicesOf({ ...flags, task: args.task, passThrough }),

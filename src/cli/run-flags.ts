@@ -72,6 +72,9 @@ export const runFlags = {
   events: Flags.string({ summary: 'Also write NDJSON events to FILE.', helpValue: 'FILE' }),
   junit: Flags.string({ summary: 'Write a JUnit XML report (one testcase per step) to FILE.', helpValue: 'FILE' }),
   timeout: Flags.string({ summary: 'Whole-run wall limit (90s, 5m); exit 124 when it expires.', helpValue: 'DURATION' }),
+  force: Flags.boolean({ summary: 'Run every step, even those that are up to date.', default: false }),
+  'force-step': repeatable('Run step STEP even if it is up to date. Repeatable.', 'STEP'),
+  watch: Flags.boolean({ summary: 'Run again whenever a source file changes (Ctrl-C stops).', default: false }),
 };
 
 /** The values of the flags that shape a run, as oclif parses them (`rho plan` has no approvals). */
@@ -91,6 +94,8 @@ export interface ChoiceFlagValues {
   yes?: boolean;
   sandbox?: string | undefined;
   hooks?: string | undefined;
+  force?: boolean;
+  'force-step'?: string[];
 }
 
 /** The run's choices from its flags, parsed once. */
@@ -106,6 +111,7 @@ export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
     approve: flags.approve ?? [],
     yes: flags.yes ?? false,
     ...(flags.sandbox !== undefined && { sandbox: flags.sandbox as SandboxMode }),
+    force: flags.force === true ? true : (flags['force-step'] ?? []).length > 0 ? flags['force-step']! : false,
   });
 }
 

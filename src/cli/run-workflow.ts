@@ -38,8 +38,11 @@ export interface RunStreams {
   stderr: { write(text: string): void };
 }
 
-/** Runs a workflow for the CLI and returns the exit code of SPEC §1. */
-export async function runWorkflowCommand(request: RunRequest, environment: CliEnvironment, streams: RunStreams): Promise<number> {
+/**
+ * Runs a workflow for the CLI and returns the exit code of SPEC §1. Without `stop`, SIGINT and
+ * SIGTERM stop the run; with it, the caller owns the signals and stops the run through it.
+ */
+export async function runWorkflowCommand(request: RunRequest, environment: CliEnvironment, streams: RunStreams, stop?: AbortSignal): Promise<number> {
   const masker = new SecretMasker();
   // Everything below writes through these: masked, and unable to act as a GitHub Actions command.
   const guarded = guardStreams(streams, masker, environment.githubActions);
@@ -63,7 +66,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
   }
   const controller = new AbortController();
   const timer = limitMs === undefined ? undefined : setTimeout(() => controller.abort(timeoutReason), limitMs);
-  const stopListening = abortOnSignals(controller, () => process.exit(130));
+  const stopListening = stop ? followStop(stop, controller) : abortOnSignals(controller, () => process.exit(130));
   const approvals = createApprovals({
     interactive: canPrompt(environment, request.noInput),
     ...(outputs.promptTerminal && { terminal: outputs.promptTerminal }),
@@ -118,4 +121,11 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
     if (exitCode === 0) exitCode = 1;
   }
   return exitCode;
+}
+
+function followStop(stop: AbortSignal, controller: AbortController): () => void {
+  const abort = () => controller.abort(stop.reason);
+  if (stop.aborted) abort();
+  stop.addEventListener('abort', abort, { once: true });
+  return () => stop.removeEventListener('abort', abort);
 }

@@ -12,11 +12,14 @@ import { toolErrorKinds } from './errors.js';
  * `run_finished`. A call the library runs without a step id is reported under its call id.
  */
 
-/** How a step ended. A call ends in one of these but `skipped`, which only a run decides. */
-export const stepStatuses = ['success', 'failure', 'denied', 'skipped', 'cancelled', 'interrupted'] as const;
+/**
+ * How a step ended. A call ends in one of these but `skipped` (its `if:` or an earlier failure)
+ * and `up_to_date` (nothing it depends on changed), which only a run decides.
+ */
+export const stepStatuses = ['success', 'failure', 'denied', 'skipped', 'up_to_date', 'cancelled', 'interrupted'] as const;
 export const stepStatusSchema = z.enum(stepStatuses);
 export type StepStatus = z.infer<typeof stepStatusSchema>;
-export const toolStatusSchema = stepStatusSchema.exclude(['skipped']);
+export const toolStatusSchema = stepStatusSchema.exclude(['skipped', 'up_to_date']);
 export type ToolStatus = z.infer<typeof toolStatusSchema>;
 
 /** Who made an authorization decision; recorded in the audit. */
@@ -89,7 +92,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     status: stepStatusSchema,
     durationMs: z.number().nonnegative(),
     error: stepErrorSchema.optional(),
-    reason: z.string().optional().describe('Why a step did not run (skipped or cancelled), e.g. "build failed"'),
+    reason: z.string().optional().describe('Why a step did not run (skipped, up_to_date or cancelled), e.g. "build failed"; for a step with sources that ran, why it was not up to date'),
     continueOnError: z.boolean().optional(),
     images: z
       .array(z.strictObject({ mediaType: z.string(), bytes: z.number().int().nonnegative() }))

@@ -200,6 +200,11 @@ export class ToolHost {
     return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }) };
   }
 
+  /** Whether a path inside a tree read that was authorized is still kept back by a `deny` or `ask` read rule. */
+  withholdsRead(absolute: string): boolean {
+    return this.#options.policy.withholdsRead(absolute, this.workspace.root);
+  }
+
   auditSnapshot(): readonly AuditRecord[] {
     return this.#authorizer.auditSnapshot();
   }

@@ -34,6 +34,7 @@ import {
 } from './schema.js';
 import { knownKeysAt, missingField } from './schema-keys.js';
 import type { NodePath, WorkflowSource } from './source.js';
+import { globProblem } from './up-to-date/file-set.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
 import { codeArguments, UntrustedValues } from './untrusted-values.js';
 
@@ -310,7 +311,7 @@ function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Map
     }
   }
   const steps = lenientSteps(raw.steps, 'steps');
-  const file = { version: 1, name: '', steps, tasks, inputs: names('inputs'), env: names('env'), secrets: part('secrets') } as WorkflowFile;
+  const file = { version: 1, name: '', steps, tasks, inputs: names('inputs'), env: names('env'), env_file: part('env_file'), secrets: part('secrets') } as WorkflowFile;
   return { file, invalidSteps };
 }
 
@@ -385,6 +386,12 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   if (step.async && tool && tool.mode !== 'async') {
     reportAt(context, at('async'), `tool ${tool.name} cannot run detached (it does not declare async mode)`);
   }
+  for (const key of ['sources', 'generates'] as const) {
+    step[key]?.forEach((glob, position) => {
+      const problem = globProblem(glob);
+      if (problem) reportAt(context, at(key, position), problem);
+    });
+  }
   let timeoutMs: number | undefined;
   const timeout = step.timeout ?? defaults.timeout;
   if (timeout !== undefined) {
@@ -423,6 +430,8 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     ...(cells && { cells, deferFailure: step.fail_fast === false }),
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
     writes: step.writes,
+    sources: step.sources,
+    generates: step.generates ?? [],
   };
 }
 
@@ -522,7 +531,9 @@ function checkReferences(
     secrets: folded(context.file.secrets ?? []),
     env: folded([...Object.keys(context.file.env ?? {}), ...(context.file.host_env ?? [])]),
   };
-  for (const kind of ['inputs', 'secrets', 'env'] as const) {
+  // Names an env file holds are known only when the run reads it.
+  const checked = context.file.env_file === undefined ? (['inputs', 'secrets', 'env'] as const) : (['inputs', 'secrets'] as const);
+  for (const kind of checked) {
     for (const name of references[kind]) {
       if (!declared[kind].has(name.toLowerCase())) reportAt(context, nodePath, `${kind}.${name} is not declared under "${kind}:"`);
     }

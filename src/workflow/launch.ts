@@ -30,6 +30,8 @@ import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer } from './rule-
 import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
+import { loadEnvFiles } from './env-files.js';
+import { UpToDateChecks, type CheckAuthorizer } from './up-to-date/checks.js';
 
 /** Shortest secret value rho accepts: masking a shorter one would hide ordinary text. */
 export const minSecretLength = 4;
@@ -51,6 +53,8 @@ export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'obse
 /** One run as a front end asks for it: the file, its choices (parsed once), and its ports. */
 export interface OpenOptions {
   file: string;
+  /** Stops reading the workflow's env files (a run's signal). */
+  signal?: AbortSignal;
   /** Directory relative paths on the command line are resolved against. */
   cwd: string;
   choices: RunChoices;
@@ -199,7 +203,6 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
   const inputs = parseInputs(choices.inputs, workflow.inputs, choices.passThrough);
   checkScriptedAnswerIds(workflow, ports.scriptedAnswers ?? []);
-  const secrets = readSecrets(workflow.file.secrets ?? [], ports.hostEnv);
   const runId = randomUUID();
   // The --sandbox flag wins over the file's policy.sandbox; both default to auto.
   const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, probing);
@@ -221,13 +224,9 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     hostEnv: ports.hostEnv,
   });
   const fromHost = hostVariables(workflow.file.host_env ?? [], ports.hostEnv);
-  const envContext: ExpressionContext = { inputs, steps: {}, env: fromHost, secrets, extra: { rho: context }, run: { failed: false, cancelled: false } };
-  const env = {
-    ...fromHost,
-    ...Object.fromEntries(Object.entries(workflow.file.env ?? {}).map(([name, value]) => [name, String(evaluateDeep(value, envContext) ?? '')])),
-  };
   const masker = ports.masker ?? new SecretMasker();
-  masker.add(...Object.values(secrets));
+  // Filled below, once the env files are read through the host, before any call runs.
+  const env: Record<string, string> = {};
   const config = { ...resolveHostConfig(workflow, choices, options.cwd, env), sandbox, homeDirectories: homes };
   const host = await buildHost(
     config,
@@ -241,13 +240,51 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     },
     extensions.tools,
   );
+  const envFile = workflow.file.env_file;
+  const fromFiles = envFile === undefined ? {} : await loadEnvFiles(typeof envFile === 'string' ? [envFile] : envFile, host, options.signal ?? new AbortController().signal);
+  // A secret comes from rho's environment or, failing that, from an env file; either way it is masked.
+  const secrets = readSecrets(workflow.file.secrets ?? [], { ...fromFiles, ...definedOnly(ports.hostEnv) });
+  masker.add(...Object.values(secrets));
+  // host_env: first, env files over it, env: over both.
+  Object.assign(env, fromHost, fromFiles);
+  const envContext: ExpressionContext = { inputs, steps: {}, env: { ...env }, secrets, extra: { rho: context }, run: { failed: false, cancelled: false } };
+  for (const [name, value] of Object.entries(workflow.file.env ?? {})) env[name] = String(evaluateDeep(value, envContext) ?? '');
   const rho = { ...context, workspace: host.workspace.root };
   return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker, sandbox };
 }
 
+function definedOnly(variables: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(variables).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** The up-to-date checks of a run of an opened workflow. */
+export function upToDateChecksOf(
+  opened: OpenedWorkflow,
+  force: RunChoices['force'],
+  warn: (line: string) => void,
+  authorize: CheckAuthorizer = (subject, request, signal) => opened.host.authorizeRequest(subject, request, signal),
+): UpToDateChecks {
+  const { host, workflow } = opened;
+  const unknown = Array.isArray(force) ? force.filter((id) => !workflow.steps.some((step) => step.id === id)) : [];
+  if (unknown.length > 0) throw new HostError('usage', `--force-step: no step ${unknown.join(', ')} in ${workflow.file.name}`);
+  const relative = path.relative(host.workspace.root, workflow.source.file);
+  return new UpToDateChecks({
+    workspace: host.workspace,
+    authorize,
+    withheld: (absolute) => host.withholdsRead(absolute),
+    workflowKey: relative.startsWith('..') || path.isAbsolute(relative) ? workflow.source.file : relative.split(path.sep).join('/'),
+    env: opened.env,
+    secrets: opened.secrets,
+    force,
+    warn,
+  });
+}
+
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
-  const { workflow, host, inputs, secrets, env, rho, servers, runId, hooks, masker } = await openWorkflow(options, 'import');
+  const opened = await openWorkflow(options, 'import');
+  const { workflow, host, inputs, secrets, env, rho, servers, runId, hooks, masker } = opened;
+  const upToDate = upToDateChecksOf(opened, options.choices.force, (line) => options.ports.warn?.(line));
   const unsubscribe = host.subscribe((event) => options.emit(masker.maskDeep(event)));
   const serverNames = servers.map((server) => server.declaration.name);
   // Starts still under way when the run ends are stopped: a run that never needed a server does not wait for it.
@@ -287,8 +324,9 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
     });
     // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
     void started.then(() => workflow.source.release());
-    return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused });
+    return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused, upToDate });
   } finally {
+    await upToDate.save();
     starting.abort();
     await started;
     options.signal.removeEventListener('abort', stopStarting);

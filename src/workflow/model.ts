@@ -39,6 +39,10 @@ export interface CompiledStep {
   deferFailure?: boolean;
   /** The step a matrix expands into after its cells: no call of its own, the cells' combined status. */
   group?: { kind: 'matrix'; members: readonly number[] };
+  /** `sources:` globs: the step has an up-to-date check only when they are declared. */
+  sources: readonly string[] | undefined;
+  /** `generates:` globs. */
+  generates: readonly string[];
 }
 
 export interface CompiledWorkflow {

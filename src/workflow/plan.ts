@@ -11,6 +11,8 @@ import { evaluateDeep, evaluateTemplate, isTruthy, templateReferences, type Expr
 import type { OpenedWorkflow } from './launch.js';
 import type { CompiledStep } from './model.js';
 import { parseStepResources } from './step-resources.js';
+import { upToDateChecksOf } from './launch.js';
+import type { UpToDateChecks } from './up-to-date/checks.js';
 
 export interface PlannedRequest {
   class: string;
@@ -39,6 +41,8 @@ export interface PlannedStep {
   /** How the step was prepared for the plan, or why it could not be. */
   preparation: 'prepared' | 'at_run_time' | 'invalid' | 'skipped' | 'group';
   note: string | undefined;
+  /** For a step with `sources:`: whether it would be up to date now, and why not. */
+  upToDate: { verdict: 'yes' | 'no' | 'unknown'; reason: string } | undefined;
   requests: PlannedRequest[];
   resources: string;
   /** For a step that starts a process: whether it runs confined, where it may write, and its network. */
@@ -101,6 +105,8 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
   const contextOf = (step: CompiledStep): ExpressionContext => (step.matrix ? { ...context, extra: { ...context.extra, matrix: step.matrix } } : context);
   const conditions = workflow.steps.map((step) => decidedCondition(step, contextOf(step)));
   const prepared = await Promise.all(workflow.steps.map((step, index) => prepareForPlan(step, opened, contextOf(step), signal, conditions[index])));
+  const checks = planChecks(opened);
+  const upToDate = await Promise.all(workflow.steps.map((step) => planUpToDate(step, checks, contextOf(step), signal)));
   const schedule = planWaves(
     prepared.map((entry) => entry.declaration),
     opened.maxParallel,
@@ -121,6 +127,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
       detached: step.async,
       confinement: plannedConfinement(prepared[index]!.confinement),
       ...prepared[index]!.report,
+      upToDate: upToDate[index],
       requests: prepared[index]!.requests.map(async (request) => {
         const evaluation = host.evaluatePolicy(request);
         const planned: PlannedRequest = {
@@ -176,6 +183,25 @@ async function consultGates(
     }),
   );
   return answers.find((answer) => answer !== undefined) ?? { decision: 'continue' };
+}
+
+/** The run's checks with the policy alone deciding: a plan asks nobody and writes nothing. */
+function planChecks(opened: OpenedWorkflow): UpToDateChecks {
+  return upToDateChecksOf(opened, false, () => {}, async (_subject, request) => {
+    const { decision } = opened.host.evaluatePolicy(request);
+    if (decision === 'allow') return undefined;
+    const needs = `${describeRequest(request)} needs ${grantingRule(request)}`;
+    return new ToolError('policy_denied', decision === 'ask' ? `${needs} (asks for approval at run time)` : `${needs} (denied by the policy)`);
+  });
+}
+
+async function planUpToDate(step: CompiledStep, checks: UpToDateChecks, context: ExpressionContext, signal: AbortSignal): Promise<PlannedStep['upToDate']> {
+  if (step.sources === undefined) return undefined;
+  if (step.argumentsReadSteps) return { verdict: 'unknown', reason: 'its arguments read earlier steps’ results, known only at run time' };
+  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id };
+  const verdict = await checks.check(step, call, signal);
+  if (verdict.kind === 'refused') return { verdict: 'unknown', reason: verdict.error.message };
+  return { verdict: verdict.kind === 'up_to_date' ? 'yes' : 'no', reason: verdict.reason };
 }
 
 async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, context: ExpressionContext, signal: AbortSignal, condition: boolean | undefined) {

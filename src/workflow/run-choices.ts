@@ -30,6 +30,8 @@ export const runChoicesSchema = z.strictObject({
   yes: z.boolean().default(false),
   /** `--sandbox`; overrides the file's `policy.sandbox` (default `auto`). */
   sandbox: z.enum(sandboxModes).optional(),
+  /** `--force` (every step runs, up to date or not) or `--force-step STEP` (those steps do). */
+  force: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
 });
 
 export type RunChoices = z.output<typeof runChoicesSchema>;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ToolError } from '../host/errors.js';
+import { denialKinds, ToolError } from '../host/errors.js';
 import { stepStatuses, type StepError, type StepStatus } from '../host/events.js';
 import type { CallOutcome, CallTicket, ToolHost } from '../host/tool-host.js';
 import { interruptReason } from '../host/call-result.js';
@@ -13,6 +13,7 @@ import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
 import { parseStepResources } from './step-resources.js';
+import type { PendingRecord, UpToDateChecks } from './up-to-date/checks.js';
 
 /** Why a run was stopped from outside; decides the exit code (130, 124). */
 export const timeoutReason = 'timeout';
@@ -32,6 +33,8 @@ export interface RunOptions {
   runId?: string;
   /** Steps found invalid while the run goes on (once an MCP server's tools are known): they fail instead of running. */
   refusedSteps?: { problemOf(stepId: string): string | undefined };
+  /** Skips steps with `sources:` that are up to date; without it, every step runs. */
+  upToDate?: UpToDateChecks;
 }
 
 export interface StepRecord {
@@ -214,6 +217,20 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }),
     ...(step.writes && { writes: step.writes }),
   };
+  const checks = step.sources === undefined ? undefined : options.upToDate;
+  let pending: PendingRecord | undefined;
+  let staleBecause: string | undefined;
+  if (checks) {
+    const checkSignal = step.conditionUsesStatus ? options.signal : state.stopWaiting;
+    const verdict = await checks.check(step, call, checkSignal);
+    if (checkSignal.aborted) return endUnstarted(options.signal.aborted ? stopped() : { status: 'skipped', reason: `${state.firstFailure} failed` });
+    if (verdict.kind === 'refused') {
+      const { kind, message } = verdict.error;
+      return endUnstarted({ status: denialKinds.has(kind) ? 'denied' : 'failure', error: { kind, message: `step ${step.id}: checking whether it is up to date: ${message}` } });
+    }
+    if (verdict.kind === 'up_to_date') return endUnstarted({ status: 'up_to_date', reason: verdict.reason });
+    ({ pending, reason: staleBecause } = verdict);
+  }
   // Until it executes, a step gives up when the run is stopped or, unless its `if:` reads step
   // statuses, when another step fails. At -j1 one step waits at a time, so all can share the
   // run's derived signal; with more slots many wait at once, and listeners piling up on one
@@ -230,8 +247,14 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     },
     // Detached: later steps and their results no longer wait for it.
     onDetached: () => reporter.detached(step.index),
-    onSettled: (outcome) => recordOutcome(step, outcome, options.signal, state, finish),
+    onSettled: (outcome) => recordOutcome(step, outcome, options.signal, state, (record, continueOnError) =>
+      finish(staleBecause !== undefined && record.reason === undefined ? { ...record, reason: staleBecause } : record, continueOnError),
+    ),
   });
+  if (checks && pending) {
+    if (state.records[step.index]?.status === 'success') await checks.succeeded(step, call, pending, options.signal);
+    else checks.failed(pending);
+  }
 }
 
 function recordOutcome(step: CompiledStep, outcome: CallOutcome, signal: AbortSignal, state: RunState, finish: (record: RecordFields, continueOnError?: boolean) => void): void {

@@ -161,6 +161,8 @@ const defaults = z.strictObject({
 
 const resourceList = z.array(z.string().min(1).max(4096)).max(1000);
 
+const globList = z.array(z.string().min(1).max(4096)).min(1).max(1000);
+
 export const stepSchema = z.strictObject({
   id: stepId,
   name: z.string().min(1).max(200).optional(),
@@ -183,6 +185,10 @@ export const stepSchema = z.strictObject({
     .max(1000)
     .optional()
     .describe('Where this step’s processes may write (globs as in write rules): narrows the policy’s writable roots, never widens them; [] writes nothing'),
+  sources: globList
+    .optional()
+    .describe('Globs (relative to the workspace) of the files this step reads: with them, the step is skipped as up to date when nothing it depends on changed'),
+  generates: globList.optional().describe('Globs (relative to the workspace) of the files this step writes: a step whose outputs are gone or changed runs again'),
 });
 
 const steps = z.array(stepSchema).min(1, 'a task needs at least one step').max(100_000);
@@ -205,6 +211,10 @@ export const workflowSchema = z.strictObject({
   max_parallel: z.number().int().min(1).max(1024).optional(),
   inputs: inputs.optional(),
   env: z.record(z.string().regex(identifierPattern, 'variable names are identifiers'), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  env_file: z
+    .union([z.string().min(1).max(4096), z.array(z.string().min(1).max(4096)).min(1).max(100)])
+    .optional()
+    .describe('KEY=VALUE files (dotenv format, relative to the workspace) loaded into env.*; env: wins over them'),
   secrets: z.array(z.string().regex(identifierPattern, 'secret names are identifiers')).max(100).optional(),
   host_env: z
     .array(z.string().regex(identifierPattern, 'variable names are identifiers'))

@@ -188,7 +188,7 @@ export class FancyRenderer implements Renderer {
   }
 }
 
-/** A step that never executed: skipped by its `if:` or a failure, or cancelled before it started. */
+/** A step that never executed: skipped by its `if:` or a failure, up to date, or cancelled before it started. */
 function neverRan(event: StepFinished): boolean {
-  return event.status === 'skipped' || (event.status === 'cancelled' && event.error === undefined);
+  return event.status === 'skipped' || event.status === 'up_to_date' || (event.status === 'cancelled' && event.error === undefined);
 }

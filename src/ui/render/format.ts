@@ -9,6 +9,7 @@ export const statusSymbol: Readonly<Record<StepStatus, string>> = {
   failure: '✖',
   denied: '⛔',
   skipped: '↷',
+  up_to_date: '≡',
   cancelled: '◌',
   interrupted: '⏹',
 };

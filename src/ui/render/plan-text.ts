@@ -24,6 +24,7 @@ export function formatPlan(plan: WorkflowPlan): string[] {
     lines.push(`  resources: ${step.resources}`);
     if (step.confinement) lines.push(...confinementLines(step.confinement));
     if (step.note) lines.push(`  note: ${step.note}`);
+    if (step.upToDate) lines.push(`  up to date: ${step.upToDate.verdict}${step.upToDate.verdict === 'yes' ? '' : ` — ${step.upToDate.reason}`}`);
     if (step.preparation === 'prepared' && step.requests.length === 0) lines.push('  requests: none');
     for (const request of step.requests) {
       const because = request.rule ? `rule ${request.rule}` : 'no rule matches';

@@ -30,7 +30,7 @@ function cutOffBy(exitCode: number | undefined): string | undefined {
 
 /** How one step reads in a JUnit report. */
 type Verdict =
-  | { kind: 'pass' }
+  | { kind: 'pass'; note?: string }
   | { kind: 'failure' | 'error' | 'skipped'; type: string; message: string };
 
 /**
@@ -38,7 +38,8 @@ type Verdict =
  * interrupt, or cancelled while it executed) is an `<error>`: it neither passed nor failed on
  * its own. A step that never executed is `<skipped>` with the reason. A failure tolerated by
  * `continue_on_error` is `<skipped type="continue_on_error">`, so it reads as neither a pass
- * nor a failure of the run.
+ * nor a failure of the run. A step that was up to date passed: its testcase carries the note
+ * in `<system-out>`.
  */
 function verdictOf(event: StepFinished | undefined, executed: boolean, run: RunFinished | undefined): Verdict {
   const stoppedBy = cutOffBy(run?.exitCode);
@@ -47,6 +48,8 @@ function verdictOf(event: StepFinished | undefined, executed: boolean, run: RunF
   switch (event.status) {
     case 'success':
       return { kind: 'pass' };
+    case 'up_to_date':
+      return { kind: 'pass', note: `up to date: ${message}` };
     case 'failure':
     case 'denied':
       if (event.continueOnError) return { kind: 'skipped', type: 'continue_on_error', message: `${event.status} tolerated by continue_on_error: ${message}` };
@@ -61,7 +64,7 @@ function verdictOf(event: StepFinished | undefined, executed: boolean, run: RunF
 }
 
 function verdictElement(verdict: Verdict): string | undefined {
-  if (verdict.kind === 'pass') return undefined;
+  if (verdict.kind === 'pass') return verdict.note === undefined ? undefined : `      <system-out>${escapeXml(verdict.note)}</system-out>`;
   return `      <${verdict.kind} type="${escapeXml(verdict.type)}" message="${escapeXml(headline(verdict.message))}">${escapeXml(verdict.message)}</${verdict.kind}>`;
 }
 

@@ -1,0 +1,73 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { repetitions, rhoCommand, type BenchContext } from '../lib/context.js';
+import type { SuiteResult } from '../lib/figures.js';
+import { measureWithLoad, medianOf } from '../lib/hyperfine.js';
+import { formatNumber } from '../lib/stats.js';
+import { writeEchoWorkflow } from '../lib/workflows.js';
+
+/** Steps of the up-to-date workflow (and targets of its Makefile). */
+export const incrementalSteps = 200;
+
+const range = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
+
+/**
+ * The same build as a workflow and as a Makefile: each step copies src/N.txt to out/N.txt,
+ * declaring the one as its source and the other as what it generates.
+ */
+async function writeBuild(dir: string, count: number): Promise<{ workflow: string; makefile: string }> {
+  await mkdir(path.join(dir, 'src'), { recursive: true });
+  await mkdir(path.join(dir, 'out'), { recursive: true });
+  for (const index of range(count)) await writeFile(path.join(dir, 'src', `${index}.txt`), `source ${index}\n`);
+  const steps = range(count).map(
+    (index) =>
+      `  - id: s${index}\n    tool: exec\n    with: { command: cp, args: ["src/${index}.txt", "out/${index}.txt"] }\n    sources: ["src/${index}.txt"]\n    generates: ["out/${index}.txt"]\n`,
+  );
+  const allow = ['read(src/**)', 'read(out/**)', 'read(.rho/**)', 'write(.rho/**)', 'process(cp)'].map((rule) => JSON.stringify(rule)).join(', ');
+  const workflow = path.join(dir, 'build.yml');
+  await writeFile(workflow, `version: 1\nname: build-${count}\npolicy:\n  allow: [${allow}]\nsteps:\n${steps.join('')}`);
+  const makefile = path.join(dir, 'build.mk');
+  const targets = range(count).map((index) => `out/${index}.txt`);
+  const rules = range(count).map((index) => `out/${index}.txt: src/${index}.txt\n\t@cp $< $@\n`).join('');
+  await writeFile(makefile, `all: ${targets.join(' ')}\n${rules}`);
+  return { workflow, makefile };
+}
+
+/**
+ * A no-op rerun of a 200-step workflow whose steps are all up to date, against its first run
+ * (no recorded state), `make` on the same tree when it is up to date, and `rho run` of one echo
+ * step: what checking costs next to doing the work, and next to make's timestamps.
+ */
+export async function incrementalSuite(context: BenchContext): Promise<SuiteResult> {
+  const dir = path.join(context.dir, 'incremental');
+  const { workflow, makefile } = await writeBuild(dir, incrementalSteps);
+  const oneEcho = await writeEchoWorkflow(context.dir, 1);
+  const noOp = `rho run (${incrementalSteps} steps, all up to date)`;
+  const first = `rho run (${incrementalSteps} steps, first run)`;
+  const make = `make (${incrementalSteps} targets, up to date)`;
+  const echo = 'rho run (one echo step)';
+  const commands = [
+    // The warm-up runs record the state, so every measured run of this command finds it.
+    { name: noOp, command: rhoCommand(`run ${workflow} --output plain --sandbox off`) },
+    { name: first, command: `bash -c ${JSON.stringify(`rm -rf .rho && ${rhoCommand(`run ${workflow} --output plain --sandbox off`)}`)}` },
+    { name: make, command: `make -s -f ${makefile}` },
+    { name: echo, command: rhoCommand(`run ${oneEcho} --output plain`) },
+  ];
+  // Each first run removes the state and records it again, so a no-op rerun after it still finds it.
+  const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 5, rounds: 2 }), cwd: dir });
+  const median = (name: string) => medianOf(raw.measurements, name);
+  const versus = (a: string, b: string, target?: { limit: number; text: string }) => ({
+    suite: 'incremental',
+    name: `${a} ÷ ${b}`,
+    value: median(a) / median(b),
+    unit: '×',
+    basis: `${formatNumber(median(a))} ms / ${formatNumber(median(b))} ms`,
+    ...(target && { target }),
+  });
+  return {
+    suite: 'incremental',
+    figures: [versus(noOp, echo, { limit: 2, text: '≤ 2' }), versus(first, noOp), versus(noOp, make)],
+    raw,
+    notes: [],
+  };
+}

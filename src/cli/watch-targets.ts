@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { compileGlob } from '../tools/files/glob.js';
+import { builtinRegistry, resolveHostConfig } from '../workflow/launch.js';
+import { loadWorkflowFile } from '../workflow/load.js';
+import type { RunChoices } from '../workflow/run-choices.js';
+
+/** Directories a watch never looks into. */
+const unwatched: ReadonlySet<string> = new Set(['.git', 'node_modules', '.rho']);
+
+/** What `--watch` watches: the workspace, and which changes in it start a run. */
+export interface WatchTargets {
+  root: string;
+  /** Whether chokidar should not even descend into a path. */
+  ignored(absolute: string): boolean;
+  /** Whether a change to a path starts a run again. */
+  triggers(absolute: string): boolean;
+}
+
+/**
+ * A change triggers a run when it is to a file under some step's `sources:` (or, when no step
+ * declares any, anywhere in the workspace), or to the workflow file itself; never to a file a
+ * step `generates:`, so a run does not set off the next one.
+ */
+export async function resolveWatchTargets(file: string, choices: RunChoices, cwd: string): Promise<WatchTargets> {
+  const { workflow } = await loadWorkflowFile(file, builtinRegistry(), 'skip', { task: choices.task });
+  const root = resolveHostConfig(workflow, choices, cwd, {}).root;
+  const sources = workflow.steps.flatMap((step) => step.sources ?? []).map(compileGlob);
+  const generated = workflow.steps.flatMap((step) => step.generates).map(compileGlob);
+  const workflowFile = path.resolve(cwd, file);
+  const relative = (absolute: string) => path.relative(root, absolute).split(path.sep).join('/');
+  const ignored = (absolute: string) => relative(absolute).split('/').some((part) => unwatched.has(part));
+  return {
+    root,
+    ignored,
+    triggers(absolute) {
+      if (absolute === workflowFile) return true;
+      const inside = relative(absolute);
+      if (inside.startsWith('..') || ignored(absolute) || generated.some((matches) => matches(inside))) return false;
+      return sources.length === 0 || sources.some((matches) => matches(inside));
+    },
+  };
+}

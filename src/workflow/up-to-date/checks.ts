@@ -1,0 +1,158 @@
+import type { CapabilityRequest } from '../../host/capability.js';
+import { ToolError } from '../../host/errors.js';
+import type { ToolCall } from '../../host/prepared-call.js';
+import type { ResolvedPath, Workspace } from '../../host/workspace.js';
+import type { CompiledStep } from '../model.js';
+import { describeChange } from './changes.js';
+import { digestFileSet } from './file-set.js';
+import { canonicalJson, digestEnvironment, sha256 } from './fingerprint.js';
+import { emptyState, loadState, saveState, stateFilePath, stepKey, type StepStateRecord, type UpToDateState } from './state-file.js';
+
+/** Decides one request a step's check makes, with the step's call as its subject. */
+export type CheckAuthorizer = (subject: ToolCall, request: CapabilityRequest, signal: AbortSignal) => Promise<ToolError | undefined>;
+
+/** `--force`: every step, the named steps, or none. */
+export type ForceChoice = boolean | readonly string[];
+
+export interface UpToDateOptions {
+  workspace: Workspace;
+  authorize: CheckAuthorizer;
+  withheld(absolute: string): boolean;
+  /** Names this workflow's records in the state (its file, relative to the workspace when inside it). */
+  workflowKey: string;
+  /** The variables every step receives (the workflow's `env:` and env files) and the secrets. */
+  env: Readonly<Record<string, string>>;
+  secrets: Readonly<Record<string, string>>;
+  force: ForceChoice;
+  warn(line: string): void;
+}
+
+/** What a step's check found: up to date (it does not run), or why it runs, with what to record if it succeeds. */
+export type CheckVerdict =
+  | { kind: 'up_to_date'; reason: string }
+  | { kind: 'stale'; reason: string; pending: PendingRecord }
+  | { kind: 'refused'; error: ToolError };
+
+/** What a stale step's inputs were when it was checked; recorded once it succeeds. */
+export interface PendingRecord {
+  key: string;
+  inputs: Omit<StepStateRecord, 'generates'>;
+}
+
+/**
+ * The up-to-date checks of one run. A step with `sources:` is up to date when its tool, its
+ * resolved arguments, the variables it receives and the contents of its sources are what they
+ * were at its last successful run, and its generated files are still as that run left them.
+ * Every file it reads and the state it writes are requests put to the run's authorization.
+ */
+export class UpToDateChecks {
+  readonly #options: UpToDateOptions;
+  #state: Promise<UpToDateState> | undefined;
+  #envDigests: Record<string, string> | undefined;
+  readonly #changes = new Map<string, StepStateRecord | undefined>();
+  #statePath: ResolvedPath | undefined;
+
+  constructor(options: UpToDateOptions) {
+    this.#options = options;
+  }
+
+  /** Whether the step runs regardless of its check. */
+  isForced(step: CompiledStep): boolean {
+    const { force } = this.#options;
+    return force === true || (Array.isArray(force) && force.includes(step.id));
+  }
+
+  /** Checks a step whose arguments are resolved, before its call is submitted. */
+  async check(step: CompiledStep, call: ToolCall, signal: AbortSignal): Promise<CheckVerdict> {
+    const refusal = await this.#authorizeState(call, signal);
+    if (refusal) return { kind: 'refused', error: refusal };
+    const state = await this.#loadState();
+    const sources = await this.#digest(step.sources ?? [], call, signal);
+    if (sources instanceof ToolError) return { kind: 'refused', error: sources };
+    const envDigests = (this.#envDigests ??= digestEnvironment(this.#options.env, this.#options.secrets, state.salt));
+    const key = stepKey(this.#options.workflowKey, step.id);
+    const pending: PendingRecord = {
+      key,
+      inputs: { tool: step.tool, arguments: sha256(canonicalJson(call.args ?? null)), env: envDigests, sources: Object.fromEntries(sources) },
+    };
+    if (this.isForced(step)) return { kind: 'stale', reason: 'forced (--force)', pending };
+    const previous = state.steps[key];
+    if (!previous) return { kind: 'stale', reason: 'no successful run is recorded', pending };
+    const inputChange = describeChange(previous, pending.inputs);
+    if (inputChange) return { kind: 'stale', reason: inputChange, pending };
+    const generated = await this.#digest(step.generates, call, signal);
+    if (generated instanceof ToolError) return { kind: 'refused', error: generated };
+    for (const [file, digest] of Object.entries(previous.generates)) {
+      if (!generated.has(file)) return { kind: 'stale', reason: `output ${file} is missing`, pending };
+      if (generated.get(file) !== digest) return { kind: 'stale', reason: `output ${file} changed`, pending };
+    }
+    return { kind: 'up_to_date', reason: 'nothing it depends on changed since its last successful run' };
+  }
+
+  /** Records a step that succeeded: its inputs as checked, and its generated files as it left them. */
+  async succeeded(step: CompiledStep, call: ToolCall, pending: PendingRecord, signal: AbortSignal): Promise<void> {
+    const generated = await this.#digest(step.generates, call, signal);
+    if (generated instanceof ToolError) {
+      this.#options.warn(`rho: step ${step.id} ran, but its outputs could not be recorded (${generated.message}); it runs again next time`);
+      this.#changes.set(pending.key, undefined);
+      return;
+    }
+    this.#changes.set(pending.key, { ...pending.inputs, generates: Object.fromEntries(generated) });
+  }
+
+  /** Forgets a step that ran and did not succeed: it runs next time whatever changed. */
+  failed(pending: PendingRecord): void {
+    this.#changes.set(pending.key, undefined);
+  }
+
+  /** Writes what this run recorded (nothing when no step was checked). */
+  async save(): Promise<void> {
+    if (this.#changes.size === 0 || !this.#statePath || !this.#state) return;
+    try {
+      // Resolved again: another run may have created the file since; it must still be the one authorized.
+      const resolved = await this.#options.workspace.resolveForWrite(stateFilePath);
+      if (resolved.canonical !== this.#statePath.canonical) throw new ToolError('path_refused', `${stateFilePath} now resolves to ${resolved.canonical}`);
+      await saveState(resolved.canonical, await this.#state, this.#changes);
+    } catch (error) {
+      this.#options.warn(`rho: could not save ${stateFilePath} (${(error as Error).message}); steps that ran will run again next time`);
+    }
+  }
+
+  /** The state is read and written on the step's behalf: both are requests decided like any other. */
+  async #authorizeState(call: ToolCall, signal: AbortSignal): Promise<ToolError | undefined> {
+    const { workspace, authorize } = this.#options;
+    let forWrite: ResolvedPath;
+    try {
+      forWrite = await workspace.resolveForWrite(stateFilePath);
+    } catch (error) {
+      return error instanceof ToolError ? error : new ToolError('path_refused', `${stateFilePath}: ${(error as Error).message}`, { cause: error });
+    }
+    if (forWrite.state === 'existing') {
+      const read = await workspace.resolveForRead(stateFilePath).catch((error: unknown) => error as Error);
+      if (read instanceof Error) return read instanceof ToolError ? read : new ToolError('path_refused', read.message, { cause: read });
+      const refused = await authorize(call, { class: 'read', path: read, target: 'file' }, signal);
+      if (refused) return refused;
+    }
+    const refused = await authorize(call, { class: 'write', path: forWrite }, signal);
+    if (refused) return refused;
+    this.#statePath ??= forWrite;
+    return undefined;
+  }
+
+  #loadState(): Promise<UpToDateState> {
+    this.#state ??= this.#statePath!.state === 'existing'
+      ? loadState(this.#statePath!.canonical).then(({ state, problem }) => {
+          if (problem) this.#options.warn(`rho: ${stateFilePath} is unreadable (${problem}); every step with sources runs, and the file is written anew`);
+          return state;
+        })
+      : Promise.resolve(emptyState());
+    return this.#state;
+  }
+
+  #digest(globs: readonly string[], call: ToolCall, signal: AbortSignal): Promise<Map<string, string> | ToolError> {
+    const { workspace, authorize, withheld } = this.#options;
+    return digestFileSet(globs, { workspace, withheld, signal, authorize: (request) => authorize(call, request, signal) }).catch((error: unknown) =>
+      error instanceof ToolError ? error : new ToolError('execution_failed', (error as Error).message, { cause: error }),
+    );
+  }
+}

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import picomatch from 'picomatch';
+import type { CapabilityRequest } from '../../host/capability.js';
+import { ToolError } from '../../host/errors.js';
+import type { ResolvedPath, Workspace } from '../../host/workspace.js';
+import { compileGlob } from '../../tools/files/glob.js';
+import { fileBehindLink, TreeWalk } from '../../tools/files/walk.js';
+
+/** Decides one read request: the refusal, or undefined when it is granted. */
+export type ReadAuthorizer = (request: CapabilityRequest) => Promise<ToolError | undefined>;
+
+/** What digesting a file set needs from the run's host. */
+export interface FileSetAccess {
+  workspace: Workspace;
+  authorize: ReadAuthorizer;
+  /** Paths a deny or ask read rule keeps back inside an authorized tree. */
+  withheld(absolute: string): boolean;
+  signal: AbortSignal;
+}
+
+/** Files read whole; larger ones are streamed into the hash. */
+const wholeFileBytes = 4 * 1024 * 1024;
+
+/** Where a glob's files are read from: a literal file, or the tree under its static part. */
+export function globBase(glob: string): { base: string; literal: boolean } {
+  const scanned = picomatch.scan(glob);
+  return { base: scanned.isGlob ? scanned.base || '.' : glob, literal: !scanned.isGlob };
+}
+
+/** Why a glob cannot name files in the workspace, or undefined when it can. */
+export function globProblem(glob: string): string | undefined {
+  if (glob.startsWith('/') || /^[A-Za-z]:[\\/]/.test(glob)) return `"${glob}" is absolute; globs are relative to the workspace`;
+  if (glob.split(/[\\/]/).includes('..')) return `"${glob}" leaves the workspace ("..")`;
+  return undefined;
+}
+
+/**
+ * The digest of every file the globs match, keyed by workspace-relative path. Each glob's base
+ * is read through one authorized request (`read` of the file, or of the directory tree); a base
+ * that does not exist matches nothing and asks for nothing.
+ */
+export async function digestFileSet(globs: readonly string[], access: FileSetAccess): Promise<Map<string, string> | ToolError> {
+  const files = new Map<string, string>();
+  for (const glob of globs) {
+    const { base, literal } = globBase(glob);
+    let resolved: ResolvedPath;
+    try {
+      resolved = await access.workspace.resolveForRead(base);
+    } catch (error) {
+      if (error instanceof ToolError && error.kind === 'not_found') continue;
+      return error instanceof ToolError ? error : new ToolError('execution_failed', `${glob}: ${(error as Error).message}`, { cause: error });
+    }
+    if (resolved.scope !== 'workspace') return new ToolError('path_refused', `"${glob}" resolves outside the workspace; sources and generates stay inside it`);
+    const directory = resolved.entry === 'directory';
+    if (literal && !directory) {
+      if (resolved.entry !== 'file') continue;
+      const refusal = await access.authorize({ class: 'read', path: resolved, target: 'file' });
+      if (refusal) return refusal;
+      files.set(resolved.relativeToRoot(), await digestFile(resolved.canonical));
+      continue;
+    }
+    if (!directory) continue;
+    const refusal = await access.authorize({ class: 'read', path: resolved, target: 'tree' });
+    if (refusal) return refusal;
+    const matches = compileGlob(literal ? `${glob.replace(/\/+$/, '')}/**` : glob);
+    const prefix = resolved.relativeToRoot();
+    const walk = new TreeWalk(resolved, { recursive: true, signal: access.signal, withheld: access.withheld });
+    for await (const entry of walk.entries()) {
+      const relative = prefix ? `${prefix}/${entry.relative}` : entry.relative;
+      if (!matches(relative)) continue;
+      if (entry.kind === 'file') files.set(relative, await digestFile(entry.absolute));
+      else if (entry.kind === 'symlink') {
+        const target = await fileBehindLink(entry.absolute, resolved.root);
+        if (target) files.set(relative, await digestFile(target.absolute));
+      }
+    }
+    if (walk.limitReached) return new ToolError('unsupported', `"${glob}" matches more entries than rho walks; narrow it`);
+  }
+  return files;
+}
+
+async function digestFile(absolute: string): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    if ((await stat(absolute)).size <= wholeFileBytes) return hash.update(await readFile(absolute)).digest('hex');
+    for await (const chunk of createReadStream(absolute)) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  } catch (cause) {
+    throw new ToolError('execution_failed', `cannot read ${absolute} to check whether it changed: ${(cause as Error).message}`, { cause });
+  }
+}

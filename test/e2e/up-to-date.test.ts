@@ -1,0 +1,153 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
+
+const directories = temporaryDirectories();
+afterAll(() => directories.removeAll());
+
+const grants = '["read(src/**)", "read(dist/**)", "read(.rho/**)", "write(.rho/**)", "write(dist/**)", "write(*.log)", "shell"]';
+
+/** A build step that concatenates its sources into dist/out.txt and counts its runs in runs.log. */
+function buildFlow(options: { name?: string; script?: string; extra?: string } = {}): string {
+  return `version: 1
+name: ${options.name ?? 'incremental'}
+inputs:
+  banner: { default: plain }
+policy:
+  allow: ${grants}
+steps:
+  - id: build
+    tool: shell
+    with: { script: "${options.script ?? 'mkdir -p dist && cat src/*.txt > dist/out.txt && echo $0 ${{ inputs.banner }} >> runs.log'}" }
+    sources: ["src/**/*.txt"]
+    generates: ["dist/**"]
+  - id: after
+    tool: echo
+    with: { value: done }
+${options.extra ?? ''}`;
+}
+
+async function project(files: Record<string, string> = {}): Promise<string> {
+  const dir = await directories.make();
+  await writeFiles(dir, { 'flow.yml': buildFlow(), 'src/a.txt': 'a\n', ...files });
+  return dir;
+}
+
+/** The step_finished events of a run (--output json). */
+function finished(stdout: string): Record<string, { status: string; reason?: string }> {
+  const events = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; stepId: string; status: string; reason?: string });
+  return Object.fromEntries(events.filter((event) => event.type === 'step_finished').map((event) => [event.stepId, { status: event.status, reason: event.reason }]));
+}
+
+const run = (dir: string, ...args: string[]) => runCli(['run', 'flow.yml', '--output', 'json', ...args], { cwd: dir });
+const runs = async (dir: string) => (await readFile(path.join(dir, 'runs.log'), 'utf8')).split('\n').filter(Boolean).length;
+
+describe.concurrent('up-to-date checks (end to end)', () => {
+  it('skips a step on the second run and runs it again when a source changes, appears or goes', async () => {
+    const dir = await project();
+    const first = await run(dir);
+    expect(first.exitCode).toBe(0);
+    expect(finished(first.stdout).build).toEqual({ status: 'success', reason: 'no successful run is recorded' });
+
+    const second = await run(dir);
+    expect(second.exitCode).toBe(0);
+    expect(finished(second.stdout).build?.status).toBe('up_to_date');
+    expect(finished(second.stdout).after?.status).toBe('success');
+    expect(await runs(dir)).toBe(1);
+
+    await writeFile(path.join(dir, 'src/a.txt'), 'changed\n');
+    expect(finished((await run(dir)).stdout).build).toEqual({ status: 'success', reason: 'source src/a.txt changed' });
+    await writeFile(path.join(dir, 'src/b.txt'), 'b\n');
+    expect(finished((await run(dir)).stdout).build).toEqual({ status: 'success', reason: 'source src/b.txt was added' });
+    await rm(path.join(dir, 'src/b.txt'));
+    expect(finished((await run(dir)).stdout).build).toEqual({ status: 'success', reason: 'source src/b.txt was removed' });
+    expect(finished((await run(dir)).stdout).build?.status).toBe('up_to_date');
+    expect(await runs(dir)).toBe(4);
+    expect(await readFile(path.join(dir, 'dist/out.txt'), 'utf8')).toBe('changed\n');
+  });
+
+  it('runs again when its resolved arguments change, or an output is deleted or edited', async () => {
+    const dir = await project();
+    await run(dir);
+    expect(finished((await run(dir, '-i', 'banner=fancy')).stdout).build).toEqual({ status: 'success', reason: 'its arguments changed' });
+    expect(finished((await run(dir, '-i', 'banner=fancy')).stdout).build?.status).toBe('up_to_date');
+    await rm(path.join(dir, 'dist/out.txt'));
+    expect(finished((await run(dir, '-i', 'banner=fancy')).stdout).build).toEqual({ status: 'success', reason: 'output dist/out.txt is missing' });
+    await writeFile(path.join(dir, 'dist/out.txt'), 'tampered\n');
+    expect(finished((await run(dir, '-i', 'banner=fancy')).stdout).build).toEqual({ status: 'success', reason: 'output dist/out.txt changed' });
+    expect(await readFile(path.join(dir, 'dist/out.txt'), 'utf8')).toBe('a\n');
+  });
+
+  it('--force runs every step and --force-step the named one; an unknown step is a usage error', async () => {
+    const dir = await project({ 'flow.yml': buildFlow({ extra: `  - id: other\n    tool: shell\n    with: { script: "echo other >> other.log" }\n    sources: ["src/a.txt"]\n` }) });
+    await run(dir);
+    const forced = finished((await run(dir, '--force')).stdout);
+    expect(forced.build).toEqual({ status: 'success', reason: 'forced (--force)' });
+    expect(forced.other).toEqual({ status: 'success', reason: 'forced (--force)' });
+    const one = finished((await run(dir, '--force-step', 'other')).stdout);
+    expect(one.build?.status).toBe('up_to_date');
+    expect(one.other).toEqual({ status: 'success', reason: 'forced (--force)' });
+    const unknown = await run(dir, '--force-step', 'nope');
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toMatch(/--force-step: no step nope/);
+  });
+
+  it('reports a corrupt state file, runs every step and writes the file anew', async () => {
+    const dir = await project();
+    await run(dir);
+    await writeFile(path.join(dir, '.rho/up-to-date.json'), '{"version": 1, "steps": [');
+    const result = await run(dir);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/\.rho\/up-to-date\.json is unreadable \(it is not valid JSON\); every step with sources runs/);
+    expect(finished(result.stdout).build).toEqual({ status: 'success', reason: 'no successful run is recorded' });
+    expect(JSON.parse(await readFile(path.join(dir, '.rho/up-to-date.json'), 'utf8')).version).toBe(1);
+    expect(finished((await run(dir)).stdout).build?.status).toBe('up_to_date');
+  });
+
+  it('keeps the state whole when two runs of different workflows race, and both are recorded', async () => {
+    const dir = await project({
+      'one.yml': buildFlow({ name: 'one', script: 'echo one >> one.log' }),
+      'two.yml': buildFlow({ name: 'two', script: 'echo two >> two.log' }),
+    });
+    const both = () => Promise.all(['one.yml', 'two.yml'].map((file) => runCli(['run', file, '--output', 'json'], { cwd: dir })));
+    for (const result of await both()) expect(result.exitCode).toBe(0);
+    const state = JSON.parse(await readFile(path.join(dir, '.rho/up-to-date.json'), 'utf8')) as { steps: Record<string, unknown> };
+    // One rename wins; whichever lost is recorded by its next run.
+    expect(Object.keys(state.steps).some((key) => key === 'one.yml#build' || key === 'two.yml#build')).toBe(true);
+    await both();
+    const again = await both();
+    for (const result of again) expect(finished(result.stdout).build?.status).toBe('up_to_date');
+    const final = JSON.parse(await readFile(path.join(dir, '.rho/up-to-date.json'), 'utf8')) as { steps: Record<string, unknown> };
+    expect(Object.keys(final.steps).sort()).toEqual(['one.yml#build', 'two.yml#build']);
+  });
+
+  it('refuses the check when the policy does not grant reading the sources, and rho plan says why a step would run', async () => {
+    const dir = await project({ 'flow.yml': buildFlow().replace(grants, '["read(dist/**)", "read(.rho/**)", "write(.rho/**)", "write(dist/**)", "write(*.log)", "shell"]') });
+    const denied = await run(dir);
+    expect(denied.exitCode).toBe(3);
+    expect(finished(denied.stdout).build?.status).toBe('denied');
+    expect(denied.stdout).toMatch(/checking whether it is up to date: .*read\(src\/\*\*\)/);
+
+    await writeFile(path.join(dir, 'flow.yml'), buildFlow());
+    const before = await runCli(['plan', 'flow.yml'], { cwd: dir });
+    expect(before.stdout).toMatch(/up to date: no — no successful run is recorded/);
+    await run(dir);
+    expect((await runCli(['plan', 'flow.yml'], { cwd: dir })).stdout).toMatch(/up to date: yes/);
+    await writeFile(path.join(dir, 'src/a.txt'), 'edited\n');
+    expect((await runCli(['plan', 'flow.yml'], { cwd: dir })).stdout).toMatch(/up to date: no — source src\/a\.txt changed/);
+    expect(await runs(dir)).toBe(1);
+  });
+
+  it('shows up_to_date in the summary and as a passed JUnit testcase with a note', async () => {
+    const dir = await project();
+    await run(dir);
+    const result = await runCli(['run', 'flow.yml', '--output', 'plain', '--junit', 'junit.xml'], { cwd: dir });
+    expect(result.stdout).toMatch(/≡ {2}build {2}up_to_date .*\(nothing it depends on changed since its last successful run\)/);
+    expect(result.stdout).toMatch(/Result: exit 0 \(1 success, 1 up_to_date\)/);
+    const junit = await readFile(path.join(dir, 'junit.xml'), 'utf8');
+    expect(junit).toMatch(/<testcase name="build"[^>]*>\n {6}<system-out>up to date: nothing it depends on changed/);
+    expect(junit).toMatch(/failures="0" errors="0"/);
+    expect(junit).not.toMatch(/<skipped/);
+  });
+});
