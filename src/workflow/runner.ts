@@ -9,6 +9,8 @@ import type { ToolResult } from '../host/tool.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import { groupRecord } from './groups.js';
+import { enterGroup, entryOf, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
+import type { InputValue } from './inputs.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
@@ -63,8 +65,15 @@ interface RunState {
   firstFailure: string | undefined;
   firstFailureDenied: boolean;
   records: (StepRecord | undefined)[];
-  /** What expressions see of the finished steps, added to as each is recorded (rebuilding it per step would cost steps²). */
-  finished: ExpressionContext['steps'];
+  /**
+   * What expressions see of the finished steps of each task being run, by nested group (`''`
+   * for the run's own task), added to as each is recorded (rebuilding it per step would cost steps²).
+   */
+  finished: Map<string, ExpressionContext['steps']>;
+  /** The `uses:` groups, by the id of the scope their members are in. */
+  groups: ReadonlyMap<string, UsesGroupStep>;
+  /** Whether each nested group runs, decided when its first member is ready. */
+  entries: Map<string, GroupEntry | undefined>;
   /** Settles when a step has finished (its result is recorded). */
   done: Promise<void>[];
   /** Each step's place in the host's model order. */
@@ -95,7 +104,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     file: workflow.source.file,
     workspace: host.workspace.root,
     ...(host.environment.sandbox && { sandbox: host.environment.sandbox }),
-    steps: steps.map(({ id, name, tool, line, group }) => ({ id, name, tool, line, ...(group && { kind: group.kind }) })),
+    steps: steps.map(({ id, name, tool, line, file, group }) => ({ id, name, tool, line, ...(file !== undefined && { file }), ...(group && { kind: group.kind }) })),
   });
   const failure = new AbortController();
   const state: RunState = {
@@ -103,7 +112,9 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     firstFailure: undefined,
     firstFailureDenied: false,
     records: steps.map(() => undefined),
-    finished: {},
+    finished: new Map([['', {}]]),
+    groups: usesGroups(steps),
+    entries: new Map(),
     done: [],
     tickets: steps.map(() => host.reserve()),
     failure,
@@ -160,7 +171,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       state.failure.abort(interruptReason);
     }
     state.records[step.index] = complete;
-    state.finished[complete.id] = { status: complete.status, output: complete.output, data: complete.data };
+    finishedIn(state, step.scope?.id)[step.localId] = { status: complete.status, output: complete.output, data: complete.data };
     reporter.finished(step.index, {
       type: 'step_finished',
       stepId: step.id,
@@ -182,10 +193,14 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   };
   if (step.group) {
     await Promise.all(step.group.members.map((index) => state.done[index]));
-    const record = groupRecord(step.group.members.map((index) => ({ record: state.records[index]!, matrix: options.workflow.steps[index]!.matrix })));
+    const record = step.group.kind === 'matrix' ? groupRecord(step.group.members.map((index) => ({ record: state.records[index]!, matrix: options.workflow.steps[index]!.matrix }))) : recordUsesGroup(step as UsesGroupStep, options, state);
     return endUnstarted(record, step.continueOnError && (record.status === 'failure' || record.status === 'denied'));
   }
   if (options.signal.aborted) return endUnstarted(stopped());
+  if (step.scope && !(state.failed && !step.conditionUsesStatus)) {
+    const entry = entryOf(step.scope.id, state.groups, state.entries, (group) => enterGroup(group, expressionContext(options, state, group)))!;
+    if (entry.kind !== 'run') return endUnstarted({ status: 'skipped', reason: entry.membersReason });
+  }
 
   let args: unknown;
   try {
@@ -214,6 +229,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     tool: step.tool,
     args,
     stepId: step.id,
+    ...(step.scope && { delegation: { role: 'child' as const, parent: step.scope.id, task: step.scope.task } }),
     ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }),
     ...(step.writes && { writes: step.writes }),
   };
@@ -286,11 +302,35 @@ function detachedStopReason(signal: AbortSignal, state: RunState): string {
   return signal.reason === timeoutReason ? 'the run timed out while it ran detached' : 'the run was interrupted while it ran detached';
 }
 
+/** What `steps.*` reads in a scope: the finished steps of the task that runs there. */
+function finishedIn(state: RunState, scope: string | undefined): ExpressionContext['steps'] {
+  const key = scope ?? '';
+  let finished = state.finished.get(key);
+  if (!finished) state.finished.set(key, (finished = {}));
+  return finished;
+}
+
+function recordUsesGroup(step: UsesGroupStep, options: RunOptions, state: RunState) {
+  const members = step.group.members.map((index) => ({ record: state.records[index]!, continueOnError: options.workflow.steps[index]!.continueOnError }));
+  return usesGroupRecord(step, state.entries.get(step.group.scope.id), members, (inputs) => ({
+    ...expressionContext(options, state, step),
+    inputs,
+    steps: finishedIn(state, step.group.scope.id),
+  }));
+}
+
+/** The inputs a step reads: the run's, or in a nested group the ones its `uses:` step gave. */
+function inputsOf(options: RunOptions, state: RunState, step: CompiledStep): Readonly<Record<string, InputValue | unknown>> {
+  if (!step.scope) return options.inputs;
+  const entry = state.entries.get(step.scope.id);
+  return entry?.kind === 'run' ? entry.inputs : {};
+}
+
 function expressionContext(options: RunOptions, state: RunState, step: CompiledStep): ExpressionContext {
   return {
-    inputs: { ...options.inputs },
+    inputs: { ...inputsOf(options, state, step) },
     // Shared, not copied: a step evaluates its expressions at once, before any other step finishes.
-    steps: state.finished,
+    steps: finishedIn(state, step.scope?.id),
     env: { ...options.env },
     secrets: { ...options.secrets },
     extra: { ...(options.rho && { rho: options.rho }), ...(step.matrix && { matrix: step.matrix }) },

@@ -14,7 +14,7 @@ export const codeArguments: Readonly<Record<string, string>> = { shell: 'script'
  * inputs marked `untrusted: true`, results of tools that bring in outside content (`http_request`,
  * MCP tools that do not declare themselves closed-world, module tools that say so), text answers
  * to a questionnaire, and everything computed from them (`env:` values, results of steps whose
- * arguments read them). A step's `status` is always trusted.
+ * arguments read them, results of `uses:` steps). A step's `status` is always trusted.
  */
 export class UntrustedValues {
   private readonly inputs = new Map<string, string>();
@@ -74,7 +74,10 @@ export class UntrustedValues {
   addStep(step: StepFile, tool: Tool | undefined, argumentsWhy: string | undefined): void {
     const id = step.id;
     const result = (keys: readonly string[], why: string | undefined) => (keys[0]?.toLowerCase() === 'status' ? undefined : why);
-    if (argumentsWhy !== undefined) {
+    if (step.uses !== undefined) {
+      // What a called task's outputs carry is not followed through it: fail closed.
+      this.steps.set(id, (keys) => result(keys, `steps.${id} is the outputs of the called task ${step.uses}, which are not checked for outside content`));
+    } else if (argumentsWhy !== undefined) {
       this.steps.set(id, (keys) => result(keys, `steps.${id} is computed from untrusted values (${argumentsWhy})`));
     } else if (tool?.untrustedContent) {
       this.steps.set(id, (keys) => result(keys, `steps.${id} is a result of ${tool.name}, which brings in content from outside`));
