@@ -12,8 +12,8 @@ import type { WorkflowSource } from './source.js';
 const refusedKeys: Readonly<Partial<Record<keyof WorkflowFile, string>>> = {
   hooks: 'hook programs are the calling run’s',
   tools: 'tool modules and MCP servers are the calling run’s: declare them in the file that runs',
-  env: 'the calling run’s env: applies: pass values as inputs (with:)',
-  env_file: 'the calling run’s env files apply: pass values as inputs (with:)',
+  env: 'the calling run’s env: applies; pass values as inputs, under with:',
+  env_file: 'the calling run’s env files apply; pass values as inputs, under with:',
   host_env: 'host variables reach a run only through the file that runs',
   secrets: 'secrets reach a run only through the file that runs: pass what the task needs as an input',
   workspace: 'the calling run’s workspace applies',

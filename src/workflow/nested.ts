@@ -62,8 +62,8 @@ interface MemberRecord {
 
 /**
  * How a `uses:` group is recorded once its members have finished: as its entry decided when it
- * did not run; else the members' combined status (a member's failure with continue_on_error
- * counts as its success), with the called task's outputs, evaluated in its own scope, as data.
+ * did not run; else the members' combined status (a member that failed or was denied with
+ * continue_on_error counts as a success), with the called task's outputs, evaluated in its own scope, as data.
  */
 export function usesGroupRecord(
   step: UsesGroupStep,
@@ -74,7 +74,7 @@ export function usesGroupRecord(
   if (entry?.kind === 'failed') return { status: 'failure', data: null, error: entry.error };
   if (entry?.kind === 'skipped') return { status: 'skipped', data: null, reason: entry.reason };
   const counted = members.map(({ record, continueOnError }) => ({
-    record: continueOnError && record.status === 'failure' ? { ...record, status: 'success' as const } : record,
+    record: continueOnError && (record.status === 'failure' || record.status === 'denied') ? { ...record, status: 'success' as const } : record,
     matrix: undefined,
   }));
   const combined = groupRecord(counted, 'steps');

@@ -1,8 +1,12 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
+import { repoRoot, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 import { runCliEvents } from '../support/cli-events.js';
 
 const directories = temporaryDirectories();
+const hooks = path.join(repoRoot, 'test/fixtures/hooks');
+const node = JSON.stringify(process.execPath);
 afterAll(() => directories.removeAll());
 
 /** A new directory holding `files`. */
@@ -114,5 +118,191 @@ tasks:
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('loop.yml:9:27: task a uses itself: a → b → a; a task cannot run inside itself');
     expect(result.stderr).toContain('loop.yml:12:28: task self uses itself: self → self; a task cannot run inside itself');
+  });
+
+  it('runs a task of another file, named with #TASK or its default task, and that file’s deny rules join the run’s policy', async () => {
+    const dir = await dirWith({
+      'main.yml': `version: 1
+name: main
+policy:
+  allow: ["write(**)"]
+steps:
+  - id: unit
+    uses: ./ci/checks.yml#unit
+    with: { suite: fast }
+  - id: lint
+    uses: ./ci/checks.yml
+  - { id: show, tool: echo, with: { value: "\${{ steps.unit.data.ran }} / \${{ steps.lint.data.summary }}" } }
+`,
+      'ci/checks.yml': `version: 1
+name: checks
+policy:
+  deny: ["write(secret/**)"]
+outputs:
+  summary: "\${{ steps.lint.data }}"
+steps:
+  - { id: lint, tool: echo, with: { value: linted } }
+  - { id: sneak, tool: write_file, continue_on_error: true, with: { path: secret/key, content: x, create_dirs: true } }
+tasks:
+  unit:
+    inputs:
+      suite: { type: choice, options: [fast, slow], required: true }
+    outputs:
+      ran: "\${{ inputs.suite }} \${{ steps.lint.data }}"
+    steps:
+      - { id: lint, tool: echo, with: { value: "unit lint" } }
+`,
+    });
+    const run = await runCliEvents(['run', 'main.yml'], { cwd: dir });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.events.find((event) => event.type === 'step_progress' && event.stepId === 'show')).toMatchObject({ message: 'fast unit lint / linted' });
+    // The called file's deny rule refuses what the calling file's allow would grant.
+    expect(run.finished.get('lint/sneak')).toMatchObject({ status: 'denied', continueOnError: true });
+    const started = run.events.find((event) => event.type === 'run_started');
+    expect(started?.type === 'run_started' && started.steps.find((step) => step.id === 'unit/lint')).toMatchObject({ file: path.join('ci', 'checks.yml'), line: 17 });
+  });
+
+  it('refuses a called file that tries to allow more, or set hooks, naming the file and the rule (exit 2, nothing run)', async () => {
+    const dir = await dirWith({
+      'main.yml': `version: 1
+name: main
+steps:
+  - { id: first, tool: echo, with: { value: ran } }
+  - { id: greedy, uses: ./lib/greedy.yml }
+`,
+      'lib/greedy.yml': `version: 1
+name: greedy
+hooks: {}
+policy:
+  allow: ["write(**)"]
+steps:
+  - { id: x, tool: write_file, with: { path: out.txt, content: x } }
+`,
+    });
+    const result = await runCli(['run', 'main.yml'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    const greedy = path.join('lib', 'greedy.yml');
+    expect(result.stderr).toContain(`${greedy}:5:11: ${greedy} is called by a uses: step and cannot allow "write(**)": an allow rule would grant more than the calling run does; a called file may only add deny and ask rules`);
+    expect(result.stderr).toContain(`${greedy}:3:1: ${greedy} is called by a uses: step and cannot set hooks: (hook programs are the calling run’s)`);
+    expect(result.stdout).not.toContain('ran');
+  });
+
+  it('refuses a called file outside the workspace, and one that does not exist', async () => {
+    const dir = await dirWith({
+      'project/main.yml': `version: 1
+name: main
+steps:
+  - { id: out, uses: ../other.yml }
+  - { id: gone, uses: ./missing.yml#x }
+`,
+      'other.yml': 'version: 1\nname: other\nsteps: [{ id: a, tool: echo, with: { value: 1 } }]\n',
+    });
+    const result = await runCli(['validate', 'main.yml'], { cwd: path.join(dir, 'project') });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/main\.yml:4:22: uses: \.\.\/other\.yml: the file is outside the workspace \(.*project\); a called file must be inside it/);
+    expect(result.stderr).toContain('main.yml:5:23: uses: ./missing.yml#x: no such file');
+  });
+
+  it('names nested steps by their path in plain output and JUnit, and a matrix of a uses: step gives a group per cell', async () => {
+    const dir = await dirWith({
+      'ci.yml': `version: 1
+name: ci
+tasks:
+  suite:
+    inputs:
+      node: { type: number, required: true }
+    steps:
+      - { id: unit, tool: echo, with: { value: "unit on \${{ inputs.node }}" } }
+      - { id: fail, tool: read_file, if: "\${{ inputs.node == 22 }}", with: { path: missing.txt } }
+  test:
+    steps:
+      - id: test
+        uses: suite
+        matrix: { node: [20, 22] }
+        fail_fast: false
+        with: { node: "\${{ matrix.node }}" }
+      - { id: after, tool: echo, if: "\${{ always() }}", with: { value: "test \${{ steps.test.status }}" } }
+`,
+    });
+    const plain = await runCli(['run', 'ci.yml', 'test', '--output', 'plain', '--junit', 'report.xml'], { cwd: dir });
+    expect(plain.exitCode).toBe(1);
+    expect(plain.stdout).toContain('[test (node=20)/unit] unit on 20');
+    expect(plain.stdout).toContain('[test (node=22)/unit] unit on 22');
+    expect(plain.stdout).toMatch(/\[test \(node=20\)\/fail\] ↷ skipped/);
+    expect(plain.stdout).toMatch(/\[test \(node=22\)\/fail\] ✖ failure/);
+    expect(plain.stdout).toMatch(/\[test \(node=22\)\] ✖ failure .*1 of 2 steps failed/);
+    expect(plain.stdout).toContain('[after] test failure');
+    const junit = await readFile(path.join(dir, 'report.xml'), 'utf8');
+    const cases = [...junit.matchAll(/<testcase name="([^"]*)"/g)].map((match) => match[1]);
+    expect(cases).toEqual(['test (node=20)/unit', 'test (node=20)/fail', 'test (node=22)/unit', 'test (node=22)/fail', 'after']);
+  });
+
+  it('shows the nested groups and their cells in rho plan and rho run --dry-run, with if: decided by the inputs given', async () => {
+    const dir = await dirWith({
+      'ci.yml': `version: 1
+name: ci
+tasks:
+  suite:
+    inputs:
+      node: { type: number, required: true }
+    steps:
+      - { id: unit, tool: echo, with: { value: "unit on \${{ inputs.node }}" } }
+      - { id: slow, tool: echo, if: "\${{ inputs.node == 22 }}", with: { value: slow } }
+  test:
+    steps:
+      - id: test
+        uses: suite
+        matrix: { node: [20, 22] }
+        with: { node: "\${{ matrix.node }}" }
+`,
+    });
+    for (const args of [['plan', 'ci.yml', 'test'], ['run', 'ci.yml', 'test', '--dry-run']]) {
+      const result = await runCli(args, { cwd: dir });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toContain('test (node=20) (uses suite) — wave');
+      expect(result.stdout).toContain('  steps: test (node=20)/unit; test (node=20)/slow');
+      expect(result.stdout).toContain('  cells: test (node=20); test (node=22)');
+      expect(result.stdout).toMatch(/test \(node=20\)\/slow \(echo\) — wave \d+\n {2}if: \$\{\{ inputs.node == 22 \}\} → false with these inputs/);
+      expect(result.stdout).toMatch(/test \(node=22\)\/slow \(echo\) — wave \d+\n {2}if: \$\{\{ inputs.node == 22 \}\} → true with these inputs/);
+    }
+    const json = JSON.parse((await runCli(['plan', 'ci.yml', 'test', '--json'], { cwd: dir })).stdout);
+    expect(json.steps.find((step: { id: string }) => step.id === 'test (node=22)')).toMatchObject({ uses: { task: 'suite', steps: ['test (node=22)/unit', 'test (node=22)/slow'] } });
+  });
+
+  it('gives calls inside a nested group a child delegation in their hook envelopes, so a gate can tell them apart', async () => {
+    const dir = await dirWith({
+      'gated.yml': `version: 1
+name: gated
+policy:
+  allow: ["read(**)"]
+hooks:
+  pre_tool_use:
+    - { command: [${node}, ${JSON.stringify(path.join(hooks, 'deny-child.mjs'))}] }
+  observer:
+    - { command: [${node}, ${JSON.stringify(path.join(hooks, 'append-envelope.mjs'))}, ${JSON.stringify('{DIR}/observed.ndjson')}], writes: ["."] }
+tasks:
+  read:
+    steps:
+      - { id: file, tool: read_file, with: { path: data.txt } }
+  release:
+    steps:
+      - { id: own, tool: read_file, with: { path: data.txt } }
+      - { id: nested, uses: read }
+`,
+      'data.txt': 'hello\n',
+    });
+    const text = (await readFile(path.join(dir, 'gated.yml'), 'utf8')).replace('{DIR}', dir);
+    await writeFiles(dir, { 'gated.yml': text });
+    const run = await runCliEvents(['run', 'gated.yml', 'release'], { cwd: dir });
+    expect(run.exitCode).toBe(3);
+    expect(run.finished.get('own')).toMatchObject({ status: 'success' });
+    expect(run.finished.get('nested/file')).toMatchObject({ status: 'denied' });
+    expect(run.finished.get('nested/file')?.error?.message).toContain('a call of read run by nested');
+    const observed = (await readFile(path.join(dir, 'observed.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const after = observed.filter((envelope) => envelope.kind === 'after_tool_use');
+    expect(after.map((envelope) => [envelope.payload.step_id, envelope.delegation])).toEqual([
+      ['own', { role: 'root' }],
+      ['nested/file', { role: 'child', parent: 'nested', task: 'read' }],
+    ]);
   });
 });
