@@ -305,4 +305,68 @@ tasks:
       ['nested/file', { role: 'child', parent: 'nested', task: 'read' }],
     ]);
   });
+
+  it('checks a with: value that holds an expression when the step runs, and skips the whole group when its if: is false', async () => {
+    const dir = await dirWith({
+      'late.yml': `version: 1
+name: late
+inputs:
+  mode: { type: string, default: high }
+  build: { type: boolean, default: false }
+tasks:
+  inner:
+    inputs:
+      level: { type: number, required: true }
+    steps:
+      - { id: a, tool: echo, with: { value: "\${{ inputs.level }}" } }
+  outer:
+    steps:
+      - { id: skipped, uses: inner, if: "\${{ inputs.build }}", with: { level: 1 } }
+      - { id: typed, uses: inner, with: { level: "\${{ inputs.mode }}" } }
+`,
+    });
+    const run = await runCliEvents(['run', 'late.yml', 'outer'], { cwd: dir });
+    expect(run.exitCode).toBe(1);
+    expect(run.finished.get('skipped')).toMatchObject({ status: 'skipped', reason: 'its if: condition is false' });
+    expect(run.finished.get('skipped/a')).toMatchObject({ status: 'skipped', reason: 'skipped was skipped (its if: condition is false)' });
+    expect(run.finished.get('typed/a')).toMatchObject({ status: 'skipped', reason: 'typed could not start' });
+    expect(run.finished.get('typed')).toMatchObject({ status: 'failure', error: { message: 'step typed: input level of task inner is a number, not "high"' } });
+  });
+
+  it('keys up-to-date state and --force-step by the path id of a nested step', async () => {
+    const dir = await dirWith({
+      'inc.yml': `version: 1
+name: inc
+policy:
+  allow: ["read(src/**)", "read(.rho/**)", "write(.rho/**)"]
+tasks:
+  compile:
+    steps:
+      - { id: build, tool: echo, sources: ["src/**"], with: { value: built } }
+  all:
+    steps:
+      - { id: lib, uses: compile }
+      - { id: app, uses: compile }
+`,
+      'src/a.txt': 'a\n',
+    });
+    const statuses = async (...extra: string[]) => {
+      const run = await runCliEvents(['run', 'inc.yml', 'all', ...extra], { cwd: dir });
+      expect(run.exitCode, run.stderr).toBe(0);
+      return [run.finished.get('lib/build')?.status, run.finished.get('app/build')?.status];
+    };
+    expect(await statuses()).toEqual(['success', 'success']);
+    expect(await statuses()).toEqual(['up_to_date', 'up_to_date']);
+    expect(await statuses('--force-step', 'app/build')).toEqual(['up_to_date', 'success']);
+    const unknown = await runCli(['run', 'inc.yml', 'all', '--force-step', 'build'], { cwd: dir });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain('--force-step: no step build');
+  });
+
+  it('runs the example workflows/tasks/uses.yml: same-file tasks with outputs, and a task of checks.yml per matrix cell', async () => {
+    const run = await runCliEvents(['run', path.join(repoRoot, 'workflows/tasks/uses.yml'), 'release'], { cwd: repoRoot });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.events.find((event) => event.type === 'step_progress' && event.stepId === 'report')).toMatchObject({ message: 'released core@2.0.0 and cli@1.0.0; checks: success' });
+    expect([...run.finished.keys()]).toEqual(['core/version', 'core', 'cli/version', 'cli', 'check (node=20)/run', 'check (node=20)', 'check (node=22)/run', 'check (node=22)', 'check', 'report']);
+  });
 });
