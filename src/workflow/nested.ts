@@ -3,7 +3,8 @@ import { checkCallInputs } from './call-inputs.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import { groupRecord } from './groups.js';
 import type { InputValue } from './inputs.js';
-import type { CompiledStep, UsesGroup } from './model.js';
+import type { Delegation } from '../host/hooks/delegation.js';
+import type { CompiledStep, NestedScope, UsesGroup } from './model.js';
 
 /**
  * Whether a nested group runs, decided once, when its first step is ready: the `uses:` step's
@@ -30,6 +31,11 @@ export function enterGroup(step: UsesGroupStep, context: ExpressionContext): Gro
 }
 
 export type UsesGroupStep = CompiledStep & { group: UsesGroup };
+
+/** Who delegated a call of a nested group, for the hooks: the step that runs the group, and its task. */
+export function nestedDelegation(scope: NestedScope): Delegation {
+  return { role: 'child', parent: scope.id, task: scope.task };
+}
 
 /**
  * The entry of the nested group `scope`, decided once (kept in `decided`): a group inside a group

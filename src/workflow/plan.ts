@@ -10,7 +10,7 @@ import { ToolError } from '../host/errors.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, templateReferences, type ExpressionContext } from './expressions/index.js';
 import type { OpenedWorkflow } from './launch.js';
 import type { CompiledStep } from './model.js';
-import { enterGroup, entryOf, usesGroups, type GroupEntry } from './nested.js';
+import { enterGroup, entryOf, nestedDelegation, usesGroups, type GroupEntry } from './nested.js';
 import { parseStepResources } from './step-resources.js';
 import { upToDateChecksOf } from './launch.js';
 import type { UpToDateChecks } from './up-to-date/checks.js';
@@ -205,7 +205,7 @@ async function consultGates(
   policyDecision: 'allow' | 'ask',
   signal: AbortSignal,
 ): Promise<NonNullable<PlannedRequest['gates']>> {
-  const input = { callId: `${step.id}#plan`, stepId: step.id, tool: step.tool, request, policyDecision };
+  const input = { callId: `${step.id}#plan`, stepId: step.id, tool: step.tool, ...(step.scope && { delegation: nestedDelegation(step.scope) }), request, policyDecision };
   const answers = await Promise.all(
     gates.map(async (gate) => {
       try {

@@ -9,7 +9,7 @@ import type { ToolResult } from '../host/tool.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import { groupRecord } from './groups.js';
-import { enterGroup, entryOf, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
+import { enterGroup, entryOf, nestedDelegation, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
 import type { InputValue } from './inputs.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
@@ -229,7 +229,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     tool: step.tool,
     args,
     stepId: step.id,
-    ...(step.scope && { delegation: { role: 'child' as const, parent: step.scope.id, task: step.scope.task } }),
+    ...(step.scope && { delegation: nestedDelegation(step.scope) }),
     ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }),
     ...(step.writes && { writes: step.writes }),
   };

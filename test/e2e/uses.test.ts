@@ -9,6 +9,34 @@ const hooks = path.join(repoRoot, 'test/fixtures/hooks');
 const node = JSON.stringify(process.execPath);
 afterAll(() => directories.removeAll());
 
+/** A workflow file's text: its header and `body`. */
+const flow = (name: string, body: string) => `version: 1\nname: ${name}\n${body}`;
+
+/** A task that runs task suite (a unit step, then `second`) once per Node version, `more` after it. */
+const suiteFile = (second: string, more = '') =>
+  flow('ci', `tasks:
+  suite:
+    inputs:
+      node: { type: number, required: true }
+    steps:
+      - { id: unit, tool: echo, with: { value: "unit on \${{ inputs.node }}" } }
+      - ${second}
+  test:
+    steps:
+      - id: test
+        uses: suite
+        matrix: { node: [20, 22] }
+        with: { node: "\${{ matrix.node }}" }
+${more}`);
+
+/** Validates `file` in a new directory holding `files`: it must be refused (exit 2); its problems, one a line. */
+async function refused(files: Record<string, string>, file: string, cwd = ''): Promise<string> {
+  const dir = await dirWith(files);
+  const result = await runCli(['validate', file], { cwd: path.join(dir, cwd) });
+  expect(result.exitCode).toBe(2);
+  return result.stderr;
+}
+
 /** A new directory holding `files`. */
 async function dirWith(files: Record<string, string>): Promise<string> {
   const dir = await directories.make();
@@ -16,9 +44,7 @@ async function dirWith(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-const sameFile = `version: 1
-name: release
-tasks:
+const sameFile = flow('release', `tasks:
   build:
     inputs:
       target: { type: string, required: true }
@@ -38,7 +64,7 @@ tasks:
         uses: build
         with: { target: "\${{ steps.stamp.data }}" }
       - { id: show, tool: echo, with: { value: "\${{ steps.web.data.version }} \${{ steps.cli.data.version }} \${{ steps.stamp.data }}" } }
-`;
+`);
 
 describe.concurrent('uses: steps (end to end)', () => {
   it('runs a task of the same file as a nested group with its inputs, and its outputs are the calling step’s data', async () => {
@@ -65,10 +91,9 @@ describe.concurrent('uses: steps (end to end)', () => {
   });
 
   it('refuses at validation an unknown input, a missing required one and a wrong type, each where it is written', async () => {
-    const dir = await dirWith({
-      'bad.yml': `version: 1
-name: bad
-tasks:
+    const stderr = await refused(
+      {
+      'bad.yml': flow('bad', `tasks:
   build:
     inputs:
       target: { type: string, required: true }
@@ -88,21 +113,20 @@ tasks:
         with: { target: web, level: "3" }
       - id: four
         uses: biuld
-`,
-    });
-    const result = await runCli(['validate', 'bad.yml'], { cwd: dir });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('bad.yml:14:30: task build has no input "levle"; did you mean "level"?');
-    expect(result.stderr).toContain('bad.yml:16:15: task build requires input target: give it under with:');
-    expect(result.stderr).toContain('bad.yml:20:30: input level of task build is a number, not "3" (write it without quotes)');
-    expect(result.stderr).toContain('bad.yml:22:15: uses: biuld: this file has no task "biuld"; did you mean "build"?');
+`),
+      },
+      'bad.yml',
+    );
+    expect(stderr).toContain('bad.yml:14:30: task build has no input "levle"; did you mean "level"?');
+    expect(stderr).toContain('bad.yml:16:15: task build requires input target: give it under with:');
+    expect(stderr).toContain('bad.yml:20:30: input level of task build is a number, not "3" (write it without quotes)');
+    expect(stderr).toContain('bad.yml:22:15: uses: biuld: this file has no task "biuld"; did you mean "build"?');
   });
 
   it('refuses a task that uses itself, directly or through others, with the cycle spelled out', async () => {
-    const dir = await dirWith({
-      'loop.yml': `version: 1
-name: loop
-tasks:
+    const stderr = await refused(
+      {
+      'loop.yml': flow('loop', `tasks:
   a:
     steps:
       - { id: to-b, uses: b }
@@ -112,19 +136,17 @@ tasks:
   self:
     steps:
       - { id: again, uses: self }
-`,
-    });
-    const result = await runCli(['validate', 'loop.yml'], { cwd: dir });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('loop.yml:9:27: task a uses itself: a → b → a; a task cannot run inside itself');
-    expect(result.stderr).toContain('loop.yml:12:28: task self uses itself: self → self; a task cannot run inside itself');
+`),
+      },
+      'loop.yml',
+    );
+    expect(stderr).toContain('loop.yml:9:27: task a uses itself: a → b → a; a task cannot run inside itself');
+    expect(stderr).toContain('loop.yml:12:28: task self uses itself: self → self; a task cannot run inside itself');
   });
 
   it('runs a task of another file, named with #TASK or its default task, and that file’s deny rules join the run’s policy', async () => {
     const dir = await dirWith({
-      'main.yml': `version: 1
-name: main
-policy:
+      'main.yml': flow('main', `policy:
   allow: ["write(**)"]
 steps:
   - id: unit
@@ -133,10 +155,8 @@ steps:
   - id: lint
     uses: ./ci/checks.yml
   - { id: show, tool: echo, with: { value: "\${{ steps.unit.data.ran }} / \${{ steps.lint.data.summary }}" } }
-`,
-      'ci/checks.yml': `version: 1
-name: checks
-policy:
+`),
+      'ci/checks.yml': flow('checks', `policy:
   deny: ["write(secret/**)"]
 outputs:
   summary: "\${{ steps.lint.data }}"
@@ -151,7 +171,7 @@ tasks:
       ran: "\${{ inputs.suite }} \${{ steps.lint.data }}"
     steps:
       - { id: lint, tool: echo, with: { value: "unit lint" } }
-`,
+`),
     });
     const run = await runCliEvents(['run', 'main.yml'], { cwd: dir });
     expect(run.exitCode, run.stderr).toBe(0);
@@ -164,20 +184,16 @@ tasks:
 
   it('refuses a called file that tries to allow more, or set hooks, naming the file and the rule (exit 2, nothing run)', async () => {
     const dir = await dirWith({
-      'main.yml': `version: 1
-name: main
-steps:
+      'main.yml': flow('main', `steps:
   - { id: first, tool: echo, with: { value: ran } }
   - { id: greedy, uses: ./lib/greedy.yml }
-`,
-      'lib/greedy.yml': `version: 1
-name: greedy
-hooks: {}
+`),
+      'lib/greedy.yml': flow('greedy', `hooks: {}
 policy:
   allow: ["write(**)"]
 steps:
   - { id: x, tool: write_file, with: { path: out.txt, content: x } }
-`,
+`),
     });
     const result = await runCli(['run', 'main.yml'], { cwd: dir });
     expect(result.exitCode).toBe(2);
@@ -188,41 +204,29 @@ steps:
   });
 
   it('refuses a called file outside the workspace, and one that does not exist', async () => {
-    const dir = await dirWith({
-      'project/main.yml': `version: 1
-name: main
-steps:
+    const stderr = await refused(
+      {
+        'project/main.yml': flow('main', `steps:
   - { id: out, uses: ../other.yml }
   - { id: gone, uses: ./missing.yml#x }
-`,
-      'other.yml': 'version: 1\nname: other\nsteps: [{ id: a, tool: echo, with: { value: 1 } }]\n',
-    });
-    const result = await runCli(['validate', 'main.yml'], { cwd: path.join(dir, 'project') });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/main\.yml:4:22: uses: \.\.\/other\.yml: the file is outside the workspace \(.*project\); a called file must be inside it/);
-    expect(result.stderr).toContain('main.yml:5:23: uses: ./missing.yml#x: no such file');
+`),
+        'other.yml': flow('other', 'steps: [{ id: a, tool: echo, with: { value: 1 } }]\n'),
+      },
+      'main.yml',
+      'project',
+    );
+    expect(stderr).toMatch(/main\.yml:4:22: uses: \.\.\/other\.yml: the file is outside the workspace \(.*project\); a called file must be inside it/);
+    expect(stderr).toContain('main.yml:5:23: uses: ./missing.yml#x: no such file');
   });
 
   it('names nested steps by their path in plain output and JUnit, and a matrix of a uses: step gives a group per cell', async () => {
     const dir = await dirWith({
-      'ci.yml': `version: 1
-name: ci
-tasks:
-  suite:
-    inputs:
-      node: { type: number, required: true }
-    steps:
-      - { id: unit, tool: echo, with: { value: "unit on \${{ inputs.node }}" } }
-      - { id: fail, tool: read_file, if: "\${{ inputs.node == 22 }}", with: { path: missing.txt } }
-  test:
-    steps:
-      - id: test
-        uses: suite
-        matrix: { node: [20, 22] }
-        fail_fast: false
-        with: { node: "\${{ matrix.node }}" }
+      'ci.yml': suiteFile(
+        '{ id: fail, tool: read_file, if: "\${{ inputs.node == 22 }}", with: { path: missing.txt } }',
+        `        fail_fast: false
       - { id: after, tool: echo, if: "\${{ always() }}", with: { value: "test \${{ steps.test.status }}" } }
 `,
+      ),
     });
     const plain = await runCli(['run', 'ci.yml', 'test', '--output', 'plain', '--junit', 'report.xml'], { cwd: dir });
     expect(plain.exitCode).toBe(1);
@@ -239,22 +243,7 @@ tasks:
 
   it('shows the nested groups and their cells in rho plan and rho run --dry-run, with if: decided by the inputs given', async () => {
     const dir = await dirWith({
-      'ci.yml': `version: 1
-name: ci
-tasks:
-  suite:
-    inputs:
-      node: { type: number, required: true }
-    steps:
-      - { id: unit, tool: echo, with: { value: "unit on \${{ inputs.node }}" } }
-      - { id: slow, tool: echo, if: "\${{ inputs.node == 22 }}", with: { value: slow } }
-  test:
-    steps:
-      - id: test
-        uses: suite
-        matrix: { node: [20, 22] }
-        with: { node: "\${{ matrix.node }}" }
-`,
+      'ci.yml': suiteFile('{ id: slow, tool: echo, if: "\${{ inputs.node == 22 }}", with: { value: slow } }'),
     });
     for (const args of [['plan', 'ci.yml', 'test'], ['run', 'ci.yml', 'test', '--dry-run']]) {
       const result = await runCli(args, { cwd: dir });
@@ -271,9 +260,7 @@ tasks:
 
   it('gives calls inside a nested group a child delegation in their hook envelopes, so a gate can tell them apart', async () => {
     const dir = await dirWith({
-      'gated.yml': `version: 1
-name: gated
-policy:
+      'gated.yml': flow('gated', `policy:
   allow: ["read(**)"]
 hooks:
   pre_tool_use:
@@ -288,7 +275,7 @@ tasks:
     steps:
       - { id: own, tool: read_file, with: { path: data.txt } }
       - { id: nested, uses: read }
-`,
+`),
       'data.txt': 'hello\n',
     });
     const text = (await readFile(path.join(dir, 'gated.yml'), 'utf8')).replace('{DIR}', dir);
@@ -308,9 +295,7 @@ tasks:
 
   it('checks a with: value that holds an expression when the step runs, and skips the whole group when its if: is false', async () => {
     const dir = await dirWith({
-      'late.yml': `version: 1
-name: late
-inputs:
+      'late.yml': flow('late', `inputs:
   mode: { type: string, default: high }
   build: { type: boolean, default: false }
 tasks:
@@ -323,7 +308,7 @@ tasks:
     steps:
       - { id: skipped, uses: inner, if: "\${{ inputs.build }}", with: { level: 1 } }
       - { id: typed, uses: inner, with: { level: "\${{ inputs.mode }}" } }
-`,
+`),
     });
     const run = await runCliEvents(['run', 'late.yml', 'outer'], { cwd: dir });
     expect(run.exitCode).toBe(1);
@@ -335,9 +320,7 @@ tasks:
 
   it('keys up-to-date state and --force-step by the path id of a nested step', async () => {
     const dir = await dirWith({
-      'inc.yml': `version: 1
-name: inc
-policy:
+      'inc.yml': flow('inc', `policy:
   allow: ["read(src/**)", "read(.rho/**)", "write(.rho/**)"]
 tasks:
   compile:
@@ -347,7 +330,7 @@ tasks:
     steps:
       - { id: lib, uses: compile }
       - { id: app, uses: compile }
-`,
+`),
       'src/a.txt': 'a\n',
     });
     const statuses = async (...extra: string[]) => {
