@@ -15,10 +15,10 @@ import {
   type ParseOptions,
   type Template,
 } from './expressions/index.js';
-import type { CompiledStep, CompiledTask, CompiledWorkflow, UsesCall } from './model.js';
+import type { CompiledStep, CompiledTask, CompiledWorkflow, TaskReference, UsesCall } from './model.js';
 import { matrixCells, type MatrixCell, type MatrixFilter } from './matrix.js';
 import { linkWorkflow, type CompiledFile } from './link.js';
-import { parseUsesTarget } from './uses.js';
+import { callsAnotherFile, parseUsesTarget } from './uses.js';
 import type { Problem } from './problems.js';
 import type { RetryPolicy } from '../host/retry.js';
 import { runContextKeys } from './run-context.js';
@@ -38,7 +38,7 @@ import { knownKeysAt, missingField } from './schema-keys.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { globProblem } from './up-to-date/file-set.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
-import { codeArguments, UntrustedValues } from './untrusted-values.js';
+import { codeArguments, UntrustedValues, type OutputsUntrusted } from './untrusted-values.js';
 
 export interface CompileOptions {
   /**
@@ -63,6 +63,11 @@ export interface CompileOptions {
    * returned (a check of the file alone).
    */
   calledFiles?: ReadonlyMap<string, CompiledFile>;
+  /**
+   * What the outputs of another file's task carry, for the untrusted-value checks of the steps
+   * that use it; a task it does not know is taken to carry untrusted text.
+   */
+  calledOutputs?: (reference: TaskReference) => OutputsUntrusted | undefined;
 }
 
 /**
@@ -84,10 +89,12 @@ export function assembleWorkflow(
   options: Pick<CompileOptions, 'task' | 'matrixFilter' | 'calledFiles'>,
 ): { workflow?: CompiledWorkflow; problems: Problem[]; warnings: Problem[] } {
   const { file, source } = compiled;
-  if (!file || compiled.problems.length > 0) return { problems: compiled.problems, warnings: compiled.warnings };
-  if (options.task !== undefined && !file.tasks?.[options.task]) throw unknownTaskError(source.file, file, options.task);
-  const linked = linkWorkflow({ ...compiled, file }, options.calledFiles, { task: options.task, matrixFilter: options.matrixFilter ?? {} });
-  if (linked.problems.length > 0 || !linked.steps) return { problems: uniqueProblems(linked.problems), warnings: compiled.warnings };
+  if (!file) return { problems: compiled.problems, warnings: compiled.warnings };
+  // The uses: steps that compiled are checked against their tasks even when others did not, so one pass reports both.
+  const valid = compiled.problems.length === 0;
+  if (valid && options.task !== undefined && !file.tasks?.[options.task]) throw unknownTaskError(source.file, file, options.task);
+  const linked = linkWorkflow({ ...compiled, file }, options.calledFiles, { task: valid ? options.task : undefined, matrixFilter: options.matrixFilter ?? {}, expand: valid });
+  if (!valid || linked.problems.length > 0 || !linked.steps) return { problems: uniqueProblems([...compiled.problems, ...linked.problems]), warnings: compiled.warnings };
   const task = compiled.tasks.get(options.task);
   const workflow: CompiledWorkflow = {
     source,
@@ -151,15 +158,43 @@ export function compileFile(
   };
   checkDefaults(file.inputs, ['inputs']);
   for (const [name, task] of Object.entries(file.tasks ?? {})) checkDefaults(task.inputs, ['tasks', name, 'inputs']);
-  for (const task of tasksOf(file)) {
+  const own = path.resolve(source.file);
+  // A task's own outputs are known to the tasks of the file that use it, compiled after it.
+  const compiled = new Map<string | undefined, CompiledTask>();
+  const calledOutputs = (reference: TaskReference) => (reference.file === own ? compiled.get(reference.task)?.outputsUntrusted : options.calledOutputs?.(reference));
+  const fileTasks = tasksOf(file);
+  for (const task of calleesFirst(fileTasks)) {
     for (const name of Object.keys(task.ownInputs)) {
       if (file.inputs?.[name] !== undefined) report([...task.path.slice(0, -1), 'inputs', name], `input ${name} is declared by the file and by task ${task.name}; rename one`, { key: true });
     }
-    const { steps, outputs } = compileSteps(source, file, task, tools, options, problems, warnings);
-    const reference = { file: path.resolve(source.file), task: task.name };
-    tasks.set(task.name, { reference, file: source.file, inputs: task.inputs, outputs, steps });
+    const { steps, outputs, outputsUntrusted } = compileSteps(source, file, task, tools, { ...options, calledOutputs }, problems, warnings);
+    compiled.set(task.name, { reference: { file: own, task: task.name }, file: source.file, inputs: task.inputs, outputs, outputsUntrusted, steps });
   }
+  // In file order, as problems about them are reported.
+  for (const task of fileTasks) tasks.set(task.name, compiled.get(task.name)!);
   return { file, source, tasks, problems: uniqueProblems(problems), warnings };
+}
+
+/**
+ * The tasks in an order where a task comes after the tasks of the same file it uses, so what
+ * their outputs carry is known when it is compiled; tasks in a cycle (refused later) keep theirs.
+ */
+function calleesFirst(tasks: readonly TaskOf[]): TaskOf[] {
+  const byName = new Map(tasks.map((task) => [task.name, task]));
+  const ordered: TaskOf[] = [];
+  const state = new Map<TaskOf, 'visiting' | 'done'>();
+  const visit = (task: TaskOf) => {
+    if (state.has(task)) return;
+    state.set(task, 'visiting');
+    for (const step of task.steps) {
+      const callee = step.uses === undefined || callsAnotherFile(step.uses) ? undefined : byName.get(step.uses);
+      if (callee) visit(callee);
+    }
+    state.set(task, 'done');
+    ordered.push(task);
+  };
+  tasks.forEach(visit);
+  return ordered;
 }
 
 /** A default that is wrong is reported once, not once for every step it reaches. */
@@ -291,6 +326,7 @@ interface StepContext {
   warnings: Problem[];
   indexById: Map<string, number>;
   untrusted: UntrustedValues;
+  calledOutputs: CompileOptions['calledOutputs'];
 }
 
 function compileSteps(
@@ -302,7 +338,7 @@ function compileSteps(
   problems: Problem[],
   warnings: Problem[],
   invalidSteps: ReadonlySet<number> = new Set(),
-): { steps: CompiledStep[]; outputs: Record<string, Template> } {
+): { steps: CompiledStep[]; outputs: Record<string, Template>; outputsUntrusted: Record<string, string> } {
   const context: StepContext = {
     source,
     file,
@@ -317,6 +353,7 @@ function compileSteps(
     indexById: new Map(),
     // A task's own inputs may be marked untrusted as the file's are.
     untrusted: new UntrustedValues({ inputs: task.inputs, env: file.env }),
+    calledOutputs: options.calledOutputs,
   };
   const compiled: CompiledStep[] = [];
   task.steps.forEach((step, index) => {
@@ -333,7 +370,13 @@ function compileSteps(
     if (result) compiled.push(result);
     if (!context.indexById.has(step.id)) context.indexById.set(step.id, index);
   });
-  return { steps: compiled, outputs: compileOutputs(context) };
+  const outputs = compileOutputs(context);
+  const outputsUntrusted: Record<string, string> = {};
+  for (const [name, template] of Object.entries(outputs)) {
+    const why = context.untrusted.whyAny(template);
+    if (why !== undefined) outputsUntrusted[name] = why;
+  }
+  return { steps: compiled, outputs, outputsUntrusted };
 }
 
 /** A task's `outputs:`: expressions over any of its steps and its inputs, evaluated once every step has finished. */
@@ -451,7 +494,7 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
       }
     }
   });
-  context.untrusted.addStep(step, tool, argumentsUntrusted);
+  context.untrusted.addStep(step, tool, argumentsUntrusted, step.uses === undefined ? undefined : context.calledOutputs?.(parseUsesTarget(step.uses, context.source)));
 
   let condition: Template | boolean | undefined = typeof step.if === 'string' ? undefined : step.if;
   let conditionUsesStatus = false;

@@ -19,12 +19,13 @@ export interface CompiledFile {
 /**
  * Checks every `uses:` step of the run's file and of the files it calls against the task it
  * names (that it exists, its inputs, no task using itself), then expands the selected task.
- * Without `called`, steps naming another file's task are left unchecked and nothing is expanded.
+ * Without `called`, steps naming another file's task are left unchecked and nothing is expanded;
+ * without `expand` (the file has other problems), only the checks are made.
  */
 export function linkWorkflow(
   root: CompiledFile,
   called: ReadonlyMap<string, CompiledFile> | undefined,
-  selection: { task: string | undefined; matrixFilter: MatrixFilter },
+  selection: { task: string | undefined; matrixFilter: MatrixFilter; expand: boolean },
 ): { steps?: CompiledStep[]; problems: Problem[]; calledRules: CalledRules } {
   const runFile = path.resolve(root.source.file);
   const fileOf = (reference: TaskReference) => (reference.file === runFile ? root : called?.get(reference.file));
@@ -47,7 +48,7 @@ export function linkWorkflow(
   }
   problems.push(...cycleProblems(files, resolve, label));
   const calledRules = { ask: [] as string[], deny: [] as string[] };
-  if (problems.length > 0 || (called === undefined && files.some(callsOtherFile(runFile)))) return { problems, calledRules };
+  if (!selection.expand || problems.length > 0 || (called === undefined && files.some(callsOtherFile(runFile)))) return { problems, calledRules };
   const selected = root.tasks.get(selection.task);
   if (!selected) return { steps: [], problems, calledRules };
   try {

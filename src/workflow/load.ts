@@ -50,14 +50,13 @@ export async function checkWorkflowFile(
   const pendingServers = extensions.servers.map((server) => server.declaration.name);
   const pendingModules = extensions.uninspectedModules.length > 0;
   const options = { pendingServers, pendingModules };
-  const root = compileFile(read.source, extensions.tools, options);
-  const called =
-    root.file && root.problems.length === 0 ? await loadCalledFiles({ ...root, file: root.file }, extensions.tools, options, selection.workspace ?? { cwd: process.cwd() }) : undefined;
+  const called = await loadCalledFiles(read.source, extensions.tools, options, selection.workspace ?? { cwd: process.cwd() });
+  const root = compileFile(read.source, extensions.tools, { ...options, calledOutputs: called.calledOutputs });
   const compiled =
-    called && called.problems.length > 0
-      ? { problems: called.problems, warnings: [...root.warnings, ...called.warnings], workflow: undefined }
+    called.problems.length > 0
+      ? { problems: [...root.problems, ...called.problems], warnings: root.warnings, workflow: undefined }
       : assembleWorkflow(root, {
-          ...(called && { calledFiles: called.files }),
+          calledFiles: called.files,
           ...(selection.task !== undefined && { task: selection.task }),
           ...(selection.matrixFilter !== undefined && { matrixFilter: selection.matrixFilter }),
         });
@@ -71,7 +70,7 @@ export async function checkWorkflowFile(
   // In file order, as a reader goes through them (sort is stable: one place keeps its order); the run's file first.
   const inOrder = (a: Problem, b: Problem) => Number(a.file !== file) - Number(b.file !== file) || a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col;
   problems.sort(inOrder);
-  const warnings = [...extensions.warnings, ...compiled.warnings].sort(inOrder);
+  const warnings = [...extensions.warnings, ...compiled.warnings, ...called.warnings].sort(inOrder);
   return { ...compiled, extensions, problems, warnings, notes };
 }
 

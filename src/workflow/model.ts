@@ -38,6 +38,8 @@ export interface CompiledTask {
   inputs: Readonly<Record<string, InputDeclaration>>;
   /** `outputs:`: what a calling step reads as its data. */
   outputs: Readonly<Record<string, Template>>;
+  /** The outputs that may carry text from outside the workflow's author, and why. */
+  outputsUntrusted: Readonly<Record<string, string>>;
   steps: readonly CompiledStep[];
 }
 

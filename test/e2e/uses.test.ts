@@ -352,4 +352,39 @@ tasks:
     expect(run.events.find((event) => event.type === 'step_progress' && event.stepId === 'report')).toMatchObject({ message: 'released core@2.0.0 and cli@1.0.0; checks: success' });
     expect([...run.finished.keys()]).toEqual(['core/version', 'core', 'cli/version', 'cli', 'check (node=20)/run', 'check (node=20)', 'check (node=22)/run', 'check (node=22)', 'check', 'report']);
   });
+
+  it('follows untrusted values through a called task: into its inputs, and out of its outputs', async () => {
+    const stderr = await refused(
+      {
+        'taint.yml': flow('taint', `inputs:
+  title: { type: string, default: x, untrusted: true }
+tasks:
+  echo-title:
+    inputs:
+      text: { type: string, required: true, untrusted: true }
+    outputs:
+      raw: "\${{ inputs.text }}"
+      fixed: done
+    steps:
+      - { id: say, tool: echo, with: { value: "\${{ inputs.text }}" } }
+  plain:
+    inputs:
+      text: { type: string, required: true }
+    steps:
+      - { id: say, tool: echo, with: { value: "\${{ inputs.text }}" } }
+  main:
+    steps:
+      - { id: got, uses: echo-title, with: { text: "\${{ inputs.title }}" } }
+      - { id: safe, tool: shell, with: { script: "echo \${{ steps.got.data.fixed }}" } }
+      - { id: unsafe, tool: shell, with: { script: "echo \${{ steps.got.data.raw }}" } }
+      - { id: leak, uses: plain, with: { text: "\${{ inputs.title }}" } }
+`),
+      },
+      'taint.yml',
+    );
+    expect(stderr.trim().split('\n')).toEqual([
+      'taint.yml:23:52: shell script would run text from outside the workflow (steps.got.data.raw is an output of echo-title computed from untrusted values (inputs.text is marked untrusted: true)); pass it through env: instead (env: { VALUE: "${{ … }}" }) and write "$VALUE" in the script',
+      'taint.yml:24:42: input text of task plain receives text from outside the workflow (inputs.title is marked untrusted: true); declare it untrusted: true in the called task, so its steps cannot run it as code',
+    ]);
+  });
 });
