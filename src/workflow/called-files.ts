@@ -18,18 +18,18 @@ export const maxCalledFiles = 100;
  * name, once each, a file after the files it calls (so what their outputs carry is known when
  * it is compiled). Each must be inside the workspace (symbolic links resolved) and is compiled
  * with the calling run's tools; what a called file may not set is refused (see called-file.ts).
- * `calledOutputs` is what the root's own compilation needs of them.
+ * `calledTask` is what the root's own compilation needs of them.
  */
 export async function loadCalledFiles(
   root: WorkflowSource,
   tools: ToolRegistry,
   options: Pick<CompileOptions, 'pendingServers' | 'pendingModules'>,
   workspace: { flag?: string | undefined; cwd: string },
-): Promise<{ files: Map<string, CompiledFile>; problems: Problem[]; warnings: Problem[]; calledOutputs: NonNullable<CompileOptions['calledOutputs']> }> {
+): Promise<{ files: Map<string, CompiledFile>; problems: Problem[]; warnings: Problem[]; calledTask: NonNullable<CompileOptions['calledTask']> }> {
   const files = new Map<string, CompiledFile>();
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
-  const calledOutputs = (reference: TaskReference) => files.get(reference.file)?.tasks.get(reference.task)?.outputsUntrusted;
+  const calledTask = (reference: TaskReference) => files.get(reference.file)?.tasks.get(reference.task);
   const declared = (root.toData() as { workspace?: unknown } | null)?.workspace;
   const given =
     workspace.flag !== undefined ? path.resolve(workspace.cwd, workspace.flag) : typeof declared === 'string' ? path.resolve(root.directory, declared) : workspace.cwd;
@@ -56,7 +56,7 @@ export async function loadCalledFiles(
       problems.push(...read.problems);
       if (!read.source) continue;
       await load(read.source);
-      const compiled = compileFile(read.source, tools, { ...options, calledOutputs });
+      const compiled = compileFile(read.source, tools, { ...options, calledTask });
       problems.push(...compiled.problems);
       warnings.push(...compiled.warnings);
       if (!compiled.file) continue;
@@ -65,7 +65,7 @@ export async function loadCalledFiles(
     }
   };
   await load(root);
-  return { files, problems, warnings, calledOutputs };
+  return { files, problems, warnings, calledTask };
 }
 
 /** The `uses:` values of a file, as written, that name another file: where each is, and the file's absolute path. */

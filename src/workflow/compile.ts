@@ -38,7 +38,7 @@ import { knownKeysAt, missingField } from './schema-keys.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { globProblem } from './up-to-date/file-set.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
-import { codeArguments, UntrustedValues, type OutputsUntrusted } from './untrusted-values.js';
+import { codeArguments, UntrustedValues } from './untrusted-values.js';
 
 export interface CompileOptions {
   /**
@@ -64,10 +64,10 @@ export interface CompileOptions {
    */
   calledFiles?: ReadonlyMap<string, CompiledFile>;
   /**
-   * What the outputs of another file's task carry, for the untrusted-value checks of the steps
-   * that use it; a task it does not know is taken to carry untrusted text.
+   * Another file's task, compiled: the steps that use it read its outputs (a read of one it does
+   * not declare is a warning) and what they carry (a task not known carries untrusted text).
    */
-  calledOutputs?: (reference: TaskReference) => OutputsUntrusted | undefined;
+  calledTask?: (reference: TaskReference) => CalledTask | undefined;
 }
 
 /**
@@ -161,13 +161,13 @@ export function compileFile(
   const own = path.resolve(source.file);
   // A task's own outputs are known to the tasks of the file that use it, compiled after it.
   const compiled = new Map<string | undefined, CompiledTask>();
-  const calledOutputs = (reference: TaskReference) => (reference.file === own ? compiled.get(reference.task)?.outputsUntrusted : options.calledOutputs?.(reference));
+  const calledTask = (reference: TaskReference) => (reference.file === own ? compiled.get(reference.task) : options.calledTask?.(reference));
   const fileTasks = tasksOf(file);
   for (const task of calleesFirst(fileTasks)) {
     for (const name of Object.keys(task.ownInputs)) {
       if (file.inputs?.[name] !== undefined) report([...task.path.slice(0, -1), 'inputs', name], `input ${name} is declared by the file and by task ${task.name}; rename one`, { key: true });
     }
-    const { steps, outputs, outputsUntrusted } = compileSteps(source, file, task, tools, { ...options, calledOutputs }, problems, warnings);
+    const { steps, outputs, outputsUntrusted } = compileSteps(source, file, task, tools, { ...options, calledTask }, problems, warnings);
     compiled.set(task.name, { reference: { file: own, task: task.name }, file: source.file, inputs: task.inputs, outputs, outputsUntrusted, steps });
   }
   // In file order, as problems about them are reported.
@@ -326,7 +326,7 @@ interface StepContext {
   warnings: Problem[];
   indexById: Map<string, number>;
   untrusted: UntrustedValues;
-  calledOutputs: CompileOptions['calledOutputs'];
+  calledTask: CompileOptions['calledTask'];
 }
 
 function compileSteps(
@@ -353,7 +353,7 @@ function compileSteps(
     indexById: new Map(),
     // A task's own inputs may be marked untrusted as the file's are.
     untrusted: new UntrustedValues({ inputs: task.inputs, env: file.env }),
-    calledOutputs: options.calledOutputs,
+    calledTask: options.calledTask,
   };
   const compiled: CompiledStep[] = [];
   task.steps.forEach((step, index) => {
@@ -494,7 +494,7 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
       }
     }
   });
-  context.untrusted.addStep(step, tool, argumentsUntrusted, step.uses === undefined ? undefined : context.calledOutputs?.(parseUsesTarget(step.uses, context.source)));
+  context.untrusted.addStep(step, tool, argumentsUntrusted, step.uses === undefined ? undefined : calledTaskOf(context, step.uses)?.outputsUntrusted);
 
   let condition: Template | boolean | undefined = typeof step.if === 'string' ? undefined : step.if;
   let conditionUsesStatus = false;
@@ -605,13 +605,32 @@ function injectionMessage(tool: string, argument: string, why: string): string {
   return `${tool} ${argument} would run text from outside the workflow (${why}); ${instead}`;
 }
 
-/** Warns about `steps.X.data.field` when X's tool declares its data and never returns that field (it would read as null). */
+/** What a step reads of the task a `uses:` step names, when that task is compiled already. */
+type CalledTask = Pick<CompiledTask, 'outputs' | 'outputsUntrusted'>;
+
+function calledTaskOf(context: StepContext, uses: string): CalledTask | undefined {
+  return context.calledTask?.(parseUsesTarget(uses, context.source));
+}
+
+/**
+ * Warns about `steps.X.data.field` when X's tool declares its data and never returns that field,
+ * or X runs a task that declares no such output (it would read as null).
+ */
 function checkDataFields(context: StepContext, template: Template, nodePath: NodePath): void {
   const paths = templateReferences(template).valueSources.filter((source) => source.context === 'steps' && source.keys[1]?.toLowerCase() === 'data' && source.keys.length > 2);
   for (const source of paths) {
     const stepId = source.keys[0]!.toLowerCase();
     const keys = source.keys.slice(2);
     const index = context.indexById.get(stepId);
+    const uses = index === undefined ? undefined : context.task.steps[index]?.uses;
+    const called = uses === undefined ? undefined : calledTaskOf(context, uses);
+    if (uses !== undefined && called && !Object.keys(called.outputs).some((name) => name.toLowerCase() === keys[0]!.toLowerCase())) {
+      const names = Object.keys(called.outputs);
+      const suggestion = closestNames(keys[0]!, names)[0];
+      const hint = suggestion ? `; did you mean "${suggestion}"?` : names.length > 0 ? ` (outputs: ${names.join(', ')})` : ' (it declares no outputs:)';
+      reportAt(context, nodePath, `warning: steps.${stepId}.data.${keys.join('.')}: task ${uses} has no output "${keys[0]}", so this reads as null${hint}`, undefined, context.warnings);
+      continue;
+    }
     const toolName = index === undefined ? undefined : context.task.steps[index]?.tool;
     const schema = toolName === undefined ? undefined : context.tools.get(toolName)?.data;
     if (!schema) continue;

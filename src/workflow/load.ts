@@ -51,7 +51,7 @@ export async function checkWorkflowFile(
   const pendingModules = extensions.uninspectedModules.length > 0;
   const options = { pendingServers, pendingModules };
   const called = await loadCalledFiles(read.source, extensions.tools, options, selection.workspace ?? { cwd: process.cwd() });
-  const root = compileFile(read.source, extensions.tools, { ...options, calledOutputs: called.calledOutputs });
+  const root = compileFile(read.source, extensions.tools, { ...options, calledTask: called.calledTask });
   const compiled =
     called.problems.length > 0
       ? { problems: [...root.problems, ...called.problems], warnings: root.warnings, workflow: undefined }

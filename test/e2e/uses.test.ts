@@ -113,6 +113,7 @@ describe.concurrent('uses: steps (end to end)', () => {
         with: { target: web, level: "3" }
       - id: four
         uses: biuld
+      - { id: five, tool: echo, with: { value: "\${{ steps.one.data.version }}" } }
 `),
       },
       'bad.yml',
@@ -121,6 +122,7 @@ describe.concurrent('uses: steps (end to end)', () => {
     expect(stderr).toContain('bad.yml:16:15: task build requires input target: give it under with:');
     expect(stderr).toContain('bad.yml:20:30: input level of task build is a number, not "3" (write it without quotes)');
     expect(stderr).toContain('bad.yml:22:15: uses: biuld: this file has no task "biuld"; did you mean "build"?');
+    expect(stderr).toContain('bad.yml:23:48: warning: steps.one.data.version: task build has no output "version", so this reads as null (it declares no outputs:)');
   });
 
   it('refuses a task that uses itself, directly or through others, with the cycle spelled out', async () => {
@@ -386,5 +388,47 @@ tasks:
       'taint.yml:23:52: shell script would run text from outside the workflow (steps.got.data.raw is an output of echo-title computed from untrusted values (inputs.text is marked untrusted: true)); pass it through env: instead (env: { VALUE: "${{ … }}" }) and write "$VALUE" in the script',
       'taint.yml:24:42: input text of task plain receives text from outside the workflow (inputs.title is marked untrusted: true); declare it untrusted: true in the called task, so its steps cannot run it as code',
     ]);
+  });
+
+  it('nests groups inside groups with their paths, orders them by needs:, and scopes --answer STEP.ID to the path', async () => {
+    const dir = await dirWith({
+      'deep.yml': flow('deep', `tasks:
+  ask:
+    outputs:
+      go: "\${{ steps.q.data.answers.go }}"
+    steps:
+      - id: q
+        tool: questionnaire
+        with: { questions: [{ id: go, type: confirm, question: Go on? }] }
+  middle:
+    outputs:
+      answer: "\${{ steps.inner.data.answer }}"
+    steps:
+      - { id: inner, uses: leaf }
+  leaf:
+    outputs:
+      answer: "\${{ steps.confirm.data.go }}"
+    steps:
+      - { id: confirm, uses: ask }
+  top:
+    steps:
+      - { id: later, tool: echo, needs: outer, with: { value: "answer \${{ steps.outer.data.answer }}" } }
+      - { id: outer, uses: middle }
+`),
+    });
+    const refusedOrder = await runCli(['validate', 'deep.yml'], { cwd: dir });
+    expect(refusedOrder.stderr).toContain('step "outer" comes later');
+    const fixed = (await readFile(path.join(dir, 'deep.yml'), 'utf8')).replace(
+      '      - { id: later, tool: echo, needs: outer, with: { value: "answer ${{ steps.outer.data.answer }}" } }\n      - { id: outer, uses: middle }\n',
+      '      - { id: outer, uses: middle }\n      - { id: later, tool: echo, needs: outer, with: { value: "answer ${{ steps.outer.data.answer }}" } }\n',
+    );
+    await writeFiles(dir, { 'deep.yml': fixed });
+    const run = await runCliEvents(['run', 'deep.yml', 'top', '--answer', 'outer/inner/confirm/q.go=true'], { cwd: dir });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect([...run.finished.keys()]).toEqual(['outer/inner/confirm/q', 'outer/inner/confirm', 'outer/inner', 'outer', 'later']);
+    expect(run.events.find((event) => event.type === 'step_progress' && event.stepId === 'later')).toMatchObject({ message: 'answer true' });
+    const wrong = await runCli(['run', 'deep.yml', 'top', '--answer', 'q.go=true'], { cwd: dir });
+    expect(wrong.exitCode).toBe(2);
+    expect(wrong.stderr).toContain('did you mean "outer/inner/confirm/q.go"?');
   });
 });
