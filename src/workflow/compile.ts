@@ -104,6 +104,7 @@ export function assembleWorkflow(
     inputs: task?.inputs ?? file.inputs ?? {},
     steps: linked.steps,
     calledRules: linked.calledRules,
+    calledFiles: linked.calledFiles,
   };
   return { workflow, problems: [], warnings: compiled.warnings };
 }

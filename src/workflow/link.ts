@@ -26,7 +26,7 @@ export function linkWorkflow(
   root: CompiledFile,
   called: ReadonlyMap<string, CompiledFile> | undefined,
   selection: { task: string | undefined; matrixFilter: MatrixFilter; expand: boolean },
-): { steps?: CompiledStep[]; problems: Problem[]; calledRules: CalledRules } {
+): { steps?: CompiledStep[]; problems: Problem[]; calledRules: CalledRules; calledFiles: string[] } {
   const runFile = path.resolve(root.source.file);
   const fileOf = (reference: TaskReference) => (reference.file === runFile ? root : called?.get(reference.file));
   const resolve = (reference: TaskReference) => fileOf(reference)?.tasks.get(reference.task);
@@ -48,9 +48,9 @@ export function linkWorkflow(
   }
   problems.push(...cycleProblems(files, resolve, label));
   const calledRules = { ask: [] as string[], deny: [] as string[] };
-  if (!selection.expand || problems.length > 0 || (called === undefined && files.some(callsOtherFile(runFile)))) return { problems, calledRules };
+  if (!selection.expand || problems.length > 0 || (called === undefined && files.some(callsOtherFile(runFile)))) return { problems, calledRules, calledFiles: [] };
   const selected = root.tasks.get(selection.task);
-  if (!selected) return { steps: [], problems, calledRules };
+  if (!selected) return { steps: [], problems, calledRules, calledFiles: [] };
   try {
     const { steps, files: reached } = expandTask(selected, { filter: selection.matrixFilter, resolve: (reference) => resolve(reference)!, label, runFile });
     for (const file of reached) {
@@ -58,11 +58,11 @@ export function linkWorkflow(
       calledRules.ask.push(...(policy?.ask ?? []));
       calledRules.deny.push(...(policy?.deny ?? []));
     }
-    return { steps, problems, calledRules };
+    return { steps, problems, calledRules, calledFiles: [...reached] };
   } catch (error) {
     if (!(error instanceof ExpansionTooLarge)) throw error;
     const where = selection.task === undefined ? ['steps'] : ['tasks', selection.task];
-    return { problems: [{ file: root.source.file, ...root.source.position(where, { key: true }), message: `task ${label(selected)}: ${error.message}` }], calledRules };
+    return { problems: [{ file: root.source.file, ...root.source.position(where, { key: true }), message: `task ${label(selected)}: ${error.message}` }], calledRules, calledFiles: [] };
   }
 }
 

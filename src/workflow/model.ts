@@ -134,4 +134,6 @@ export interface CompiledWorkflow {
   steps: readonly CompiledStep[];
   /** The `deny:` and `ask:` rules of the files its `uses:` steps call, added to the run's policy. */
   calledRules: CalledRules;
+  /** The other files (absolute paths) whose tasks its steps run. */
+  calledFiles: readonly string[];
 }
