@@ -10,7 +10,6 @@ import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import { groupRecord } from './groups.js';
 import { enterGroup, entryOf, nestedDelegation, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
-import type { InputValue } from './inputs.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
@@ -193,11 +192,13 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   };
   if (step.group) {
     await Promise.all(step.group.members.map((index) => state.done[index]));
-    const record = step.group.kind === 'matrix' ? groupRecord(step.group.members.map((index) => ({ record: state.records[index]!, matrix: options.workflow.steps[index]!.matrix }))) : recordUsesGroup(step as UsesGroupStep, options, state);
+    const record = recordGroup(step, options, state);
     return endUnstarted(record, step.continueOnError && (record.status === 'failure' || record.status === 'denied'));
   }
   if (options.signal.aborted) return endUnstarted(stopped());
-  if (step.scope && !(state.failed && !step.conditionUsesStatus)) {
+  // A step of a nested group runs only if its group does (decided by the first of them that is
+  // ready); after a failure, one that would be skipped anyway does not decide it.
+  if (step.scope && (!state.failed || step.conditionUsesStatus)) {
     const entry = entryOf(step.scope.id, state.groups, state.entries, (group) => enterGroup(group, expressionContext(options, state, group)))!;
     if (entry.kind !== 'run') return endUnstarted({ status: 'skipped', reason: entry.membersReason });
   }
@@ -310,6 +311,13 @@ function finishedIn(state: RunState, scope: string | undefined): ExpressionConte
   return finished;
 }
 
+/** A group's record once its members have finished: a matrix's cells' combined status, or a `uses:` group's. */
+function recordGroup(step: CompiledStep, options: RunOptions, state: RunState) {
+  const group = step.group!;
+  if (group.kind === 'matrix') return groupRecord(group.members.map((index) => ({ record: state.records[index]!, matrix: options.workflow.steps[index]!.matrix })));
+  return recordUsesGroup(step as UsesGroupStep, options, state);
+}
+
 function recordUsesGroup(step: UsesGroupStep, options: RunOptions, state: RunState) {
   const members = step.group.members.map((index) => ({ record: state.records[index]!, continueOnError: options.workflow.steps[index]!.continueOnError }));
   return usesGroupRecord(step, state.entries.get(step.group.scope.id), members, (inputs) => ({
@@ -320,7 +328,7 @@ function recordUsesGroup(step: UsesGroupStep, options: RunOptions, state: RunSta
 }
 
 /** The inputs a step reads: the run's, or in a nested group the ones its `uses:` step gave. */
-function inputsOf(options: RunOptions, state: RunState, step: CompiledStep): Readonly<Record<string, InputValue | unknown>> {
+function inputsOf(options: RunOptions, state: RunState, step: CompiledStep): Readonly<Record<string, unknown>> {
   if (!step.scope) return options.inputs;
   const entry = state.entries.get(step.scope.id);
   return entry?.kind === 'run' ? entry.inputs : {};

@@ -353,6 +353,12 @@ tasks:
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.events.find((event) => event.type === 'step_progress' && event.stepId === 'report')).toMatchObject({ message: 'released core@2.0.0 and cli@1.0.0; checks: success' });
     expect([...run.finished.keys()]).toEqual(['core/version', 'core', 'cli/version', 'cli', 'check (node=20)/run', 'check (node=20)', 'check (node=22)/run', 'check (node=22)', 'check', 'report']);
+    // The cells of a uses: step's matrix are a CI engine's to spread, as any matrix's.
+    const cells = await runCli(['matrix', 'workflows/tasks/uses.yml', 'release'], { cwd: repoRoot });
+    expect(JSON.parse(cells.stdout)).toEqual({ include: [{ node: 20 }, { node: 22 }] });
+    const share = await runCliEvents(['run', 'workflows/tasks/uses.yml', 'release', '--matrix', 'node=22'], { cwd: repoRoot });
+    expect(share.exitCode, share.stderr).toBe(0);
+    expect([...share.finished.keys()].filter((id) => id.startsWith('check'))).toEqual(['check (node=22)/run', 'check (node=22)', 'check']);
   });
 
   it('follows untrusted values through a called task: into its inputs, and out of its outputs', async () => {
