@@ -506,9 +506,6 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
       condition = template;
       conditionUsesStatus = templateReferences(template).statusFunctions;
       checkReferences(context, template, at('if'), step.id, dependencies, matrixNames);
-      if (conditionUsesStatus && step.uses !== undefined) {
-        reportAt(context, at('if'), 'the if: of a uses: step cannot read step statuses (success(), failure(), always(), cancelled()); put that condition on the called task’s steps');
-      }
     }
   }
 

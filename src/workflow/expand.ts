@@ -27,6 +27,8 @@ interface Within {
   continueOnError: boolean;
   /** The calling step is a cell of a matrix with fail_fast: false. */
   deferFailure: boolean;
+  /** The group whose failures alone skip these steps, when a calling step's `if:` reads statuses. */
+  failureScope: string | undefined;
   /** The file the steps are in, when it is not the run's. */
   file: string | undefined;
 }
@@ -43,7 +45,7 @@ interface Within {
  */
 export function expandTask(task: CompiledTask, options: ExpandOptions): { steps: CompiledStep[]; files: Set<string> } {
   const expansion = new Expansion(options);
-  expansion.task(task, { prefix: '', scope: undefined, dependencies: [], continueOnError: false, deferFailure: false, file: undefined });
+  expansion.task(task, { prefix: '', scope: undefined, dependencies: [], continueOnError: false, deferFailure: false, failureScope: undefined, file: undefined });
   for (const name of Object.keys(options.filter)) {
     if (!expansion.matrixNames.has(name)) {
       const known = expansion.matrixNames.size > 0 ? `matrix names: ${[...expansion.matrixNames].join(', ')}` : 'this task has no matrix';
@@ -109,6 +111,7 @@ class Expansion {
       dependencies,
       continueOnError: placed.continueOnError,
       deferFailure: placed.deferFailure ?? false,
+      failureScope: placed.conditionUsesStatus ? scope.id : within.failureScope,
       file: called.reference.file === this.options.runFile ? undefined : called.file,
     });
     return this.push({ ...placed, dependencies: members, async: false, retry: undefined, group: { kind: 'uses', members, scope, inputs: called.inputs, outputs: called.outputs } });
@@ -126,6 +129,7 @@ class Expansion {
       continueOnError: step.continueOnError || within.continueOnError,
       ...((deferFailure || within.deferFailure) && { deferFailure: true }),
       ...(within.scope && { scope: within.scope }),
+      ...(within.failureScope !== undefined && { failureScope: within.failureScope }),
       ...(within.file !== undefined && { file: within.file }),
     };
   }

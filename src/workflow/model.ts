@@ -76,6 +76,12 @@ export interface CompiledStep {
   condition: Template | boolean | undefined;
   /** The condition uses success()/failure()/always()/cancelled(): it decides alone, after every earlier step. */
   conditionUsesStatus: boolean;
+  /**
+   * In a group whose `uses:` step has such a condition (`if: always()`), which runs after an
+   * earlier failure: the group whose own failures alone skip this step. Like a condition that
+   * reads statuses, it decides after every earlier step.
+   */
+  failureScope?: string;
   /** Indices of earlier steps this one waits for (`needs` and `steps.X` references). */
   dependencies: readonly number[];
   async: boolean;

@@ -32,6 +32,11 @@ export function enterGroup(step: UsesGroupStep, context: ExpressionContext): Gro
 
 export type UsesGroupStep = CompiledStep & { group: UsesGroup };
 
+/** Whether a step decides whether it runs only after every earlier step: its `if:`, or its group's, reads statuses. */
+export function decidesAlone(step: CompiledStep): boolean {
+  return step.conditionUsesStatus || step.failureScope !== undefined;
+}
+
 /** Who delegated a call of a nested group, for the hooks: the step that runs the group, and its task. */
 export function nestedDelegation(scope: NestedScope): Delegation {
   return { role: 'child', parent: scope.id, task: scope.task };

@@ -10,7 +10,7 @@ import { ToolError } from '../host/errors.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, templateReferences, type ExpressionContext } from './expressions/index.js';
 import type { OpenedWorkflow } from './launch.js';
 import type { CompiledStep } from './model.js';
-import { enterGroup, entryOf, nestedDelegation, usesGroups, type GroupEntry } from './nested.js';
+import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroups, type GroupEntry } from './nested.js';
 import { parseStepResources } from './step-resources.js';
 import { upToDateChecksOf } from './launch.js';
 import type { UpToDateChecks } from './up-to-date/checks.js';
@@ -128,7 +128,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
   const schedule = planWaves(
     prepared.map((entry) => entry.declaration),
     opened.maxParallel,
-    workflow.steps.map((step) => (step.conditionUsesStatus ? workflow.steps.slice(0, step.index).map((s) => s.index) : step.dependencies)),
+    workflow.steps.map((step) => (decidesAlone(step) ? workflow.steps.slice(0, step.index).map((s) => s.index) : step.dependencies)),
   );
   const declaredGates = workflow.file.hooks?.pre_tool_use?.length ?? 0;
   const steps = workflow.steps.map((step, index) => ({

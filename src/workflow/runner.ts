@@ -9,7 +9,7 @@ import type { ToolResult } from '../host/tool.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import { groupRecord } from './groups.js';
-import { enterGroup, entryOf, nestedDelegation, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
+import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
@@ -73,6 +73,8 @@ interface RunState {
   groups: ReadonlyMap<string, UsesGroupStep>;
   /** Whether each nested group runs, decided when its first member is ready. */
   entries: Map<string, GroupEntry | undefined>;
+  /** The first failure inside each nested group that had one, by the group's scope id. */
+  failedGroups: Map<string, string>;
   /** Settles when a step has finished (its result is recorded). */
   done: Promise<void>[];
   /** Each step's place in the host's model order. */
@@ -114,6 +116,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     finished: new Map([['', {}]]),
     groups: usesGroups(steps),
     entries: new Map(),
+    failedGroups: new Map(),
     done: [],
     tickets: steps.map(() => host.reserve()),
     failure,
@@ -153,7 +156,8 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   // so it sees what they did. With more slots, a step is prepared once its dependencies are done.
   // At -j1 the step before waited for its own predecessors, so waiting for it alone is enough
   // (and keeps a long run linear: waiting on every earlier step costs steps² promise reactions).
-  const sequential = maxParallel === 1 || step.conditionUsesStatus;
+  const alone = decidesAlone(step);
+  const sequential = maxParallel === 1 || alone;
   const earlier = maxParallel === 1 ? state.tickets.slice(Math.max(0, step.index - 1), step.index) : state.tickets.slice(0, step.index);
   await Promise.all(sequential ? earlier.map((t) => t.released) : step.dependencies.map((index) => state.done[index]!));
   // A step's duration is how long it executed; one that never executed counts from when it was ready.
@@ -169,6 +173,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       state.firstFailureDenied = complete.status === 'denied';
       state.failure.abort(interruptReason);
     }
+    if (failing) markFailedGroups(state, step);
     state.records[step.index] = complete;
     finishedIn(state, step.scope?.id)[step.localId] = { status: complete.status, output: complete.output, data: complete.data };
     reporter.finished(step.index, {
@@ -198,7 +203,8 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   if (options.signal.aborted) return endUnstarted(stopped());
   // A step of a nested group runs only if its group does (decided by the first of them that is
   // ready); after a failure, one that would be skipped anyway does not decide it.
-  if (step.scope && (!state.failed || step.conditionUsesStatus)) {
+  const failedBefore = failureBefore(state, step);
+  if (step.scope && (failedBefore === undefined || step.conditionUsesStatus)) {
     const entry = entryOf(step.scope.id, state.groups, state.entries, (group) => enterGroup(group, expressionContext(options, state, group)))!;
     if (entry.kind !== 'run') return endUnstarted({ status: 'skipped', reason: entry.membersReason });
   }
@@ -207,7 +213,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   try {
     const context = expressionContext(options, state, step);
     const run = step.condition === undefined ? true : typeof step.condition === 'boolean' ? step.condition : isTruthy(evaluateTemplate(step.condition, context));
-    if (state.failed && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${state.firstFailure} failed` });
+    if (failedBefore !== undefined && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${failedBefore} failed` });
     if (!run) return endUnstarted({ status: 'skipped', reason: 'its if: condition is false' });
     const refusal = options.refusedSteps?.problemOf(step.id);
     if (refusal) throw new ToolError('invalid_arguments', refusal);
@@ -238,7 +244,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   let pending: PendingRecord | undefined;
   let staleBecause: string | undefined;
   if (checks) {
-    const checkSignal = step.conditionUsesStatus ? options.signal : state.stopWaiting;
+    const checkSignal = alone ? options.signal : state.stopWaiting;
     const verdict = await checks.check(step, call, checkSignal);
     if (checkSignal.aborted) return endUnstarted(options.signal.aborted ? stopped() : { status: 'skipped', reason: `${state.firstFailure} failed` });
     if (verdict.kind === 'refused') {
@@ -252,7 +258,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   // statuses, when another step fails. At -j1 one step waits at a time, so all can share the
   // run's derived signal; with more slots many wait at once, and listeners piling up on one
   // signal would make each addition slower.
-  const waitSignal = step.conditionUsesStatus ? options.signal : maxParallel === 1 ? state.stopWaiting : AbortSignal.any([options.signal, state.failure.signal]);
+  const waitSignal = alone ? options.signal : maxParallel === 1 ? state.stopWaiting : AbortSignal.any([options.signal, state.failure.signal]);
   await ticket.submit(call, {
     signal: step.async ? AbortSignal.any([options.signal, state.failure.signal]) : options.signal,
     waitSignal,
@@ -301,6 +307,22 @@ function executedRecord(step: CompiledStep, result: ToolResult, signal: AbortSig
 function detachedStopReason(signal: AbortSignal, state: RunState): string {
   if (!signal.aborted) return `${state.firstFailure} failed while it ran detached`;
   return signal.reason === timeoutReason ? 'the run timed out while it ran detached' : 'the run was interrupted while it ran detached';
+}
+
+/**
+ * The failure that skips a step, if any: the run's first, or for a step whose group runs after
+ * earlier failures (its `if:` reads statuses), the first inside that group.
+ */
+function failureBefore(state: RunState, step: CompiledStep): string | undefined {
+  if (step.failureScope !== undefined) return state.failedGroups.get(step.failureScope);
+  return state.failed ? state.firstFailure : undefined;
+}
+
+/** A step failed: so did each nested group it is in, for the steps that count only their group's failures. */
+function markFailedGroups(state: RunState, step: CompiledStep): void {
+  for (let scope = step.scope; scope; scope = state.groups.get(scope.id)?.scope) {
+    if (!state.failedGroups.has(scope.id)) state.failedGroups.set(scope.id, step.id);
+  }
 }
 
 /** What `steps.*` reads in a scope: the finished steps of the task that runs there. */

@@ -437,4 +437,33 @@ tasks:
     expect(wrong.exitCode).toBe(2);
     expect(wrong.stderr).toContain('did you mean "outer/inner/confirm/q.go"?');
   });
+
+  it('runs a group whose if: reads statuses after an earlier failure, where a failure inside skips the rest of it', async () => {
+    const dir = await dirWith({
+      'cleanup.yml': flow('cleanup', `tasks:
+  tidy:
+    steps:
+      - { id: first, tool: echo, with: { value: tidy } }
+      - { id: broken, tool: read_file, with: { path: missing.txt } }
+      - { id: last, tool: echo, with: { value: never } }
+  main:
+    steps:
+      - { id: build, tool: read_file, with: { path: missing.txt } }
+      - { id: skipped, uses: tidy }
+      - { id: cleanup, uses: tidy, if: "\${{ always() }}" }
+      - { id: after, tool: echo, with: { value: never } }
+`),
+    });
+    for (const jobs of ['1', '4']) {
+      const run = await runCliEvents(['run', 'cleanup.yml', 'main', '-j', jobs], { cwd: dir });
+      expect(run.exitCode).toBe(1);
+      const outcome = (id: string) => [run.finished.get(id)?.status, run.finished.get(id)?.reason];
+      expect(outcome('skipped/first')).toEqual(['skipped', 'build failed']);
+      expect(outcome('cleanup/first')[0]).toBe('success');
+      expect(outcome('cleanup/broken')[0]).toBe('failure');
+      expect(outcome('cleanup/last')).toEqual(['skipped', 'cleanup/broken failed']);
+      expect(outcome('cleanup')).toEqual(['failure', '1 of 3 steps failed']);
+      expect(outcome('after')).toEqual(['skipped', 'build failed']);
+    }
+  });
 });
