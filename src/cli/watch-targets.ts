@@ -19,10 +19,11 @@ export interface WatchTargets {
 /**
  * A change triggers a run when it is to a file under some step's `sources:` (or, when no step
  * declares any, anywhere in the workspace), or to the workflow file itself; never to a file a
- * step `generates:`, so a run does not set off the next one.
+ * step `generates:`, so a run does not set off the next one. A file whose tasks `uses:` steps run
+ * counts as the workflow file.
  */
 export async function resolveWatchTargets(file: string, choices: RunChoices, cwd: string): Promise<WatchTargets> {
-  const { workflow } = await loadWorkflowFile(file, builtinRegistry(), 'skip', { task: choices.task });
+  const { workflow } = await loadWorkflowFile(file, builtinRegistry(), 'skip', { task: choices.task, workspace: { flag: choices.workspace, cwd } });
   const root = resolveHostConfig(workflow, choices, cwd, {}).root;
   const sources = workflow.steps.flatMap((step) => step.sources ?? []).map(compileGlob);
   const generated = workflow.steps.flatMap((step) => step.generates).map(compileGlob);
@@ -33,7 +34,7 @@ export async function resolveWatchTargets(file: string, choices: RunChoices, cwd
     root,
     ignored,
     triggers(absolute) {
-      if (absolute === workflowFile) return true;
+      if (absolute === workflowFile || workflow.calledFiles.includes(absolute)) return true;
       const inside = relative(absolute);
       if (inside.startsWith('..') || ignored(absolute) || generated.some((matches) => matches(inside))) return false;
       return sources.length === 0 || sources.some((matches) => matches(inside));

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import type { GateEntry, HookLimits, ObserverEntry } from './config.js';
 import { defaultPayloadBounds } from '../host/hooks/bounds.js';
-import { buildEnvelope, type Delegation, type EnvelopeContext } from '../host/hooks/envelope.js';
+import { observedEnvelope, type Delegation, type EnvelopeContext } from '../host/hooks/envelope.js';
 import { parseHostLabelMap } from '../host/hooks/labels.js';
 import { HookLatency, type HookLatencyEntry } from '../host/hooks/latency.js';
 import { defaultDrainTimeoutMs, defaultObserverCapacity, ObserverQueue, type ObserverDrainReport } from '../host/hooks/observer.js';
-import { hookPayloadFor, type HookSourceEvent } from '../host/hooks/payloads.js';
+import type { HookSourceEvent } from '../host/hooks/payloads.js';
 import type { PreToolGate } from '../host/gates.js';
 import { hookConfinementPlan } from '../host/confinement/index.js';
 import type { HookSandbox } from '../host/run-observer.js';
@@ -122,8 +122,7 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
     context,
     notify(event) {
       if (observers.size === 0) return;
-      const { kind, payload } = hookPayloadFor(event);
-      observers.observe(buildEnvelope(kind, payload, context));
+      observers.observe(observedEnvelope(event, context));
     },
     finish: () => observers.drain(drainTimeoutMs),
     summary: () => ({ hooks: latency.report().hooks, warnings: [...warnings] }),

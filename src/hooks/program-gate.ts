@@ -32,7 +32,7 @@ export class ProgramGate implements PreToolGate {
   async evaluate(input: GateInput, signal: AbortSignal): Promise<GateAnswer> {
     const { tools, onError, latency } = this.options;
     if (tools && !tools.includes(input.tool)) return { decision: 'continue' };
-    const envelope = buildEnvelope('before_tool_use', beforeToolUsePayload(input), this.options.context);
+    const envelope = buildEnvelope('before_tool_use', beforeToolUsePayload(input), this.options.context, input.delegation);
     const { parsed, durationMs } = await runGateProgram(this.options.program, envelope, signal);
     latency.record(this.name, 'gate', durationMs, parsed.ok);
     if (parsed.ok) return parsed.answer;

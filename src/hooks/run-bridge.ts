@@ -32,7 +32,7 @@ function joinToRun(loaded: LoadedHooks, warn: (line: string) => void): RunHooks 
         if (source) loaded.notify(source);
       },
       callFinished(call, result, authorized) {
-        loaded.notify({ kind: 'after_tool_use', stepId: call.stepId, result, capability: afterToolUseCapability(authorized ? [authorized] : [], true) });
+        loaded.notify({ kind: 'after_tool_use', stepId: call.stepId, result, capability: afterToolUseCapability(authorized ? [authorized] : [], true), delegation: call.delegation });
       },
     },
     async finish() {

@@ -1,5 +1,6 @@
 import { describeRequest, grantingRule, type CapabilityRequest } from './capability.js';
 import { ToolError } from './errors.js';
+import type { Delegation } from './hooks/delegation.js';
 import type { PolicyEvaluation } from './policy.js';
 import { environmentNotGranted } from './rules.js';
 
@@ -8,6 +9,8 @@ export interface AuthorizationSubject {
   callId: string;
   stepId: string | undefined;
   tool: string;
+  /** The call's delegation identity, for the gates' envelopes. */
+  delegation?: Delegation | undefined;
 }
 
 /**

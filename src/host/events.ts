@@ -78,8 +78,12 @@ export const runEventSchema = z.discriminatedUnion('type', [
           id: z.string(),
           name: z.string(),
           tool: z.string(),
-          line: z.number().int(),
-          kind: z.enum(['matrix']).optional().describe('A matrix step: no call of its own, the combined status of its cells (the steps before it)'),
+          line: z.number().int().describe('Where the step starts in its workflow file'),
+          file: z.string().optional().describe('The workflow file the step is in, when it is not the run’s (a step of a task another file holds, run by uses:)'),
+          kind: z
+            .enum(['matrix', 'uses'])
+            .optional()
+            .describe('A group: no call of its own, the combined status of its members, the steps before it (a matrix’s cells, or the steps of the task a uses: step runs, whose ids start with its id and a /)'),
         }),
       )
       .readonly(),

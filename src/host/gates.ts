@@ -1,10 +1,13 @@
 import type { CapabilityRequest } from './capability.js';
+import type { Delegation } from './hooks/delegation.js';
 import type { PolicyDecision } from './policy.js';
 
 export interface GateInput {
   callId: string;
   stepId: string | undefined;
   tool: string;
+  /** The call's delegation identity (a call of a nested workflow group); the run's when absent. */
+  delegation?: Delegation | undefined;
   request: CapabilityRequest;
   policyDecision: Exclude<PolicyDecision, 'deny'>;
 }

@@ -1,5 +1,6 @@
 import type { CapabilityRequest } from './capability.js';
 import type { CallConfinement } from './confinement/index.js';
+import type { Delegation } from './hooks/delegation.js';
 import type { ResourceAccess } from './resources.js';
 import type { ExecuteContext, Tool, ToolContext, ToolOutput } from './tool.js';
 
@@ -9,6 +10,11 @@ export interface ToolCall {
   tool: string;
   args: unknown;
   stepId?: string;
+  /**
+   * Who delegated the call, for the hooks: a call a nested workflow group makes is a child of
+   * the step that runs the group. Identity only: it grants and restricts nothing.
+   */
+  delegation?: Delegation;
   /** Per-call wall limit; the tool's own default when absent. */
   timeoutMs?: number;
   /**

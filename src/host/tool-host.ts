@@ -269,7 +269,7 @@ export class ToolHost {
    */
   async authorizeRequest(subject: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<ToolError | undefined> {
     try {
-      await this.#authorizer.authorize({ callId: subject.id, stepId: subject.stepId, tool: subject.tool }, request, signal);
+      await this.#authorizer.authorize({ callId: subject.id, stepId: subject.stepId, tool: subject.tool, delegation: subject.delegation }, request, signal);
       return undefined;
     } catch (thrown) {
       return toToolError(thrown, 'policy_denied');
@@ -344,7 +344,7 @@ export class ToolHost {
   #authorizeOne(call: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
     const flight = this.#inFlight.get(call.id);
     if (flight && !flight.authorized) flight.authorized = request;
-    return this.#authorizer.authorize({ callId: call.id, stepId: call.stepId, tool: call.tool }, request, signal);
+    return this.#authorizer.authorize({ callId: call.id, stepId: call.stepId, tool: call.tool, delegation: call.delegation }, request, signal);
   }
 
   #execute(prepared: PreparedCall, signal: AbortSignal, detached: boolean) {

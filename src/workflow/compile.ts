@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { z } from 'zod';
 import { describeIssues } from '../host/arguments.js';
 import { HostError } from '../host/errors.js';
@@ -14,9 +15,10 @@ import {
   type ParseOptions,
   type Template,
 } from './expressions/index.js';
-import type { CompiledStep, CompiledWorkflow } from './model.js';
+import type { CompiledStep, CompiledTask, CompiledWorkflow, TaskReference, UsesCall } from './model.js';
 import { matrixCells, type MatrixCell, type MatrixFilter } from './matrix.js';
-import { expandMatrices } from './expand.js';
+import { linkWorkflow, type CompiledFile } from './link.js';
+import { callsAnotherFile, parseUsesTarget } from './uses.js';
 import type { Problem } from './problems.js';
 import type { RetryPolicy } from '../host/retry.js';
 import { runContextKeys } from './run-context.js';
@@ -55,22 +57,72 @@ export interface CompileOptions {
   task?: string;
   /** `--matrix NAME=VALUE`: the cells a run keeps. */
   matrixFilter?: MatrixFilter;
+  /**
+   * The other files `uses:` steps name, compiled (by absolute path); the loader reads them.
+   * Without it, steps that use another file's task are not checked against it, and no task is
+   * returned (a check of the file alone).
+   */
+  calledFiles?: ReadonlyMap<string, CompiledFile>;
+  /**
+   * Another file's task, compiled: the steps that use it read its outputs (a read of one it does
+   * not declare is a warning) and what they carry (a task not known carries untrusted text).
+   */
+  calledTask?: (reference: TaskReference) => CalledTask | undefined;
 }
 
 /**
  * Validates a parsed workflow and compiles it for the runner. Every problem is collected in one
- * pass, each located in the file. Every task is checked; the one asked for is returned.
+ * pass, each located in the file. Every task is checked; the one asked for is returned, with
+ * its `uses:` steps expanded.
  */
 export function compileWorkflow(
   source: WorkflowSource,
   tools: ToolRegistry,
   options: CompileOptions = {},
 ): { workflow?: CompiledWorkflow; problems: Problem[]; warnings: Problem[] } {
+  return assembleWorkflow(compileFile(source, tools, options), options);
+}
+
+/** The task asked for of a compiled file, linked with the files its `uses:` steps call and expanded. */
+export function assembleWorkflow(
+  compiled: ReturnType<typeof compileFile>,
+  options: Pick<CompileOptions, 'task' | 'matrixFilter' | 'calledFiles'>,
+): { workflow?: CompiledWorkflow; problems: Problem[]; warnings: Problem[] } {
+  const { file, source } = compiled;
+  if (!file) return { problems: compiled.problems, warnings: compiled.warnings };
+  // The uses: steps that compiled are checked against their tasks even when others did not, so one pass reports both.
+  const valid = compiled.problems.length === 0;
+  if (valid && options.task !== undefined && !file.tasks?.[options.task]) throw unknownTaskError(source.file, file, options.task);
+  const linked = linkWorkflow({ ...compiled, file }, options.calledFiles, { task: valid ? options.task : undefined, matrixFilter: options.matrixFilter ?? {}, expand: valid });
+  if (!valid || linked.problems.length > 0 || !linked.steps) return { problems: uniqueProblems([...compiled.problems, ...linked.problems]), warnings: compiled.warnings };
+  const task = compiled.tasks.get(options.task);
+  const workflow: CompiledWorkflow = {
+    source,
+    file,
+    task: options.task,
+    matrixFilter: options.matrixFilter ?? {},
+    inputs: task?.inputs ?? file.inputs ?? {},
+    steps: linked.steps,
+    calledRules: linked.calledRules,
+    calledFiles: linked.calledFiles,
+  };
+  return { workflow, problems: [], warnings: compiled.warnings };
+}
+
+/**
+ * Validates one workflow file and compiles each of its tasks, unexpanded: what the run's file
+ * and the files its `uses:` steps name are made of.
+ */
+export function compileFile(
+  source: WorkflowSource,
+  tools: ToolRegistry,
+  options: CompileOptions = {},
+): { file?: WorkflowFile; source: WorkflowSource; tasks: Map<string | undefined, CompiledTask>; problems: Problem[]; warnings: Problem[] } {
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
+  const tasks = new Map<string | undefined, CompiledTask>();
   const report = (nodePath: NodePath, message: string, options: { key?: boolean } = {}) =>
     problems.push({ file: source.file, ...source.position(nodePath, options), message });
-  const pendingServers = options.pendingServers ?? [];
 
   const data = source.toData();
   const parsed = workflowSchema.safeParse(data);
@@ -80,7 +132,7 @@ export function compileWorkflow(
     if (lenient) {
       for (const task of tasksOf(lenient.file)) compileSteps(source, lenient.file, task, tools, options, problems, warnings, lenient.invalidSteps.get(task.path.join('.')));
     }
-    return { problems, warnings };
+    return { source, tasks, problems, warnings };
   }
   const file = parsed.data;
   for (const list of ['allow', 'ask', 'deny'] as const) {
@@ -93,6 +145,7 @@ export function compileWorkflow(
     });
   }
   if (file.steps === undefined && file.tasks === undefined) report([], 'a workflow needs steps: (its default task) or tasks:');
+  if (file.outputs !== undefined && file.steps === undefined) report(['outputs'], 'outputs: at the top belong to the default task (steps:), which this file does not have', { key: true });
   file.host_env?.forEach((name, index) => {
     if (isCredentialName(name)) report(['host_env', index], `${name} looks like a credential; pass it through secrets: so it is masked`);
     else if (file.env?.[name] !== undefined) report(['host_env', index], `${name} is also set under env:; keep one`);
@@ -106,20 +159,43 @@ export function compileWorkflow(
   };
   checkDefaults(file.inputs, ['inputs']);
   for (const [name, task] of Object.entries(file.tasks ?? {})) checkDefaults(task.inputs, ['tasks', name, 'inputs']);
-  let selected: { task: TaskOf; steps: CompiledStep[] } | undefined;
-  for (const task of tasksOf(file)) {
+  const own = path.resolve(source.file);
+  // A task's own outputs are known to the tasks of the file that use it, compiled after it.
+  const compiled = new Map<string | undefined, CompiledTask>();
+  const calledTask = (reference: TaskReference) => (reference.file === own ? compiled.get(reference.task) : options.calledTask?.(reference));
+  const fileTasks = tasksOf(file);
+  for (const task of calleesFirst(fileTasks)) {
     for (const name of Object.keys(task.ownInputs)) {
       if (file.inputs?.[name] !== undefined) report([...task.path.slice(0, -1), 'inputs', name], `input ${name} is declared by the file and by task ${task.name}; rename one`, { key: true });
     }
-    const steps = compileSteps(source, file, task, tools, options, problems, warnings);
-    if (task.name === options.task) selected = { task, steps };
+    const { steps, outputs, outputsUntrusted } = compileSteps(source, file, task, tools, { ...options, calledTask }, problems, warnings);
+    compiled.set(task.name, { reference: { file: own, task: task.name }, file: source.file, inputs: task.inputs, outputs, outputsUntrusted, steps });
   }
-  if (problems.length > 0) return { problems: uniqueProblems(problems), warnings };
-  if (options.task !== undefined && !selected) throw unknownTaskError(source.file, file, options.task);
-  const task = selected?.task;
-  const matrixFilter = options.matrixFilter ?? {};
-  const steps = expandMatrices(selected?.steps ?? [], matrixFilter);
-  return { workflow: { source, file, task: options.task, matrixFilter, inputs: task?.inputs ?? file.inputs ?? {}, steps }, problems, warnings };
+  // In file order, as problems about them are reported.
+  for (const task of fileTasks) tasks.set(task.name, compiled.get(task.name)!);
+  return { file, source, tasks, problems: uniqueProblems(problems), warnings };
+}
+
+/**
+ * The tasks in an order where a task comes after the tasks of the same file it uses, so what
+ * their outputs carry is known when it is compiled; tasks in a cycle (refused later) keep theirs.
+ */
+function calleesFirst(tasks: readonly TaskOf[]): TaskOf[] {
+  const byName = new Map(tasks.map((task) => [task.name, task]));
+  const ordered: TaskOf[] = [];
+  const state = new Map<TaskOf, 'visiting' | 'done'>();
+  const visit = (task: TaskOf) => {
+    if (state.has(task)) return;
+    state.set(task, 'visiting');
+    for (const step of task.steps) {
+      const callee = step.uses === undefined || callsAnotherFile(step.uses) ? undefined : byName.get(step.uses);
+      if (callee) visit(callee);
+    }
+    state.set(task, 'done');
+    ordered.push(task);
+  };
+  tasks.forEach(visit);
+  return ordered;
 }
 
 /** A default that is wrong is reported once, not once for every step it reaches. */
@@ -148,6 +224,9 @@ interface TaskOf {
   defaultsPath: (key: keyof StepDefaults) => NodePath;
   /** `sequential: true`: each step waits for the one before it, as if it named it in needs:. */
   sequential: boolean;
+  /** `outputs:` as written, and where. */
+  outputs: Readonly<Record<string, string>>;
+  outputsPath: NodePath;
 }
 
 function tasksOf(file: WorkflowFile): TaskOf[] {
@@ -155,13 +234,35 @@ function tasksOf(file: WorkflowFile): TaskOf[] {
   const fileDefaults = file.defaults ?? {};
   if (file.steps) {
     const defaultsPath = (key: keyof StepDefaults) => ['defaults', key];
-    tasks.push({ name: undefined, path: ['steps'], steps: file.steps, ownInputs: {}, inputs: file.inputs ?? {}, defaults: fileDefaults, defaultsPath, sequential: file.sequential ?? false });
+    tasks.push({
+      name: undefined,
+      path: ['steps'],
+      steps: file.steps,
+      ownInputs: {},
+      inputs: file.inputs ?? {},
+      defaults: fileDefaults,
+      defaultsPath,
+      sequential: file.sequential ?? false,
+      outputs: file.outputs ?? {},
+      outputsPath: ['outputs'],
+    });
   }
   for (const [name, task] of Object.entries(file.tasks ?? {})) {
     const ownInputs = task.inputs ?? {};
     const defaults = { ...fileDefaults, ...task.defaults };
     const defaultsPath = (key: keyof StepDefaults) => (task.defaults?.[key] !== undefined ? ['tasks', name, 'defaults', key] : ['defaults', key]);
-    tasks.push({ name, path: ['tasks', name, 'steps'], steps: task.steps, ownInputs, inputs: { ...file.inputs, ...ownInputs }, defaults, defaultsPath, sequential: task.sequential ?? false });
+    tasks.push({
+      name,
+      path: ['tasks', name, 'steps'],
+      steps: task.steps,
+      ownInputs,
+      inputs: { ...file.inputs, ...ownInputs },
+      defaults,
+      defaultsPath,
+      sequential: task.sequential ?? false,
+      outputs: task.outputs ?? {},
+      outputsPath: ['tasks', name, 'outputs'],
+    });
   }
   return tasks;
 }
@@ -226,6 +327,7 @@ interface StepContext {
   warnings: Problem[];
   indexById: Map<string, number>;
   untrusted: UntrustedValues;
+  calledTask: CompileOptions['calledTask'];
 }
 
 function compileSteps(
@@ -237,7 +339,7 @@ function compileSteps(
   problems: Problem[],
   warnings: Problem[],
   invalidSteps: ReadonlySet<number> = new Set(),
-): CompiledStep[] {
+): { steps: CompiledStep[]; outputs: Record<string, Template>; outputsUntrusted: Record<string, string> } {
   const context: StepContext = {
     source,
     file,
@@ -250,14 +352,16 @@ function compileSteps(
     problems,
     warnings,
     indexById: new Map(),
-    untrusted: new UntrustedValues(file),
+    // A task's own inputs may be marked untrusted as the file's are.
+    untrusted: new UntrustedValues({ inputs: task.inputs, env: file.env }),
+    calledTask: options.calledTask,
   };
   const compiled: CompiledStep[] = [];
   task.steps.forEach((step, index) => {
     if (invalidSteps.has(index)) {
       if (!context.indexById.has(step.id)) context.indexById.set(step.id, index);
       // Its other keys are wrong, but a tool it names can still be checked in the same pass.
-      if (step.tool !== '' && !tools.get(step.tool)) checkUnknownTool(context, step.tool, index);
+      if (step.tool !== undefined && step.tool !== '' && !tools.get(step.tool)) checkUnknownTool(context, step.tool, index);
       return;
     }
     if (context.indexById.has(step.id)) {
@@ -267,7 +371,26 @@ function compileSteps(
     if (result) compiled.push(result);
     if (!context.indexById.has(step.id)) context.indexById.set(step.id, index);
   });
-  return compiled;
+  const outputs = compileOutputs(context);
+  const outputsUntrusted: Record<string, string> = {};
+  for (const [name, template] of Object.entries(outputs)) {
+    const why = context.untrusted.whyAny(template);
+    if (why !== undefined) outputsUntrusted[name] = why;
+  }
+  return { steps: compiled, outputs, outputsUntrusted };
+}
+
+/** A task's `outputs:`: expressions over any of its steps and its inputs, evaluated once every step has finished. */
+function compileOutputs(context: StepContext): Record<string, Template> {
+  const outputs: Record<string, Template> = {};
+  for (const [name, text] of Object.entries(context.task.outputs)) {
+    const at = [...context.task.outputsPath, name];
+    const template = parseOrReport(context, text, at);
+    if (!template) continue;
+    checkReferences(context, template, at, '', new Set(), undefined);
+    outputs[name] = template;
+  }
+  return outputs;
 }
 
 /**
@@ -343,15 +466,21 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   }
   if (step.fail_fast !== undefined && step.matrix === undefined) reportAt(context, at('fail_fast'), 'fail_fast applies to a step with matrix:');
   const matrixNames = step.matrix === undefined ? undefined : [...new Set((cells ?? []).flatMap((cell) => Object.keys(cell)))];
-  const tool = context.tools.get(step.tool);
+  const toolName = step.tool ?? '';
+  if ((step.tool === undefined) === (step.uses === undefined)) {
+    reportAt(context, at(), step.tool === undefined ? 'a step names tool: (a tool to call) or uses: (a task to run)' : 'a step names tool: or uses:, not both');
+  }
+  if (step.uses !== undefined) checkUsesStep(context, step, index);
+  const tool = step.tool === undefined ? undefined : context.tools.get(step.tool);
   const defaults = context.task.defaults;
   // A default working directory goes to every tool whose arguments have one, unless the step sets it.
   const withValue = defaults.cwd !== undefined && step.with?.cwd === undefined && tool && hasArgument(tool, 'cwd') ? { ...step.with, cwd: defaults.cwd } : step.with;
-  if (!tool) checkUnknownTool(context, step.tool, index);
+  if (!tool && step.tool !== undefined) checkUnknownTool(context, step.tool, index);
 
   let withHasExpressions = false;
   let argumentsReadSteps = false;
   let argumentsUntrusted: string | undefined;
+  const withUntrusted: Record<string, string> = {};
   walkTemplates(withValue ?? {}, (text, valuePath) => {
     const template = parseOrReport(context, text, at('with', ...valuePath));
     if (template && !isLiteralTemplate(template)) {
@@ -360,12 +489,13 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
       checkReferences(context, template, at('with', ...valuePath), step.id, dependencies, matrixNames);
       const untrusted = context.untrusted.whyAny(template);
       argumentsUntrusted ??= untrusted;
-      if (untrusted !== undefined && codeArguments[step.tool] === valuePath[0] && valuePath.length === 1) {
-        reportAt(context, at('with', ...valuePath), injectionMessage(step.tool, String(valuePath[0]), untrusted));
+      if (untrusted !== undefined) withUntrusted[String(valuePath[0])] ??= untrusted;
+      if (untrusted !== undefined && codeArguments[toolName] === valuePath[0] && valuePath.length === 1) {
+        reportAt(context, at('with', ...valuePath), injectionMessage(toolName, String(valuePath[0]), untrusted));
       }
     }
   });
-  context.untrusted.addStep(step, tool, argumentsUntrusted);
+  context.untrusted.addStep(step, tool, argumentsUntrusted, step.uses === undefined ? undefined : calledTaskOf(context, step.uses)?.outputsUntrusted);
 
   let condition: Template | boolean | undefined = typeof step.if === 'string' ? undefined : step.if;
   let conditionUsesStatus = false;
@@ -414,8 +544,10 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   return {
     index,
     id: step.id,
+    localId: step.id,
     name: step.name ?? step.id,
-    tool: step.tool,
+    tool: toolName,
+    ...(step.uses !== undefined && { uses: usesCall(context, step, index, withUntrusted) }),
     line: context.source.position(at()).line,
     with: withValue ?? {},
     withHasExpressions,
@@ -433,6 +565,22 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     sources: step.sources,
     generates: step.generates ?? [],
   };
+}
+
+/** Keys that belong to a step calling a tool: on a `uses:` step they would silently do nothing. */
+const toolOnlyKeys = ['async', 'timeout', 'retry', 'resources', 'writes', 'sources', 'generates'] as const;
+
+function checkUsesStep(context: StepContext, step: StepFile, index: number): void {
+  for (const key of toolOnlyKeys) {
+    if (step[key] !== undefined) reportAt(context, [...context.task.path, index, key], `${key}: does not apply to a uses: step; set it on the called task’s steps`, undefined);
+  }
+}
+
+/** What the linker needs of a `uses:` step: its target and where its parts are. */
+function usesCall(context: StepContext, step: StepFile, index: number, withUntrusted: Record<string, string>): UsesCall {
+  const at = (rest: PropertyKey[], key = false) => ({ file: context.source.file, ...context.source.position([...context.task.path, index, ...rest], { key }) });
+  const withAt = Object.fromEntries(Object.keys(step.with ?? {}).map((key) => [key, at(['with', key], true)]));
+  return { target: parseUsesTarget(step.uses!, context.source), text: step.uses!, at: at(['uses']), withAt, withUntrusted };
 }
 
 function parseRetry(setting: RetrySetting): RetryPolicy | undefined {
@@ -455,13 +603,32 @@ function injectionMessage(tool: string, argument: string, why: string): string {
   return `${tool} ${argument} would run text from outside the workflow (${why}); ${instead}`;
 }
 
-/** Warns about `steps.X.data.field` when X's tool declares its data and never returns that field (it would read as null). */
+/** What a step reads of the task a `uses:` step names, when that task is compiled already. */
+type CalledTask = Pick<CompiledTask, 'outputs' | 'outputsUntrusted'>;
+
+function calledTaskOf(context: StepContext, uses: string): CalledTask | undefined {
+  return context.calledTask?.(parseUsesTarget(uses, context.source));
+}
+
+/**
+ * Warns about `steps.X.data.field` when X's tool declares its data and never returns that field,
+ * or X runs a task that declares no such output (it would read as null).
+ */
 function checkDataFields(context: StepContext, template: Template, nodePath: NodePath): void {
   const paths = templateReferences(template).valueSources.filter((source) => source.context === 'steps' && source.keys[1]?.toLowerCase() === 'data' && source.keys.length > 2);
   for (const source of paths) {
     const stepId = source.keys[0]!.toLowerCase();
     const keys = source.keys.slice(2);
     const index = context.indexById.get(stepId);
+    const uses = index === undefined ? undefined : context.task.steps[index]?.uses;
+    const called = uses === undefined ? undefined : calledTaskOf(context, uses);
+    if (uses !== undefined && called && !Object.keys(called.outputs).some((name) => name.toLowerCase() === keys[0]!.toLowerCase())) {
+      const names = Object.keys(called.outputs);
+      const suggestion = closestNames(keys[0]!, names)[0];
+      const hint = suggestion ? `; did you mean "${suggestion}"?` : names.length > 0 ? ` (outputs: ${names.join(', ')})` : ' (it declares no outputs:)';
+      reportAt(context, nodePath, `warning: steps.${stepId}.data.${keys.join('.')}: task ${uses} has no output "${keys[0]}", so this reads as null${hint}`, undefined, context.warnings);
+      continue;
+    }
     const toolName = index === undefined ? undefined : context.task.steps[index]?.tool;
     const schema = toolName === undefined ? undefined : context.tools.get(toolName)?.data;
     if (!schema) continue;

@@ -1,44 +1,90 @@
 import { HostError } from '../host/errors.js';
 import { cellId, cellSelected, type MatrixFilter } from './matrix.js';
-import type { CompiledStep } from './model.js';
+import type { CompiledStep, CompiledTask, NestedScope, TaskReference } from './model.js';
+
+/** Most steps one run may expand into: a task used many times over can multiply fast. */
+export const maxExpandedSteps = 100_000;
+
+export interface ExpandOptions {
+  /** `--matrix NAME=VALUE`: the cells kept. */
+  filter: MatrixFilter;
+  /** The task a `uses:` step runs; validation has made sure it exists and no task uses itself. */
+  resolve(reference: TaskReference): CompiledTask;
+  /** How the nested group of a task is named to hooks and plans. */
+  label(task: CompiledTask): string;
+  /** The run's own file: steps of other files say which file they are in. */
+  runFile: string;
+}
+
+/** Where steps being placed are: inside which nested group, and what that group passes down. */
+interface Within {
+  /** Path ids of the steps here start with it: `release/`. */
+  prefix: string;
+  scope: NestedScope | undefined;
+  /** What the calling step waits for: every step of the group waits for it too. */
+  dependencies: readonly number[];
+  /** The calling step has continue_on_error: a failure inside does not stop the run. */
+  continueOnError: boolean;
+  /** The calling step is a cell of a matrix with fail_fast: false. */
+  deferFailure: boolean;
+  /** The group whose failures alone skip these steps, when a calling step's `if:` reads statuses. */
+  failureScope: string | undefined;
+  /** The file the steps are in, when it is not the run's. */
+  file: string | undefined;
+}
 
 /**
- * Expands each matrix step of a compiled task into its cells, each an ordinary step with its
- * own id (`test (node=20)`), followed by the matrix step itself as a group that holds no call
- * and records the cells' combined status. Dependencies are renumbered: a cell waits for what
- * the matrix step waits for, and a step that refers to the matrix step waits for the group.
- * Only the cells `filter` keeps are compiled; a filter name no matrix has is a usage error.
+ * Expands a compiled task into the steps a run schedules. A matrix step becomes its cells, each
+ * an ordinary step with its own id (`test (node=20)`), followed by the matrix step itself as a
+ * group that holds no call and records the cells' combined status. A `uses:` step (or a cell of
+ * one) becomes the called task's steps, expanded the same way with path ids (`release/build`,
+ * `test (node=20)/unit`), followed by a group that records their combined status. Dependencies
+ * are renumbered: a member waits for what its group's step waits for, and a step that refers to
+ * a matrix or `uses:` step waits for its group. Only the cells `filter` keeps are expanded; a
+ * filter name no matrix has is a usage error.
  */
-export function expandMatrices(steps: readonly CompiledStep[], filter: MatrixFilter): CompiledStep[] {
-  const names = new Set(steps.flatMap((step) => (step.cells ?? []).flatMap((cell) => Object.keys(cell))));
-  for (const name of Object.keys(filter)) {
-    if (!names.has(name)) {
-      const known = names.size > 0 ? `matrix names: ${[...names].join(', ')}` : 'this task has no matrix';
+export function expandTask(task: CompiledTask, options: ExpandOptions): { steps: CompiledStep[]; files: Set<string> } {
+  const expansion = new Expansion(options);
+  expansion.task(task, { prefix: '', scope: undefined, dependencies: [], continueOnError: false, deferFailure: false, failureScope: undefined, file: undefined });
+  for (const name of Object.keys(options.filter)) {
+    if (!expansion.matrixNames.has(name)) {
+      const known = expansion.matrixNames.size > 0 ? `matrix names: ${[...expansion.matrixNames].join(', ')}` : 'this task has no matrix';
       throw new HostError('usage', `--matrix ${name}: no matrix step of this task has that name (${known})`);
     }
   }
-  if (!steps.some((step) => step.cells)) return [...steps];
-  const expanded: CompiledStep[] = [];
-  /** Where each step of the task ended up: a matrix step is its group. */
-  const placed = new Map<number, number>();
-  for (const step of steps) {
-    const dependencies = step.dependencies.map((index) => placed.get(index)!);
-    const { cells, deferFailure, ...plain } = step;
-    if (!cells) {
-      expanded.push({ ...plain, index: expanded.length, dependencies });
-      placed.set(step.index, expanded.length - 1);
-      continue;
+  return { steps: expansion.steps, files: expansion.files };
+}
+
+class Expansion {
+  readonly steps: CompiledStep[] = [];
+  readonly matrixNames = new Set<string>();
+  /** The other files whose tasks were expanded. */
+  readonly files = new Set<string>();
+
+  constructor(private readonly options: ExpandOptions) {}
+
+  /** Places a task's steps; returns where each of them ended up (a matrix or `uses:` step is its group). */
+  task(task: CompiledTask, within: Within): number[] {
+    const placed = new Map<number, number>();
+    for (const step of task.steps) {
+      const dependencies = [...new Set([...within.dependencies, ...step.dependencies.map((index) => placed.get(index)!)])].sort((a, b) => a - b);
+      placed.set(step.index, step.cells ? this.matrix(step, dependencies, within) : this.instance(step, dependencies, within));
     }
-    const members: number[] = [];
-    for (const cell of cells.filter((candidate) => cellSelected(candidate, filter))) {
-      const id = cellId(step.id, cell);
-      const name = step.name === step.id ? id : cellId(step.name, cell);
-      expanded.push({ ...plain, id, name, index: expanded.length, dependencies, matrix: cell, ...(deferFailure && { deferFailure }) });
-      members.push(expanded.length - 1);
-    }
-    expanded.push({
-      ...plain,
-      index: expanded.length,
+    return [...placed.values()];
+  }
+
+  private matrix(step: CompiledStep, dependencies: readonly number[], within: Within): number {
+    const { cells = [], deferFailure, uses: _uses, ...plain } = step;
+    for (const name of cells.flatMap((cell) => Object.keys(cell))) this.matrixNames.add(name);
+    const members = cells
+      .filter((cell) => cellSelected(cell, this.options.filter))
+      .map((cell) => {
+        const id = cellId(step.id, cell);
+        const name = step.name === step.id ? id : cellId(step.name, cell);
+        return this.instance({ ...step, cells: undefined, id, localId: id, name, matrix: cell, deferFailure: deferFailure ?? false }, dependencies, within);
+      });
+    return this.push({
+      ...this.placed(plain, within),
       dependencies: members,
       condition: undefined,
       conditionUsesStatus: false,
@@ -49,7 +95,56 @@ export function expandMatrices(steps: readonly CompiledStep[], filter: MatrixFil
       retry: undefined,
       group: { kind: 'matrix', members },
     });
-    placed.set(step.index, expanded.length - 1);
   }
-  return expanded;
+
+  /** Places one step, or one cell: a `uses:` one as the called task's steps and its group. */
+  private instance(step: CompiledStep, dependencies: readonly number[], within: Within): number {
+    const { cells: _cells, uses, ...plain } = step;
+    const placed = { ...this.placed(plain, within), dependencies };
+    if (!uses) return this.push(placed);
+    const called = this.options.resolve(uses.target);
+    if (called.reference.file !== this.options.runFile) this.files.add(called.reference.file);
+    const scope: NestedScope = { id: placed.id, task: this.options.label(called) };
+    const members = this.task(called, {
+      prefix: `${placed.id}/`,
+      scope,
+      dependencies,
+      continueOnError: placed.continueOnError,
+      deferFailure: placed.deferFailure ?? false,
+      failureScope: placed.conditionUsesStatus ? scope.id : within.failureScope,
+      file: called.reference.file === this.options.runFile ? undefined : called.file,
+    });
+    return this.push({ ...placed, dependencies: members, async: false, retry: undefined, group: { kind: 'uses', members, scope, inputs: called.inputs, outputs: called.outputs } });
+  }
+
+  /** A step with its path id and what the group it is in passes down. */
+  private placed(step: Omit<CompiledStep, 'cells' | 'uses'>, within: Within): CompiledStep {
+    const { deferFailure, ...rest } = step;
+    return {
+      ...rest,
+      index: this.steps.length,
+      id: `${within.prefix}${step.id}`,
+      localId: step.localId,
+      name: `${within.prefix}${step.name}`,
+      continueOnError: step.continueOnError || within.continueOnError,
+      ...((deferFailure || within.deferFailure) && { deferFailure: true }),
+      ...(within.scope && { scope: within.scope }),
+      ...(within.failureScope !== undefined && { failureScope: within.failureScope }),
+      ...(within.file !== undefined && { file: within.file }),
+    };
+  }
+
+  private push(step: CompiledStep): number {
+    if (this.steps.length >= maxExpandedSteps) throw new ExpansionTooLarge();
+    const index = this.steps.length;
+    this.steps.push({ ...step, index });
+    return index;
+  }
+}
+
+/** The task expands into more than `maxExpandedSteps` steps. */
+export class ExpansionTooLarge extends Error {
+  constructor() {
+    super(`it expands into more than ${maxExpandedSteps} steps (its uses: and matrix: multiply); split the work into separate runs`);
+  }
 }

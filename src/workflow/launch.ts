@@ -158,8 +158,9 @@ export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoice
     grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir)),
     rules: {
       allow: [...(file.policy?.allow ?? []), ...choices.rules.allow],
-      ask: [...(file.policy?.ask ?? []), ...choices.rules.ask],
-      deny: [...(file.policy?.deny ?? []), ...choices.rules.deny],
+      // A called file's rules only add restrictions; they hold for the whole run, as every rule does.
+      ask: [...(file.policy?.ask ?? []), ...workflow.calledRules.ask, ...choices.rules.ask],
+      deny: [...(file.policy?.deny ?? []), ...workflow.calledRules.deny, ...choices.rules.deny],
     },
     approve: choices.approve,
     yes: choices.yes,
@@ -198,7 +199,11 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   // The probe starts bubblewrap once; it runs while the file is loaded, unless the flag turns the sandbox off.
   const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', pathVariable: ports.hostEnv.PATH });
   probing?.catch(() => undefined);
-  const { workflow, extensions, warnings, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading, { task: choices.task, matrixFilter: parseMatrixFilter(choices.matrix) });
+  const { workflow, extensions, warnings, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading, {
+    task: choices.task,
+    matrixFilter: parseMatrixFilter(choices.matrix),
+    workspace: { flag: choices.workspace, cwd: options.cwd },
+  });
   for (const warning of warnings) ports.warn?.(formatProblem(warning));
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
   const inputs = parseInputs(choices.inputs, workflow.inputs, choices.passThrough);

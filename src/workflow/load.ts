@@ -1,6 +1,7 @@
 import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
-import { compileWorkflow } from './compile.js';
+import { assembleWorkflow, compileFile } from './compile.js';
+import { loadCalledFiles } from './called-files.js';
 import { loadExtensions, type ModuleLoading, type WorkflowExtensions } from './extensions/load-extensions.js';
 import { uninspectedNotes } from './extensions/uninspected.js';
 import type { MatrixFilter } from './matrix.js';
@@ -23,6 +24,11 @@ export interface CheckedWorkflowFile {
 export interface TaskSelection {
   task?: string | undefined;
   matrixFilter?: MatrixFilter;
+  /**
+   * Where the run's workspace is (`--workspace`, else the file's `workspace:`, else `cwd`):
+   * files `uses:` steps name must be inside it. `cwd` defaults to the process's.
+   */
+  workspace?: { flag?: string | undefined; cwd: string };
 }
 
 /**
@@ -43,12 +49,17 @@ export async function checkWorkflowFile(
   const extensions = await loadExtensions(read.source, baseTools, loading);
   const pendingServers = extensions.servers.map((server) => server.declaration.name);
   const pendingModules = extensions.uninspectedModules.length > 0;
-  const compiled = compileWorkflow(read.source, extensions.tools, {
-    pendingServers,
-    pendingModules,
-    ...(selection.task !== undefined && { task: selection.task }),
-    ...(selection.matrixFilter !== undefined && { matrixFilter: selection.matrixFilter }),
-  });
+  const options = { pendingServers, pendingModules };
+  const called = await loadCalledFiles(read.source, extensions.tools, options, selection.workspace ?? { cwd: process.cwd() });
+  const root = compileFile(read.source, extensions.tools, { ...options, calledTask: called.calledTask });
+  const compiled =
+    called.problems.length > 0
+      ? { problems: [...root.problems, ...called.problems], warnings: root.warnings, workflow: undefined }
+      : assembleWorkflow(root, {
+          calledFiles: called.files,
+          ...(selection.task !== undefined && { task: selection.task }),
+          ...(selection.matrixFilter !== undefined && { matrixFilter: selection.matrixFilter }),
+        });
   // Without a module's tools, no rule can be called dead for naming none of them.
   if (compiled.workflow && !pendingModules) {
     const targets = { tools: extensions.tools.list(), pendingNamespaces: pendingServers };
@@ -56,9 +67,10 @@ export async function checkWorkflowFile(
   }
   const notes = uninspectedNotes(read.source, extensions.uninspectedModules, extensions.servers, compiled.workflow?.steps ?? [], extensions.tools);
   const problems = [...read.problems, ...extensions.problems, ...compiled.problems];
-  // In file order, as a reader goes through them (sort is stable: one place keeps its order).
-  problems.sort((a, b) => a.line - b.line || a.col - b.col);
-  const warnings = [...extensions.warnings, ...compiled.warnings].sort((a, b) => a.line - b.line || a.col - b.col);
+  // In file order, as a reader goes through them (sort is stable: one place keeps its order); the run's file first.
+  const inOrder = (a: Problem, b: Problem) => Number(a.file !== file) - Number(b.file !== file) || a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col;
+  problems.sort(inOrder);
+  const warnings = [...extensions.warnings, ...compiled.warnings, ...called.warnings].sort(inOrder);
   return { ...compiled, extensions, problems, warnings, notes };
 }
 

@@ -4,14 +4,69 @@ import type { MatrixCell, MatrixFilter } from './matrix.js';
 import type { InputDeclaration, WorkflowFile } from './schema.js';
 import type { WorkflowSource } from './source.js';
 
+/** A task of some workflow file, as a `uses:` step names it: the file's absolute path and the task (undefined: its default task). */
+export interface TaskReference {
+  file: string;
+  task: string | undefined;
+}
+
+/** Where something is in a workflow file. */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  col: number;
+}
+
+/** What a `uses:` step says before it is expanded: the task it runs and where its parts are, for problems found once that task is known. */
+export interface UsesCall {
+  target: TaskReference;
+  /** The `uses:` text as written. */
+  text: string;
+  at: SourcePosition;
+  /** Where each `with:` value is. */
+  withAt: Readonly<Record<string, SourcePosition>>;
+  /** The `with:` values that may carry text from outside the workflow's author, and why. */
+  withUntrusted: Readonly<Record<string, string>>;
+}
+
+/** A task after validation, before expansion: what a `uses:` step of any file expands into. */
+export interface CompiledTask {
+  reference: TaskReference;
+  /** Its workflow file as problems name it. */
+  file: string;
+  /** What `inputs.*` reads inside it: the file's inputs and the task's own. */
+  inputs: Readonly<Record<string, InputDeclaration>>;
+  /** `outputs:`: what a calling step reads as its data. */
+  outputs: Readonly<Record<string, Template>>;
+  /** The outputs that may carry text from outside the workflow's author, and why. */
+  outputsUntrusted: Readonly<Record<string, string>>;
+  steps: readonly CompiledStep[];
+}
+
+/** The nested group a step belongs to: the calling step's path id and what it runs. */
+export interface NestedScope {
+  /** The path id of the `uses:` step (or its matrix cell) whose group this is. */
+  id: string;
+  /** The task it runs, as messages and hooks name it. */
+  task: string;
+}
+
 /** One step after validation: everything the runner needs, with expressions parsed. */
 export interface CompiledStep {
   index: number;
+  /** The step's path id: its id in its task, after the path of the nested groups it is in (`release/build`). */
   id: string;
+  /** Its id in its own task: what `steps.<id>` names beside it. */
+  localId: string;
+  /** The nested group it is in; undefined for a step of the task the run runs. */
+  scope?: NestedScope;
   name: string;
+  /** The tool it calls; empty for a `uses:` step and a group. */
   tool: string;
-  /** Where the step starts in the workflow file. */
+  /** Where the step starts in its workflow file. */
   line: number;
+  /** Its workflow file, when that is not the run's (a step of a called file). */
+  file?: string;
   /** The raw `with:` value; strings may hold templates evaluated when the step is ready. */
   with: Record<string, unknown>;
   /** Whether `with:` holds any expression (then it is validated against the tool only at run time). */
@@ -21,6 +76,12 @@ export interface CompiledStep {
   condition: Template | boolean | undefined;
   /** The condition uses success()/failure()/always()/cancelled(): it decides alone, after every earlier step. */
   conditionUsesStatus: boolean;
+  /**
+   * In a group whose `uses:` step has such a condition (`if: always()`), which runs after an
+   * earlier failure: the group whose own failures alone skip this step. Like a condition that
+   * reads statuses, it decides after every earlier step.
+   */
+  failureScope?: string;
   /** Indices of earlier steps this one waits for (`needs` and `steps.X` references). */
   dependencies: readonly number[];
   async: boolean;
@@ -37,12 +98,34 @@ export interface CompiledStep {
   matrix?: MatrixCell;
   /** A cell of a matrix with `fail_fast: false`: its failure stops nothing until the matrix's combined status is known. */
   deferFailure?: boolean;
-  /** The step a matrix expands into after its cells: no call of its own, the cells' combined status. */
-  group?: { kind: 'matrix'; members: readonly number[] };
+  /** A `uses:` step before expansion. */
+  uses?: UsesCall;
+  /**
+   * What a matrix or a `uses:` step becomes after its members (the cells, or the called task's
+   * steps): no call of its own, the members' combined status. A `uses:` group keeps its `with:`
+   * and `if:`, evaluated when its first member is ready, and its task's outputs, its data.
+   */
+  group?: { kind: 'matrix'; members: readonly number[] } | UsesGroup;
   /** `sources:` globs: the step has an up-to-date check only when they are declared. */
   sources: readonly string[] | undefined;
   /** `generates:` globs. */
   generates: readonly string[];
+}
+
+/** A `uses:` step (or one cell of it) after expansion. */
+export interface UsesGroup {
+  kind: 'uses';
+  members: readonly number[];
+  /** The scope its members are in. */
+  scope: NestedScope;
+  inputs: Readonly<Record<string, InputDeclaration>>;
+  outputs: Readonly<Record<string, Template>>;
+}
+
+/** What files a run's `uses:` steps call add to its policy: only rules that ask or deny. */
+export interface CalledRules {
+  ask: readonly string[];
+  deny: readonly string[];
 }
 
 export interface CompiledWorkflow {
@@ -55,4 +138,8 @@ export interface CompiledWorkflow {
   /** What `-i` may set: the file's inputs and the task's own. */
   inputs: Readonly<Record<string, InputDeclaration>>;
   steps: readonly CompiledStep[];
+  /** The `deny:` and `ask:` rules of the files its `uses:` steps call, added to the run's policy. */
+  calledRules: CalledRules;
+  /** The other files (absolute paths) whose tasks its steps run. */
+  calledFiles: readonly string[];
 }

@@ -10,6 +10,7 @@ import { ToolError } from '../host/errors.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, templateReferences, type ExpressionContext } from './expressions/index.js';
 import type { OpenedWorkflow } from './launch.js';
 import type { CompiledStep } from './model.js';
+import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroups, type GroupEntry } from './nested.js';
 import { parseStepResources } from './step-resources.js';
 import { upToDateChecksOf } from './launch.js';
 import type { UpToDateChecks } from './up-to-date/checks.js';
@@ -36,6 +37,8 @@ export interface PlannedStep {
   conditionValue?: boolean;
   /** A matrix step: the cells (the steps before it) whose combined status it records. */
   cells: string[] | undefined;
+  /** A `uses:` step: the task it runs and the steps of it (before it) whose combined status it records. */
+  uses?: { task: string; steps: string[] };
   /** `async: true`: it runs detached, and its result is recorded when it completes. */
   detached: boolean;
   /** How the step was prepared for the plan, or why it could not be. */
@@ -102,15 +105,30 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
   const gates = options.gates;
   const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, extra: { rho: opened.rho }, run: { failed: false, cancelled: false } };
   const signal = new AbortController().signal;
-  const contextOf = (step: CompiledStep): ExpressionContext => (step.matrix ? { ...context, extra: { ...context.extra, matrix: step.matrix } } : context);
-  const conditions = workflow.steps.map((step) => decidedCondition(step, contextOf(step)));
-  const prepared = await Promise.all(workflow.steps.map((step, index) => prepareForPlan(step, opened, contextOf(step), signal, conditions[index])));
+  // Inside a nested group, inputs.* are what its uses: step gives, when that is known before the run.
+  const groups = usesGroups(workflow.steps);
+  const entries = new Map<string, GroupEntry | undefined>();
+  const entryOfScope = (scope: string) =>
+    entryOf(scope, groups, entries, (group) => (group.argumentsReadSteps || readsSteps(group) ? undefined : enterGroup(group, contextOf(group))));
+  const contextOf = (step: CompiledStep): ExpressionContext => {
+    const entry = step.scope && entryOfScope(step.scope.id);
+    const inputs = step.scope ? (entry?.kind === 'run' ? entry.inputs : {}) : context.inputs;
+    return { ...context, inputs, extra: { ...context.extra, ...(step.matrix && { matrix: step.matrix }) } };
+  };
+  const conditions = workflow.steps.map((step) => (step.scope && entryOfScope(step.scope.id)?.kind !== 'run' ? undefined : decidedCondition(step, contextOf(step))));
+  const prepared = await Promise.all(
+    workflow.steps.map((step, index) => {
+      const entry = step.scope && entryOfScope(step.scope.id);
+      if (step.scope && entry?.kind !== 'run') return Promise.resolve(outsideGroup(step.scope.id, entry));
+      return prepareForPlan(step, opened, contextOf(step), signal, conditions[index]);
+    }),
+  );
   const checks = planChecks(opened);
   const upToDate = await Promise.all(workflow.steps.map((step) => planUpToDate(step, checks, contextOf(step), signal)));
   const schedule = planWaves(
     prepared.map((entry) => entry.declaration),
     opened.maxParallel,
-    workflow.steps.map((step) => (step.conditionUsesStatus ? workflow.steps.slice(0, step.index).map((s) => s.index) : step.dependencies)),
+    workflow.steps.map((step) => (decidesAlone(step) ? workflow.steps.slice(0, step.index).map((s) => s.index) : step.dependencies)),
   );
   const declaredGates = workflow.file.hooks?.pre_tool_use?.length ?? 0;
   const steps = workflow.steps.map((step, index) => ({
@@ -123,7 +141,8 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
       ],
       condition: step.condition === undefined ? undefined : typeof step.condition === 'boolean' ? String(step.condition) : step.condition.source,
       ...(conditions[index] !== undefined && { conditionValue: conditions[index] }),
-      cells: step.group ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
+      cells: step.group?.kind === 'matrix' ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
+      ...(step.group?.kind === 'uses' && { uses: { task: step.group.scope.task, steps: step.group.members.map((member) => workflow.steps[member]!.id) } }),
       detached: step.async,
       confinement: plannedConfinement(prepared[index]!.confinement),
       ...prepared[index]!.report,
@@ -150,6 +169,21 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
   };
 }
 
+function readsSteps(step: CompiledStep): boolean {
+  return typeof step.condition === 'object' && templateReferences(step.condition).steps.size > 0;
+}
+
+/** How a plan shows a step of a nested group that would not run, or whose inputs are known only at run time. */
+function outsideGroup(scope: string, entry: GroupEntry | undefined): Awaited<ReturnType<typeof prepareForPlan>> {
+  const declaration: Declaration = 'exclusive';
+  if (entry === undefined) {
+    const note = `the inputs of ${scope} read earlier steps’ results; its steps are prepared when they are ready`;
+    return { declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: 'known at run time (planned as exclusive)' } };
+  }
+  if (entry.kind === 'skipped') return { declaration: [] as Declaration, requests: [], report: { preparation: 'skipped' as const, note: `${entry.membersReason} for these inputs: it would be skipped`, resources: 'none' } };
+  return { declaration: [] as Declaration, requests: [], report: { preparation: 'invalid' as const, note: entry.kind === 'failed' ? entry.error.message : '', resources: 'none' } };
+}
+
 /** The value of an `if:` that reads no step results or statuses; undefined when it does, or there is none. */
 function decidedCondition(step: CompiledStep, context: ExpressionContext): boolean | undefined {
   if (step.condition === undefined) return undefined;
@@ -171,7 +205,7 @@ async function consultGates(
   policyDecision: 'allow' | 'ask',
   signal: AbortSignal,
 ): Promise<NonNullable<PlannedRequest['gates']>> {
-  const input = { callId: `${step.id}#plan`, stepId: step.id, tool: step.tool, request, policyDecision };
+  const input = { callId: `${step.id}#plan`, stepId: step.id, tool: step.tool, ...(step.scope && { delegation: nestedDelegation(step.scope) }), request, policyDecision };
   const answers = await Promise.all(
     gates.map(async (gate) => {
       try {
@@ -212,7 +246,9 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
       ? 'exclusive (runs alone)'
       : declaration.map((access) => `${access.mode} ${describeResourceKind(access.resource)} ${resourceName(access.resource, root)}`.trimEnd()).join(', ') || 'none';
   if (step.group) {
-    const note = `the combined status of ${step.group.members.length} cell${step.group.members.length === 1 ? '' : 's'}; runs nothing itself`;
+    const count = step.group.members.length;
+    const members = step.group.kind === 'matrix' ? `${count} cell${count === 1 ? '' : 's'}` : `the ${count} step${count === 1 ? '' : 's'} of ${step.group.scope.task}`;
+    const note = `the combined status of ${members}; runs nothing itself`;
     return { declaration: [] as Declaration, requests: [], report: { preparation: 'group' as const, note, resources: 'none' } };
   }
   if (condition === false) {

@@ -9,6 +9,7 @@ import type { ToolResult } from '../host/tool.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import { groupRecord } from './groups.js';
+import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
@@ -63,8 +64,17 @@ interface RunState {
   firstFailure: string | undefined;
   firstFailureDenied: boolean;
   records: (StepRecord | undefined)[];
-  /** What expressions see of the finished steps, added to as each is recorded (rebuilding it per step would cost steps²). */
-  finished: ExpressionContext['steps'];
+  /**
+   * What expressions see of the finished steps of each task being run, by nested group (`''`
+   * for the run's own task), added to as each is recorded (rebuilding it per step would cost steps²).
+   */
+  finished: Map<string, ExpressionContext['steps']>;
+  /** The `uses:` groups, by the id of the scope their members are in. */
+  groups: ReadonlyMap<string, UsesGroupStep>;
+  /** Whether each nested group runs, decided when its first member is ready. */
+  entries: Map<string, GroupEntry | undefined>;
+  /** The first failure inside each nested group that had one, by the group's scope id. */
+  failedGroups: Map<string, string>;
   /** Settles when a step has finished (its result is recorded). */
   done: Promise<void>[];
   /** Each step's place in the host's model order. */
@@ -95,7 +105,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     file: workflow.source.file,
     workspace: host.workspace.root,
     ...(host.environment.sandbox && { sandbox: host.environment.sandbox }),
-    steps: steps.map(({ id, name, tool, line, group }) => ({ id, name, tool, line, ...(group && { kind: group.kind }) })),
+    steps: steps.map(({ id, name, tool, line, file, group }) => ({ id, name, tool, line, ...(file !== undefined && { file }), ...(group && { kind: group.kind }) })),
   });
   const failure = new AbortController();
   const state: RunState = {
@@ -103,7 +113,10 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     firstFailure: undefined,
     firstFailureDenied: false,
     records: steps.map(() => undefined),
-    finished: {},
+    finished: new Map([['', {}]]),
+    groups: usesGroups(steps),
+    entries: new Map(),
+    failedGroups: new Map(),
     done: [],
     tickets: steps.map(() => host.reserve()),
     failure,
@@ -143,7 +156,8 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   // so it sees what they did. With more slots, a step is prepared once its dependencies are done.
   // At -j1 the step before waited for its own predecessors, so waiting for it alone is enough
   // (and keeps a long run linear: waiting on every earlier step costs steps² promise reactions).
-  const sequential = maxParallel === 1 || step.conditionUsesStatus;
+  const alone = decidesAlone(step);
+  const sequential = maxParallel === 1 || alone;
   const earlier = maxParallel === 1 ? state.tickets.slice(Math.max(0, step.index - 1), step.index) : state.tickets.slice(0, step.index);
   await Promise.all(sequential ? earlier.map((t) => t.released) : step.dependencies.map((index) => state.done[index]!));
   // A step's duration is how long it executed; one that never executed counts from when it was ready.
@@ -159,8 +173,9 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       state.firstFailureDenied = complete.status === 'denied';
       state.failure.abort(interruptReason);
     }
+    if (failing) markFailedGroups(state, step);
     state.records[step.index] = complete;
-    state.finished[complete.id] = { status: complete.status, output: complete.output, data: complete.data };
+    finishedIn(state, step.scope?.id)[step.localId] = { status: complete.status, output: complete.output, data: complete.data };
     reporter.finished(step.index, {
       type: 'step_finished',
       stepId: step.id,
@@ -182,16 +197,23 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   };
   if (step.group) {
     await Promise.all(step.group.members.map((index) => state.done[index]));
-    const record = groupRecord(step.group.members.map((index) => ({ record: state.records[index]!, matrix: options.workflow.steps[index]!.matrix })));
+    const record = recordGroup(step, options, state);
     return endUnstarted(record, step.continueOnError && (record.status === 'failure' || record.status === 'denied'));
   }
   if (options.signal.aborted) return endUnstarted(stopped());
+  // A step of a nested group runs only if its group does (decided by the first of them that is
+  // ready); after a failure, one that would be skipped anyway does not decide it.
+  const failedBefore = failureBefore(state, step);
+  if (step.scope && (failedBefore === undefined || step.conditionUsesStatus)) {
+    const entry = entryOf(step.scope.id, state.groups, state.entries, (group) => enterGroup(group, expressionContext(options, state, group)))!;
+    if (entry.kind !== 'run') return endUnstarted({ status: 'skipped', reason: entry.membersReason });
+  }
 
   let args: unknown;
   try {
     const context = expressionContext(options, state, step);
     const run = step.condition === undefined ? true : typeof step.condition === 'boolean' ? step.condition : isTruthy(evaluateTemplate(step.condition, context));
-    if (state.failed && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${state.firstFailure} failed` });
+    if (failedBefore !== undefined && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${failedBefore} failed` });
     if (!run) return endUnstarted({ status: 'skipped', reason: 'its if: condition is false' });
     const refusal = options.refusedSteps?.problemOf(step.id);
     if (refusal) throw new ToolError('invalid_arguments', refusal);
@@ -214,6 +236,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     tool: step.tool,
     args,
     stepId: step.id,
+    ...(step.scope && { delegation: nestedDelegation(step.scope) }),
     ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }),
     ...(step.writes && { writes: step.writes }),
   };
@@ -221,7 +244,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   let pending: PendingRecord | undefined;
   let staleBecause: string | undefined;
   if (checks) {
-    const checkSignal = step.conditionUsesStatus ? options.signal : state.stopWaiting;
+    const checkSignal = alone ? options.signal : state.stopWaiting;
     const verdict = await checks.check(step, call, checkSignal);
     if (checkSignal.aborted) return endUnstarted(options.signal.aborted ? stopped() : { status: 'skipped', reason: `${state.firstFailure} failed` });
     if (verdict.kind === 'refused') {
@@ -235,7 +258,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   // statuses, when another step fails. At -j1 one step waits at a time, so all can share the
   // run's derived signal; with more slots many wait at once, and listeners piling up on one
   // signal would make each addition slower.
-  const waitSignal = step.conditionUsesStatus ? options.signal : maxParallel === 1 ? state.stopWaiting : AbortSignal.any([options.signal, state.failure.signal]);
+  const waitSignal = alone ? options.signal : maxParallel === 1 ? state.stopWaiting : AbortSignal.any([options.signal, state.failure.signal]);
   await ticket.submit(call, {
     signal: step.async ? AbortSignal.any([options.signal, state.failure.signal]) : options.signal,
     waitSignal,
@@ -286,11 +309,58 @@ function detachedStopReason(signal: AbortSignal, state: RunState): string {
   return signal.reason === timeoutReason ? 'the run timed out while it ran detached' : 'the run was interrupted while it ran detached';
 }
 
+/**
+ * The failure that skips a step, if any: the run's first, or for a step whose group runs after
+ * earlier failures (its `if:` reads statuses), the first inside that group.
+ */
+function failureBefore(state: RunState, step: CompiledStep): string | undefined {
+  if (step.failureScope !== undefined) return state.failedGroups.get(step.failureScope);
+  return state.failed ? state.firstFailure : undefined;
+}
+
+/** A step failed: so did each nested group it is in, for the steps that count only their group's failures. */
+function markFailedGroups(state: RunState, step: CompiledStep): void {
+  for (let scope = step.scope; scope; scope = state.groups.get(scope.id)?.scope) {
+    if (!state.failedGroups.has(scope.id)) state.failedGroups.set(scope.id, step.id);
+  }
+}
+
+/** What `steps.*` reads in a scope: the finished steps of the task that runs there. */
+function finishedIn(state: RunState, scope: string | undefined): ExpressionContext['steps'] {
+  const key = scope ?? '';
+  let finished = state.finished.get(key);
+  if (!finished) state.finished.set(key, (finished = {}));
+  return finished;
+}
+
+/** A group's record once its members have finished: a matrix's cells' combined status, or a `uses:` group's. */
+function recordGroup(step: CompiledStep, options: RunOptions, state: RunState) {
+  const group = step.group!;
+  if (group.kind === 'matrix') return groupRecord(group.members.map((index) => ({ record: state.records[index]!, matrix: options.workflow.steps[index]!.matrix })));
+  return recordUsesGroup(step as UsesGroupStep, options, state);
+}
+
+function recordUsesGroup(step: UsesGroupStep, options: RunOptions, state: RunState) {
+  const members = step.group.members.map((index) => ({ record: state.records[index]!, continueOnError: options.workflow.steps[index]!.continueOnError }));
+  return usesGroupRecord(step, state.entries.get(step.group.scope.id), members, (inputs) => ({
+    ...expressionContext(options, state, step),
+    inputs,
+    steps: finishedIn(state, step.group.scope.id),
+  }));
+}
+
+/** The inputs a step reads: the run's, or in a nested group the ones its `uses:` step gave. */
+function inputsOf(options: RunOptions, state: RunState, step: CompiledStep): Readonly<Record<string, unknown>> {
+  if (!step.scope) return options.inputs;
+  const entry = state.entries.get(step.scope.id);
+  return entry?.kind === 'run' ? entry.inputs : {};
+}
+
 function expressionContext(options: RunOptions, state: RunState, step: CompiledStep): ExpressionContext {
   return {
-    inputs: { ...options.inputs },
+    inputs: { ...inputsOf(options, state, step) },
     // Shared, not copied: a step evaluates its expressions at once, before any other step finishes.
-    steps: state.finished,
+    steps: finishedIn(state, step.scope?.id),
     env: { ...options.env },
     secrets: { ...options.secrets },
     extra: { ...(options.rho && { rho: options.rho }), ...(step.matrix && { matrix: step.matrix }) },

@@ -163,11 +163,20 @@ const resourceList = z.array(z.string().min(1).max(4096)).max(1000);
 
 const globList = z.array(z.string().min(1).max(4096)).min(1).max(1000);
 
+/** `uses:` of a step: a task of this file (`build`), or a task of another file (`./ci/test.yml`, `./ci/test.yml#unit`). */
+export const usesPattern = /^(?:[A-Za-z0-9][A-Za-z0-9_.:-]*|\.\.?\/[^#\0]+?(?:#[A-Za-z0-9][A-Za-z0-9_.:-]*)?)$/;
+
 export const stepSchema = z.strictObject({
   id: stepId,
   name: z.string().min(1).max(200).optional(),
-  tool: z.string().min(1).max(200),
-  with: z.record(z.string(), z.unknown()).optional(),
+  tool: z.string().min(1).max(200).optional().describe('The tool this step calls (a step names tool: or uses:)'),
+  uses: z
+    .string()
+    .max(4096)
+    .regex(usesPattern, 'uses: names a task of this file (TASK) or of another one (./path/file.yml or ./path/file.yml#TASK)')
+    .optional()
+    .describe('Run a task as a nested group: TASK of this file, or ./path/file.yml[#TASK] relative to this file (its default task without #TASK); with: is its inputs'),
+  with: z.record(z.string(), z.unknown()).optional().describe('The tool’s arguments, or with uses: the called task’s inputs'),
   needs: z.union([stepId, z.array(stepId)]).optional(),
   if: z.union([z.string().max(65_536), z.boolean()]).optional(),
   async: z.boolean().optional(),
@@ -191,6 +200,18 @@ export const stepSchema = z.strictObject({
   generates: globList.optional().describe('Globs (relative to the workspace) of the files this step writes: a step whose outputs are gone or changed runs again'),
 });
 
+/** `outputs:` of a task: what a step that `uses:` it reads as its data (`steps.ID.data.NAME`). */
+const outputs = z
+  .record(
+    z
+      .string()
+      .regex(identifierPattern, 'output names are identifiers')
+      .refine((name) => !prototypeKeys.has(name), `this output name cannot be used: ${prototypeKeyReason}`),
+    z.string().max(65_536),
+  )
+  .refine((declared) => Object.keys(declared).length <= 1000, 'at most 1000 outputs')
+  .describe('Values a calling step reads as its data: name → expression over this task’s steps and inputs');
+
 const steps = z.array(stepSchema).min(1, 'a task needs at least one step').max(100_000);
 
 /** A named task: `rho run FILE NAME` runs its steps with the file's policy, hooks, tools and env. */
@@ -199,6 +220,7 @@ export const taskSchema = z.strictObject({
   inputs: inputs.optional().describe('Inputs of this task, beside the file’s own'),
   defaults: defaults.optional(),
   sequential: z.boolean().optional().describe('Run the steps one after another, in order, whatever -j allows'),
+  outputs: outputs.optional(),
   steps,
 });
 
@@ -227,6 +249,7 @@ export const workflowSchema = z.strictObject({
   tools: z.array(toolSource).max(100).optional(),
   steps: steps.optional().describe('The default task: what `rho run FILE` runs'),
   sequential: z.boolean().optional().describe('Run the top-level steps one after another, in order, whatever -j allows'),
+  outputs: outputs.optional().describe('Outputs of the default task, for a step that uses this file'),
   tasks: z
     .record(z.string().regex(taskNamePattern, 'task names use letters, digits, _ . : and -, starting with a letter or digit'), taskSchema)
     .optional()

@@ -14,7 +14,7 @@ export const codeArguments: Readonly<Record<string, string>> = { shell: 'script'
  * inputs marked `untrusted: true`, results of tools that bring in outside content (`http_request`,
  * MCP tools that do not declare themselves closed-world, module tools that say so), text answers
  * to a questionnaire, and everything computed from them (`env:` values, results of steps whose
- * arguments read them). A step's `status` is always trusted.
+ * arguments read them, results of `uses:` steps). A step's `status` is always trusted.
  */
 export class UntrustedValues {
   private readonly inputs = new Map<string, string>();
@@ -71,10 +71,12 @@ export class UntrustedValues {
    * Records what a step's results carry, once it is compiled: `argumentsWhy` is why its
    * arguments read untrusted values (then its results may repeat them), if they do.
    */
-  addStep(step: StepFile, tool: Tool | undefined, argumentsWhy: string | undefined): void {
+  addStep(step: StepFile, tool: Tool | undefined, argumentsWhy: string | undefined, calledOutputs?: OutputsUntrusted): void {
     const id = step.id;
     const result = (keys: readonly string[], why: string | undefined) => (keys[0]?.toLowerCase() === 'status' ? undefined : why);
-    if (argumentsWhy !== undefined) {
+    if (step.uses !== undefined) {
+      this.steps.set(id, (keys) => usesResult(id, step.uses!, keys, calledOutputs));
+    } else if (argumentsWhy !== undefined) {
       this.steps.set(id, (keys) => result(keys, `steps.${id} is computed from untrusted values (${argumentsWhy})`));
     } else if (tool?.untrustedContent) {
       this.steps.set(id, (keys) => result(keys, `steps.${id} is a result of ${tool.name}, which brings in content from outside`));
@@ -88,6 +90,27 @@ export class UntrustedValues {
       });
     }
   }
+}
+
+/**
+ * Why each output of a task may carry text from outside the workflow's author (an output not
+ * listed cannot), as the task's own steps and inputs decide it.
+ */
+export type OutputsUntrusted = Readonly<Record<string, string>>;
+
+/**
+ * Why a read of a `uses:` step's result is untrusted: its status and (empty) output never are,
+ * `data.NAME` is when the called task's output NAME is, and the whole `data` when any output
+ * is. Without the called task's outputs (it uses itself, or could not be compiled) every read
+ * of its data is, failing closed.
+ */
+function usesResult(id: string, uses: string, keys: readonly string[], outputs: OutputsUntrusted | undefined): string | undefined {
+  const [field, name] = keys.map((key) => key.toLowerCase());
+  if (field !== undefined && field !== 'data') return undefined;
+  if (!outputs) return `steps.${id} holds the outputs of ${uses}, which could not be checked for outside content`;
+  const entries = Object.entries(outputs);
+  const why = name === undefined ? entries[0]?.[1] : entries.find(([output]) => output.toLowerCase() === name)?.[1];
+  return why === undefined ? undefined : `steps.${id}.data${name === undefined ? '' : `.${name}`} is an output of ${uses} computed from untrusted values (${why})`;
 }
 
 const closedQuestionTypes: ReadonlySet<unknown> = new Set(['choice', 'multi', 'confirm']);

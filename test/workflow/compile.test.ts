@@ -67,7 +67,7 @@ steps:
   - id: Bad_Id
     tool: echo
 `);
-    expect(problems).toContain('3:1: unknown key "surprise" (expected one of: version, name, description, workspace, max_parallel, inputs, env, env_file, secrets, host_env, defaults, policy, hooks, tools, steps, sequential, tasks)');
+    expect(problems).toContain('3:1: unknown key "surprise" (expected one of: version, name, description, workspace, max_parallel, inputs, env, env_file, secrets, host_env, defaults, policy, hooks, tools, steps, sequential, outputs, tasks)');
     expect(problems.some((p) => p.startsWith('1:10: version'))).toBe(true);
     expect(problems.some((p) => p.startsWith('5:9: steps.0.id'))).toBe(true);
   });
@@ -145,7 +145,7 @@ steps:
 
   it('still checks the valid steps when another part of the file is invalid', () => {
     const problems = problemsOf(`${header}steps:\n  - { id: a, tool: ecoh }\n  - { id: b, tool: echo, colour: red }\n  - { id: c, tool: echo, needs: [b, a] }\n`);
-    expect(problems).toEqual(['5:26: unknown key "colour" (expected one of: id, name, tool, with, needs, if, async, continue_on_error, timeout, retry, matrix, fail_fast, resources, writes, sources, generates)', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
+    expect(problems).toEqual(['5:26: unknown key "colour" (expected one of: id, name, tool, uses, with, needs, if, async, continue_on_error, timeout, retry, matrix, fail_fast, resources, writes, sources, generates)', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
   });
 });
 

@@ -1,17 +1,14 @@
 import { z } from 'zod';
 import { boundSections, defaultPayloadBounds, truncationSchema, type JsonObject, type JsonValue, type PayloadBounds, type Truncation } from './bounds.js';
 import type { HookEventKind } from './kinds.js';
+import { delegationSchema, type Delegation } from './delegation.js';
 import type { HostLabels } from './labels.js';
-import { hookPayloadSchemas, type HookPayloads } from './payloads.js';
+import { hookPayloadFor, hookPayloadSchemas, type HookPayloads, type HookSourceEvent } from './payloads.js';
 
 /** The wire version of hook envelopes; `host_labels` arrived with version 2. */
 export const hookSchemaVersion = 2;
 
-export const delegationSchema = z.discriminatedUnion('role', [
-  z.strictObject({ role: z.literal('root') }),
-  z.strictObject({ role: z.literal('child'), parent: z.string().describe('run_id of the run that delegated this one') }),
-]).meta({ id: 'Delegation' });
-export type Delegation = z.infer<typeof delegationSchema>;
+export { delegationSchema, type Delegation } from './delegation.js';
 
 function envelopeFor<K extends HookEventKind>(kind: K) {
   return z.strictObject({
@@ -55,8 +52,11 @@ export function rootEnvelopeContext(runId: string, overrides: Partial<EnvelopeCo
   return { runId, sessionId: runId, delegation: { role: 'root' }, hostLabels: {}, bounds: defaultPayloadBounds, ...overrides };
 }
 
-/** Builds a bounded envelope: secrets masked, long fields cut, and every cut listed in `truncation`. */
-export function buildEnvelope<K extends HookEventKind>(kind: K, payload: HookPayloads[K], context: EnvelopeContext): HookEnvelopeOf<K> {
+/**
+ * Builds a bounded envelope: secrets masked, long fields cut, and every cut listed in `truncation`.
+ * `delegation` is the call's own, when it has one (a call of a nested group); the run's otherwise.
+ */
+export function buildEnvelope<K extends HookEventKind>(kind: K, payload: HookPayloads[K], context: EnvelopeContext, delegation?: Delegation): HookEnvelopeOf<K> {
   const redact = context.redact ?? ((text: string) => text);
   const sections: JsonObject = {
     host_labels: mapStrings(context.hostLabels as JsonObject, redact),
@@ -67,13 +67,19 @@ export function buildEnvelope<K extends HookEventKind>(kind: K, payload: HookPay
     kind,
     run_id: context.runId,
     session_id: context.sessionId,
-    delegation: context.delegation,
+    delegation: delegation ?? context.delegation,
     host_labels: sections.host_labels,
     payload: sections.payload,
     truncation,
   });
   const truncation = boundSections(sections, (report) => JSON.stringify(assemble(report)), context.bounds);
   return assemble(truncation) as HookEnvelopeOf<K>;
+}
+
+/** The envelope of an observed event; a call's result carries the call's delegation. */
+export function observedEnvelope(source: HookSourceEvent, context: EnvelopeContext): HookEnvelope {
+  const { kind, payload } = hookPayloadFor(source);
+  return buildEnvelope(kind, payload as never, context, source.kind === 'after_tool_use' ? source.delegation : undefined);
 }
 
 /** A deep copy with every string passed through `map` (the copy is what bounds cut in place). */

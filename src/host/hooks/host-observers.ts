@@ -5,11 +5,11 @@ import type { ToolResult } from '../tool.js';
 import type { RunObserver } from '../run-observer.js';
 import { defaultPayloadBounds, type PayloadBounds } from './bounds.js';
 import { afterToolUseCapability } from './capability-summary.js';
-import { buildEnvelope, type Delegation, type EnvelopeContext } from './envelope.js';
+import { observedEnvelope, type Delegation, type EnvelopeContext } from './envelope.js';
 import type { HostLabels } from './labels.js';
 import { HookLatency } from './latency.js';
 import { defaultDrainTimeoutMs, defaultObserverCapacity, ObserverQueue, type AsyncHookObserver, type ObserverDrainReport } from './observer.js';
-import { hookPayloadFor, type HookSourceEvent } from './payloads.js';
+import type { HookSourceEvent } from './payloads.js';
 import { HookEventReader } from './run-events.js';
 
 /** Observers an embedder gives a host, with the seeds' hook options: identity, labels and payload bounds. */
@@ -67,7 +67,7 @@ export class HostObservers implements RunObserver {
   }
 
   callFinished(call: ToolCall, result: ToolResult, authorized: CapabilityRequest | undefined): void {
-    this.notify({ kind: 'after_tool_use', stepId: call.stepId, result, capability: afterToolUseCapability(authorized ? [authorized] : [], true) });
+    this.notify({ kind: 'after_tool_use', stepId: call.stepId, result, capability: afterToolUseCapability(authorized ? [authorized] : [], true), delegation: call.delegation });
   }
 
   drain(): Promise<ObserverDrainReport> {
@@ -75,7 +75,6 @@ export class HostObservers implements RunObserver {
   }
 
   private notify(source: HookSourceEvent): void {
-    const { kind, payload } = hookPayloadFor(source);
-    this.queue.observe(buildEnvelope(kind, payload, this.context));
+    this.queue.observe(observedEnvelope(source, this.context));
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { toolErrorKinds, type ToolErrorKind } from '../errors.js';
 import type { GateInput } from '../gates.js';
+import type { Delegation } from './delegation.js';
 import type { ToolResult } from '../tool.js';
 import { capabilitySummarySchema, summarizeCapability, type CapabilitySummary } from './capability-summary.js';
 import { stepStatuses, stepStatusSchema, toolStatusSchema, type StepStatus } from '../events.js';
@@ -60,7 +61,7 @@ export type HookPayloads = { [K in keyof typeof hookPayloadSchemas]: z.infer<(ty
 export type HookSourceEvent =
   | { kind: 'session_started'; workflow: string | undefined; workspaceRoot: string }
   | { kind: 'step_started'; stepId: string; tool: string }
-  | { kind: 'after_tool_use'; stepId: string | undefined; result: ToolResult; capability: CapabilitySummary | null }
+  | { kind: 'after_tool_use'; stepId: string | undefined; result: ToolResult; capability: CapabilitySummary | null; delegation?: Delegation | undefined }
   | { kind: 'step_finished'; stepId: string; tool: string; status: StepStatus; durationMs: number; errorKind: ToolErrorKind | undefined }
   | { kind: 'run_completed'; exitCode: number; durationMs: number; counts: StepCounts }
   | {

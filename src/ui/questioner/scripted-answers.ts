@@ -16,12 +16,19 @@ export interface ScriptedAnswer {
 /** Answers given ahead of time, by question id. */
 export type ScriptedAnswers = ReadonlyMap<string, ScriptedAnswer>;
 
-/** A step id (the workflow's pattern), for answers scoped to one step: `STEP.ID`. */
-const stepIdPattern = /^[a-z0-9][a-z0-9_-]*$/;
+/**
+ * A step's path id (the workflow's step id pattern, a matrix cell's values after it, and the ids
+ * of the nested groups it is in before it: `release/test (node=20)/ask`), for answers scoped to
+ * one step: `STEP.ID`.
+ */
+const stepIdPattern = /^[a-z0-9][a-z0-9_-]*(?: \([^()\n]{1,1000}\))?(?:\/[a-z0-9][a-z0-9_-]*(?: \([^()\n]{1,1000}\))?)*$/;
 
-/** A question id, or `STEP.ID` for that step's question only (so two steps asking `name` get their own answers). */
+/**
+ * A question id, or `STEP.ID` for that step's question only (so two steps asking `name` get
+ * their own answers). A question id has no dot, so the last one divides them.
+ */
 function checkId(key: string, where: string): void {
-  const dot = key.indexOf('.');
+  const dot = key.lastIndexOf('.');
   const [step, id] = dot < 0 ? [undefined, key] : [key.slice(0, dot), key.slice(dot + 1)];
   if ((step !== undefined && !stepIdPattern.test(step)) || !questionIdPattern.test(id)) {
     throw new HostError('usage', `${where}: "${key}" is not a question id (letters, digits, "_" or "-"), nor STEP.ID for one step's question`);

@@ -110,7 +110,7 @@ export class GitHubActionsRenderer implements Renderer {
     if ((event.status !== 'failure' && event.status !== 'denied') || event.continueOnError) return;
     const step = this.started?.steps.find((entry) => entry.id === event.stepId);
     const properties = [`title=${escapeProperty(`rho: step ${event.stepId} ${event.status}`)}`];
-    if (this.started) properties.push(`file=${escapeProperty(this.started.file)}`);
+    if (this.started) properties.push(`file=${escapeProperty(step?.file ?? this.started.file)}`);
     if (step) properties.push(`line=${step.line}`);
     this.out.command(`::error ${properties.join(',')}::${escapeData(event.error?.message ?? event.status)}`);
   }

@@ -17,9 +17,11 @@ export function formatPlan(plan: WorkflowPlan): string[] {
   lines.push('', 'Schedule (steps in one wave can run together):');
   for (const [wave, ids] of [...waves].sort((a, b) => a[0] - b[0])) lines.push(`  wave ${wave}: ${ids.join(', ')}`);
   for (const step of plan.steps) {
-    lines.push('', `${step.id} (${step.cells ? 'matrix' : step.tool}${step.detached ? ', detached' : ''}) — wave ${step.wave}`);
+    const kind = step.cells ? 'matrix' : step.uses ? `uses ${step.uses.task}` : step.tool;
+    lines.push('', `${step.id} (${kind}${step.detached ? ', detached' : ''}) — wave ${step.wave}`);
     if (step.condition !== undefined) lines.push(`  if: ${step.condition}${conditionOutcome(step.conditionValue)}`);
     if (step.cells) lines.push(`  cells: ${step.cells.join('; ')}`);
+    if (step.uses) lines.push(`  steps: ${step.uses.steps.join('; ')}`);
     lines.push(`  waits for: ${step.waitsFor.length > 0 ? step.waitsFor.join('; ') : 'nothing'}`);
     lines.push(`  resources: ${step.resources}`);
     if (step.confinement) lines.push(...confinementLines(step.confinement));

@@ -74,9 +74,10 @@ function verdictElement(verdict: Verdict): string | undefined {
  * only `<testsuite>` counts skipped). The run's exit code is a property of the suite.
  */
 export function formatJunit(started: RunStarted, finished: readonly StepFinished[], executed: ReadonlySet<string>, end: RunFinished | undefined): string {
-  // A matrix step repeats its cells' outcome; the cells are the testcases.
-  const run = { ...started, steps: started.steps.filter((step) => step.kind === undefined) };
+  // A group (a matrix, a uses: step) repeats its members' outcome; the members are the testcases,
+  // and a group is one only when it failed on its own (a uses: step whose inputs were refused).
   const byId = new Map(finished.map((event) => [event.stepId, event]));
+  const run = { ...started, steps: started.steps.filter((step) => step.kind === undefined || byId.get(step.id)?.error !== undefined) };
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
   const verdicts = run.steps.map((step) => verdictOf(byId.get(step.id), executed.has(step.id), end));
   const cases = run.steps.map((step, index) => {

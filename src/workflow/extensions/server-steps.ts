@@ -21,9 +21,12 @@ export class RefusedSteps {
   private readonly problems = new Map<string, string>();
 
   refuse(steps: readonly CompiledStep[], problem: Problem): void {
-    let owner: CompiledStep | undefined;
-    for (const step of steps) if (step.line <= problem.line && (!owner || step.line > owner.line)) owner = step;
-    if (owner && !this.problems.has(owner.id)) this.problems.set(owner.id, formatProblem(problem));
+    // The problem lies in the run's file: a step of another file (a task a uses: step runs) is
+    // not where it is, and every step that step became (in each group that uses its task) is.
+    const own = steps.filter((step) => step.file === undefined);
+    let line: number | undefined;
+    for (const step of own) if (step.line <= problem.line && (line === undefined || step.line > line)) line = step.line;
+    for (const step of own) if (step.line === line && !this.problems.has(step.id)) this.problems.set(step.id, formatProblem(problem));
   }
 
   /** Why the step may not run, or undefined. */

@@ -29,7 +29,7 @@ export function uninspectedNotes(
     ...modules.map((entry) => note(entry.at, `tool module ${entry.path} was not loaded (checking a workflow never runs its code); ${loadedBy} load it`)),
     ...servers.map((entry) => note(entry.at, `MCP server ${entry.declaration.name} was not started; ${loadedBy} start it and check its tools`)),
     ...steps
-      .filter((step) => !tools.get(step.tool))
+      .filter((step) => step.tool !== '' && !tools.get(step.tool))
       .map((step) => {
         const close = closestNames(step.tool, tools.names(), 1);
         const hint = close.length > 0 ? `; did you mean "${close[0]}"?` : '';
