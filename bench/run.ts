@@ -17,6 +17,7 @@ import { mcpSuite } from './suites/mcp.js';
 import { outputSuite } from './suites/output.js';
 import { parallelSuite } from './suites/parallel.js';
 import { policySizes, policySuite } from './suites/policy.js';
+import { processLayerSizes, processLayersSuite } from './suites/process-layers.js';
 import { processesSuite } from './suites/processes.js';
 import { sandboxSuite } from './suites/sandbox.js';
 import { schedulerSizes, schedulerSuite } from './suites/scheduler.js';
@@ -39,6 +40,7 @@ const suites: Suite[] = [
   { name: 'step path', wholeProcess: false, run: (context) => stepPathSuite(context, stepPathSizes[mode(context)]) },
   { name: 'start-up', wholeProcess: true, run: startupSuite },
   { name: 'processes', wholeProcess: true, run: processesSuite },
+  { name: 'process layers', wholeProcess: false, run: (context) => processLayersSuite(processLayerSizes[mode(context)]) },
   { name: 'sandbox', wholeProcess: true, run: sandboxSuite },
   { name: 'parallel', wholeProcess: true, run: parallelSuite },
   { name: 'output', wholeProcess: true, run: outputSuite },

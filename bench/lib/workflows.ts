@@ -66,6 +66,18 @@ export async function writeNodeLoop(dir: string, label: string, count: number, c
 }
 
 /**
+ * A plain Node script running `command` `count` times in sequence with `child_process.spawn`,
+ * reading both pipes and waiting for each child to close: the least any Node runner that keeps
+ * a step's output does per process.
+ */
+export async function writeNodeSpawnLoop(dir: string, label: string, count: number, command: string): Promise<string> {
+  const file = path.join(dir, `node-spawn-${label}-${count}.mjs`);
+  const once = `new Promise((resolve) => { const child = spawn(${JSON.stringify(command)}, [], { stdio: ['ignore', 'pipe', 'pipe'] }); child.stdout.on('data', () => {}); child.stderr.on('data', () => {}); child.on('close', resolve); })`;
+  await writeFile(file, `import { spawn } from 'node:child_process';\nfor (let i = 0; i < ${count}; i++) await ${once};\n`);
+  return file;
+}
+
+/**
  * One echo step, with the example stdio MCP server (workflows/mcp/scratchpad-server.mjs)
  * declared: `called` adds a second step calling one of its tools; otherwise nothing uses it.
  */

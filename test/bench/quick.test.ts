@@ -7,6 +7,7 @@ import { markdownTable, verdict, type SuiteResult } from '../../bench/lib/figure
 import { writeLibraryFloor } from '../../bench/lib/library-floor.js';
 import { marginal, median } from '../../bench/lib/stats.js';
 import { policySuite } from '../../bench/suites/policy.js';
+import { processLayersSuite } from '../../bench/suites/process-layers.js';
 import { schedulerSuite } from '../../bench/suites/scheduler.js';
 import { stepPathSuite } from '../../bench/suites/step-path.js';
 
@@ -56,6 +57,12 @@ describe('bench quick mode', () => {
     expectUsable(result, 2);
     // The figures with a target get a verdict; the other view is shown for comparison only.
     expect(result.figures.filter((figure) => figure.target).map(verdict)).toEqual(expect.arrayContaining([expect.stringMatching(/^(met|missed)$/)]));
+  });
+
+  it('process layers: runs true through each layer of the process path', async () => {
+    const result = await processLayersSuite({ processes: 2, rounds: 1 });
+    expectUsable(result, 0);
+    expect(result.figures.map((figure) => figure.name)).toEqual(expect.arrayContaining([expect.stringContaining('exec call through a ToolHost')]));
   });
 
   it('start-up: the libraries-only floor bundles and runs, through the compile cache as rho does', async () => {

@@ -45,6 +45,28 @@ export function loadExeca(): Promise<typeof import('execa')> {
 }
 
 /**
+ * What execa is told for one child: no shell, exactly this environment, its own process group,
+ * stdin closed unless text is given, and raw unbuffered pipes (output is bounded, masked and
+ * split into lines here). execa's other per-call work is off already: its exit hook (`cleanup`)
+ * is skipped for a detached child, its kill timer (`forceKillAfterDelay`) only follows its own
+ * `kill()`, which rho never calls (it signals the group), and verbose, ipc, `all` and `lines`
+ * are off by default. Exported so the benchmark measures exactly this.
+ */
+export function execaOptions(target: { cwd: string; env: Readonly<Record<string, string>> }, stdin: string | undefined) {
+  return {
+    cwd: target.cwd,
+    env: target.env,
+    extendEnv: false,
+    ...(stdin === undefined ? { stdin: 'ignore' as const } : { input: stdin }),
+    buffer: false,
+    // Raw chunks: no decoding or line handling inside execa.
+    encoding: 'buffer' as const,
+    detached: true,
+    reject: false,
+  };
+}
+
+/**
  * A started child that leads its own process group. The group is what gets stopped, so
  * grandchildren go with it. `finished` settles when the child has exited, anything it left in
  * its group has been stopped, and both pipes are drained.
@@ -71,17 +93,7 @@ export class ProcessGroup {
   static async spawn(launch: ProcessLaunch): Promise<ProcessGroup> {
     const { execa } = await loadExeca();
     const sandboxed = sandboxLaunch(launch, launch.confinement);
-    const subprocess = execa(sandboxed.file, [...sandboxed.args], {
-      cwd: sandboxed.cwd,
-      env: sandboxed.env,
-      extendEnv: false,
-      ...(launch.stdin === undefined ? { stdin: 'ignore' as const } : { input: launch.stdin }),
-      buffer: false,
-      // Raw chunks: no decoding or line handling inside execa, output is bounded and split here.
-      encoding: 'buffer',
-      detached: true,
-      reject: false,
-    });
+    const subprocess = execa(sandboxed.file, [...sandboxed.args], execaOptions(sandboxed, launch.stdin));
     const { pid, stdout, stderr } = subprocess;
     if (pid === undefined || !stdout || !stderr) {
       const result = await subprocess;
