@@ -51,6 +51,8 @@ export class UpToDateChecks {
   #envDigests: Record<string, string> | undefined;
   readonly #changes = new Map<string, StepStateRecord | undefined>();
   #statePath: ResolvedPath | undefined;
+  /** The state's read and write, granted once for the run: it is read once and written by the run, not by each step. */
+  #stateGrant: Promise<ToolError | undefined> | undefined;
 
   constructor(options: UpToDateOptions) {
     this.#options = options;
@@ -64,7 +66,7 @@ export class UpToDateChecks {
 
   /** Checks a step whose arguments are resolved, before its call is submitted. */
   async check(step: CompiledStep, call: ToolCall, signal: AbortSignal): Promise<CheckVerdict> {
-    const refusal = await this.#authorizeState(call, signal);
+    const refusal = await this.#grantState(call, signal);
     if (refusal) return { kind: 'refused', error: refusal };
     const state = await this.#loadState();
     const sources = await this.#digest(step.sources ?? [], call, signal);
@@ -118,7 +120,23 @@ export class UpToDateChecks {
     }
   }
 
-  /** The state is read and written on the step's behalf: both are requests decided like any other. */
+  /**
+   * The state's requests, made on behalf of the first step checked; a grant holds for the run,
+   * a refusal does not (the next step asks again). A step whose own signal still holds does not
+   * take another step's cancellation as its answer.
+   */
+  async #grantState(call: ToolCall, signal: AbortSignal): Promise<ToolError | undefined> {
+    for (;;) {
+      const asking = this.#stateGrant === undefined;
+      const grant = (this.#stateGrant ??= this.#authorizeState(call, signal));
+      const refusal = await grant;
+      if (!refusal) return undefined;
+      if (this.#stateGrant === grant) this.#stateGrant = undefined;
+      if (asking || refusal.kind !== 'cancelled' || signal.aborted) return refusal;
+    }
+  }
+
+  /** The state is read and written on a step's behalf: both are requests decided like any other. */
   async #authorizeState(call: ToolCall, signal: AbortSignal): Promise<ToolError | undefined> {
     const { workspace, authorize } = this.#options;
     let forWrite: ResolvedPath;
