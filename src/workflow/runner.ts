@@ -253,6 +253,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     }
     if (verdict.kind === 'up_to_date') return endUnstarted({ status: 'up_to_date', reason: verdict.reason });
     ({ pending, reason: staleBecause } = verdict);
+    await checks.starting(pending);
   }
   // Until it executes, a step gives up when the run is stopped or, unless its `if:` reads step
   // statuses, when another step fails. At -j1 one step waits at a time, so all can share the

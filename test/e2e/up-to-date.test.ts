@@ -1,7 +1,8 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { access, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
+import { cliPath, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 
 const directories = temporaryDirectories();
 afterAll(() => directories.removeAll());
@@ -38,6 +39,47 @@ async function project(files: Record<string, string> = {}): Promise<string> {
 function finished(stdout: string): Record<string, { status: string; reason?: string }> {
   const events = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; stepId: string; status: string; reason?: string });
   return Object.fromEntries(events.filter((event) => event.type === 'step_finished').map((event) => [event.stepId, { status: event.status, reason: event.reason }]));
+}
+
+/** Three steps with sources; the last waits while hold.log exists (and says so in started.log), so a test can kill rho in it. */
+const holdingFlow = `version: 1
+name: holding
+policy:
+  allow: ${grants}
+steps:
+${['a', 'b']
+  .map((id) => `  - id: ${id}\n    tool: shell\n    with: { script: "echo ${id} >> runs.log" }\n    sources: ["src/a.txt"]\n`)
+  .join('')}  - id: c
+    tool: shell
+    with: { script: "if [ -f hold.log ]; then echo > started.log; while [ -f hold.log ]; do sleep 0.05; done; fi; echo c >> runs.log" }
+    sources: ["src/a.txt"]
+`;
+
+async function recordedSteps(dir: string): Promise<string[]> {
+  const text = await readFile(path.join(dir, '.rho/up-to-date.json'), 'utf8').catch(() => '{"steps": {}}');
+  return Object.keys((JSON.parse(text) as { steps: Record<string, unknown> }).steps).sort();
+}
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let waited = 0; !(await condition()); waited += 50) {
+    if (waited > 20_000) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Starts a run that holds in step c, waits until c runs and the state holds `recorded`, then kills rho outright. */
+async function killInStepC(dir: string, recorded: string[], ...args: string[]): Promise<void> {
+  await writeFile(path.join(dir, 'hold.log'), '');
+  await rm(path.join(dir, 'started.log'), { force: true });
+  const child = execa('node', [cliPath, 'run', 'flow.yml', '--output', 'json', ...args], { cwd: dir, env: { CI: 'true' }, reject: false, stdin: 'ignore' });
+  try {
+    await until(async () => (await access(path.join(dir, 'started.log')).then(() => true, () => false)) && String(await recordedSteps(dir)) === String(recorded));
+  } finally {
+    child.kill('SIGKILL');
+    await child;
+    // The step's shell, left behind by the kill, ends once hold.log is gone.
+    await rm(path.join(dir, 'hold.log'));
+  }
 }
 
 const run = (dir: string, ...args: string[]) => runCli(['run', 'flow.yml', '--output', 'json', ...args], { cwd: dir });
@@ -137,6 +179,35 @@ describe.concurrent('up-to-date checks (end to end)', () => {
     await writeFile(path.join(dir, 'src/a.txt'), 'edited\n');
     expect((await runCli(['plan', 'flow.yml'], { cwd: dir })).stdout).toMatch(/up to date: no — source src\/a\.txt changed/);
     expect(await runs(dir)).toBe(1);
+  });
+
+  it('keeps the steps that finished when rho dies mid-run, and never records the step that was running', async () => {
+    const dir = await project({ 'flow.yml': holdingFlow });
+    // The state is written in batches while the run goes on, not only at its end.
+    await killInStepC(dir, ['flow.yml#a', 'flow.yml#b']);
+    const after = finished((await run(dir)).stdout);
+    expect(after.a?.status).toBe('up_to_date');
+    expect(after.b?.status).toBe('up_to_date');
+    expect(after.c).toEqual({ status: 'success', reason: 'no successful run is recorded' });
+
+    // Forced with unchanged inputs, a step loses its record before it runs: killed in it, it runs next time.
+    await killInStepC(dir, ['flow.yml#a', 'flow.yml#b'], '--force');
+    const next = finished((await run(dir)).stdout);
+    expect(next.a?.status).toBe('up_to_date');
+    expect(next.c).toEqual({ status: 'success', reason: 'no successful run is recorded' });
+    expect(finished((await run(dir)).stdout).c?.status).toBe('up_to_date');
+  });
+
+  it('asks for the state once per run, not once per step', async () => {
+    const flow = holdingFlow.replace(`allow: ${grants}`, `allow: ${grants.replace('"write(.rho/**)", ', '')}\n  ask: ["write(.rho/**)"]`);
+    const dir = await project({ 'flow.yml': flow });
+    const approve = ['--output', 'plain', '--approve', 'write(.rho/up-to-date.json)'];
+    for (const expected of ['success', 'up_to_date']) {
+      const result = await runCli(['run', 'flow.yml', ...approve], { cwd: dir });
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout.match(/approved by --approve 'write\(\.rho\/up-to-date\.json\)'/g)).toHaveLength(1);
+      expect(result.stdout).toMatch(new RegExp(`\\(3 ${expected}\\)`));
+    }
   });
 
   it('shows up_to_date in the summary and as a passed JUnit testcase with a note', async () => {

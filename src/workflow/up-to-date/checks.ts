@@ -6,7 +6,8 @@ import type { CompiledStep } from '../model.js';
 import { describeChange } from './changes.js';
 import { digestFileSet } from './file-set.js';
 import { canonicalJson, digestEnvironment, sha256 } from './fingerprint.js';
-import { emptyState, loadState, saveState, stateFilePath, stepKey, type StepStateRecord, type UpToDateState } from './state-file.js';
+import { StateRecorder } from './state-recorder.js';
+import { emptyState, loadState, stateFilePath, stepKey, type StepStateRecord, type UpToDateState } from './state-file.js';
 
 /** Decides one request a step's check makes, with the step's call as its subject. */
 export type CheckAuthorizer = (subject: ToolCall, request: CapabilityRequest, signal: AbortSignal) => Promise<ToolError | undefined>;
@@ -37,6 +38,8 @@ export type CheckVerdict =
 export interface PendingRecord {
   key: string;
   inputs: Omit<StepStateRecord, 'generates'>;
+  /** Its recorded run still matches these inputs (it is forced, or its outputs changed): the record goes before it runs. */
+  forgetFirst: boolean;
 }
 
 /**
@@ -49,8 +52,10 @@ export class UpToDateChecks {
   readonly #options: UpToDateOptions;
   #state: Promise<UpToDateState> | undefined;
   #envDigests: Record<string, string> | undefined;
-  readonly #changes = new Map<string, StepStateRecord | undefined>();
+  #recorder: StateRecorder | undefined;
   #statePath: ResolvedPath | undefined;
+  /** The state's read and write, granted once for the run: it is read once and written by the run, not by each step. */
+  #stateGrant: Promise<ToolError | undefined> | undefined;
 
   constructor(options: UpToDateOptions) {
     this.#options = options;
@@ -64,29 +69,36 @@ export class UpToDateChecks {
 
   /** Checks a step whose arguments are resolved, before its call is submitted. */
   async check(step: CompiledStep, call: ToolCall, signal: AbortSignal): Promise<CheckVerdict> {
-    const refusal = await this.#authorizeState(call, signal);
+    const refusal = await this.#grantState(call, signal);
     if (refusal) return { kind: 'refused', error: refusal };
     const state = await this.#loadState();
+    const { workspace, warn } = this.#options;
+    this.#recorder ??= new StateRecorder({ workspace, authorized: this.#statePath!, base: state, warn });
     const sources = await this.#digest(step.sources ?? [], call, signal);
     if (sources instanceof ToolError) return { kind: 'refused', error: sources };
     const envDigests = (this.#envDigests ??= digestEnvironment(this.#options.env, this.#options.secrets, state.salt));
     const key = stepKey(this.#options.workflowKey, step.id);
-    const pending: PendingRecord = {
-      key,
-      inputs: { tool: step.tool, arguments: sha256(canonicalJson(call.args ?? null)), env: envDigests, sources: Object.fromEntries(sources) },
-    };
-    if (this.isForced(step)) return { kind: 'stale', reason: 'forced (--force)', pending };
+    const inputs = { tool: step.tool, arguments: sha256(canonicalJson(call.args ?? null)), env: envDigests, sources: Object.fromEntries(sources) };
     const previous = state.steps[key];
-    if (!previous) return { kind: 'stale', reason: 'no successful run is recorded', pending };
-    const inputChange = describeChange(previous, pending.inputs);
-    if (inputChange) return { kind: 'stale', reason: inputChange, pending };
+    const inputChange = previous ? describeChange(previous, inputs) : 'no successful run is recorded';
+    const stale = (reason: string): CheckVerdict => ({ kind: 'stale', reason, pending: { key, inputs, forgetFirst: inputChange === undefined } });
+    if (this.isForced(step)) return stale('forced (--force)');
+    if (!previous || inputChange) return stale(inputChange ?? 'no successful run is recorded');
     const generated = await this.#digest(step.generates, call, signal);
     if (generated instanceof ToolError) return { kind: 'refused', error: generated };
     for (const [file, digest] of Object.entries(previous.generates)) {
-      if (!generated.has(file)) return { kind: 'stale', reason: `output ${file} is missing`, pending };
-      if (generated.get(file) !== digest) return { kind: 'stale', reason: `output ${file} changed`, pending };
+      if (!generated.has(file)) return stale(`output ${file} is missing`);
+      if (generated.get(file) !== digest) return stale(`output ${file} changed`);
     }
     return { kind: 'up_to_date', reason: 'nothing it depends on changed since its last successful run' };
+  }
+
+  /**
+   * Called before a stale step runs. A record its inputs still match leaves the file first, so
+   * a run that dies while the step runs never leaves the step recorded as up to date.
+   */
+  async starting(pending: PendingRecord): Promise<void> {
+    if (pending.forgetFirst) await this.#recorder?.forget(pending.key, true);
   }
 
   /** Records a step that succeeded: its inputs as checked, and its generated files as it left them. */
@@ -94,31 +106,39 @@ export class UpToDateChecks {
     const generated = await this.#digest(step.generates, call, signal);
     if (generated instanceof ToolError) {
       this.#options.warn(`rho: step ${step.id} ran, but its outputs could not be recorded (${generated.message}); it runs again next time`);
-      this.#changes.set(pending.key, undefined);
+      void this.#recorder?.forget(pending.key);
       return;
     }
-    this.#changes.set(pending.key, { ...pending.inputs, generates: Object.fromEntries(generated) });
+    this.#recorder?.record(pending.key, { ...pending.inputs, generates: Object.fromEntries(generated) });
   }
 
   /** Forgets a step that ran and did not succeed: it runs next time whatever changed. */
   failed(pending: PendingRecord): void {
-    this.#changes.set(pending.key, undefined);
+    void this.#recorder?.forget(pending.key);
   }
 
-  /** Writes what this run recorded (nothing when no step was checked). */
+  /** Writes what this run recorded and has not written yet (nothing when no step was checked). */
   async save(): Promise<void> {
-    if (this.#changes.size === 0 || !this.#statePath || !this.#state) return;
-    try {
-      // Resolved again: another run may have created the file since; it must still be the one authorized.
-      const resolved = await this.#options.workspace.resolveForWrite(stateFilePath);
-      if (resolved.canonical !== this.#statePath.canonical) throw new ToolError('path_refused', `${stateFilePath} now resolves to ${resolved.canonical}`);
-      await saveState(resolved.canonical, await this.#state, this.#changes);
-    } catch (error) {
-      this.#options.warn(`rho: could not save ${stateFilePath} (${(error as Error).message}); steps that ran will run again next time`);
+    await this.#recorder?.close();
+  }
+
+  /**
+   * The state's requests, made on behalf of the first step checked; a grant holds for the run,
+   * a refusal does not (the next step asks again). A step whose own signal still holds does not
+   * take another step's cancellation as its answer.
+   */
+  async #grantState(call: ToolCall, signal: AbortSignal): Promise<ToolError | undefined> {
+    for (;;) {
+      const asking = this.#stateGrant === undefined;
+      const grant = (this.#stateGrant ??= this.#authorizeState(call, signal));
+      const refusal = await grant;
+      if (!refusal) return undefined;
+      if (this.#stateGrant === grant) this.#stateGrant = undefined;
+      if (asking || refusal.kind !== 'cancelled' || signal.aborted) return refusal;
     }
   }
 
-  /** The state is read and written on the step's behalf: both are requests decided like any other. */
+  /** The state is read and written on a step's behalf: both are requests decided like any other. */
   async #authorizeState(call: ToolCall, signal: AbortSignal): Promise<ToolError | undefined> {
     const { workspace, authorize } = this.#options;
     let forWrite: ResolvedPath;

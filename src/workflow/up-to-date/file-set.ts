@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { closeSync, constants, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
 import picomatch from 'picomatch';
 import type { CapabilityRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
@@ -20,8 +19,12 @@ export interface FileSetAccess {
   signal: AbortSignal;
 }
 
-/** Files read whole; larger ones are streamed into the hash. */
-const wholeFileBytes = 4 * 1024 * 1024;
+/**
+ * Files up to this size are read whole and synchronously: a step's check reads a few small
+ * files, and a thread-pool round trip for each costs more than the read. Larger ones are
+ * streamed into the hash without holding up the event loop.
+ */
+const syncReadBytes = 1024 * 1024;
 
 /** Where a glob's files are read from: a literal file, or the tree under its static part. */
 export function globBase(glob: string): { base: string; literal: boolean } {
@@ -84,7 +87,15 @@ export async function digestFileSet(globs: readonly string[], access: FileSetAcc
 async function digestFile(absolute: string): Promise<string> {
   const hash = createHash('sha256');
   try {
-    if ((await stat(absolute)).size <= wholeFileBytes) return hash.update(await readFile(absolute)).digest('hex');
+    // Non-blocking open: a file swapped for a FIFO since it was resolved must not stall the run.
+    const fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile()) throw new Error('it is not a regular file');
+      if (info.size <= syncReadBytes) return hash.update(readFileSync(fd)).digest('hex');
+    } finally {
+      closeSync(fd);
+    }
     for await (const chunk of createReadStream(absolute)) hash.update(chunk as Buffer);
     return hash.digest('hex');
   } catch (cause) {
