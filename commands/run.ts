@@ -22,7 +22,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
   ];
 
   static override args = {
-    workflow: Args.string({ description: 'Workflow file (YAML)', required: true }),
+    workflow: Args.string({ ignoreStdin: true, description: 'Workflow file (YAML)', required: true }),
     task: taskArg,
   };
 
