@@ -14,7 +14,7 @@ describe('explicit command list', () => {
     for (const id of ids) expect(COMMANDS[id], id).toBeTypeOf('function');
   });
 
-  it('sorts alike by code unit and by locale, so the bundle may sort them by code unit (scripts/oclif-plugin-sort.mjs)', () => {
+  it('sorts alike by code unit and by locale, so the bundle may sort them by code unit (scripts/oclif-patches.mjs)', () => {
     const ids = Object.keys(COMMANDS);
     expect([...ids].sort()).toEqual([...ids].sort((a, b) => a.localeCompare(b)));
   });
