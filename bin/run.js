@@ -12,9 +12,9 @@ if (process.argv[2] === '--version') {
   globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false };
   // The bundled runtime path (scripts/bundle-cli.mjs), compiled from V8's code cache when there is one.
   const { fileURLToPath } = await import('node:url');
-  const { compileCacheDir, requireWithCompileCache } = await import('../dist/src/boot/compile-cache.js');
+  const { commandOf, compileCacheDir, requireWithCompileCache } = await import('../dist/src/boot/compile-cache.js');
   const bundle = fileURLToPath(new URL('../dist/cli/rho.cjs', import.meta.url));
-  const cli = requireWithCompileCache(bundle, compileCacheDir(process.env));
+  const cli = requireWithCompileCache(bundle, compileCacheDir(process.env), commandOf(process.argv.slice(2)));
   // Code compiled from the cache cannot import(); tool modules are imported from here instead.
   cli.useModuleImporter((specifier) => import(specifier));
   await cli.execute(import.meta.url);

@@ -10,7 +10,7 @@ zsh:   rho autocomplete zsh > "\${fpath[1]}/_rho"   (or: source <(rho autocomple
 fish:  rho autocomplete fish > ~/.config/fish/completions/rho.fish`;
 
   static override examples = ['<%= config.bin %> autocomplete bash > ~/.local/share/bash-completion/completions/rho', 'source <(<%= config.bin %> autocomplete bash)'];
-  static override args = { shell: Args.string({ description: 'Which shell', options: ['bash', 'zsh', 'fish'], default: 'bash' }) };
+  static override args = { shell: Args.string({ ignoreStdin: true, description: 'Which shell', options: ['bash', 'zsh', 'fish'], default: 'bash' }) };
 
   async run(): Promise<void> {
     const { args } = await this.parse(Autocomplete);

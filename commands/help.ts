@@ -6,7 +6,7 @@ export default class HelpCommand extends RhoCommand {
   static override description = 'The same text as --help: `rho help run` is `rho run --help`.';
   static override examples = ['<%= config.bin %> help', '<%= config.bin %> help run', '<%= config.bin %> help hooks test'];
   static override strict = false;
-  static override args = { command: Args.string({ description: 'A command (words of a nested one separated by spaces)' }) };
+  static override args = { command: Args.string({ ignoreStdin: true, description: 'A command (words of a nested one separated by spaces)' }) };
 
   async run(): Promise<void> {
     const { argv } = await this.parse(HelpCommand);

@@ -5,7 +5,7 @@ export default class Init extends RhoCommand {
   static override summary = 'Write a commented example workflow.';
   static override description = 'The example validates and runs as written; its comments are a short tour of the format.';
   static override examples = ['<%= config.bin %> init', '<%= config.bin %> init ci/release.yml', '<%= config.bin %> init --force'];
-  static override args = { file: Args.string({ description: 'Where to write it', default: 'rho.yml' }) };
+  static override args = { file: Args.string({ ignoreStdin: true, description: 'Where to write it', default: 'rho.yml' }) };
   static override flags = { force: Flags.boolean({ summary: 'Replace the file if it exists.', default: false }) };
 
   async run(): Promise<void> {

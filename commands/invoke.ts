@@ -13,7 +13,7 @@ export default class Invoke extends RhoCommand {
     `<%= config.bin %> invoke exec --args '{"command": "git", "args": ["status"]}' --allow 'process(git status)' --json`,
   ];
 
-  static override args = { tool: Args.string({ description: 'Tool name (see rho tools)', required: true }) };
+  static override args = { tool: Args.string({ ignoreStdin: true, description: 'Tool name (see rho tools)', required: true }) };
   static override flags = {
     ...policyFlags,
     args: Flags.string({ summary: 'The call’s arguments as a JSON object.', default: '{}', helpValue: 'JSON' }),

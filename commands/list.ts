@@ -7,7 +7,7 @@ export default class List extends Command {
     'Shows each task `rho run FILE TASK` can run — the default task (the file’s top-level steps) first — with its description and the inputs `-i` can set. The file is validated first; exit 2 when it is invalid.';
 
   static override examples = ['<%= config.bin %> list workflows/tasks.yml', '<%= config.bin %> list workflows/tasks.yml --json'];
-  static override args = { workflow: Args.string({ description: 'Workflow file (YAML)', required: true }) };
+  static override args = { workflow: Args.string({ ignoreStdin: true, description: 'Workflow file (YAML)', required: true }) };
   static override enableJsonFlag = true;
 
   async run(): Promise<TaskListing | undefined> {

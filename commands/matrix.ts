@@ -6,7 +6,7 @@ export default class Matrix extends Command {
   static override description = `Prints {"include": [...]} — one object per cell — in the shape GitHub Actions' strategy.matrix takes through fromJSON(), so a CI engine that already spreads work across machines runs one cell on each with rho run FILE TASK --matrix NAME=VALUE. Exit 2 when the task has no matrix step, or several and no --step.`;
 
   static override examples = ['<%= config.bin %> matrix workflows/matrix.yml test', '<%= config.bin %> matrix ci.yml --step unit'];
-  static override args = { workflow: Args.string({ description: 'Workflow file (YAML)', required: true }), task: taskArg };
+  static override args = { workflow: Args.string({ ignoreStdin: true, description: 'Workflow file (YAML)', required: true }), task: taskArg };
   static override flags = {
     step: Flags.string({ summary: 'The matrix step, when the task has more than one.', helpValue: 'ID' }),
   };

@@ -10,7 +10,7 @@ export default class Plan extends RhoCommand {
     'Prints the schedule (which steps can run together, and what each waits on: a dependency, a conflict on a resource, or an exclusive step acting as a barrier), each step’s capability requests and what the policy alone would decide. No step runs, no process starts, and none of the workflow\'s code runs: tool modules are not imported and MCP servers are not started (a note names each, and the steps using their tools are planned as known at run time). Same as `rho run --dry-run`.';
 
   static override examples = ['<%= config.bin %> plan workflows/hello.yml', '<%= config.bin %> plan tasks.yml build', '<%= config.bin %> plan release.yml -j 4 --allow "process(npm)" --json'];
-  static override args = { workflow: Args.string({ description: 'Workflow file (YAML)', required: true }), task: taskArg };
+  static override args = { workflow: Args.string({ ignoreStdin: true, description: 'Workflow file (YAML)', required: true }), task: taskArg };
   static override flags = planFlags;
   static override enableJsonFlag = true;
 

@@ -22,7 +22,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
   ];
 
   static override args = {
-    workflow: Args.string({ description: 'Workflow file (YAML)', required: true }),
+    workflow: Args.string({ ignoreStdin: true, description: 'Workflow file (YAML)', required: true }),
     task: taskArg,
   };
 
@@ -39,6 +39,8 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
       if (planned.exitCode !== 0) this.exit(planned.exitCode);
       return;
     }
+    // A watch starts a run per change, each probing for itself.
+    const probeSandbox = flags.watch ? undefined : (await import('../src/cli/early-probe.js')).startSandboxProbe(flags.sandbox, environment.env.PATH);
     const { runWorkflowCommand } = await import('../src/cli/run-workflow.js');
     const command = flags.watch ? (await import('../src/cli/watch-workflow.js')).watchWorkflowCommand : runWorkflowCommand;
     const code = await command(
@@ -55,6 +57,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
         answer: flags.answer,
         ...(flags.answers !== undefined && { answersFile: flags.answers }),
         ...(flags['question-timeout'] !== undefined && { questionTimeout: flags['question-timeout'] }),
+        ...(probeSandbox && { probeSandbox }),
       },
       environment,
       streams,

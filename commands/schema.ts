@@ -17,7 +17,7 @@ export default class Schema extends RhoCommand {
   ];
 
   static override args = {
-    name: Args.string({ description: 'Which schema', options: Object.keys(schemaNames), default: 'workflow' }),
+    name: Args.string({ ignoreStdin: true, description: 'Which schema', options: Object.keys(schemaNames), default: 'workflow' }),
   };
 
   static override enableJsonFlag = false;

@@ -31,7 +31,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
   static override enableJsonFlag = true;
 
   static override args = {
-    name: Args.string({ description: "One tool to show in full: its arguments with their types and defaults, and its result's data" }),
+    name: Args.string({ ignoreStdin: true, description: "One tool to show in full: its arguments with their types and defaults, and its result's data" }),
   };
 
   static override flags = {

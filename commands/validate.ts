@@ -8,7 +8,7 @@ export default class Validate extends RhoCommand {
 
   static override examples = ['<%= config.bin %> validate workflows/hello.yml', '<%= config.bin %> validate workflows/*.yml'];
   static override strict = false;
-  static override args = { workflow: Args.string({ description: 'Workflow file(s) to check', required: true }) };
+  static override args = { workflow: Args.string({ ignoreStdin: true, description: 'Workflow file(s) to check', required: true }) };
 
   async run(): Promise<void> {
     const { argv } = await this.parse(Validate);

@@ -11,6 +11,7 @@ import { build } from 'esbuild';
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { oclifPatches } from './oclif-patches.mjs';
 import { runtimeBundleOptions } from './runtime-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -44,7 +45,7 @@ const entry = {
 const loadedOnDemand = ['@modelcontextprotocol/sdk', 'enquirer', 'listr2', 'undici'];
 
 try {
-  await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, external: loadedOnDemand, plugins: [entry] }));
+  await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, external: loadedOnDemand, plugins: [entry, oclifPatches] }));
 } catch (error) {
   await rm(outdir, { recursive: true, force: true });
   throw error;

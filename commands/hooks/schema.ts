@@ -17,7 +17,7 @@ The same files ship in the package under schemas/.`;
   ];
 
   static override args = {
-    which: Args.string({ description: 'Which schema', options: Object.keys(schemaNames), default: 'envelope' }),
+    which: Args.string({ ignoreStdin: true, description: 'Which schema', options: Object.keys(schemaNames), default: 'envelope' }),
   };
 
   async run(): Promise<void> {

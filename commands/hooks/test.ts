@@ -20,7 +20,7 @@ HOOK is the program and its arguments, or with --hooks the name (or command) of 
   static override enableJsonFlag = true;
 
   static override args = {
-    hook: Args.string({ description: 'Hook program (and its arguments), or an entry of --hooks', required: true }),
+    hook: Args.string({ ignoreStdin: true, description: 'Hook program (and its arguments), or an entry of --hooks', required: true }),
   };
 
   static override flags = {

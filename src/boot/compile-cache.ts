@@ -25,21 +25,39 @@ function digest(text: string): string {
   return hash.toString(16).padStart(16, '0');
 }
 
+/** Most commands whose code one build of the bundle keeps; further ones (typed wrong, say) run without a cache. */
+const maxCommandsPerBuild = 8;
+
+/**
+ * Which command's code a cache holds: its first word (`run`, `list`, `help` for `--help`), or
+ * `-` for anything else. The cache holds the functions the run that wrote it compiled, and a
+ * cache V8 accepts is not written again, so a cache shared by all commands would keep, say,
+ * only `--help`'s code if that ran first, and every later `rho run` would compile its own code
+ * again.
+ */
+export function commandOf(argv: readonly string[]): string {
+  const first = argv[0] ?? '';
+  if (first === '--help' || first === '-h') return 'help';
+  return /^[a-z][a-z0-9-]{0,31}$/.test(first) ? first : '-';
+}
+
 /**
  * Cache file names: one prefix per bundle location (so a newer build replaces the older one's
- * file instead of piling up), then what the cached code is only valid for. V8 checks its own
- * version and flags and the source's length, not its content, so the file's size and
- * modification time are part of the name.
+ * files instead of piling up), then the command, then what the cached code is only valid for.
+ * V8 checks its own version and flags and the source's length, not its content, so the file's
+ * size and modification time are part of the name.
  */
-function cacheFileOf(file: string, dir: string): CacheFile {
+function cacheFileOf(file: string, dir: string, command: string): CacheFile {
   const { size, mtimeMs } = statSync(file);
   const prefix = digest(file);
-  return { dir, prefix, name: `${prefix}-${digest(`${size}:${mtimeMs}:${process.version}:${process.arch}`)}.bin` };
+  const build = digest(`${size}:${mtimeMs}:${process.version}:${process.arch}`);
+  return { dir, prefix, build, name: `${prefix}-${digest(command)}-${build}.bin` };
 }
 
 interface CacheFile {
   dir: string;
   prefix: string;
+  build: string;
   name: string;
 }
 
@@ -51,17 +69,23 @@ function readCache(cacheFile: string): Buffer | undefined {
   }
 }
 
-/** Writes the cache whole (a new file renamed into place) and removes older builds' files; a cache that cannot be written is skipped. */
+/**
+ * Writes the cache whole (a new file renamed into place) and removes older builds' files; a
+ * cache that cannot be written, or one more than `maxCommandsPerBuild` for this build, is skipped.
+ */
 function storeCache(cache: CacheFile, data: Buffer): void {
   const target = path.join(cache.dir, cache.name);
   const partial = `${target}.${process.pid}.tmp`;
   try {
     mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
+    const ours = readdirSync(cache.dir).filter((entry) => entry.startsWith(`${cache.prefix}-`));
+    for (const entry of ours) {
+      if (!entry.endsWith(`-${cache.build}.bin`)) rmSync(path.join(cache.dir, entry), { force: true });
+    }
+    const commands = ours.filter((entry) => entry.endsWith(`-${cache.build}.bin`) && entry !== cache.name);
+    if (commands.length >= maxCommandsPerBuild) return;
     writeFileSync(partial, data, { mode: 0o600 });
     renameSync(partial, target);
-    for (const entry of readdirSync(cache.dir)) {
-      if (entry.startsWith(`${cache.prefix}-`) && entry !== cache.name) rmSync(path.join(cache.dir, entry), { force: true });
-    }
   } catch {
     // The cache only saves time; rho runs the same without it.
   }
@@ -70,13 +94,13 @@ function storeCache(cache: CacheFile, data: Buffer): void {
 /**
  * Loads a CommonJS bundle as `require` would, and registers it in `require.cache` so that later
  * requires of it (oclif loading its commands) get the same module, but compiles it with V8's
- * code cache from `cacheDir`. When there was no usable cache, one is written as the process
+ * code cache from `cacheDir`, the one kept for `command` (see `commandOf`). When there was no usable cache, one is written as the process
  * exits, so that it holds the functions this run compiled too. Code compiled this way cannot
  * run `import()` (Node 20 gives it no loader): the bundle must not need it.
  */
-export function requireWithCompileCache(file: string, cacheDir: string | undefined): unknown {
+export function requireWithCompileCache(file: string, cacheDir: string | undefined, command = '-'): unknown {
   const require = createRequire(file);
-  const cache = cacheDir === undefined ? undefined : cacheFileOf(file, cacheDir);
+  const cache = cacheDir === undefined ? undefined : cacheFileOf(file, cacheDir, command);
   const cachedData = cache && readCache(path.join(cache.dir, cache.name));
   const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, ...(cachedData && { cachedData }) });
   const module = new Module(file);

@@ -4,7 +4,8 @@ import { describeUsageError } from './usage-errors.js';
 /**
  * The base of every rho command: a usage error (an unknown flag, a missing file, a flag value
  * that does not parse) is one line on stderr and exit 2, not oclif's message followed by the
- * whole help.
+ * whole help. Every argument sets `ignoreStdin`: oclif would read a missing one from a stdin
+ * that is not a terminal (waiting up to 10 ms for it), and rho never reads stdin for itself.
  */
 export abstract class RhoCommand extends Command {
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {

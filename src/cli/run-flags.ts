@@ -29,7 +29,7 @@ export const policyFlags = {
 };
 
 /** The optional task positional of `run` and `plan`: a name under the file's `tasks:`. */
-export const taskArg = Args.string({ description: 'Task to run (a name under tasks:); the file’s top-level steps when absent', required: false });
+export const taskArg = Args.string({ ignoreStdin: true, description: 'Task to run (a name under tasks:); the file’s top-level steps when absent', required: false });
 
 /**
  * Splits a command line at `--`: what follows goes to the task as its `args` input, unparsed

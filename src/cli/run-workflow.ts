@@ -15,6 +15,7 @@ import { reportStartupError } from './startup-errors.js';
 import { cliGrantHints } from '../ui/grant-hints.js';
 import type { RunChoices } from '../workflow/run-choices.js';
 import { cliHooks } from '../hooks/run-hooks.js';
+import type { SandboxProbe } from './early-probe.js';
 
 /** `rho run` as asked for: the file, the run's choices (parsed once from the flags), and how to show and record it. */
 export interface RunRequest {
@@ -31,6 +32,8 @@ export interface RunRequest {
   answer: readonly string[];
   answersFile?: string;
   questionTimeout?: number;
+  /** The sandbox probe, when the command started it early (`startSandboxProbe`). */
+  probeSandbox?: SandboxProbe;
 }
 
 export interface RunStreams {
@@ -94,6 +97,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
       ports: {
         hostEnv: environment.env,
         masker,
+        ...(request.probeSandbox && { probeSandbox: request.probeSandbox }),
         ...(approvals.approver && { approver: approvals.approver }),
         onScriptedDecision: approvals.onScriptedDecision,
         questioner,

@@ -3,6 +3,7 @@ import { sandboxStatusSchema } from './confinement/status.js';
 import { capabilityClasses } from './capability-classes.js';
 import type { CapabilityClass } from './capability-classes.js';
 import { toolErrorKinds } from './errors.js';
+import { stepStatuses } from './step-statuses.js';
 
 /**
  * rho's one event vocabulary (SPEC §7): what the host and the workflow runner report, and the
@@ -12,11 +13,7 @@ import { toolErrorKinds } from './errors.js';
  * `run_finished`. A call the library runs without a step id is reported under its call id.
  */
 
-/**
- * How a step ended. A call ends in one of these but `skipped` (its `if:` or an earlier failure)
- * and `up_to_date` (nothing it depends on changed), which only a run decides.
- */
-export const stepStatuses = ['success', 'failure', 'denied', 'skipped', 'up_to_date', 'cancelled', 'interrupted'] as const;
+export { stepStatuses };
 export const stepStatusSchema = z.enum(stepStatuses);
 export type StepStatus = z.infer<typeof stepStatusSchema>;
 export const toolStatusSchema = stepStatusSchema.exclude(['skipped', 'up_to_date']);

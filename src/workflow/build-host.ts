@@ -12,7 +12,6 @@ import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
 import { ToolHost, type RunObserver } from '../host/tool-host.js';
 import { Workspace } from '../host/workspace.js';
-import { RunNetworkProxy } from '../tools/process/network-proxy/run-proxy.js';
 
 /** A run's host as configured: the front end's choices and the workflow file's settings, resolved once. */
 export interface HostConfig {
@@ -70,7 +69,8 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
   }
   const policy = new Policy({ allow: parseRules(config.rules.allow), ask: parseRules(config.rules.ask), deny: parseRules(config.rules.deny) });
   // Confined processes reach network(HOST) hosts only through this run's proxy, ended with the run.
-  const networkProxy = config.sandbox?.confined ? new RunNetworkProxy() : undefined;
+  // Loaded only then: it brings node:http, which an unconfined run never needs.
+  const networkProxy = config.sandbox?.confined ? new (await import('../tools/process/network-proxy/run-proxy.js')).RunNetworkProxy() : undefined;
   const host = new ToolHost({
     workspace,
     policy,

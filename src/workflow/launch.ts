@@ -30,7 +30,6 @@ import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer } from './rule-
 import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
-import { loadEnvFiles } from './env-files.js';
 import { UpToDateChecks, type CheckAuthorizer } from './up-to-date/checks.js';
 
 /** Shortest secret value rho accepts: masking a shorter one would hide ordinary text. */
@@ -246,7 +245,11 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     extensions.tools,
   );
   const envFile = workflow.file.env_file;
-  const fromFiles = envFile === undefined ? {} : await loadEnvFiles(typeof envFile === 'string' ? [envFile] : envFile, host, options.signal ?? new AbortController().signal);
+  // The env file reader (and dotenv) loads only for a workflow that has env files.
+  const fromFiles =
+    envFile === undefined
+      ? {}
+      : await (await import('./env-files.js')).loadEnvFiles(typeof envFile === 'string' ? [envFile] : envFile, host, options.signal ?? new AbortController().signal);
   // A secret comes from rho's environment or, failing that, from an env file; either way it is masked.
   const secrets = readSecrets(workflow.file.secrets ?? [], { ...fromFiles, ...definedOnly(ports.hostEnv) });
   masker.add(...Object.values(secrets));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { denialKinds, ToolError } from '../host/errors.js';
-import { stepStatuses, type StepError, type StepStatus } from '../host/events.js';
+import type { StepError, StepStatus } from '../host/events.js';
+import { stepStatuses } from '../host/step-statuses.js';
 import type { CallOutcome, CallTicket, ToolHost } from '../host/tool-host.js';
 import { interruptReason } from '../host/call-result.js';
 import { exitCodeOfRun } from '../host/exit-codes.js';

@@ -13,4 +13,9 @@ describe('explicit command list', () => {
     expect(Object.keys(COMMANDS).sort()).toEqual(ids);
     for (const id of ids) expect(COMMANDS[id], id).toBeTypeOf('function');
   });
+
+  it('sorts alike by code unit and by locale, so the bundle may sort them by code unit (scripts/oclif-patches.mjs)', () => {
+    const ids = Object.keys(COMMANDS);
+    expect([...ids].sort()).toEqual([...ids].sort((a, b) => a.localeCompare(b)));
+  });
 });

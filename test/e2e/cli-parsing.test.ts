@@ -36,6 +36,18 @@ describe.concurrent('command-line parsing', () => {
     expect(planned.exitCode).toBe(0);
   });
 
+  it('never takes a missing argument from stdin when it is not a terminal', async () => {
+    const dir = await directories.make();
+    const tasks = 'version: 1\nname: t\nsteps:\n  - id: top\n    tool: echo\n    with: { value: top-level }\ntasks:\n  build:\n    steps:\n      - id: b\n        tool: echo\n        with: { value: build-task }\n';
+    await writeFiles(dir, { 't.yml': tasks });
+    const piped = await runCli(['run', 't.yml', '--output', 'plain'], { cwd: dir, input: 'build\n' });
+    expect([piped.exitCode, piped.stderr]).toEqual([0, '']);
+    expect(piped.stdout).toContain('[top] top-level');
+    expect(piped.stdout).not.toContain('build-task');
+    const listed = await runCli(['list'], { cwd: dir, input: 't.yml\n' });
+    expect(listed.exitCode).toBe(2);
+  });
+
   it('answers rho help and rho help COMMAND like --help', async () => {
     const dir = await workspace();
     const top = await runCli(['help'], { cwd: dir });

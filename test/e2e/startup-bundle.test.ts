@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileCacheDir } from '../../src/boot/compile-cache.js';
+import { commandOf, compileCacheDir } from '../../src/boot/compile-cache.js';
 import { cliPath, repoRoot, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 
 const directories = temporaryDirectories();
@@ -85,6 +85,28 @@ describe.concurrent('compile cache', () => {
     expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
   });
 
+  it('is kept per command, so a first --help does not leave every later run compiling its own code', async () => {
+    const { dir, env, cacheDir } = await setup();
+    expect((await runCli(['--help'], { cwd: dir, env })).exitCode).toBe(0);
+    const [helpFile] = await cacheFiles(cacheDir);
+    expect((await runCli(['run', 'one.yml'], { cwd: dir, env })).exitCode).toBe(0);
+    const files = await cacheFiles(cacheDir);
+    expect(files).toHaveLength(2);
+    const runFile = files.find((file) => file !== helpFile)!;
+    const written = await stat(path.join(cacheDir, runFile));
+    expect((await runCli(['run', 'one.yml'], { cwd: dir, env })).exitCode).toBe(0);
+    const after = await stat(path.join(cacheDir, runFile));
+    expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
+    expect((await runCli(['help'], { cwd: dir, env })).exitCode).toBe(0);
+    expect(await cacheFiles(cacheDir)).toHaveLength(2);
+  });
+
+  it('keeps at most eight commands of one build, however many words are typed', async () => {
+    const { dir, env, cacheDir } = await setup();
+    for (let i = 0; i < 10; i++) expect((await runCli([`nosuch${i}`], { cwd: dir, env })).exitCode).toBe(2);
+    expect(await cacheFiles(cacheDir)).toHaveLength(8);
+  });
+
   it('replaces a damaged cache file and runs as without one', async () => {
     const { dir, env, cacheDir } = await setup();
     expect((await runCli(['run', 'one.yml'], { cwd: dir, env })).exitCode).toBe(0);
@@ -130,6 +152,19 @@ describe.concurrent('compile cache', () => {
       expect(result.stdout, run).toMatch(/\[count\] ✔ success/);
     }
     expect(await cacheFiles(cacheDir)).toHaveLength(1);
+  });
+});
+
+describe('commandOf', () => {
+  it('names the command by its first word, --help as help, anything else alike', () => {
+    expect(commandOf(['run', 'wf.yml'])).toBe('run');
+    expect(commandOf(['hooks', 'test'])).toBe('hooks');
+    expect(commandOf(['--help'])).toBe('help');
+    expect(commandOf(['-h'])).toBe('help');
+    expect(commandOf([])).toBe('-');
+    expect(commandOf(['--no-input', 'run'])).toBe('-');
+    expect(commandOf(['../../etc'])).toBe('-');
+    expect(commandOf(['x'.repeat(40)])).toBe('-');
   });
 });
 
