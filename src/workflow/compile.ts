@@ -292,10 +292,10 @@ function reportSchemaIssues(
       reportSchemaIssues(data, chosen, report);
       continue;
     }
-    // A short step's command line refused at one of its characters.
-    const offset = issue.code === 'custom' ? (issue.params as { offset?: unknown } | undefined)?.offset : undefined;
-    if (typeof offset === 'number') {
-      report(issue.path, issue.message, { offset });
+    // A short step's command line refused at one of its characters, or a key it cannot have.
+    const params = issue.code === 'custom' ? (issue.params as { offset?: unknown; key?: unknown } | undefined) : undefined;
+    if (typeof params?.offset === 'number' || params?.key === true) {
+      report(issue.path, issue.message, typeof params.offset === 'number' ? { offset: params.offset } : { key: true });
       continue;
     }
     if (issue.code === 'unrecognized_keys') {

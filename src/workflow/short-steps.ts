@@ -38,8 +38,9 @@ export type ToolStep<Step extends ShortKeys> = Omit<Step, 'exec' | 'shell' | (ty
 export function toToolStep<Step extends ShortKeys>(entry: string | Step, context: z.core.$RefinementCtx): ToolStep<Step> {
   const step = (typeof entry === 'string' ? { exec: entry } : entry) as Step;
   const { exec, shell, env, cwd, ok_exit_codes: okExitCodes, ...rest } = step;
+  // Where the problem is: a character of the command line (offset), or a key that should not be there.
   const issue = (path: PropertyKey[], message: string, offset?: number) =>
-    context.addIssue({ code: 'custom', message, input: entry, path, ...(offset !== undefined && { params: { offset } }) });
+    context.addIssue({ code: 'custom', message, input: entry, path, params: offset !== undefined ? { offset } : { key: true } });
   const key = exec !== undefined ? 'exec' : shell !== undefined ? 'shell' : undefined;
   if (key === undefined) {
     const stray = shortStepArguments.find((name) => step[name] !== undefined);
