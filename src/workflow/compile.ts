@@ -510,7 +510,8 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   let argumentsUntrusted: string | undefined;
   const withUntrusted: Record<string, string> = {};
   walkTemplates(withValue ?? {}, (text, valuePath) => {
-    const template = parseOrReport(context, text, at('with', ...valuePath));
+    // A word of a command line is not where it starts in the file: its problems point at the line.
+    const template = parseOrReport(context, text, at('with', ...valuePath), commandAt === undefined ? 0 : false);
     if (template && !isLiteralTemplate(template)) {
       withHasExpressions = true;
       argumentsReadSteps ||= templateReferences(template).steps.size > 0;
@@ -690,12 +691,13 @@ function checkUnknownTool(context: StepContext, name: string, index: number): vo
   reportAt(context, [...context.task.path, index, 'tool'], `unknown tool "${name}"${hint}`);
 }
 
-function parseOrReport(context: StepContext, text: string, nodePath: NodePath, offsetShift = 0): Template | undefined {
+/** `offsetShift` is where `text` starts in the value written (false: the text is not in it as it is). */
+function parseOrReport(context: StepContext, text: string, nodePath: NodePath, offsetShift: number | false = 0): Template | undefined {
   try {
     return parseTemplate(text, context.parseOptions);
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
-    reportAt(context, nodePath, `invalid expression: ${error.message}`, Math.max(0, error.offset + offsetShift));
+    reportAt(context, nodePath, `invalid expression: ${error.message}`, offsetShift === false ? undefined : Math.max(0, error.offset + offsetShift));
     return undefined;
   }
 }

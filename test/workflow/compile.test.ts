@@ -251,4 +251,15 @@ inputs: { tool: { default: cargo } }
       '5:22: unknown tool "ecoh"; did you mean "echo"?',
     ]);
   });
+
+  it('points a problem inside a command line’s expression at the line', () => {
+    const parsed = WorkflowSource.parse('w.yml', `${header}tasks:
+  a:
+    - echo \${{ inputs.nope }}
+    - exec: echo \${{ 1 + }}
+`);
+    const problems = compileWorkflow(parsed.source!, execTools).problems.map((p) => `${p.line}:${p.col}: ${p.message}`);
+    expect(problems[0]).toBe('5:7: inputs.nope is not declared under "inputs:"');
+    expect(problems[1]).toMatch(/^6:13: invalid expression: /);
+  });
 });
