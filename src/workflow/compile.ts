@@ -35,6 +35,7 @@ import {
   type WorkflowFile,
 } from './schema.js';
 import { knownKeysAt, missingField } from './schema-keys.js';
+import { withDerivedIds, type CommandAt } from './short-steps.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { globProblem } from './up-to-date/file-set.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
@@ -121,8 +122,8 @@ export function compileFile(
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const tasks = new Map<string | undefined, CompiledTask>();
-  const report = (nodePath: NodePath, message: string, options: { key?: boolean } = {}) =>
-    problems.push({ file: source.file, ...source.position(nodePath, options), message });
+  const report = (nodePath: NodePath, message: string, options: { key?: boolean; offset?: number } = {}) =>
+    problems.push({ file: source.file, ...(options.offset === undefined ? source.position(nodePath, options) : source.positionInString(nodePath, options.offset)), message });
 
   const data = source.toData();
   const parsed = workflowSchema.safeParse(data);
@@ -130,7 +131,7 @@ export function compileFile(
     reportSchemaIssues(data, parsed.error.issues, report);
     const lenient = lenientWorkflow(data);
     if (lenient) {
-      for (const task of tasksOf(lenient.file)) compileSteps(source, lenient.file, task, tools, options, problems, warnings, lenient.invalidSteps.get(task.path.join('.')));
+      for (const task of tasksOf(lenient.file, data)) compileSteps(source, lenient.file, task, tools, options, problems, warnings, lenient.invalidSteps.get(task.path.join('.')));
     }
     return { source, tasks, problems, warnings };
   }
@@ -163,7 +164,7 @@ export function compileFile(
   // A task's own outputs are known to the tasks of the file that use it, compiled after it.
   const compiled = new Map<string | undefined, CompiledTask>();
   const calledTask = (reference: TaskReference) => (reference.file === own ? compiled.get(reference.task) : options.calledTask?.(reference));
-  const fileTasks = tasksOf(file);
+  const fileTasks = tasksOf(file, data);
   for (const task of calleesFirst(fileTasks)) {
     for (const name of Object.keys(task.ownInputs)) {
       if (file.inputs?.[name] !== undefined) report([...task.path.slice(0, -1), 'inputs', name], `input ${name} is declared by the file and by task ${task.name}; rename one`, { key: true });
@@ -229,7 +230,10 @@ interface TaskOf {
   outputsPath: NodePath;
 }
 
-function tasksOf(file: WorkflowFile): TaskOf[] {
+/** `data` is the file as written: a task written as a list has its steps where the task is. */
+function tasksOf(file: WorkflowFile, data: unknown): TaskOf[] {
+  const written = (data as { tasks?: unknown } | null)?.tasks;
+  const isList = (name: string) => written !== null && typeof written === 'object' && Array.isArray((written as Record<string, unknown>)[name]);
   const tasks: TaskOf[] = [];
   const fileDefaults = file.defaults ?? {};
   if (file.steps) {
@@ -242,7 +246,7 @@ function tasksOf(file: WorkflowFile): TaskOf[] {
       inputs: file.inputs ?? {},
       defaults: fileDefaults,
       defaultsPath,
-      sequential: file.sequential ?? false,
+      sequential: file.sequential ?? fileDefaults.sequential ?? false,
       outputs: file.outputs ?? {},
       outputsPath: ['outputs'],
     });
@@ -253,13 +257,13 @@ function tasksOf(file: WorkflowFile): TaskOf[] {
     const defaultsPath = (key: keyof StepDefaults) => (task.defaults?.[key] !== undefined ? ['tasks', name, 'defaults', key] : ['defaults', key]);
     tasks.push({
       name,
-      path: ['tasks', name, 'steps'],
+      path: isList(name) ? ['tasks', name] : ['tasks', name, 'steps'],
       steps: task.steps,
       ownInputs,
       inputs: { ...file.inputs, ...ownInputs },
       defaults,
       defaultsPath,
-      sequential: task.sequential ?? false,
+      sequential: task.sequential ?? defaults.sequential ?? false,
       outputs: task.outputs ?? {},
       outputsPath: ['tasks', name, 'outputs'],
     });
@@ -279,9 +283,21 @@ export function unknownTaskError(file: string, workflow: WorkflowFile, name: str
 function reportSchemaIssues(
   data: unknown,
   issues: readonly z.core.$ZodIssue[],
-  report: (nodePath: NodePath, message: string, options?: { key?: boolean }) => void,
+  report: (nodePath: NodePath, message: string, options?: { key?: boolean; offset?: number }) => void,
 ): void {
   for (const issue of issues) {
+    // A step may be a string or a map, a task a list or a map: what is wrong is the problem of the shape written.
+    const chosen = issue.code === 'invalid_union' ? unionOptionIssues(issue) : undefined;
+    if (chosen) {
+      reportSchemaIssues(data, chosen, report);
+      continue;
+    }
+    // A short step's command line refused at one of its characters, or a key it cannot have.
+    const params = issue.code === 'custom' ? (issue.params as { offset?: unknown; key?: unknown } | undefined) : undefined;
+    if (typeof params?.offset === 'number' || params?.key === true) {
+      report(issue.path, issue.message, typeof params.offset === 'number' ? { offset: params.offset } : { key: true });
+      continue;
+    }
     if (issue.code === 'unrecognized_keys') {
       const known = knownKeysAt(workflowSchema, issue.path);
       for (const key of issue.keys) {
@@ -303,6 +319,13 @@ function reportSchemaIssues(
     }
     report(issue.path, `${where}${describeIssues([issue]).replace(/^[^:]*: /, '')}`);
   }
+}
+
+/** The issues of the one option of a union whose shape the value has (the others fail on its type), at their full paths. */
+function unionOptionIssues(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue[] | undefined {
+  const ofShape = issue.errors.filter((errors) => !errors.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
+  if (ofShape.length !== 1) return undefined;
+  return ofShape[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }));
 }
 
 function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
@@ -407,13 +430,15 @@ function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Map
     if (!Array.isArray(entries)) return undefined;
     const invalid = new Set<number>();
     invalidSteps.set(path, invalid);
-    return entries.map((entry, index) => {
-      const checked = stepSchema.safeParse(entry);
-      if (checked.success) return checked.data;
-      invalid.add(index);
-      const { id, tool } = (entry ?? {}) as { id?: unknown; tool?: unknown };
-      return { id: typeof id === 'string' ? id : `#${index + 1}`, tool: typeof tool === 'string' && tool.length <= 200 ? tool : '' };
-    });
+    return withDerivedIds(
+      entries.map((entry, index) => {
+        const checked = stepSchema.safeParse(entry);
+        if (checked.success) return checked.data;
+        invalid.add(index);
+        const { id, tool } = (entry ?? {}) as { id?: unknown; tool?: unknown };
+        return { id: typeof id === 'string' ? id : `#${index + 1}`, tool: typeof tool === 'string' && tool.length <= 200 ? tool : '' };
+      }),
+    );
   };
   const part = <K extends keyof WorkflowFile>(key: K): WorkflowFile[K] | undefined => {
     const checked = workflowSchema.shape[key].safeParse(raw[key]);
@@ -428,7 +453,7 @@ function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Map
   const tasks: Record<string, TaskFile> = {};
   if (raw.tasks !== null && typeof raw.tasks === 'object') {
     for (const [name, task] of Object.entries(raw.tasks as Record<string, unknown>)) {
-      const steps = lenientSteps((task as { steps?: unknown } | null)?.steps, `tasks.${name}.steps`);
+      const steps = Array.isArray(task) ? lenientSteps(task, `tasks.${name}`) : lenientSteps((task as { steps?: unknown } | null)?.steps, `tasks.${name}.steps`);
       const inputs = taskSchema.shape.inputs.safeParse((task as { inputs?: unknown }).inputs);
       if (steps && taskNamePattern.test(name)) tasks[name] = { steps, ...(inputs.success && inputs.data && { inputs: inputs.data }) };
     }
@@ -446,7 +471,10 @@ function reportAt(context: StepContext, nodePath: NodePath, message: string, off
 function compileStep(taskContext: StepContext, step: StepFile, index: number): CompiledStep | undefined {
   // A matrix step's expressions may read matrix.*.
   const context = step.matrix === undefined ? taskContext : { ...taskContext, parseOptions: { contexts: [...(taskContext.parseOptions.contexts ?? []), 'matrix'] } };
-  const at = (...rest: PropertyKey[]): NodePath => [...context.task.path, index, ...rest];
+  // A short step's arguments are its command line (or its own env:, cwd:, ok_exit_codes:).
+  const commandAt = step.commandAt;
+  const at = (...rest: PropertyKey[]): NodePath =>
+    commandAt !== undefined && rest[0] === 'with' ? [...context.task.path, index, ...shortArgumentPath(commandAt, rest.slice(1))] : [...context.task.path, index, ...rest];
   const before = context.problems.length;
   const dependencies = new Set<number>(context.task.sequential && index > 0 ? [index - 1] : []);
   const needs = step.needs === undefined ? [] : Array.isArray(step.needs) ? step.needs : [step.needs];
@@ -482,7 +510,8 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   let argumentsUntrusted: string | undefined;
   const withUntrusted: Record<string, string> = {};
   walkTemplates(withValue ?? {}, (text, valuePath) => {
-    const template = parseOrReport(context, text, at('with', ...valuePath));
+    // A word of a command line is not where it starts in the file: its problems point at the line.
+    const template = parseOrReport(context, text, at('with', ...valuePath), commandAt === undefined ? 0 : false);
     if (template && !isLiteralTemplate(template)) {
       withHasExpressions = true;
       argumentsReadSteps ||= templateReferences(template).steps.size > 0;
@@ -565,6 +594,12 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     sources: step.sources,
     generates: step.generates ?? [],
   };
+}
+
+/** Where an argument of a short step is written: the command line for the program and its words, the step's own key otherwise. */
+function shortArgumentPath(commandAt: CommandAt, argumentPath: readonly PropertyKey[]): PropertyKey[] {
+  const [name] = argumentPath;
+  return name === undefined || name === 'command' || name === 'args' || name === 'script' ? commandAt : [...argumentPath];
 }
 
 /** Keys that belong to a step calling a tool: on a `uses:` step they would silently do nothing. */
@@ -656,12 +691,13 @@ function checkUnknownTool(context: StepContext, name: string, index: number): vo
   reportAt(context, [...context.task.path, index, 'tool'], `unknown tool "${name}"${hint}`);
 }
 
-function parseOrReport(context: StepContext, text: string, nodePath: NodePath, offsetShift = 0): Template | undefined {
+/** `offsetShift` is where `text` starts in the value written (false: the text is not in it as it is). */
+function parseOrReport(context: StepContext, text: string, nodePath: NodePath, offsetShift: number | false = 0): Template | undefined {
   try {
     return parseTemplate(text, context.parseOptions);
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
-    reportAt(context, nodePath, `invalid expression: ${error.message}`, Math.max(0, error.offset + offsetShift));
+    reportAt(context, nodePath, `invalid expression: ${error.message}`, offsetShift === false ? undefined : Math.max(0, error.offset + offsetShift));
     return undefined;
   }
 }

@@ -9,6 +9,7 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
   let current: z.ZodType | undefined = schema;
   for (const segment of path) {
     current = unwrap(current);
+    if (current instanceof z.ZodUnion) current = unionOptionFor(current, segment);
     if (current instanceof z.ZodObject) current = (current.shape as Record<string, z.ZodType>)[String(segment)];
     else if (current instanceof z.ZodArray) current = current.element as z.ZodType;
     else if (current instanceof z.ZodRecord) current = current.valueType as z.ZodType;
@@ -25,10 +26,17 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
 
 function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   let current = schema;
-  while (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodNullable) {
-    current = current.unwrap() as z.ZodType;
+  while (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodNullable || current instanceof z.ZodPipe) {
+    current = (current instanceof z.ZodPipe ? current.in : current.unwrap()) as z.ZodType;
   }
   return current;
+}
+
+/** The option of a union that a path segment can go into: a list for an index, an object (or record) for a key. */
+function unionOptionFor(union: z.ZodUnion, segment: PropertyKey): z.ZodType | undefined {
+  const options = (union.options as z.ZodType[]).map(unwrap);
+  const index = typeof segment === 'number' || /^\d+$/.test(String(segment));
+  return options.find((option) => (index ? option instanceof z.ZodArray : option instanceof z.ZodObject || option instanceof z.ZodRecord));
 }
 
 /**

@@ -4,6 +4,7 @@ import { sandboxModes } from '../host/confinement/status.js';
 import { prototypeKeyReason, prototypeKeys } from '../host/prototype-keys.js';
 import { durationPattern } from './duration.js';
 import { matrixSchema } from './matrix.js';
+import { toToolStep, withDerivedIds } from './short-steps.js';
 
 /** Step ids: lower case, digits, `_` and `-`; usable as `steps.<id>` in expressions. */
 export const stepIdPattern = /^[a-z0-9][a-z0-9_-]*$/;
@@ -157,6 +158,7 @@ const defaults = z.strictObject({
   cwd: z.string().min(1).max(4096).optional().describe('Working directory of every tool that has one (exec, shell, process_start), relative to the workspace'),
   continue_on_error: z.boolean().optional(),
   retry: retry.optional(),
+  sequential: z.boolean().optional().describe('Run the steps of every task one after another, in order, whatever -j allows (a task’s own sequential: wins)'),
 });
 
 const resourceList = z.array(z.string().min(1).max(4096)).max(1000);
@@ -166,10 +168,20 @@ const globList = z.array(z.string().min(1).max(4096)).min(1).max(1000);
 /** `uses:` of a step: a task of this file (`build`), or a task of another file (`./ci/test.yml`, `./ci/test.yml#unit`). */
 export const usesPattern = /^(?:[A-Za-z0-9][A-Za-z0-9_.:-]*|\.\.?\/[^#\0]+?(?:#[A-Za-z0-9][A-Za-z0-9_.:-]*)?)$/;
 
-export const stepSchema = z.strictObject({
-  id: stepId,
+/** A command line of an `exec:` step, or a step that is one. */
+const commandLine = z.string().min(1).max(65_536);
+
+const stepObject = z.strictObject({
+  id: stepId.optional().describe('Default: the program of exec:, shell for shell:, the tool of tool:, the task of uses: (cargo, cargo-2, … within the task)'),
   name: z.string().min(1).max(200).optional(),
-  tool: z.string().min(1).max(200).optional().describe('The tool this step calls (a step names tool: or uses:)'),
+  exec: commandLine
+    .optional()
+    .describe('Run a program: its command line, split into words as a shell splits them (quotes, backslash) but run without one; ${{ }} may appear in words'),
+  shell: z.string().min(1).max(1024 * 1024).optional().describe('Run this script with sh (the shell tool)'),
+  env: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('With exec: or shell: — extra environment variables of the process'),
+  cwd: z.string().min(1).max(4096).optional().describe('With exec: or shell: — the working directory, relative to the workspace'),
+  ok_exit_codes: z.array(z.number().int().min(0).max(255)).min(1).max(256).optional().describe('With exec: or shell: — the exit codes that count as success (default [0])'),
+  tool: z.string().min(1).max(200).optional().describe('The tool this step calls (a step names exec:, shell:, tool: or uses:)'),
   uses: z
     .string()
     .max(4096)
@@ -212,7 +224,10 @@ const outputs = z
   .refine((declared) => Object.keys(declared).length <= 1000, 'at most 1000 outputs')
   .describe('Values a calling step reads as its data: name → expression over this task’s steps and inputs');
 
-const steps = z.array(stepSchema).min(1, 'a task needs at least one step').max(100_000);
+/** One step: a command line (`- cargo build`, as `exec:`), or a step with its keys. */
+export const stepSchema = z.union([commandLine, stepObject]).transform(toToolStep);
+
+const steps = z.array(stepSchema).min(1, 'a task needs at least one step').max(100_000).transform(withDerivedIds);
 
 /** A named task: `rho run FILE NAME` runs its steps with the file's policy, hooks, tools and env. */
 export const taskSchema = z.strictObject({
@@ -251,14 +266,17 @@ export const workflowSchema = z.strictObject({
   sequential: z.boolean().optional().describe('Run the top-level steps one after another, in order, whatever -j allows'),
   outputs: outputs.optional().describe('Outputs of the default task, for a step that uses this file'),
   tasks: z
-    .record(z.string().regex(taskNamePattern, 'task names use letters, digits, _ . : and -, starting with a letter or digit'), taskSchema)
+    .record(
+      z.string().regex(taskNamePattern, 'task names use letters, digits, _ . : and -, starting with a letter or digit'),
+      z.union([steps, taskSchema]).transform((task): TaskFile => (Array.isArray(task) ? { steps: task } : task)),
+    )
     .optional()
-    .describe('Named tasks: `rho run FILE TASK`'),
+    .describe('Named tasks: `rho run FILE TASK`; a task that is a list is its steps'),
 });
 
 export type WorkflowFile = z.infer<typeof workflowSchema>;
-export type StepFile = z.infer<typeof stepSchema>;
-export type TaskFile = z.infer<typeof taskSchema>;
+export type StepFile = z.output<typeof steps>[number];
+export type TaskFile = z.output<typeof taskSchema>;
 export type StepDefaults = z.infer<typeof defaults>;
 export type RetrySetting = z.infer<typeof retry>;
 export type InputDeclaration = z.infer<typeof input>;

@@ -47,4 +47,10 @@ steps:
     if: \${{ always() }}
     tool: echo
     with: { value: "write finished with status \${{ steps.write.status }}" }
+
+  # A program to run is a step of its own: its command line, split into words but run without a
+  # shell; its id is the program's name (needs process(git)).
+  # - git status --short
+  # A line that needs a shell (a pipe, a redirect, a glob) says so (needs the shell rule):
+  # - shell: ls notes/*.txt | wc -l
 `;

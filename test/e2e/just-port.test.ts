@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
@@ -19,6 +20,11 @@ case "$name $*" in
   "git log --pretty=format:- %s") printf -- '- First commit' ;;
   "cargo lrun -- --man") echo '.TH JUST 1' ;;
   "git tag -d test-release" | "git push origin :test-release") exit 1 ;;
+  "git clone --depth 1 git@github.com:casey/just.git tmp/release")
+    mkdir -p tmp/release
+    printf '[package]\\nversion = "1.2.3"\\n[dependencies]\\nx = { version = "9" }\\n' > tmp/release/Cargo.toml
+    printf '# just %s\\n' "$README_NOTE" > tmp/release/README.md ;;
+  "just --completions bash") echo 'complete -F _just just' ;;
 esac
 `;
 // Programs the recipes run that a test machine may lack; node and sh are the real ones.
@@ -46,13 +52,20 @@ async function checkout(): Promise<string> {
  * `rho run just.yml TASK ARGS` in the checkout. The stubs' log is the one write the port does
  * not grant (its recipes never make it), so the run adds that rule for it alone.
  */
-async function just(dir: string, args: readonly string[], cwd = dir) {
+async function just(dir: string, args: readonly string[], cwd = dir, env: Record<string, string> = {}) {
   const result = await runCli(['run', port, '-w', dir, '--output', 'plain', '--allow', 'write(.calls/**)', ...args], {
     cwd,
-    env: { PATH: `${stubs}${path.delimiter}${process.env.PATH ?? ''}`, STUB_LOG: path.join(dir, '.calls', 'log') },
+    env: { PATH: `${stubs}${path.delimiter}${process.env.PATH ?? ''}`, STUB_LOG: path.join(dir, '.calls', 'log'), ...env },
   });
   const log = await readFile(path.join(dir, '.calls', 'log'), 'utf8');
   return { ...result, calls: log.split('\n').filter(Boolean).map((line) => line.split('\t')) };
+}
+
+async function hasProgram(name: string): Promise<boolean> {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    if (await access(path.join(dir, name), constants.X_OK).then(() => true, () => false)) return true;
+  }
+  return false;
 }
 
 const watch = (exec: string) => [['cargo', 'watch', '--clear', '--exec', exec]];
@@ -160,7 +173,7 @@ describe.concurrent('the port of just’s justfile (end to end)', () => {
       ['cargo', 'update', '--locked', '--package', 'just'],
     ]);
     // The called recipes' lines are nested steps, named by their path.
-    expect(result.stdout).toMatch(/✔ +build-book\/zh +success/);
+    expect(result.stdout).toMatch(/✔ +build-book\/mdbook-2 +success/);
   });
 
   it('finds the current branch when done is not given one', async () => {
@@ -221,6 +234,52 @@ describe.concurrent('the port of just’s justfile (end to end)', () => {
       ['git', 'tag', 'test-release'],
       ['git', 'push', 'origin', 'test-release'],
     ]);
+  });
+
+  it('publishes the version Cargo.toml names first, and only when the README no longer mentions master', async () => {
+    const dir = await checkout();
+    const result = await just(dir, ['publish']);
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(result.calls).toEqual([
+      ['git', 'clone', '--depth', '1', 'git@github.com:casey/just.git', 'tmp/release'],
+      ['git', 'tag', '-a', '1.2.3', '-m', 'Release 1.2.3'],
+      ['git', 'push', 'origin', '1.2.3'],
+      ['cargo', 'publish'],
+    ]);
+    await expect(stat(path.join(dir, 'tmp', 'release'))).rejects.toThrow();
+    const noted = await checkout();
+    const refused = await just(noted, ['publish'], noted, { README_NOTE: '<sup>master</sup>' });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.calls).toEqual([['git', 'clone', '--depth', '1', 'git@github.com:casey/just.git', 'tmp/release']]);
+  });
+
+  it('sets up the completion test directory with the files the recipe writes', async () => {
+    const dir = await checkout();
+    await writeFiles(dir, { 'target/debug/just': stub });
+    await chmod(path.join(dir, 'target', 'debug', 'just'), 0o755);
+    const result = await just(dir, ['test-completions']);
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(result.calls).toEqual([
+      ['cargo', 'lbuild'],
+      ['just', '--completions', 'bash'],
+    ]);
+    const complete = path.join(dir, 'tmp', 'complete');
+    expect(await readFile(path.join(complete, 'just.bash'), 'utf8')).toBe('complete -F _just just\n');
+    expect(await readFile(path.join(complete, 'justfile'), 'utf8')).toBe('alias hello := foo::bar\nmod foo\n');
+    expect(await readFile(path.join(complete, 'foo.just'), 'utf8')).toBe('bar:\n');
+  });
+
+  it('makes a quine that reproduces itself, with the real cc when there is one', async () => {
+    const dir = await checkout();
+    // Unconfined, as the header says: the recipe ends by removing the directory it wrote in.
+    const result = await runCli(['run', port, '-w', dir, '--output', 'plain', '--sandbox', 'off', 'quine'], { cwd: dir });
+    if (await hasProgram('cc')) {
+      expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toContain('[echo] It was a quine!');
+      await expect(stat(path.join(dir, 'tmp'))).rejects.toThrow();
+    } else {
+      expect(result.stdout).toMatch(/First failure: cc\b/);
+    }
   });
 
   it('prints the directory it was invoked from, as invocation_directory() does', async () => {

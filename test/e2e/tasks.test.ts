@@ -109,10 +109,10 @@ tasks:
     const greet = await runCli(['run', example('tasks.yml'), 'greet', '-w', dir, '-i', 'who=rho', '--output', 'plain'], { cwd: dir });
     expect(greet.exitCode, greet.stderr).toBe(0);
     expect(greet.stdout).toContain('rho: tasks › greet (1 step)');
-    expect(greet.stdout).toContain('[greet] Hello, rho!');
+    expect(greet.stdout).toContain('[node] Hello, rho!');
     const passed = await runCli(['run', example('tasks.yml'), 'test', '-w', dir, '--output', 'plain', '--', '--watch', 'a b'], { cwd: dir });
     expect(passed.exitCode, passed.stderr).toBe(0);
-    expect(passed.stdout).toContain('[run] test runner got ["--watch","a b"]');
+    expect(passed.stdout).toContain('[node] test runner got ["--watch","a b"]');
     const listed = await runCli(['list', example('tasks.yml')], { cwd: dir });
     expect(listed.stdout).toMatch(/\(default\)\s+Say which tasks there are/);
   });

@@ -145,7 +145,7 @@ steps:
 
   it('still checks the valid steps when another part of the file is invalid', () => {
     const problems = problemsOf(`${header}steps:\n  - { id: a, tool: ecoh }\n  - { id: b, tool: echo, colour: red }\n  - { id: c, tool: echo, needs: [b, a] }\n`);
-    expect(problems).toEqual(['5:26: unknown key "colour" (expected one of: id, name, tool, uses, with, needs, if, async, continue_on_error, timeout, retry, matrix, fail_fast, resources, writes, sources, generates)', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
+    expect(problems).toEqual(['5:26: unknown key "colour" (expected one of: id, name, exec, shell, env, cwd, ok_exit_codes, tool, uses, with, needs, if, async, continue_on_error, timeout, retry, matrix, fail_fast, resources, writes, sources, generates)', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
   });
 });
 
@@ -208,5 +208,58 @@ describe('compiled steps and the released source', () => {
     expect(() => source!.position(['steps', 0])).toThrow(/released/);
     expect(() => source!.toData()).toThrow(/released/);
     expect(source!.directory).toBe(process.cwd());
+  });
+});
+
+describe('short steps', () => {
+  const execTools = new ToolRegistry([echoTool, defineTool({ name: 'exec', description: 'test exec', schema: z.object({ command: z.string(), args: z.array(z.string()).optional(), cwd: z.string().optional() }), async run() { return { text: '' }; } })]);
+  const compiled = (text: string, task?: string) => {
+    const parsed = WorkflowSource.parse('w.yml', `${header}${text}`);
+    return compileWorkflow(parsed.source!, execTools, task === undefined ? {} : { task });
+  };
+
+  it('names steps after their program, tool or task, never taking an id a step gives itself', () => {
+    const { workflow, problems } = compiled(`tasks:
+  build: [cargo build]
+  all:
+    - cargo fmt
+    - ./bin/forbid --all
+    - { id: cargo, exec: cargo test }
+    - "\${{ inputs.tool }} run"
+    - { tool: echo, with: { value: 1 } }
+    - uses: build
+    - { exec: cargo doc, needs: cargo-2 }
+inputs: { tool: { default: cargo } }
+`, 'all');
+    expect(problems).toEqual([]);
+    expect(workflow!.steps.map((step) => step.id)).toEqual(['cargo-2', 'forbid', 'cargo', 'exec', 'echo', 'build/cargo', 'build', 'cargo-3']);
+    expect(workflow!.steps.at(-1)!.dependencies).toEqual([0]);
+    expect(workflow!.steps.at(-1)!.with).toEqual({ command: 'cargo', args: ['doc'] });
+    expect(workflow!.steps[1]!.with).toEqual({ command: './bin/forbid', args: ['--all'] });
+  });
+
+  it('locates problems inside a task written as a list, and refuses exec: with shell:', () => {
+    const text = `tasks:
+  a:
+    - { id: x, tool: ecoh }
+    - { exec: ls, shell: ls }
+    - { tool: echo, cwd: src, with: { value: 1 } }
+`;
+    expect(problemsOf(`${header}${text}`)).toEqual([
+      '6:19: a step runs exec: or shell:, not both',
+      '7:21: cwd: belongs to an exec: or shell: step; in a tool: step it goes under with:',
+      '5:22: unknown tool "ecoh"; did you mean "echo"?',
+    ]);
+  });
+
+  it('points a problem inside a command line’s expression at the line', () => {
+    const parsed = WorkflowSource.parse('w.yml', `${header}tasks:
+  a:
+    - echo \${{ inputs.nope }}
+    - exec: echo \${{ 1 + }}
+`);
+    const problems = compileWorkflow(parsed.source!, execTools).problems.map((p) => `${p.line}:${p.col}: ${p.message}`);
+    expect(problems[0]).toBe('5:7: inputs.nope is not declared under "inputs:"');
+    expect(problems[1]).toMatch(/^6:13: invalid expression: /);
   });
 });
