@@ -36,15 +36,9 @@ export function requiredLiteral(pattern: RegExp): string | undefined {
       }
       continue;
     }
-    if (char === '[') {
-      const end = classEnd(source, index);
-      if (end === undefined) return undefined;
-      endRun();
-      index = end;
-      continue;
-    }
-    if (char === '(') {
-      const end = groupEnd(source, index);
+    if (char === '[' || char === '(') {
+      // A class or a group is skipped whole: what it requires is not read.
+      const end = char === '[' ? classEnd(source, index) : groupEnd(source, index);
       if (end === undefined) return undefined;
       endRun();
       index = end;
