@@ -1,6 +1,7 @@
 import type { Stats } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { ToolError } from '../../host/errors.js';
 import { isWithin, type FileIdentity, type ResolvedPath, type Workspace } from '../../host/workspace.js';
 import { CheckedDirectory } from './checked-directory.js';
@@ -34,6 +35,7 @@ const unwalkedDirectories: ReadonlySet<string> = new Set(['.git', 'node_modules'
 const maxDepth = 128;
 /** Entries a walk looks at before it stops and reports `limitReached`, however few a tool keeps. */
 const maxVisited = 200_000;
+const entriesBetweenTurns = 1024;
 
 function kindOf(info: Stats): WalkedKind {
   if (info.isSymbolicLink()) return 'symlink';
@@ -99,6 +101,8 @@ export class TreeWalk {
           return;
         }
         this.visited += 1;
+        // The walk's calls are synchronous: timers, signals and other steps' output get a turn now and then.
+        if (this.visited % entriesBetweenTurns === 0) await setImmediatePromise();
         const { name, info } = child;
         const absolute = path.join(frame.absolute, name);
         if (this.options.withheld(absolute)) continue;
