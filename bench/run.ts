@@ -24,6 +24,7 @@ import { schedulerSizes, schedulerSuite } from './suites/scheduler.js';
 import { startupSuite } from './suites/startup.js';
 import { stepPathSizes, stepPathSuite } from './suites/step-path.js';
 import { tasksSuite } from './suites/tasks.js';
+import { treesSuite } from './suites/trees.js';
 
 interface Suite {
   name: string;
@@ -47,6 +48,7 @@ const suites: Suite[] = [
   { name: 'mcp', wholeProcess: true, run: mcpSuite },
   { name: 'tasks', wholeProcess: true, run: tasksSuite },
   { name: 'incremental', wholeProcess: true, run: incrementalSuite },
+  { name: 'trees', wholeProcess: true, run: treesSuite },
 ];
 
 function parseArguments(argv: readonly string[]) {

@@ -1,5 +1,20 @@
 import { isOutsideWorkspace, type CapabilityRequest } from './capability.js';
-import { environmentConditionsHold, environmentNotGranted, isUnrestricted, parseRule, readRuleCovers, ruleMatches, type PathView, type Rule } from './rules.js';
+import path from 'node:path';
+import {
+  entrySubject,
+  environmentConditionsHold,
+  environmentNotGranted,
+  isUnrestricted,
+  parseRule,
+  readRuleCovers,
+  readRuleCoversSubject,
+  readRuleMayCoverBelow,
+  ruleMatches,
+  ruleSubject,
+  type PathView,
+  type Rule,
+} from './rules.js';
+import { isWithin } from './workspace.js';
 
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
 
@@ -40,6 +55,8 @@ export function stricterOf(a: PolicyDecision, b: PolicyDecision): PolicyDecision
   return strictness[a] >= strictness[b] ? a : b;
 }
 
+const keepersBelowLimit = 4096;
+
 /** Whether a request reads the content of a regular file that has more than one name. */
 function readsLinkedFile(request: CapabilityRequest): boolean {
   const reads = request.class === 'read' || request.class === 'skill' || request.class === 'instructions';
@@ -53,6 +70,8 @@ function readsLinkedFile(request: CapabilityRequest): boolean {
  */
 export class Policy implements PolicyEvaluator {
   readonly rules: PolicyRules;
+  /** Per directory (and workspace root), the deny and ask read rules that could cover one of its entries. */
+  readonly #keepersBelow = new Map<string, { subject: string; rules: readonly Rule[] }>();
 
   constructor(rules: Partial<PolicyRules> = {}) {
     this.rules = { allow: rules.allow ?? [], ask: rules.ask ?? [], deny: rules.deny ?? [] };
@@ -72,7 +91,33 @@ export class Policy implements PolicyEvaluator {
    */
   withholdsRead(absolute: string, workspaceRoot: string, links = 1): boolean {
     if (links > 1 && this.keepsBackNamedReads()) return true;
-    return [...this.rules.deny, ...this.rules.ask].some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
+    const below = this.keepersOf(absolute, workspaceRoot);
+    if (!below) return [...this.rules.deny, ...this.rules.ask].some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
+    if (below.rules.length === 0) return false;
+    const subject = entrySubject(below.subject, path.basename(absolute));
+    if (subject === undefined) return below.rules.some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
+    return below.rules.some((rule) => readRuleCoversSubject(rule, subject));
+  }
+
+  /**
+   * The rules `withholdsRead` must test for `absolute`, with its directory's rule form: those
+   * that could cover an entry of its directory, worked out once per directory (a walk asks for
+   * every entry of one directory in turn). Undefined for a path whose directory is not inside
+   * the workspace: every rule is tested on it.
+   */
+  private keepersOf(absolute: string, workspaceRoot: string): { subject: string; rules: readonly Rule[] } | undefined {
+    if (this.rules.deny.length === 0 && this.rules.ask.length === 0) return { subject: '.', rules: [] };
+    const directory = path.dirname(absolute);
+    if (directory === absolute || !isWithin(workspaceRoot, directory)) return undefined;
+    const key = `${workspaceRoot}\0${directory}`;
+    let below = this.#keepersBelow.get(key);
+    if (!below) {
+      if (this.#keepersBelow.size >= keepersBelowLimit) this.#keepersBelow.clear();
+      const rules = [...this.rules.deny, ...this.rules.ask].filter((rule) => readRuleMayCoverBelow(rule, directory, workspaceRoot));
+      below = { subject: ruleSubject(directory, workspaceRoot), rules };
+      this.#keepersBelow.set(key, below);
+    }
+    return below;
   }
 
   /** Whether some deny or ask rule keeps back reads of particular paths (`read(secret/**)`, not `read`). */

@@ -172,7 +172,7 @@ const recentSubjects = new Map<string, Map<string, string>>();
 const recentSubjectsLimit = 1024;
 
 /** A path in the form rules are written against: relative inside the workspace, absolute elsewhere. */
-function ruleSubject(absolute: string, workspaceRoot: string): string {
+export function ruleSubject(absolute: string, workspaceRoot: string): string {
   let subjects = recentSubjects.get(workspaceRoot);
   if (!subjects) recentSubjects.set(workspaceRoot, (subjects = new Map()));
   let subject = subjects.get(absolute);
@@ -224,7 +224,50 @@ function pathMatches(glob: string | undefined, subject: string, tree: boolean): 
  * whole (a listing or a search), so such walks can skip what a deny or ask rule keeps back.
  */
 export function readRuleCovers(rule: Rule, absolute: string, workspaceRoot: string): boolean {
-  return rule.class === 'read' && pathMatches(rule.glob, ruleSubject(absolute, workspaceRoot), false);
+  return readRuleCoversSubject(rule, ruleSubject(absolute, workspaceRoot));
+}
+
+/** `readRuleCovers` for a path already in its rule form (`entrySubject`). */
+export function readRuleCoversSubject(rule: Rule, subject: string): boolean {
+  return rule.class === 'read' && pathMatches(rule.glob, subject, false);
+}
+
+/**
+ * The rule form of the entry `name` of a directory whose rule form is `directorySubject`,
+ * without resolving the entry's path again: NFC normalizes each side of a `/` alone, so the
+ * directory's form, a slash and the name's form make the entry's. Undefined for an entry of
+ * the workspace root (`.`), whose form `ruleSubject` decides.
+ */
+export function entrySubject(directorySubject: string, name: string): string | undefined {
+  return directorySubject === '.' ? undefined : `${directorySubject}/${normalizePathText(name)}`;
+}
+
+/** A glob segment picomatch can only match as the same text: no glob syntax, no `.` or `..`. */
+const literalSegment = /^\.?[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+/**
+ * Whether a `read` rule could cover some entry below the directory `directory`, which lies
+ * inside `workspaceRoot`: false only when the glob's leading literal segments already differ
+ * from the directory's own, or the glob is a literal path no longer than the directory's. Every
+ * path below it extends the directory's subject (`dir/...`), and a literal segment matches only
+ * the same text, so such a rule matches none of them. A walk can then skip the rule for every
+ * entry of the directory.
+ */
+export function readRuleMayCoverBelow(rule: Rule, directory: string, workspaceRoot: string): boolean {
+  if (rule.class !== 'read') return false;
+  if (rule.glob === undefined) return true;
+  const subject = ruleSubject(directory, workspaceRoot);
+  if (subject === '.' || path.isAbsolute(subject)) return true;
+  const within = subject.split('/');
+  const segments = normalizePathText(rule.glob).split('/');
+  for (let index = 0; index < segments.length; index++) {
+    const segment = segments[index]!;
+    if (!literalSegment.test(segment)) return true;
+    if (index >= within.length) return true;
+    if (segment !== within[index]) return false;
+  }
+  // A literal path of no more segments than the directory's: it names the directory or an ancestor.
+  return false;
 }
 
 export type PathView = 'written' | 'resolved';

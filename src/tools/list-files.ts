@@ -5,7 +5,7 @@ import { defineTool } from '../host/tool.js';
 import { globArgument, pathArgument } from './files/arguments.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
-import { TreeWalk, type WalkedKind } from './files/walk.js';
+import { entryShower, TreeWalk, type WalkedKind } from './files/walk.js';
 import { resultData } from './result-data.js';
 
 const defaultMaxResults = 1000;
@@ -44,6 +44,7 @@ export const listFilesTool = defineTool({
       async execute(ectx) {
         await ectx.workspace.revalidate(resolved);
         const walk = new TreeWalk(resolved, { recursive: args.glob !== undefined, signal: ectx.signal, withheld: ectx.withheld });
+        const show = entryShower(ectx.workspace, resolved.canonical);
         const entries: ListedEntry[] = [];
         let truncated = false;
         for await (const entry of walk.entries()) {
@@ -52,7 +53,7 @@ export const listFilesTool = defineTool({
             truncated = true;
             break;
           }
-          entries.push({ path: ectx.workspace.showPath(entry.absolute), type: entry.kind, ...(entry.kind === 'file' && { size: entry.info.size }) });
+          entries.push({ path: show(entry), type: entry.kind, ...(entry.kind === 'file' && { size: entry.info.size }) });
         }
         truncated ||= walk.limitReached;
         const lines = entries.map((entry) => (entry.type === 'directory' ? `${entry.path}/` : entry.path));

@@ -1,3 +1,4 @@
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { z } from 'zod';
 import { displayPath } from '../host/capability.js';
 import { ToolError } from '../host/errors.js';
@@ -8,9 +9,10 @@ import { globArgument, mebibyte, pathArgument } from './files/arguments.js';
 import { looksBinary } from './files/content.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
-import { compilePattern, LineMatcher, type LineMatch } from './files/line-matcher.js';
-import { openCheckedFile, readWhole } from './files/open-file.js';
-import { fileBehindLink, TreeWalk } from './files/walk.js';
+import type { CheckedDirectory } from './files/checked-directory.js';
+import { compilePattern, LineMatcher, type LineMatch, type MatchInput } from './files/line-matcher.js';
+import { openCheckedFile, readFileIn, readWhole } from './files/open-file.js';
+import { entryShower, fileBehindLink, TreeWalk } from './files/walk.js';
 import { resultData } from './result-data.js';
 
 const maxPatternLength = 1000;
@@ -18,6 +20,11 @@ const defaultMaxMatches = 500;
 /** Files larger than this are skipped: they are rarely source and would dominate the search. */
 const searchableBytes = 8 * mebibyte;
 const patternTimeoutMs = 1000;
+/** Bytes read synchronously between turns of the event loop. */
+const bytesBetweenTurns = 4 * mebibyte;
+/** Decoded files tested in one run of the matcher (each run starts a watchdog). */
+const batchedBytes = mebibyte;
+const batchedFiles = 256;
 
 function patternProblem(source: string, caseInsensitive: boolean | undefined): string | undefined {
   try {
@@ -52,40 +59,97 @@ interface Candidate {
   identity: FileIdentity | undefined;
   /** Named by the call itself: too large is then an error rather than a silent skip. */
   named: boolean;
+  /** The checked directory the walk found it in, opened relative to it (absent: opened through its checked parent). */
+  in?: { directory: CheckedDirectory; name: string };
 }
 
 async function* candidatesIn(resolved: ResolvedPath, ectx: ExecuteContext, glob: string | undefined, walk: TreeWalk): AsyncGenerator<Candidate> {
   const matches = glob === undefined ? () => true : compileGlob(glob);
+  const show = entryShower(ectx.workspace, resolved.canonical);
   for await (const entry of walk.entries()) {
     if (!matches(entry.relative)) continue;
-    const shown = ectx.workspace.showPath(entry.absolute);
+    const shown = show(entry);
     if (entry.kind === 'file') {
       // A file with several names may also be one a rule keeps back under another name.
       if (entry.info.nlink > 1 && ectx.withheld(entry.absolute, entry.info.nlink)) continue;
-      yield { absolute: entry.absolute, shown, identity: { dev: entry.info.dev, ino: entry.info.ino }, named: false };
+      const identity = { dev: entry.info.dev, ino: entry.info.ino };
+      yield { absolute: entry.absolute, shown, identity, named: false, in: { directory: entry.directory, name: entry.name } };
     } else if (entry.kind === 'symlink') {
       // Only links to files inside the searched tree are followed: the read was authorized for this tree alone.
       const target = await fileBehindLink(entry.absolute, resolved.canonical);
-      if (target && !ectx.withheld(target.absolute, target.info.nlink)) yield { absolute: target.absolute, shown, identity: { dev: target.info.dev, ino: target.info.ino }, named: false };
+      if (target && !ectx.withheld(target.absolute, target.info.nlink)) {
+        yield { absolute: target.absolute, shown, identity: { dev: target.info.dev, ino: target.info.ino }, named: false };
+      }
     }
   }
 }
 
-async function searchOne(candidate: Candidate, matcher: LineMatcher, limit: number): Promise<SearchMatch[]> {
-  const opened = await openCheckedFile(candidate.absolute, candidate.identity, candidate.shown).catch((error: unknown) => {
+/** The bytes of a candidate worth searching; undefined for one that vanished or is too large to search. */
+async function readCandidate(candidate: Candidate): Promise<Buffer | undefined> {
+  try {
+    return candidate.in ? readFileIn(candidate.in.directory, candidate.in.name, candidate.identity, candidate.shown, searchableBytes) : await readNamed(candidate);
+  } catch (error) {
     // A file that vanished since it was listed is simply not searched; anything else is reported.
     if (error instanceof ToolError && error.kind === 'not_found') return undefined;
     throw error;
-  });
-  if (!opened) return [];
+  }
+}
+
+/** Reads a file through its checked parent: the one file a call names, or a file a link in the tree points at. */
+async function readNamed(candidate: Candidate): Promise<Buffer | undefined> {
+  const opened = await openCheckedFile(candidate.absolute, candidate.identity, candidate.shown);
   try {
-    if (opened.info.size > searchableBytes && !candidate.named) return [];
-    const bytes = await readWhole(opened, searchableBytes, candidate.shown);
-    if (looksBinary(bytes)) return [];
-    return matcher.matches(bytes.toString('utf8'), limit, candidate.shown).map((match) => ({ path: candidate.shown, ...match }));
+    if (opened.info.size > searchableBytes && !candidate.named) return undefined;
+    return await readWhole(opened, searchableBytes, candidate.shown);
   } finally {
     await opened.handle.close();
   }
+}
+
+async function* one(candidate: Candidate): AsyncGenerator<Candidate> {
+  yield candidate;
+}
+
+/**
+ * Searches the candidates in order, testing decoded files in batches. An error (a swap, an
+ * unreadable file) counts only if the search had not already stopped at its limit before
+ * reaching it, as if each file were tested as soon as it was read.
+ */
+async function searchAll(candidates: AsyncIterable<Candidate>, matcher: LineMatcher, maxMatches: number, signal: AbortSignal): Promise<{ matches: SearchMatch[]; full: boolean }> {
+  const matches: SearchMatch[] = [];
+  let batch: MatchInput[] = [];
+  let batchBytes = 0;
+  let readSinceYield = 0;
+  /** Tests the batch; true once more than `maxMatches` lines matched. */
+  const flush = (): boolean => {
+    const found = matcher.matchAll(batch, maxMatches - matches.length + 1);
+    found.forEach((lines, index) => {
+      for (const line of lines) matches.push({ path: batch[index]!.shown, ...line });
+    });
+    batch = [];
+    batchBytes = 0;
+    return matches.length > maxMatches;
+  };
+  try {
+    for await (const candidate of candidates) {
+      signal.throwIfAborted();
+      const bytes = await readCandidate(candidate);
+      // Reads are synchronous: the event loop gets a turn every so many bytes.
+      readSinceYield += bytes?.length ?? 0;
+      if (readSinceYield >= bytesBetweenTurns) {
+        readSinceYield = 0;
+        await setImmediatePromise();
+      }
+      if (!bytes || looksBinary(bytes) || !matcher.mayMatch(bytes)) continue;
+      batch.push({ text: bytes.toString('utf8'), shown: candidate.shown });
+      batchBytes += bytes.length;
+      if ((batchBytes >= batchedBytes || batch.length >= batchedFiles) && flush()) return { matches, full: true };
+    }
+  } catch (error) {
+    if (!signal.aborted && flush()) return { matches, full: true };
+    throw error;
+  }
+  return { matches, full: flush() };
 }
 
 export const searchFilesTool = defineTool({
@@ -111,23 +175,13 @@ export const searchFilesTool = defineTool({
       summary: `search ${shown}`,
       async execute(ectx) {
         await ectx.workspace.revalidate(resolved);
-        const matches: SearchMatch[] = [];
-        let truncated = false;
         const walk = tree ? new TreeWalk(resolved, { recursive: true, signal: ectx.signal, withheld: ectx.withheld }) : undefined;
-        const candidates: AsyncIterable<Candidate> | Iterable<Candidate> = walk
+        const candidates = walk
           ? candidatesIn(resolved, ectx, args.glob, walk)
-          : [{ absolute: resolved.canonical, shown, identity: resolved.identity, named: true }];
-        for await (const candidate of candidates) {
-          ectx.signal.throwIfAborted();
-          const found = await searchOne(candidate, matcher, maxMatches - matches.length + 1);
-          matches.push(...found);
-          if (matches.length > maxMatches) {
-            matches.length = maxMatches;
-            truncated = true;
-            break;
-          }
-        }
-        truncated ||= walk?.limitReached ?? false;
+          : one({ absolute: resolved.canonical, shown, identity: resolved.identity, named: true });
+        const { matches, full } = await searchAll(candidates, matcher, maxMatches, ectx.signal);
+        if (full) matches.length = maxMatches;
+        const truncated = full || (walk?.limitReached ?? false);
         const lines = matches.map((match) => `${match.path}:${match.line}:${match.text}`);
         if (truncated) lines.push(`(search stopped after ${matches.length} matches; narrow it with path, glob or pattern, or raise max_matches)`);
         return { text: lines.join('\n'), data: { matches, truncated } };

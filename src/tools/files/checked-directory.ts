@@ -1,5 +1,5 @@
-import { constants, existsSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
+import { lstat, mkdir, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../../host/errors.js';
 import type { FileIdentity } from '../../host/workspace.js';
@@ -32,8 +32,11 @@ function validateEntryName(name: string): void {
  * always opened with O_NOFOLLOW by the callers.
  */
 export class CheckedDirectory {
+  private closed = false;
+
   private constructor(
-    private readonly handle: FileHandle,
+    /** A bare descriptor, opened and closed synchronously: a walk opens one per directory, and a thread-pool round trip costs more than the call. */
+    private readonly fd: number,
     /** The canonical path it was opened and verified as. */
     readonly canonical: string,
   ) {}
@@ -46,16 +49,16 @@ export class CheckedDirectory {
    * open it from (an entry of an already checked directory), `canonical` by default.
    */
   static async open(canonical: string, shown: string, expected?: FileIdentity, at: string = canonical): Promise<CheckedDirectory> {
-    let handle: FileHandle;
+    let fd: number;
     try {
-      handle = await open(at, directoryFlags);
+      fd = openSync(at, directoryFlags);
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code;
       if (code === 'ELOOP' || code === 'ENOTDIR') throw refused(shown, 'its directory was replaced by a symlink or a file after it was checked');
       if (code === 'ENOENT') throw new ToolError('not_found', `${shown}: its directory no longer exists`, { cause, details: { path: shown } });
       throw new ToolError('execution_failed', `cannot open the directory of ${shown}: ${(cause as Error).message}`, { cause });
     }
-    const directory = new CheckedDirectory(handle, canonical);
+    const directory = new CheckedDirectory(fd, canonical);
     try {
       await directory.verify(shown, expected);
       return directory;
@@ -68,17 +71,28 @@ export class CheckedDirectory {
   /** The path that names `name` inside this directory for the final I/O. */
   entry(name: string): string {
     validateEntryName(name);
-    return descriptorPaths ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.canonical, name);
+    // A closed descriptor's number may already name another open file.
+    if (this.closed) throw new ToolError('internal', `directory ${this.canonical} used after it was closed`);
+    return descriptorPaths ? `/proc/self/fd/${this.fd}/${name}` : path.join(this.canonical, name);
   }
 
   /** The names in this directory (read through the open descriptor on Linux). */
   async names(): Promise<string[]> {
-    return readdir(descriptorPaths ? `/proc/self/fd/${this.handle.fd}` : this.canonical);
+    return descriptorPaths ? readdirSync(`/proc/self/fd/${this.fd}`) : readdir(this.canonical);
   }
 
-  /** lstat of the entry `name` of this directory: a symlink is described, never followed. */
-  async describe(name: string): Promise<Stats | undefined> {
-    return lstat(this.entry(name)).catch(() => undefined);
+  /**
+   * lstat of the entry `name` of this directory, undefined when it cannot be described: a symlink is
+   * described, never followed. Synchronous: a walk describes every entry, and a local lstat
+   * costs less than a thread-pool round trip.
+   */
+  describe(name: string): Stats | undefined {
+    const entry = this.entry(name);
+    try {
+      return lstatSync(entry);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Creates the subdirectory `name` (failing with `conflict` if anything is there) and opens it, checked. */
@@ -95,16 +109,22 @@ export class CheckedDirectory {
   }
 
   async close(): Promise<void> {
-    await this.handle.close().catch(() => undefined);
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Closing a directory read only for its names cannot lose data.
+    }
   }
 
   private async verify(shown: string, expected: FileIdentity | undefined): Promise<void> {
-    const info: Stats = await this.handle.stat();
+    const info: Stats = fstatSync(this.fd);
     if (!info.isDirectory()) throw refused(shown, 'its directory is not a directory any more');
     if (expected && (info.dev !== expected.dev || info.ino !== expected.ino)) throw refused(shown, 'its directory was replaced after it was checked');
     if (descriptorPaths) {
       // The kernel's name for the open directory: symlink-free, and where it really is now.
-      if ((await readlink(`/proc/self/fd/${this.handle.fd}`)) !== this.canonical) throw refused(shown, 'its directory moved or a symlink appeared in its path');
+      if (readlinkSync(`/proc/self/fd/${this.fd}`) !== this.canonical) throw refused(shown, 'its directory moved or a symlink appeared in its path');
       return;
     }
     const [real, named] = await Promise.all([realpath(this.canonical).catch(() => undefined), lstat(this.canonical).catch(() => undefined)]);

@@ -49,6 +49,21 @@ describe('search_files', () => {
     expect((result.output?.data as Matches).matches).toHaveLength(1);
   });
 
+  it('keeps the order of the walk and the limit across many files, with and without a required literal', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 300; index++) files[`many/f${String(index).padStart(3, '0')}.txt`] = index % 3 === 0 ? `x\nhit ${index}\r\n` : 'miss\n';
+    await writeTree(box.ws, files);
+    const expected = Object.keys(files)
+      .filter((_, index) => index % 3 === 0)
+      .map((file, index) => ({ path: file, line: 2, text: `hit ${index * 3}` }));
+    for (const pattern of ['hit \\d+', '^h.t \\d+$']) {
+      const all = await search({ pattern, path: 'many' });
+      expect(all.output?.data).toEqual({ matches: expected, truncated: false });
+      const some = await search({ pattern, path: 'many', max_matches: 57 });
+      expect(some.output?.data).toEqual({ matches: expected.slice(0, 57), truncated: true });
+    }
+  });
+
   it('follows links only to files inside the searched tree', async () => {
     await symlink(path.join(box.ws, 'src', 'a.ts'), path.join(box.ws, 'src', 'inside-link.ts'));
     await symlink(path.join(box.outside, 'secret.txt'), path.join(box.ws, 'src', 'outside-link.txt'));
