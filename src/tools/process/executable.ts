@@ -47,7 +47,8 @@ function isUnder(file: string, roots: readonly string[]): boolean {
 function isWritableLocation(candidate: string, writableRoots: readonly string[]): boolean {
   if (isUnder(candidate, writableRoots)) return true;
   try {
-    return isUnder(realpathSync(candidate), writableRoots);
+    // One realpath(3) call: the JavaScript realpathSync walks every component with lstat.
+    return isUnder(realpathSync.native(candidate), writableRoots);
   } catch {
     return true;
   }
