@@ -22,6 +22,7 @@ import { processesSuite } from './suites/processes.js';
 import { sandboxSuite } from './suites/sandbox.js';
 import { schedulerSizes, schedulerSuite } from './suites/scheduler.js';
 import { startupSuite } from './suites/startup.js';
+import { stepGapsSuite } from './suites/step-gaps.js';
 import { stepPathSizes, stepPathSuite } from './suites/step-path.js';
 import { tasksSuite } from './suites/tasks.js';
 import { treesSuite } from './suites/trees.js';
@@ -41,6 +42,7 @@ const suites: Suite[] = [
   { name: 'step path', wholeProcess: false, run: (context) => stepPathSuite(context, stepPathSizes[mode(context)]) },
   { name: 'start-up', wholeProcess: true, run: startupSuite },
   { name: 'processes', wholeProcess: true, run: processesSuite },
+  { name: 'step gaps', wholeProcess: true, run: stepGapsSuite },
   { name: 'process layers', wholeProcess: false, run: (context) => processLayersSuite(processLayerSizes[mode(context)]) },
   { name: 'sandbox', wholeProcess: true, run: sandboxSuite },
   { name: 'parallel', wholeProcess: true, run: parallelSuite },

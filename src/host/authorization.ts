@@ -152,6 +152,11 @@ export class Authorizer {
   /** Runs every gate at once; the strictest answer wins, and a gate that fails or answers oddly denies. */
   private async consultGates(pending: Pending, policyDecision: 'allow' | 'ask', signal: AbortSignal): Promise<GateVerdict> {
     const { subject, request } = pending;
+    // No gates (the usual run): nothing to wait for, so no listener to add and remove per request.
+    if (this.options.gates.length === 0) {
+      if (signal.aborted) throw cancelled(subject, request);
+      return { decision: 'continue' };
+    }
     const verdicts = this.options.gates.map(async (gate): Promise<GateVerdict> => {
       try {
         const answer = await gate.evaluate({ ...subject, request, policyDecision }, signal);

@@ -96,9 +96,25 @@ export interface EnvironmentComposition {
   stepEnv: Environment;
 }
 
+/**
+ * The inherited part of a child's environment, scrubbed, per host environment and mode. The host
+ * environment is read once per run and never changed (`HostEnvironment.env` is read-only), so
+ * the same scrubbing was repeated for every process; each call still gets a copy of its own.
+ */
+const scrubbedInherited = new WeakMap<Environment, Map<string, Readonly<Record<string, string>>>>();
+
+function inheritedScrubbed(hostEnv: Environment, mode: EnvMode): Readonly<Record<string, string>> {
+  const key = mode.mode === 'inherit' || mode.mode === 'empty' ? mode.mode : `${mode.mode}:${JSON.stringify(mode.names)}`;
+  let byMode = scrubbedInherited.get(hostEnv);
+  if (!byMode) scrubbedInherited.set(hostEnv, (byMode = new Map()));
+  let scrubbed = byMode.get(key);
+  if (!scrubbed) byMode.set(key, (scrubbed = scrubEnvironment(inheritedByMode(hostEnv, mode))));
+  return scrubbed;
+}
+
 /** The one environment a child process gets: inherited per mode, scrubbed, then the step's own variables. */
 export function composeEnvironment({ hostEnv, mode, stepEnv }: EnvironmentComposition): Record<string, string> {
-  const composed = scrubEnvironment(inheritedByMode(hostEnv, mode));
+  const composed = { ...inheritedScrubbed(hostEnv, mode) };
   for (const [name, value] of Object.entries(stepEnv)) {
     if (value !== undefined) composed[name] = value;
   }

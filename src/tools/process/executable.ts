@@ -20,13 +20,18 @@ function isExecutableFile(candidate: string): boolean {
   }
 }
 
+/** The last PATH value split: a run searches one PATH for every process, and the answer depends on the text alone. */
+let lastSplit: { value: string; directories: readonly string[] } | undefined;
+
 /**
  * The directories of a PATH value that are searched. Relative entries (including the empty
  * entry, which means "the current directory") are skipped: they would let a file in the
  * workspace stand in for a system program, and `process(rm)` must mean the `rm` on PATH.
  */
-export function searchDirectories(pathVariable: string | undefined): string[] {
-  return (pathVariable ?? '').split(path.delimiter).filter((entry) => path.isAbsolute(entry));
+export function searchDirectories(pathVariable: string | undefined): readonly string[] {
+  const value = pathVariable ?? '';
+  if (lastSplit?.value !== value) lastSplit = { value, directories: Object.freeze(value.split(path.delimiter).filter((entry) => path.isAbsolute(entry))) };
+  return lastSplit.directories;
 }
 
 export interface ExecutableSearch {
@@ -47,7 +52,8 @@ function isUnder(file: string, roots: readonly string[]): boolean {
 function isWritableLocation(candidate: string, writableRoots: readonly string[]): boolean {
   if (isUnder(candidate, writableRoots)) return true;
   try {
-    return isUnder(realpathSync(candidate), writableRoots);
+    // One realpath(3) call: the JavaScript realpathSync walks every component with lstat.
+    return isUnder(realpathSync.native(candidate), writableRoots);
   } catch {
     return true;
   }

@@ -29,8 +29,10 @@ export interface ExitStatus {
  */
 const pipeDrainMs = 500;
 
+const isDrained = (stream: Readable) => stream.destroyed || stream.readableEnded;
+
 async function drained(stream: Readable): Promise<void> {
-  if (stream.destroyed || stream.readableEnded) return;
+  if (isDrained(stream)) return;
   await once(stream, 'close').catch(() => undefined);
 }
 
@@ -125,13 +127,14 @@ export class ProcessGroup {
     this.exitStatus = status;
     if (isGroupAlive(this.pid)) await this.stop();
     else untrackGroup(this.pid);
+    // Usually both pipes have closed with the child by now: no timer to arm and clear.
+    if (isDrained(this.stdout) && isDrained(this.stderr)) return status;
     let drainTimer: NodeJS.Timeout | undefined;
     const drainLimit = new Promise<boolean>((resolve) => {
       drainTimer = setTimeout(() => resolve(true), pipeDrainMs).unref();
     });
     const pipes = Promise.all([drained(this.stdout), drained(this.stderr)]);
     const timedOut = await Promise.race([pipes.then(() => false), drainLimit]);
-    // The common case: both pipes closed with the child; no timer is left behind per process.
     clearTimeout(drainTimer);
     if (timedOut) {
       this.stdout.destroy();

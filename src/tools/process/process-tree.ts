@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long a process group gets to exit after SIGTERM before it is sent SIGKILL. */
@@ -35,13 +36,28 @@ function hasLiveMember(pgid: number): boolean | undefined {
   return false;
 }
 
-/** Whether any living process of the group led by `pgid` still exists. */
-export function isGroupAlive(pgid: number): boolean {
+/**
+ * kill(2) of a group with signal 0, answering the errno (0 when some member exists) instead of
+ * throwing. `process.kill` builds an error with a full stack for ESRCH, which is the usual answer
+ * here: every process call asks once its child has exited, and the error cost more than the
+ * system call. `process._kill` is what `process.kill` calls underneath (Node 20 to 24); where a
+ * Node lacks it, the public call answers the same.
+ */
+const rawKill = (process as { _kill?: unknown })._kill;
+function probeGroup(pgid: number): number {
+  if (typeof rawKill === 'function') return (rawKill as (pid: number, signal: number) => number).call(process, -pgid, 0);
   try {
     process.kill(-pgid, 0);
+    return 0;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? -constants.errno.EPERM : -constants.errno.ESRCH;
   }
+}
+
+/** Whether any living process of the group led by `pgid` still exists. */
+export function isGroupAlive(pgid: number): boolean {
+  const errno = probeGroup(pgid);
+  if (errno !== 0 && errno !== -constants.errno.EPERM) return false;
   return hasLiveMember(pgid) ?? true;
 }
 

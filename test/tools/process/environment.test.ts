@@ -73,6 +73,13 @@ describe('composeEnvironment', () => {
     expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_only', names: ['LANG', 'OPENAI_API_KEY'] }, stepEnv: {} })).toEqual({ LANG: 'C' });
   });
 
+  it('gives every call an environment of its own', () => {
+    const first = composeEnvironment({ hostEnv, mode: { mode: 'inherit' }, stepEnv: { ONLY_FIRST: '1' } });
+    first['MUTATED'] = 'yes';
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit' }, stepEnv: {} })).toEqual({ HOME: '/home/u', LANG: 'C', EXTRA: 'x' });
+    expect(composeEnvironment({ hostEnv: { ...hostEnv, EXTRA: 'other' }, mode: { mode: 'inherit' }, stepEnv: {} })).toMatchObject({ EXTRA: 'other' });
+  });
+
   it('adds the step variables over the inherited ones', () => {
     expect(composeEnvironment({ hostEnv, mode: { mode: 'empty' }, stepEnv: { LANG: 'en', NPM_TOKEN: 'passed' } })).toEqual({ LANG: 'en', NPM_TOKEN: 'passed' });
   });
