@@ -15,23 +15,31 @@ export const prototypeKeyReason = 'it is a name JavaScript objects reserve (__pr
  * them), or undefined. Depth is bounded so a deep value cannot exhaust the stack.
  */
 export function findProtoKey(value: unknown, maxDepth = 256): (string | number)[] | undefined {
-  const walk = (node: unknown, path: (string | number)[]): (string | number)[] | undefined => {
-    if (node === null || typeof node !== 'object' || path.length > maxDepth) return undefined;
+  // One path, pushed and popped, copied only when a key is found: a workflow file's data has a
+  // node per value, and a new path per node was most of this walk's cost.
+  const path: (string | number)[] = [];
+  const walk = (node: unknown): boolean => {
+    if (node === null || typeof node !== 'object' || path.length > maxDepth) return false;
     if (Array.isArray(node)) {
-      for (const [index, item] of node.entries()) {
-        const found = walk(item, [...path, index]);
-        if (found) return found;
+      for (let index = 0; index < node.length; index++) {
+        path.push(index);
+        if (walk(node[index])) return true;
+        path.pop();
       }
-      return undefined;
+      return false;
     }
-    if (Object.hasOwn(node, '__proto__')) return [...path, '__proto__'];
-    for (const [key, item] of Object.entries(node)) {
-      const found = walk(item, [...path, key]);
-      if (found) return found;
+    if (Object.hasOwn(node, '__proto__')) {
+      path.push('__proto__');
+      return true;
     }
-    return undefined;
+    for (const key of Object.keys(node)) {
+      path.push(key);
+      if (walk((node as Record<string, unknown>)[key])) return true;
+      path.pop();
+    }
+    return false;
   };
-  return walk(value, []);
+  return walk(value) ? path : undefined;
 }
 
 /** `with.headers.__proto__` for messages. */
