@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { sandboxModes, type SandboxMode } from '../host/confinement/status.js';
+import { sandboxModes, type SandboxMode } from '../host/confinement/modes.js';
 import { outputModes } from '../ui/render/choose.js';
 import type { PlanRequest } from './plan-workflow.js';
 import { parseRunChoices, type RunChoices } from '../workflow/run-choices.js';
