@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { RhoCommand } from '../src/cli/rho-command.js';
-import { policyFlags, runChoicesOf } from '../src/cli/run-flags.js';
+import { policyFlags } from '../src/cli/run-flags.js';
 
 export default class Invoke extends RhoCommand {
   static override summary = 'Make one tool call through the ToolHost, as a one-step workflow would.';
@@ -27,6 +27,7 @@ export default class Invoke extends RhoCommand {
     const { args, flags } = await this.parse(Invoke);
     const { readCliEnvironment } = await import('../src/cli/environment.js');
     const { invokeToolCommand } = await import('../src/cli/invoke-tool.js');
+    const { runChoicesOf } = await import('../src/cli/run-choices-of.js');
     const quiet = { write: () => {} };
     const { exitCode, result } = await invokeToolCommand(
       {

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { RhoCommand } from '../src/cli/rho-command.js';
 import { readCliEnvironment } from '../src/cli/environment.js';
-import { planFlags, planRequestOf, splitPassThrough, taskArg } from '../src/cli/run-flags.js';
+import { planFlags, splitPassThrough, taskArg } from '../src/cli/run-flags.js';
 import type { WorkflowPlan } from '../src/workflow/plan.js';
 
 export default class Plan extends RhoCommand {
@@ -18,6 +18,7 @@ export default class Plan extends RhoCommand {
     const { argv, passThrough } = splitPassThrough(this.argv);
     const { args, flags } = await this.parse(Plan, argv);
     const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
+    const { planRequestOf } = await import('../src/cli/run-choices-of.js');
     const { exitCode, plan } = await planWorkflowCommand(
       planRequestOf(args.workflow, { ...flags, task: args.task, passThrough }),
       readCliEnvironment(),

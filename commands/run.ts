@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { RhoCommand } from '../src/cli/rho-command.js';
 import { readCliEnvironment } from '../src/cli/environment.js';
-import { planRequestOf, runChoicesOf, runFlags, splitPassThrough, taskArg } from '../src/cli/run-flags.js';
+import { runFlags, splitPassThrough, taskArg } from '../src/cli/run-flags.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends RhoCommand {
@@ -33,6 +33,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const { args, flags } = await this.parse(Run, argv);
     const environment = readCliEnvironment();
     const streams = { stdout: process.stdout, stderr: process.stderr };
+    const { planRequestOf, runChoicesOf } = await import('../src/cli/run-choices-of.js');
     if (flags['dry-run']) {
       const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
       const planned = await planWorkflowCommand(planRequestOf(args.workflow, { ...flags, task: args.task, passThrough }), environment, streams, { print: true });

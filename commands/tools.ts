@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { RhoCommand } from '../src/cli/rho-command.js';
 import { SecretMasker } from '../src/host/masking.js';
 import { canPrompt, readCliEnvironment } from '../src/cli/environment.js';
-import { policyFlags, repeatable, runChoicesOf } from '../src/cli/run-flags.js';
+import { policyFlags, repeatable } from '../src/cli/run-flags.js';
 import { cliGrantHints } from '../src/ui/grant-hints.js';
 import type { SelftestResult } from '../src/workflow/extensions/selftest.js';
 import type { ToolCatalog, ToolListing } from '../src/workflow/extensions/tool-catalog.js';
@@ -46,6 +46,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
     const { openToolCatalog, toolListing } = await import('../src/workflow/extensions/tool-catalog.js');
     const { createApprovals } = await import('../src/ui/approver/index.js');
     const { cliHooks } = await import('../src/hooks/run-hooks.js');
+    const { runChoicesOf } = await import('../src/cli/run-choices-of.js');
     const environment = readCliEnvironment();
     const stderr = (line: string) => process.stderr.write(`${line}\n`);
     // Starting a workflow's MCP servers is authorized as in a run: prompts on a terminal, the

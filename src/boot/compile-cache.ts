@@ -29,15 +29,16 @@ function digest(text: string): string {
 const maxCommandsPerBuild = 8;
 
 /**
- * Which command's code a cache holds: its first word (`run`, `list`, `help` for `--help`), or
- * `-` for anything else. The cache holds the functions the run that wrote it compiled, and a
- * cache V8 accepts is not written again, so a cache shared by all commands would keep, say,
- * only `--help`'s code if that ran first, and every later `rho run` would compile its own code
- * again.
+ * Which command's code a cache holds: its first word (`run`, `list`, `help` for `--help` and for
+ * any command's `--help`), or `-` for anything else. The cache holds the functions the run that
+ * wrote it compiled, and a cache V8 accepts is not written again, so a cache shared by all
+ * commands would keep, say, only `--help`'s code if that ran first, and every later `rho run`
+ * would compile its own code again; `rho run --help` run first would do the same to `run`'s.
  */
 export function commandOf(argv: readonly string[]): string {
   const first = argv[0] ?? '';
-  if (first === '--help' || first === '-h') return 'help';
+  const options = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  if (options.includes('--help') || options.includes('-h')) return 'help';
   return /^[a-z][a-z0-9-]{0,31}$/.test(first) ? first : '-';
 }
 

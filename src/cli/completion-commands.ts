@@ -1,5 +1,5 @@
 import type { Command } from '@oclif/core';
-import { builtinRegistry } from '../workflow/launch.js';
+import { builtinRegistry } from '../workflow/builtin-registry.js';
 import type { CompletionCommand } from './completion-script.js';
 
 /** Commands whose first argument is a tool name. */

@@ -1,5 +1,5 @@
 import { checkWorkflowFile } from '../workflow/load.js';
-import { builtinRegistry } from '../workflow/launch.js';
+import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { formatProblem } from '../workflow/problems.js';
 import { formatTaskListing, listTasks, type TaskListing } from '../workflow/task-list.js';
 import type { RunStreams } from './run-workflow.js';

@@ -1,4 +1,4 @@
-import { builtinRegistry } from '../workflow/launch.js';
+import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { loadWorkflowFile } from '../workflow/load.js';
 import { matrixForCi } from '../workflow/matrix-output.js';
 import type { RunStreams } from './run-workflow.js';

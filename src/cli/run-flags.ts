@@ -1,8 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { sandboxModes, type SandboxMode } from '../host/confinement/status.js';
+import { sandboxModes } from '../host/confinement/modes.js';
 import { outputModes } from '../ui/render/choose.js';
-import type { PlanRequest } from './plan-workflow.js';
-import { parseRunChoices, type RunChoices } from '../workflow/run-choices.js';
 
 /**
  * A flag that may be given more than once. Each occurrence takes exactly one value, so it can
@@ -76,46 +74,3 @@ export const runFlags = {
   'force-step': repeatable('Run step STEP even if it is up to date. Repeatable.', 'STEP'),
   watch: Flags.boolean({ summary: 'Run again whenever a source file changes (Ctrl-C stops).', default: false }),
 };
-
-/** The values of the flags that shape a run, as oclif parses them (`rho plan` has no approvals). */
-export interface ChoiceFlagValues {
-  /** The task positional of `run` and `plan`. */
-  task?: string | undefined;
-  /** What followed `--`. */
-  passThrough?: string[];
-  matrix?: string[];
-  workspace?: string | undefined;
-  'max-parallel'?: number | undefined;
-  input?: string[];
-  allow: string[];
-  ask: string[];
-  deny: string[];
-  approve?: string[];
-  yes?: boolean;
-  sandbox?: string | undefined;
-  hooks?: string | undefined;
-  force?: boolean;
-  'force-step'?: string[];
-}
-
-/** The run's choices from its flags, parsed once. */
-export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
-  return parseRunChoices({
-    ...(flags.task !== undefined && { task: flags.task }),
-    passThrough: flags.passThrough ?? [],
-    matrix: flags.matrix ?? [],
-    ...(flags.workspace !== undefined && { workspace: flags.workspace }),
-    ...(flags['max-parallel'] !== undefined && { maxParallel: flags['max-parallel'] }),
-    inputs: flags.input ?? [],
-    rules: { allow: flags.allow, ask: flags.ask, deny: flags.deny },
-    approve: flags.approve ?? [],
-    yes: flags.yes ?? false,
-    ...(flags.sandbox !== undefined && { sandbox: flags.sandbox as SandboxMode }),
-    force: flags.force === true ? true : (flags['force-step'] ?? []).length > 0 ? flags['force-step']! : false,
-  });
-}
-
-/** What `rho plan` and `rho run --dry-run` plan, from their flags. */
-export function planRequestOf(file: string, flags: ChoiceFlagValues): PlanRequest {
-  return { file, choices: runChoicesOf({ ...flags, approve: [], yes: false }), ...(flags.hooks !== undefined && { hooksFile: flags.hooks }) };
-}

@@ -1,5 +1,5 @@
 import { checkWorkflowFile } from '../workflow/load.js';
-import { builtinRegistry } from '../workflow/launch.js';
+import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { formatProblem } from '../workflow/problems.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';

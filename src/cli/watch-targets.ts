@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { compileGlob } from '../tools/files/glob.js';
-import { builtinRegistry, resolveHostConfig } from '../workflow/launch.js';
+import { builtinRegistry } from '../workflow/builtin-registry.js';
+import { resolveHostConfig } from '../workflow/launch.js';
 import { loadWorkflowFile } from '../workflow/load.js';
 import type { RunChoices } from '../workflow/run-choices.js';
 

@@ -7,12 +7,11 @@ import { describeUnconfined, type SandboxMode, type SandboxStatus } from '../hos
 import { HostError } from '../host/errors.js';
 import { SecretMasker } from '../host/masking.js';
 import type { PreToolGate } from '../host/gates.js';
-import { ToolRegistry } from '../host/registry.js';
 import type { ToolHost } from '../host/tool-host.js';
 import type { HookSandbox, RunHooks, RunHooksFactory } from '../host/run-observer.js';
 import { buildHost, type HostConfig, type HostPorts } from './build-host.js';
 import type { RunChoices } from './run-choices.js';
-import { builtinTools } from '../tools/index.js';
+import { builtinRegistry } from './builtin-registry.js';
 import { probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
 import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
@@ -64,10 +63,6 @@ export interface LaunchOptions extends OpenOptions {
   signal: AbortSignal;
   /** Every event of the run, masked. */
   emit(event: RunEvent): void;
-}
-
-export function builtinRegistry(): ToolRegistry {
-  return new ToolRegistry(builtinTools());
 }
 
 /** Values of the workflow's declared secrets, refused when missing or too short to mask. */

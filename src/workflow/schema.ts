@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { hooksConfigSchema } from '../hooks/config.js';
-import { sandboxModes } from '../host/confinement/status.js';
+import { sandboxModes } from '../host/confinement/modes.js';
 import { prototypeKeyReason, prototypeKeys } from '../host/prototype-keys.js';
 import { durationPattern } from './duration.js';
 import { matrixSchema } from './matrix.js';

@@ -156,11 +156,14 @@ describe.concurrent('compile cache', () => {
 });
 
 describe('commandOf', () => {
-  it('names the command by its first word, --help as help, anything else alike', () => {
+  it('names the command by its first word, any --help as help, anything else alike', () => {
     expect(commandOf(['run', 'wf.yml'])).toBe('run');
     expect(commandOf(['hooks', 'test'])).toBe('hooks');
     expect(commandOf(['--help'])).toBe('help');
     expect(commandOf(['-h'])).toBe('help');
+    expect(commandOf(['run', '--help'])).toBe('help');
+    expect(commandOf(['run', 'wf.yml', '-h'])).toBe('help');
+    expect(commandOf(['run', 'wf.yml', '--', '--help'])).toBe('run');
     expect(commandOf([])).toBe('-');
     expect(commandOf(['--no-input', 'run'])).toBe('-');
     expect(commandOf(['../../etc'])).toBe('-');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultToolTimeoutMs } from '../../src/host/tool.js';
-import { builtinRegistry } from '../../src/workflow/launch.js';
+import { builtinRegistry } from '../../src/workflow/builtin-registry.js';
 import { checkWorkflowFile } from '../../src/workflow/load.js';
 import { formatProblem } from '../../src/workflow/problems.js';
 

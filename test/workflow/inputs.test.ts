@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileWorkflow } from '../../src/workflow/compile.js';
 import { parseInputs } from '../../src/workflow/inputs.js';
-import { builtinRegistry } from '../../src/workflow/launch.js';
+import { builtinRegistry } from '../../src/workflow/builtin-registry.js';
 import { checkScriptedAnswerIds } from '../../src/workflow/question-ids.js';
 import type { InputDeclaration } from '../../src/workflow/schema.js';
 import { WorkflowSource } from '../../src/workflow/source.js';

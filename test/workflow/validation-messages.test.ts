@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileWorkflow } from '../../src/workflow/compile.js';
-import { builtinRegistry } from '../../src/workflow/launch.js';
+import { builtinRegistry } from '../../src/workflow/builtin-registry.js';
 import { WorkflowSource } from '../../src/workflow/source.js';
 
 const tools = builtinRegistry();

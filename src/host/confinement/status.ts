@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { sandboxModes } from './modes.js';
 
-/** `auto`: confine where bubblewrap works, else run unconfined and say so; `required`: refuse to run unconfined; `off`: never confine. */
-export const sandboxModes = ['auto', 'required', 'off'] as const;
-export type SandboxMode = (typeof sandboxModes)[number];
+// The modes and the one-line description need no zod: the command line's flags use them on every start.
+export { describeUnconfined, sandboxModes, type SandboxMode } from './modes.js';
 
 /**
  * Whether this run's processes are confined, decided once per run by a probe that really starts
@@ -23,8 +23,3 @@ export const sandboxStatusSchema = z.discriminatedUnion('confined', [
 ]);
 
 export type SandboxStatus = z.infer<typeof sandboxStatusSchema>;
-
-/** One line a person reads about an unconfined run: why, and how to fix it. */
-export function describeUnconfined(status: Extract<SandboxStatus, { confined: false }>): string {
-  return `processes run unconfined: ${status.reason}${status.fix ? `; ${status.fix}` : ''}`;
-}

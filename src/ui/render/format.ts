@@ -1,4 +1,5 @@
-import { describeUnconfined, type SandboxStatus } from '../../host/confinement/status.js';
+import { describeUnconfined } from '../../host/confinement/modes.js';
+import type { SandboxStatus } from '../../host/confinement/status.js';
 import type { RunEvent, StepStatus } from '../../host/events.js';
 
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;

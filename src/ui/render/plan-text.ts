@@ -1,4 +1,4 @@
-import { describeUnconfined } from '../../host/confinement/status.js';
+import { describeUnconfined } from '../../host/confinement/modes.js';
 import type { PlannedConfinement, PlannedRequest, WorkflowPlan } from '../../workflow/plan.js';
 
 const decisionLabel = { allow: 'allow', ask: 'ASK (approval)', deny: 'DENY' } as const;

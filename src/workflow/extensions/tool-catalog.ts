@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { CapabilityClass } from '../../host/capability.js';
 import type { ExecutionMode, ExecutionPolicy, Tool, ToolOrigin } from '../../host/tool.js';
-import { builtinRegistry, openWorkflow, type OpenOptions } from '../launch.js';
+import { builtinRegistry } from '../builtin-registry.js';
+import { openWorkflow, type OpenOptions } from '../launch.js';
 import { formatProblem } from '../problems.js';
 import { startDeclaredServers } from './start-servers.js';
 
