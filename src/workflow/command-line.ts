@@ -1,3 +1,5 @@
+import { closingBraces } from './expressions/index.js';
+
 /**
  * The command line of an `exec:` step, split into a program and its arguments as a shell would
  * split it (words, single and double quotes, backslash), with nothing else a shell does: no
@@ -139,18 +141,8 @@ function readDoubleQuoted(line: string, open: number, refuse: (offset: number, w
   return { problem: { offset: open, message: 'this double quote is not closed' } };
 }
 
-/** The offset just past the `}}` closing the template opened at `open`; quoted strings inside the expression may hold `}}`. */
+/** The offset just past the `}}` closing the template opened at `open`, as the expression parser reads it. */
 function templateEnd(line: string, open: number): number | undefined {
-  let index = open + 3;
-  while (index < line.length) {
-    if (line[index] === "'") {
-      const close = line.indexOf("'", index + 1);
-      if (close < 0) return undefined;
-      index = close + 1;
-      continue;
-    }
-    if (line.startsWith('}}', index)) return index + 2;
-    index += 1;
-  }
-  return undefined;
+  const braces = closingBraces(line, open + 3);
+  return braces < 0 ? undefined : braces + 2;
 }

@@ -10,4 +10,4 @@ export { evaluateDeep, walkTemplates, type ValuePath } from './deep.js';
 export { ExpressionError } from './errors.js';
 export { evaluateExpressionSource, evaluateTemplate } from './evaluate.js';
 export { isTruthy } from './truthy.js';
-export { isLiteralTemplate, parseTemplate, templateReferences, type ParseOptions, type Template } from './template.js';
+export { closingBraces, isLiteralTemplate, parseTemplate, templateReferences, type ParseOptions, type Template } from './template.js';

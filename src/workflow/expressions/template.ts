@@ -70,7 +70,7 @@ export function parseTemplate(text: string, options: ParseOptions = {}): Templat
 }
 
 /** The offset of the `}}` that closes an expression whose text starts at `from`, or -1. */
-function closingBraces(text: string, from: number): number {
+export function closingBraces(text: string, from: number): number {
   let inString = false;
   for (let index = from; index < text.length; index += 1) {
     const char = text[index];
