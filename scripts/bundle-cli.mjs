@@ -46,6 +46,8 @@ const loadedOnDemand = ['@modelcontextprotocol/sdk', 'enquirer', 'listr2', 'undi
 
 try {
   await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, external: loadedOnDemand, plugins: [entry, oclifPatches] }));
+  // The loader bin/run.cjs requires before the bundle: CommonJS too, so that no start needs Node's ES module loader.
+  await build({ absWorkingDir: root, entryPoints: ['dist/src/boot/compile-cache.js'], outfile: path.join(outdir, 'compile-cache.cjs'), bundle: true, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning' });
 } catch (error) {
   await rm(outdir, { recursive: true, force: true });
   throw error;

@@ -1,26 +1,69 @@
 /**
- * Two lines of oclif that cost every start of the bundled CLI and do nothing it needs; the
- * bundle gets them rewritten. The build fails if oclif no longer has a line as written, so an
- * upgrade cannot drop a patch silently.
+ * Lines of oclif that cost every start of the bundled CLI and do nothing it needs; the bundle
+ * gets them rewritten. The build fails if oclif no longer has a line as written, so an upgrade
+ * cannot drop a patch silently.
  */
 import { readFile } from 'node:fs/promises';
 
+/**
+ * `const NAME = require("node:MODULE");` made lazy: an object whose listed members require the
+ * module when first read. Each of Node's own modules is compiled when first required (0.3–1 ms
+ * each); these are required at the top of oclif modules every command loads, for code only some
+ * paths run.
+ */
+function lazyBuiltin(name, module, members) {
+  const getters = members.map((member) => `get ${member}() { return require(${JSON.stringify(module)}).${member}; }`);
+  return { from: `const ${name} = require(${JSON.stringify(module)});`, to: `const ${name} = { ${getters.join(', ')} };` };
+}
+
 const patches = [
   {
-    // oclif sorts a plugin's commands with `localeCompare`, and the first `localeCompare` of a
-    // process builds ICU's collator: 5–8 ms of every start. rho's help sorts commands again by
-    // code unit, and rho's command ids sort alike both ways (test/commands/index.test.ts).
     file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/,
-    from: '.sort((a, b) => a.id.localeCompare(b.id));',
-    to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
+    replacements: [
+      {
+        // oclif sorts a plugin's commands with `localeCompare`, and the first `localeCompare` of a
+        // process builds ICU's collator: 5–8 ms of every start. rho's help sorts commands again by
+        // code unit, and rho's command ids sort alike both ways (test/commands/index.test.ts).
+        from: '.sort((a, b) => a.id.localeCompare(b.id));',
+        to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
+      },
+    ],
   },
   {
-    // oclif's entry checks the Node version against `engines` of the package.json beside its
-    // own directory, loading semver first. In the bundle that directory is dist/, which has no
-    // package.json: the check always threw and was ignored, after semver had loaded.
     file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]index\.js$/,
-    from: '\ncheckNodeVersion();\n',
-    to: '\n',
+    replacements: [
+      {
+        // oclif's entry checks the Node version against `engines` of the package.json beside its
+        // own directory, loading semver first. In the bundle that directory is dist/, which has no
+        // package.json: the check always threw and was ignored, after semver had loaded.
+        from: '\ncheckNodeVersion();\n',
+        to: '\n',
+      },
+    ],
+  },
+  {
+    // readline only reads a missing argument from a piped stdin, which rho's commands never ask for.
+    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]parser[\\/]parse\.js$/,
+    replacements: [lazyBuiltin('node_readline_1', 'node:readline', ['createInterface'])],
+  },
+  {
+    // perf_hooks only records oclif's own timings, with DEBUG=oclif:perf.
+    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]performance\.js$/,
+    replacements: [lazyBuiltin('node_perf_hooks_1', 'node:perf_hooks', ['performance', 'PerformanceObserver'])],
+  },
+  {
+    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]util[\\/]os\.js$/,
+    replacements: [
+      // child_process only asks PowerShell for the parent's name, on Windows.
+      lazyBuiltin('node_child_process_1', 'node:child_process', ['execSync']),
+      {
+        // oclif tells WSL from Linux (loading wsl-utils, is-wsl, powershell-utils and reading
+        // /proc/version on every start) only for its user agent, which rho's --version prints
+        // with process.platform instead (bin/run.cjs); `windows` is still `platform === 'win32'`.
+        from: "return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
+        to: 'return (0, node_os_1.platform)();',
+      },
+    ],
   },
 ];
 
@@ -29,9 +72,12 @@ export const oclifPatches = {
   setup(bundler) {
     for (const patch of patches) {
       bundler.onLoad({ filter: patch.file }, async ({ path }) => {
-        const source = await readFile(path, 'utf8');
-        if (source.split(patch.from).length !== 2) throw new Error(`${path}: expected one ${JSON.stringify(patch.from)} to replace (scripts/oclif-patches.mjs)`);
-        return { contents: source.replace(patch.from, patch.to), loader: 'js' };
+        let source = await readFile(path, 'utf8');
+        for (const { from, to } of patch.replacements) {
+          if (source.split(from).length !== 2) throw new Error(`${path}: expected one ${JSON.stringify(from)} to replace (scripts/oclif-patches.mjs)`);
+          source = source.replace(from, () => to);
+        }
+        return { contents: source, loader: 'js' };
       });
     }
   },

@@ -15,9 +15,9 @@ export function repetitions(context: BenchContext, full: { runs: number; rounds:
   return context.quick ? { runs: 2, rounds: 1, warmup: 1 } : { ...full, warmup: 2 };
 }
 
-/** `node <repo>/bin/run.js …` as one command line. */
+/** `node <repo>/bin/run.cjs …` as one command line. */
 export function rhoCommand(args: string): string {
-  return `node ${path.join(repoRoot, 'bin', 'run.js')} ${args}`;
+  return `node ${path.join(repoRoot, 'bin', 'run.cjs')} ${args}`;
 }
 
 export const concurrentlyBin = path.join(repoRoot, 'node_modules', '.bin', 'concurrently');

@@ -1,6 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { repoRoot } from './environment.js';
 import { runtimeBundleOptions } from '../../scripts/runtime-bundle.mjs';
@@ -14,7 +13,7 @@ import { runtimeBundleOptions } from '../../scripts/runtime-bundle.mjs';
 export async function writeLibraryFloor(dir: string): Promise<string> {
   const entry = path.join(dir, 'library-floor-entry.mjs');
   const bundle = path.join(dir, 'library-floor.cjs');
-  const launcher = path.join(dir, 'library-floor.mjs');
+  const launcher = path.join(dir, 'library-floor-launcher.cjs');
   await writeFile(
     entry,
     [
@@ -27,10 +26,10 @@ export async function writeLibraryFloor(dir: string): Promise<string> {
     ].join('\n'),
   );
   await build(runtimeBundleOptions(repoRoot, { entryPoints: [entry], outfile: bundle, legalComments: 'none' }));
-  const loader = pathToFileURL(path.join(repoRoot, 'dist', 'src', 'boot', 'compile-cache.js')).href;
+  const loader = path.join(repoRoot, 'dist', 'cli', 'compile-cache.cjs');
   await writeFile(
     launcher,
-    `import { requireWithCompileCache } from ${JSON.stringify(loader)};\nrequireWithCompileCache(${JSON.stringify(bundle)}, ${JSON.stringify(path.join(dir, 'compile-cache'))});\n`,
+    `const { requireWithCompileCache } = require(${JSON.stringify(loader)});\nrequireWithCompileCache(${JSON.stringify(bundle)}, ${JSON.stringify(path.join(dir, 'compile-cache'))});\n`,
   );
   return launcher;
 }

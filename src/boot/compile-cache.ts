@@ -5,7 +5,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 
 /*
- * The CLI's start-up, before anything else of rho loads (bin/run.js imports this module alone).
+ * The CLI's start-up, before anything else of rho loads (bin/run.cjs requires this module alone, built to dist/cli/compile-cache.cjs).
  * Node 20 compiles every module again on every start (its compile cache came with Node 22), and
  * compiling the bundle was the largest single cost of `rho run`. V8's code cache, kept per user,
  * turns that into reading one file. Figures: bench/README.md.

@@ -47,18 +47,18 @@ async function cacheFiles(cacheDir: string): Promise<string[]> {
 }
 
 describe.concurrent('start-up path', () => {
-  it('loads bin/run.js, the cache loader and the bundle, nothing else of rho or its dependencies', async () => {
+  it('loads bin/run.cjs, the cache loader and the bundle, all CommonJS, nothing else of rho or its dependencies', async () => {
     const { dir, env } = await setup();
     for (const run of ['without a cache', 'with the cache']) {
       const { exitCode, urls } = await loadedFiles(['run', 'one.yml'], dir, env);
       expect(exitCode, run).toBe(0);
-      const expected = [cliPath, path.join(repoRoot, 'dist/src/boot/compile-cache.js'), path.join(repoRoot, 'dist/cli/rho.cjs')].map((file) => pathToFileURL(file).href);
+      const expected = [cliPath, path.join(repoRoot, 'dist/cli/compile-cache.cjs'), path.join(repoRoot, 'dist/cli/rho.cjs')].map((file) => pathToFileURL(file).href);
       expect(urls.filter((url) => !expected.includes(url)), run).toEqual([]);
       expect(urls, run).toEqual(expect.arrayContaining(expected));
     }
   });
 
-  it('answers --version without loading anything beyond bin/run.js', async () => {
+  it('answers --version without loading anything beyond bin/run.cjs', async () => {
     const { dir, env } = await setup();
     const { exitCode, urls } = await loadedFiles(['--version'], dir, env);
     expect(exitCode).toBe(0);

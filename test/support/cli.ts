@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { execa, type Options } from 'execa';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const cliPath = path.join(repoRoot, 'bin', 'run.js');
+export const cliPath = path.join(repoRoot, 'bin', 'run.cjs');
 
 export interface CliResult {
   exitCode: number;
