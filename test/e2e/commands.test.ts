@@ -28,6 +28,9 @@ describe.concurrent('commands', () => {
       expect(result.stdout, id).toMatch(/USAGE/);
       // oclif reads `help` as a word of the help request, so `rho help --help` is `rho --help`.
       expect(result.stdout, id).toMatch(id === 'help' ? /COMMANDS/ : /EXAMPLES/);
+      // Examples are templates (`<%= config.bin %> run …`): each is rendered, none printed raw.
+      expect(result.stdout, id).not.toContain('<%');
+      if (id !== 'help') expect(result.stdout, id).toMatch(/^ {2}\$ rho /m);
     });
   });
 
