@@ -77,6 +77,29 @@ steps:
     expect(existsSync('/dev/shm/rho-sandbox-scratch')).toBe(false);
   });
 
+  it('creates a granted tree that is missing for the process, and leaves it behind only if written into', async () => {
+    const { dir, env } = await setUp({
+      'flow.yml': `version: 1
+name: trees
+policy:
+  allow: ["process(sh)", "write(man/**)", "write(build/out/**)", "write(.git/**)"]
+steps:
+  - id: look
+    tool: exec
+    with: { command: sh, args: [-c, "test -d man && test -d build/out && echo granted trees exist"] }
+  - id: build
+    tool: exec
+    with: { command: sh, args: [-c, "echo built > build/out/app.js"] }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env });
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('[look] granted trees exist');
+    expect(await readFile(path.join(dir, 'build/out/app.js'), 'utf8')).toBe('built\n');
+    // No step wrote into man/ or .git/: the run leaves no empty directory (a stray .git/ would look like a repository).
+    expect([existsSync(path.join(dir, 'man')), existsSync(path.join(dir, '.git'))]).toEqual([false, false]);
+  });
+
   it('hides denied files and the home directory from cat, which --sandbox off would read', async () => {
     const { dir, env } = await setUp((home) => ({
       'flow.yml': `version: 1

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfinementPlan, ProxyConnection } from '../../../host/confinement/index.js';
 import { isWithin } from '../../../host/workspace.js';
@@ -63,8 +63,8 @@ function kindOf(target: string): 'directory' | 'file' | undefined {
  * what must stay visible inside them (the workspace, the program's installation, the cwd) is
  * mounted back read-only, writable roots over that, read-only exceptions inside those, hidden
  * paths over everything (a deny always wins), and only then are the homes made read-only (mount
- * points inside them must be created first). Missing writable trees are created empty here, so
- * the process can write into them.
+ * points inside them must be created first). Missing writable trees must exist before this
+ * runs (`prepareWritableTrees`): `--bind-try` skips a source that does not.
  */
 export function bubblewrapArguments(plan: ConfinementPlan, target: ConfinedProcess): string[] {
   const args = [...baseArguments];
@@ -76,10 +76,7 @@ export function bubblewrapArguments(plan: ConfinementPlan, target: ConfinedProce
     const visible = new Set([...plan.exposed, ...[...programs.flatMap(programInstallation), target.cwd].filter(covered)]);
     for (const exposed of visible) args.push('--ro-bind-try', exposed, exposed);
   }
-  for (const root of plan.writable) {
-    if (root.kind === 'tree') mkdirSync(root.path, { recursive: true });
-    args.push('--bind-try', root.path, root.path);
-  }
+  for (const root of plan.writable) args.push('--bind-try', root.path, root.path);
   for (const kept of plan.readOnly) args.push('--ro-bind-try', kept, kept);
   for (const hidden of plan.hidden) {
     const kind = kindOf(hidden);

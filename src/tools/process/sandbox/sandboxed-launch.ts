@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { CallConfinement } from '../../../host/confinement/index.js';
 import { findOnPath } from '../executable.js';
 import { bubblewrapArguments } from './bubblewrap-arguments.js';
+import { prepareWritableTrees } from './writable-trees.js';
 
 /** What starting one process takes: an absolute program, its argv, where, and the whole environment. */
 export interface LaunchTarget {
@@ -13,7 +14,10 @@ export interface LaunchTarget {
 
 /** A launch to spawn, and what to close once the process (and everything it started) is gone. */
 export interface SandboxedLaunch extends LaunchTarget {
-  /** Closes the process's way to the network proxy, if it has one; safe to call more than once. */
+  /**
+   * Closes the process's way to the network proxy, if it has one, and removes the granted trees
+   * created for it that it left empty; safe to call more than once.
+   */
   release(): void;
 }
 
@@ -21,15 +25,21 @@ export interface SandboxedLaunch extends LaunchTarget {
  * Wraps a launch in the sandbox when the run confines processes: the program becomes
  * bubblewrap, the original argv follows `--`, and TMPDIR points at the private temp (an
  * in-memory file system that ends with the process). A process whose network is the proxy runs
- * behind the proxy's forwarder, with a socket of its own (closed by `release`). Unconfined
- * launches are returned as they are.
+ * behind the proxy's forwarder, with a socket of its own (closed by `release`). Granted trees
+ * that do not exist are created for the mount, and removed by `release` if left empty.
+ * Unconfined launches are returned as they are.
  */
 export function sandboxLaunch(target: LaunchTarget, confinement: CallConfinement | undefined): SandboxedLaunch {
   if (!confinement?.status.confined) return { ...target, release: () => {} };
   const { plan } = confinement;
   const proxy = plan.network.mode === 'proxy' ? confinement.proxy?.open() : undefined;
-  const release = () => proxy?.close();
+  let trees: { release(): void } | undefined;
+  const release = () => {
+    proxy?.close();
+    trees?.release();
+  };
   try {
+    trees = prepareWritableTrees(plan);
     // A bare name (a hook's `node`) is found on the process's PATH, as bubblewrap itself will find it.
     const program = path.isAbsolute(target.file) ? target.file : (findOnPath(target.file, target.env.PATH) ?? target.file);
     const args = bubblewrapArguments(plan, { file: program, cwd: target.cwd, proxy });

@@ -1,0 +1,86 @@
+import { mkdirSync, rmdirSync } from 'node:fs';
+import path from 'node:path';
+import type { ConfinementPlan } from '../../../host/confinement/index.js';
+
+/**
+ * Directories this process created so that a confined process could mount a granted tree
+ * that did not exist yet, with how many live sandboxes still mount each. Shared by every launch
+ * of the process, since two steps granted the same tree may run at once.
+ */
+const created = new Map<string, number>();
+
+/** What `prepareWritableTrees` created for one launch; `release` is safe to call more than once. */
+export interface WritableTrees {
+  release(): void;
+}
+
+/**
+ * Creates the granted writable trees that do not exist yet, so bubblewrap can mount them and
+ * the process can write into them. Once the process is gone, `release` removes what was created
+ * for it and is still empty, deepest first, unless another live sandbox still mounts it: a run
+ * leaves behind only the directories its processes wrote into (a `write(man/**)` rule no longer
+ * leaves an empty `man/` after every step that never wrote there).
+ */
+export function prepareWritableTrees(plan: ConfinementPlan): WritableTrees {
+  const held: string[] = [];
+  try {
+    for (const root of plan.writable) {
+      if (root.kind !== 'tree') continue;
+      const first = mkdirSync(root.path, { recursive: true });
+      for (const level of levelsCreated(first, root.path)) created.set(level, 0);
+      for (const level of trackedLevels(root.path)) {
+        created.set(level, created.get(level)! + 1);
+        held.push(level);
+      }
+    }
+  } catch (error) {
+    releaseLevels(held);
+    throw error;
+  }
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      releaseLevels(held);
+    },
+  };
+}
+
+/** The directories `mkdirSync(target, { recursive: true })` made, from `first` (what it returned) down to `target`. */
+function levelsCreated(first: string | undefined, target: string): string[] {
+  if (first === undefined) return [];
+  const levels = [target];
+  for (let level = target; level !== first; ) {
+    const parent = path.dirname(level);
+    if (parent === level) break;
+    levels.push((level = parent));
+  }
+  return levels;
+}
+
+/** `target` and its ancestors that this process created and still tracks. */
+function trackedLevels(target: string): string[] {
+  const levels: string[] = [];
+  for (let level = target; created.has(level); level = path.dirname(level)) levels.push(level);
+  return levels;
+}
+
+/** Drops one hold on each level; removes the levels no sandbox holds any more, deepest first, while they are empty. */
+function releaseLevels(levels: readonly string[]): void {
+  const free: string[] = [];
+  for (const level of levels) {
+    const holds = created.get(level)! - 1;
+    created.set(level, holds);
+    if (holds === 0) free.push(level);
+  }
+  for (const level of free.sort((a, b) => b.length - a.length)) {
+    if (created.get(level) !== 0) continue;
+    created.delete(level);
+    try {
+      rmdirSync(level);
+    } catch {
+      // Not empty (the process wrote into it, or someone else did) or already gone: it stays as it is.
+    }
+  }
+}
