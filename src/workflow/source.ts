@@ -43,7 +43,7 @@ export class WorkflowSource {
 
   static parse(file: string, text: string): { source?: WorkflowSource; problems: Problem[] } {
     const lines = new LineCounter();
-    const document = withPlainEnvironment(() => parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true }));
+    const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true });
     const problems = syntaxProblems(file, text, lines, [...document.errors, ...document.warnings]);
     if (document.errors.length > 0) return { problems };
     const source = new WorkflowSource(file, text, document, lines);
@@ -130,22 +130,6 @@ export class WorkflowSource {
       found = node as Node;
     }
     return found;
-  }
-}
-
-/**
- * Runs `parse` with `process.env` replaced by a plain copy of it. yaml's parser reads
- * `process.env.LOG_TOKENS` once per token, and each read of the real `process.env` is a call
- * into the C++ environment (about 0.1 µs): 10–20 % of parsing a large file. The parse is
- * synchronous, so no other code sees the copy; yaml's debug variables still work.
- */
-function withPlainEnvironment<T>(parse: () => T): T {
-  const environment = process.env;
-  process.env = { ...environment };
-  try {
-    return parse();
-  } finally {
-    process.env = environment;
   }
 }
 
