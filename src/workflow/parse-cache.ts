@@ -54,11 +54,15 @@ const entrySchema = z.strictObject({
   positions: z.record(z.string(), position),
 });
 
-/** Where parses are kept: `$XDG_CACHE_HOME/rho/workflows`, else `~/.cache/rho/workflows`; none with RHO_NO_WORKFLOW_CACHE=1. */
+/**
+ * Where parses are kept: `$XDG_CACHE_HOME/rho/workflows`, else `~/.cache/rho/workflows`; none
+ * with RHO_NO_WORKFLOW_CACHE=1, or when that place is not an absolute path (it would be read
+ * relative to the workspace).
+ */
 export function parseCacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
   if (env['RHO_NO_WORKFLOW_CACHE'] === '1') return undefined;
   const base = env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache');
-  return path.join(base, 'rho', 'workflows');
+  return path.isAbsolute(base) ? path.join(base, 'rho', 'workflows') : undefined;
 }
 
 /** A directory of kept parses, one file per workflow path; anything unreadable there is a miss. */

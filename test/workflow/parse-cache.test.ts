@@ -144,8 +144,9 @@ describe('the workflow parse cache', () => {
     expect(kept.some((name) => name.endsWith('flow-0.yml.json') || name.endsWith('flow-1.yml.json'))).toBe(false);
   });
 
-  it('lives under XDG_CACHE_HOME (else ~/.cache) and is off with RHO_NO_WORKFLOW_CACHE=1', () => {
+  it('lives under XDG_CACHE_HOME (else ~/.cache) and is off with RHO_NO_WORKFLOW_CACHE=1 or a relative place', () => {
     expect(parseCacheDir({ XDG_CACHE_HOME: '/c' })).toBe(path.join('/c', 'rho', 'workflows'));
     expect(parseCacheDir({ XDG_CACHE_HOME: '/c', RHO_NO_WORKFLOW_CACHE: '1' })).toBeUndefined();
+    expect(parseCacheDir({ XDG_CACHE_HOME: 'relative/cache' })).toBeUndefined();
   });
 });
