@@ -86,6 +86,24 @@ describe('the workflow parse cache', () => {
     expect(answers(cached)).toEqual(answers(fresh));
   });
 
+  it('keeps the files a run calls with uses:, and compiles their steps at the same lines from the cache', async () => {
+    const { file, cacheDir } = await setup('version: 1\nname: main\nsteps:\n  - id: lib\n    uses: ./lib.yml\n');
+    await writeFile(path.join(path.dirname(file), 'lib.yml'), workflow.replace('one ${{ inputs.nope }}', 'one'));
+    const lines = async () => {
+      const checked = await checkWorkflowFile(file, builtinRegistry(), 'skip', { workspace: { cwd: path.dirname(file) } });
+      expect(checked.problems).toEqual([]);
+      return checked.workflow!.steps.map((step) => [step.id, step.line]);
+    };
+    const first = await lines();
+    expect(first).toEqual([
+      ['lib/first', 4],
+      ['lib/second', 7],
+      ['lib', 4],
+    ]);
+    expect((await entries(cacheDir)).sort()).toEqual([expect.stringMatching(/_flow\.yml\.json$/), expect.stringMatching(/_lib\.yml\.json$/)]);
+    expect(await lines()).toEqual(first);
+  });
+
   it('reads the kept data instead of parsing the text again', async () => {
     const { file, cacheDir } = await setup();
     (await read(file)).keep();
