@@ -4,6 +4,7 @@
  * zod's locales cut to English. Shared by the CLI's build (scripts/bundle-cli.mjs) and the
  * benchmark that measures the libraries' own start-up floor.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +24,23 @@ const englishOnlyZodLocales = {
       contents: `export { default as en } from ${JSON.stringify(path.join(pluginData, '..', 'locales', 'en.js'))};`,
       resolveDir: pluginData,
     }));
+  },
+};
+
+/**
+ * yaml's parser reads `process.env.LOG_TOKENS` (its own debug switch) once per token, and each
+ * read of the real `process.env` is a call into C++: 10–20 % of parsing a large workflow. The
+ * bundle reads it as unset. The build fails if yaml no longer has the line as written.
+ */
+const yamlTokenLogOff = {
+  name: 'yaml-token-log-off',
+  setup(bundler) {
+    bundler.onLoad({ filter: /[\\/]yaml[\\/]dist[\\/]parse[\\/]parser\.js$/ }, async ({ path: file }) => {
+      const source = await readFile(file, 'utf8');
+      const from = 'if (node_process.env.LOG_TOKENS)';
+      if (source.split(from).length !== 2) throw new Error(`${file}: expected one ${JSON.stringify(from)} to replace (scripts/runtime-bundle.mjs)`);
+      return { contents: source.replace(from, 'if (false)'), loader: 'js' };
+    });
   },
 };
 
@@ -50,6 +68,6 @@ export function runtimeBundleOptions(root, options) {
     // tsx loads module tools at run time with a loader of its own; typescript is only oclif's
     // optional development path. Neither belongs in a runtime bundle.
     external: ['tsx', 'tsx/*', 'typescript', ...(options.external ?? [])],
-    plugins: [englishOnlyZodLocales, ...(options.plugins ?? [])],
+    plugins: [englishOnlyZodLocales, yamlTokenLogOff, ...(options.plugins ?? [])],
   };
 }

@@ -40,7 +40,8 @@ async function writeBuild(dir: string, count: number): Promise<{ workflow: strin
 /**
  * A no-op rerun of a 200-step workflow whose steps are all up to date, against its first run
  * (no recorded state), `make` on the same tree when it is up to date, and `rho run` of one echo
- * step: what checking costs next to doing the work, and next to make's timestamps.
+ * step: what checking costs next to doing the work, and next to make's timestamps. The same
+ * rerun with the workflow cache off shows what parsing the file costs when its text is new.
  */
 export async function incrementalSuite(context: BenchContext): Promise<SuiteResult> {
   const dir = path.join(context.dir, 'incremental');
@@ -51,6 +52,7 @@ export async function incrementalSuite(context: BenchContext): Promise<SuiteResu
   const make = `make (${incrementalSteps} targets, up to date)`;
   const echo = 'rho run (one echo step)';
   const floor = `rho run (the same ${incrementalSteps} steps, skipped by if:)`;
+  const uncached = `rho run (${incrementalSteps} steps, all up to date, workflow cache off)`;
   const commands = [
     // The warm-up runs record the state, so every measured run of this command finds it.
     { name: noOp, command: rhoCommand(`run ${workflow} --output plain --sandbox off`) },
@@ -58,6 +60,8 @@ export async function incrementalSuite(context: BenchContext): Promise<SuiteResu
     { name: make, command: `make -s -f ${makefile}` },
     { name: echo, command: rhoCommand(`run ${oneEcho} --output plain`) },
     { name: floor, command: rhoCommand(`run ${skipped} --output plain --sandbox off`) },
+    // What the rerun pays when the file's text is new to the cache (edited since, or cache off): yaml parses it.
+    { name: uncached, command: `env RHO_NO_WORKFLOW_CACHE=1 ${rhoCommand(`run ${workflow} --output plain --sandbox off`)}` },
   ];
   // Each first run removes the state and records it again, so a no-op rerun after it still finds it.
   const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 5, rounds: 2 }), cwd: dir });
@@ -73,7 +77,7 @@ export async function incrementalSuite(context: BenchContext): Promise<SuiteResu
   return {
     suite: 'incremental',
     // The floor says how much of the no-op rerun is the workflow's size rather than its checks.
-    figures: [versus(noOp, echo, { limit: 2, text: '≤ 2' }), versus(noOp, floor), versus(floor, echo), versus(first, noOp), versus(noOp, make)],
+    figures: [versus(noOp, echo, { limit: 2, text: '≤ 2' }), versus(noOp, floor), versus(floor, echo), versus(uncached, echo), versus(uncached, noOp), versus(first, noOp), versus(noOp, make)],
     raw,
     notes: [],
   };

@@ -1,4 +1,5 @@
 import { Errors, flush, handle, run } from '@oclif/core';
+import { parseCacheDir, useParseCache } from '../workflow/parse-cache.js';
 import { closestNames } from '../workflow/suggest.js';
 
 /**
@@ -7,6 +8,7 @@ import { closestNames } from '../workflow/suggest.js';
  * name it reports (`command rnu:wf.yml not found`).
  */
 export async function main(dir: string, commandIds: readonly string[], argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  useParseCache(parseCacheDir(process.env));
   try {
     await run([...argv], dir);
     flush();

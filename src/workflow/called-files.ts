@@ -61,6 +61,7 @@ export async function loadCalledFiles(
       warnings.push(...compiled.warnings);
       if (!compiled.file) continue;
       problems.push(...calledFileProblems(read.source, compiled.file));
+      if (read.problems.length === 0) read.source.keep();
       files.set(call.target, { ...compiled, file: compiled.file });
     }
   };

@@ -71,6 +71,8 @@ export async function checkWorkflowFile(
   const inOrder = (a: Problem, b: Problem) => Number(a.file !== file) - Number(b.file !== file) || a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col;
   problems.sort(inOrder);
   const warnings = [...extensions.warnings, ...compiled.warnings, ...called.warnings].sort(inOrder);
+  // Kept with every position this check asked, so that the next load of the same text asks yaml for none.
+  if (read.problems.length === 0) read.source.keep();
   return { ...compiled, extensions, problems, warnings, notes };
 }
 

@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node, type YAMLError } from 'yaml';
 import { findProtoKey } from '../host/prototype-keys.js';
+import { parseCache, type CachedParse, type Position } from './parse-cache.js';
 import type { Problem } from './problems.js';
 
 /** Largest workflow file rho reads. */
@@ -17,15 +18,36 @@ export type NodePath = readonly PropertyKey[];
 export class WorkflowSource {
   /** The document's plain data, once built (`toData`). */
   private data: { value: unknown } | undefined;
+  /** The document, once parsed: a source read from the cache parses it only when asked a position it does not have. */
+  private document: Document | undefined;
+  private lines = new LineCounter();
+  private released = false;
+  /** Every position asked so far, by query: what the cache keeps with the data. */
+  private readonly positions: Map<string, Position>;
+  /** Whether the cache has everything this source knows (it came from there, and no new position was asked). */
+  private cached: boolean;
 
   private constructor(
     readonly file: string,
     private text: string,
-    private document: Document | undefined,
-    private readonly lines: LineCounter,
-  ) {}
+    from: { document: Document; lines: LineCounter } | CachedParse,
+  ) {
+    if ('document' in from) {
+      this.document = from.document;
+      this.lines = from.lines;
+      this.positions = new Map();
+      this.cached = false;
+    } else {
+      this.data = { value: from.data };
+      this.positions = new Map(from.positions);
+      this.cached = true;
+    }
+  }
 
-  /** Reads and parses a file; syntax problems are returned, never thrown. */
+  /**
+   * Reads and parses a file; syntax problems are returned, never thrown. With the CLI's cache
+   * (`useParseCache`), text parsed before without a problem is taken from there.
+   */
   static async read(file: string): Promise<{ source?: WorkflowSource; problems: Problem[] }> {
     const at = (message: string): { problems: Problem[] } => ({ problems: [{ file, line: 1, col: 1, message }] });
     let size: number;
@@ -38,15 +60,18 @@ export class WorkflowSource {
     }
     if (size > maxWorkflowBytes) return at(`the file is ${size} bytes; workflows are limited to ${maxWorkflowBytes} bytes`);
     const text = await readFile(file, 'utf8');
+    const kept = parseCache()?.read(file, text);
+    // Checked again: the entry is a file on disk like any other.
+    if (kept && findProtoKey(kept.data) === undefined) return { source: new WorkflowSource(file, text, kept), problems: [] };
     return WorkflowSource.parse(file, text);
   }
 
   static parse(file: string, text: string): { source?: WorkflowSource; problems: Problem[] } {
     const lines = new LineCounter();
-    const document = withPlainEnvironment(() => parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true }));
+    const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true });
     const problems = syntaxProblems(file, text, lines, [...document.errors, ...document.warnings]);
     if (document.errors.length > 0) return { problems };
-    const source = new WorkflowSource(file, text, document, lines);
+    const source = new WorkflowSource(file, text, { document, lines });
     try {
       source.toData();
     } catch (error) {
@@ -78,38 +103,70 @@ export class WorkflowSource {
   }
 
   /**
+   * Keeps this parse in the CLI's cache, with every position asked of it so far. Called once a
+   * file has been checked, and only for a file whose parse found no problem (warnings included).
+   */
+  keep(): void {
+    const cache = parseCache();
+    if (!cache || this.cached || this.released) return;
+    cache.write(this.file, { text: this.text, data: this.toData(), positions: this.positions });
+    this.cached = true;
+  }
+
+  /**
    * Lets go of the parsed document and its data once nothing will ask for a position again (a
    * run, once its steps are compiled): for a large file they are most of what a run holds.
    */
   release(): void {
+    this.released = true;
     this.document = undefined;
     this.data = undefined;
+    this.positions.clear();
     this.text = '';
   }
 
   private parsed(): Document {
-    if (!this.document) throw new ToolError('internal', `${this.file} was released, its document is gone`);
+    if (this.released) throw new ToolError('internal', `${this.file} was released, its document is gone`);
+    // Read from the cache: the same text parses to the document the cached data came from.
+    this.document ??= parseDocument(this.text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true, strict: true });
     return this.document;
   }
 
   /** Where the value at `nodePath` starts; the nearest existing ancestor when it is missing. */
-  position(nodePath: NodePath, options: { key?: boolean } = {}): { line: number; col: number } {
-    const node = this.nodeAt(nodePath, options.key ?? false);
-    const offset = node?.range?.[0] ?? 0;
-    return this.lines.linePos(offset);
+  position(nodePath: NodePath, options: { key?: boolean } = {}): Position {
+    const key = options.key ?? false;
+    return this.remembered(queryOf(nodePath, key ? 'key' : 'value'), () => {
+      const node = this.nodeAt(nodePath, key);
+      const offset = node?.range?.[0] ?? 0;
+      return this.lines.linePos(offset);
+    });
   }
 
   /**
    * The position of a character inside a string value: exact for plain and single-line quoted
    * scalars, the value's start otherwise.
    */
-  positionInString(nodePath: NodePath, offset: number): { line: number; col: number } {
-    const node = this.nodeAt(nodePath, false);
-    if (!node || !isScalar(node) || !node.range) return this.position(nodePath);
-    const raw = this.text.slice(node.range[0], node.range[1]);
-    const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
-    const exact = (node.type === 'PLAIN' || quoted) && !raw.includes('\n') && !raw.includes('\\') && !raw.includes("''");
-    return this.lines.linePos(node.range[0] + (exact ? offset + (quoted ? 1 : 0) : 0));
+  positionInString(nodePath: NodePath, offset: number): Position {
+    return this.remembered(queryOf(nodePath, offset), () => {
+      const node = this.nodeAt(nodePath, false);
+      if (!node || !isScalar(node) || !node.range) return this.position(nodePath);
+      const raw = this.text.slice(node.range[0], node.range[1]);
+      const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
+      const exact = (node.type === 'PLAIN' || quoted) && !raw.includes('\n') && !raw.includes('\\') && !raw.includes("''");
+      return this.lines.linePos(node.range[0] + (exact ? offset + (quoted ? 1 : 0) : 0));
+    });
+  }
+
+  /** A position asked before, else `find`'s answer, remembered (a query naming a symbol is not). */
+  private remembered(query: string | undefined, find: () => Position): Position {
+    const known = query === undefined ? undefined : this.positions.get(query);
+    if (known) return { ...known };
+    const { line, col } = find();
+    if (query !== undefined && !this.released) {
+      this.positions.set(query, { line, col });
+      this.cached = false;
+    }
+    return { line, col };
   }
 
   private nodeAt(nodePath: NodePath, key: boolean): Node | undefined {
@@ -133,20 +190,10 @@ export class WorkflowSource {
   }
 }
 
-/**
- * Runs `parse` with `process.env` replaced by a plain copy of it. yaml's parser reads
- * `process.env.LOG_TOKENS` once per token, and each read of the real `process.env` is a call
- * into the C++ environment (about 0.1 µs): 10–20 % of parsing a large file. The parse is
- * synchronous, so no other code sees the copy; yaml's debug variables still work.
- */
-function withPlainEnvironment<T>(parse: () => T): T {
-  const environment = process.env;
-  process.env = { ...environment };
-  try {
-    return parse();
-  } finally {
-    process.env = environment;
-  }
+/** A position query as the cache keys it: the path, and what of it is asked (its key, its value, or a character of it). */
+function queryOf(nodePath: NodePath, what: 'key' | 'value' | number): string | undefined {
+  if (nodePath.some((segment) => typeof segment === 'symbol')) return undefined;
+  return JSON.stringify([what, ...nodePath]);
 }
 
 /**

@@ -141,7 +141,7 @@ describe.concurrent('compile cache', () => {
     const other = await setup();
     const off = await runCli(['run', 'one.yml'], { cwd: other.dir, env: { ...other.env, RHO_NO_COMPILE_CACHE: '1' } });
     expect([off.exitCode, off.stderr]).toEqual([0, '']);
-    await expect(stat(path.join(other.dir, 'cache'))).rejects.toThrow();
+    await expect(stat(other.cacheDir)).rejects.toThrow();
   });
 
   it('still imports tool modules when the bundle came from the cache', async () => {

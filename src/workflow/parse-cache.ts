@@ -1,0 +1,145 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+/*
+ * What a valid workflow file parsed to, kept per user: the next load of the same text at the
+ * same path takes its data and positions from here instead of parsing the YAML again. A cold
+ * parse is most of what loading a large file costs (bench/README.md, *Workflow load, session 5*).
+ * Only a parse that found nothing wrong is kept; the data is validated and compiled again on
+ * every load, so every check still runs, and a position no earlier load asked for is answered
+ * by parsing the text then.
+ */
+
+/** A position in the file, as problems and compiled steps carry it. */
+export interface Position {
+  line: number;
+  col: number;
+}
+
+/** A parse that can be kept: the file's text, its plain data, and the positions asked of it, by query. */
+export interface CachedParse {
+  text: string;
+  data: unknown;
+  positions: ReadonlyMap<string, Position>;
+}
+
+/** Most entries kept (one per workflow file); the least recently written go first. */
+const maxEntries = 64;
+
+/** An entry larger than this is neither written nor read. */
+const maxEntryBytes = 8 * 1024 * 1024;
+
+/**
+ * Which build of rho (and so of yaml) wrote an entry: the size and time of the code this module
+ * is part of (the CLI's bundle). An entry another build wrote is not used, so an upgrade of
+ * yaml never serves a parse the new one would not make. Read once, when first needed.
+ */
+let build: string | undefined;
+function buildOf(): string {
+  if (build === undefined) {
+    const { size, mtimeMs } = statSync(fileURLToPath(import.meta.url));
+    build = `rho-workflow-parse 1, ${size}:${mtimeMs}`;
+  }
+  return build;
+}
+
+const position = z.tuple([z.number().int().min(1), z.number().int().min(1)]);
+const entrySchema = z.strictObject({
+  format: z.string(),
+  text: z.string(),
+  data: z.unknown(),
+  positions: z.record(z.string(), position),
+});
+
+/**
+ * Where parses are kept: `$XDG_CACHE_HOME/rho/workflows`, else `~/.cache/rho/workflows`; none
+ * with RHO_NO_WORKFLOW_CACHE=1, or when that place is not an absolute path (it would be read
+ * relative to the workspace).
+ */
+export function parseCacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (env['RHO_NO_WORKFLOW_CACHE'] === '1') return undefined;
+  const base = env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache');
+  return path.isAbsolute(base) ? path.join(base, 'rho', 'workflows') : undefined;
+}
+
+/** A directory of kept parses, one file per workflow path; anything unreadable there is a miss. */
+export class ParseCache {
+  constructor(readonly dir: string) {}
+
+  /** The kept parse of `file` when its text is exactly `text`. */
+  read(file: string, text: string): CachedParse | undefined {
+    const entry = this.entryOf(file);
+    try {
+      if (statSync(entry).size > maxEntryBytes) return undefined;
+      const parsed = entrySchema.safeParse(JSON.parse(readFileSync(entry, 'utf8')));
+      if (!parsed.success || parsed.data.format !== buildOf() || parsed.data.text !== text) return undefined;
+      const positions = new Map(Object.entries(parsed.data.positions).map(([query, [line, col]]) => [query, { line, col }]));
+      return { text, data: parsed.data.data, positions };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Keeps a parse of `file` (written whole, then renamed into place); data JSON cannot hold exactly is not kept. */
+  write(file: string, parse: CachedParse): void {
+    if (!isJsonData(parse.data)) return;
+    const positions = Object.fromEntries([...parse.positions].map(([query, { line, col }]) => [query, [line, col]]));
+    const entry = this.entryOf(file);
+    const partial = `${entry}.${process.pid}.tmp`;
+    try {
+      const body = JSON.stringify({ format: buildOf(), text: parse.text, data: parse.data, positions });
+      if (body.length > maxEntryBytes) return;
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      writeFileSync(partial, body, { mode: 0o600 });
+      renameSync(partial, entry);
+      this.evict();
+    } catch {
+      // The cache only saves time; rho loads the same without it.
+      rmSync(partial, { force: true });
+    }
+  }
+
+  private entryOf(file: string): string {
+    return path.join(this.dir, `${nameOf(path.resolve(file))}.json`);
+  }
+
+  private evict(): void {
+    const entries = readdirSync(this.dir).filter((name) => name.endsWith('.json'));
+    if (entries.length <= maxEntries) return;
+    const written = entries.map((name) => ({ name, at: statSync(path.join(this.dir, name)).mtimeMs })).sort((a, b) => a.at - b.at);
+    for (const { name } of written.slice(0, entries.length - maxEntries)) rmSync(path.join(this.dir, name), { force: true });
+  }
+}
+
+/**
+ * A file name for a path, readable and short enough for any file system: paths that share one
+ * only take turns in it, since an entry is used only for its exact text.
+ */
+function nameOf(file: string): string {
+  return file.replace(/[^A-Za-z0-9._-]/g, '_').slice(-160);
+}
+
+/** Whether JSON gives back exactly this value: no NaN, infinities or -0, only plain objects and arrays. */
+function isJsonData(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0);
+  if (Array.isArray(value)) return value.every(isJsonData);
+  if (typeof value !== 'object') return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return (prototype === Object.prototype || prototype === null) && Object.values(value).every(isJsonData);
+}
+
+let shared: ParseCache | undefined;
+
+/** Sets the cache every workflow file is read through (the CLI's; none by default, as in the library). */
+export function useParseCache(dir: string | undefined): void {
+  shared = dir === undefined ? undefined : new ParseCache(dir);
+}
+
+/** The cache workflow files are read through, if any. */
+export function parseCache(): ParseCache | undefined {
+  return shared;
+}

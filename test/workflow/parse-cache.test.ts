@@ -1,0 +1,170 @@
+import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { builtinRegistry } from '../../src/workflow/builtin-registry.js';
+import { checkWorkflowFile } from '../../src/workflow/load.js';
+import { parseCacheDir, useParseCache } from '../../src/workflow/parse-cache.js';
+import { WorkflowSource, type NodePath } from '../../src/workflow/source.js';
+import { temporaryDirectories } from '../support/cli.js';
+
+const directories = temporaryDirectories();
+afterAll(() => directories.removeAll());
+afterEach(() => useParseCache(undefined));
+
+const workflow = [
+  'version: 1',
+  'name: cached',
+  'steps:',
+  '  - id: first',
+  '    tool: echo',
+  '    with: { value: "one ${{ inputs.nope }}" }',
+  '  - id: second',
+  '    tool: echo',
+  '    with:',
+  '      value: two',
+  '',
+].join('\n');
+
+/** A workspace with the workflow and a cache directory of its own, in use. */
+async function setup(text = workflow): Promise<{ file: string; cacheDir: string }> {
+  const dir = await directories.make();
+  const file = path.join(dir, 'flow.yml');
+  await writeFile(file, text);
+  const cacheDir = path.join(dir, 'cache');
+  useParseCache(cacheDir);
+  return { file, cacheDir };
+}
+
+async function entries(cacheDir: string): Promise<string[]> {
+  return readdir(cacheDir).catch(() => []);
+}
+
+async function read(file: string): Promise<WorkflowSource> {
+  const { source, problems } = await WorkflowSource.read(file);
+  expect(problems).toEqual([]);
+  return source!;
+}
+
+/** Rewrites the one entry's data (what a read from the cache would hand out). */
+async function editEntry(cacheDir: string, edit: (entry: { data: { name: string } } & Record<string, unknown>) => void): Promise<void> {
+  const [name] = await entries(cacheDir);
+  const entryFile = path.join(cacheDir, name!);
+  const entry = JSON.parse(await readFile(entryFile, 'utf8'));
+  edit(entry);
+  await writeFile(entryFile, JSON.stringify(entry));
+}
+
+const queries: { path: NodePath; key?: boolean; offset?: number }[] = [
+  { path: ['steps', 0] },
+  { path: ['steps', 1, 'with', 'value'] },
+  { path: ['steps', 1, 'with'], key: true },
+  { path: ['steps', 0, 'with', 'value'], offset: 7 },
+  { path: ['steps', 5, 'missing'] },
+  { path: ['nowhere'], key: true },
+];
+
+function answers(source: WorkflowSource) {
+  return queries.map((query) => (query.offset === undefined ? source.position(query.path, { key: query.key ?? false }) : source.positionInString(query.path, query.offset)));
+}
+
+describe('the workflow parse cache', () => {
+  it('keeps a checked file, private to the user, and gives back its data and positions for the same text', async () => {
+    const { file, cacheDir } = await setup();
+    const first = await checkWorkflowFile(file, builtinRegistry(), 'skip');
+    expect(first.problems.map((problem) => `${problem.line}:${problem.col}`)).toEqual(['6:20']);
+    const [entry, ...others] = await entries(cacheDir);
+    expect(others).toEqual([]);
+    expect((await stat(path.join(cacheDir, entry!))).mode & 0o777).toBe(0o600);
+    expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
+    // The same problem, at the same place, from the kept parse.
+    const second = await checkWorkflowFile(file, builtinRegistry(), 'skip');
+    expect(second.problems).toEqual(first.problems);
+    expect(second.workflow).toBeUndefined();
+    const fresh = WorkflowSource.parse(file, workflow).source!;
+    const cached = await read(file);
+    expect(cached.toData()).toEqual(fresh.toData());
+    expect(answers(cached)).toEqual(answers(fresh));
+  });
+
+  it('keeps the files a run calls with uses:, and compiles their steps at the same lines from the cache', async () => {
+    const { file, cacheDir } = await setup('version: 1\nname: main\nsteps:\n  - id: lib\n    uses: ./lib.yml\n');
+    await writeFile(path.join(path.dirname(file), 'lib.yml'), workflow.replace('one ${{ inputs.nope }}', 'one'));
+    const lines = async () => {
+      const checked = await checkWorkflowFile(file, builtinRegistry(), 'skip', { workspace: { cwd: path.dirname(file) } });
+      expect(checked.problems).toEqual([]);
+      return checked.workflow!.steps.map((step) => [step.id, step.line]);
+    };
+    const first = await lines();
+    expect(first).toEqual([
+      ['lib/first', 4],
+      ['lib/second', 7],
+      ['lib', 4],
+    ]);
+    expect((await entries(cacheDir)).sort()).toEqual([expect.stringMatching(/_flow\.yml\.json$/), expect.stringMatching(/_lib\.yml\.json$/)]);
+    expect(await lines()).toEqual(first);
+  });
+
+  it('reads the kept data instead of parsing the text again', async () => {
+    const { file, cacheDir } = await setup();
+    (await read(file)).keep();
+    await editEntry(cacheDir, (entry) => {
+      entry.data.name = 'from the cache';
+    });
+    expect(((await read(file)).toData() as { name: string }).name).toBe('from the cache');
+  });
+
+  it('parses again when the text changed, and keeps the new parse in place of the old', async () => {
+    const { file, cacheDir } = await setup();
+    (await read(file)).keep();
+    await writeFile(file, workflow.replace('name: cached', 'name: edited'));
+    const edited = await read(file);
+    expect((edited.toData() as { name: string }).name).toBe('edited');
+    edited.keep();
+    expect(await entries(cacheDir)).toHaveLength(1);
+    expect(((await read(file)).toData() as { name: string }).name).toBe('edited');
+  });
+
+  it('ignores an entry that is not what rho writes, or whose data holds a __proto__ key', async () => {
+    const { file, cacheDir } = await setup();
+    (await read(file)).keep();
+    const [name] = await entries(cacheDir);
+    const entryFile = path.join(cacheDir, name!);
+    const good = await readFile(entryFile, 'utf8');
+    for (const bad of ['not json', '{}', good.replace('"format":"rho-workflow-parse 1', '"format":"rho-workflow-parse 0'), good.replace('"positions":{', '"positions":{"x":[0,1],')]) {
+      await writeFile(entryFile, bad);
+      expect(((await read(file)).toData() as { name: string }).name, bad.slice(0, 40)).toBe('cached');
+    }
+    await writeFile(entryFile, good.replace('"name":"cached"', '"name":"cached","__proto__":{"polluted":true}'));
+    expect((await read(file)).toData()).not.toHaveProperty('__proto__.polluted');
+    expect(((await read(file)).toData() as { name: string }).name).toBe('cached');
+  });
+
+  it('keeps nothing of a file whose parse had a problem, or data JSON cannot hold exactly', async () => {
+    for (const text of [`${workflow}steps: []\n`, workflow.replace('value: two', 'value: !custom two'), workflow.replace('value: two', 'value: .nan')]) {
+      const { file, cacheDir } = await setup(text);
+      await checkWorkflowFile(file, builtinRegistry(), 'skip');
+      expect(await entries(cacheDir), text).toEqual([]);
+    }
+  });
+
+  it('keeps at most 64 files, dropping the least recently written', async () => {
+    const { cacheDir } = await setup();
+    const dir = path.dirname(cacheDir);
+    for (let index = 0; index < 66; index++) {
+      const file = path.join(dir, `flow-${index}.yml`);
+      await writeFile(file, workflow);
+      (await read(file)).keep();
+      const [entry] = (await entries(cacheDir)).filter((name) => name.endsWith(`flow-${index}.yml.json`));
+      await utimes(path.join(cacheDir, entry!), 1_000 + index, 1_000 + index);
+    }
+    const kept = await entries(cacheDir);
+    expect(kept).toHaveLength(64);
+    expect(kept.some((name) => name.endsWith('flow-0.yml.json') || name.endsWith('flow-1.yml.json'))).toBe(false);
+  });
+
+  it('lives under XDG_CACHE_HOME (else ~/.cache) and is off with RHO_NO_WORKFLOW_CACHE=1 or a relative place', () => {
+    expect(parseCacheDir({ XDG_CACHE_HOME: '/c' })).toBe(path.join('/c', 'rho', 'workflows'));
+    expect(parseCacheDir({ XDG_CACHE_HOME: '/c', RHO_NO_WORKFLOW_CACHE: '1' })).toBeUndefined();
+    expect(parseCacheDir({ XDG_CACHE_HOME: 'relative/cache' })).toBeUndefined();
+  });
+});
