@@ -14,12 +14,18 @@ const listFilesArgs = z.strictObject({
   path: pathArgument('Directory to list, relative to the workspace root (default ".")').optional(),
   glob: globArgument.optional().describe('Walk the tree and keep paths (relative to `path`) matching this glob, e.g. "**/*.ts"; without it only direct children are listed'),
   max_results: z.int().min(1).max(10_000).optional().describe(`Most entries to return (default ${defaultMaxResults})`),
+  sizes: z.boolean().optional().describe("Also give each file's size in bytes (default false: names and types come from the directory listing alone, sizes take one more call per file)"),
 });
 
 interface ListedEntry {
   path: string;
   type: WalkedKind;
   size?: number;
+}
+
+function shownLine(entry: ListedEntry): string {
+  if (entry.type === 'directory') return `${entry.path}/`;
+  return entry.size === undefined ? entry.path : `${entry.path} (${entry.size} bytes)`;
 }
 
 export const listFilesTool = defineTool({
@@ -43,7 +49,8 @@ export const listFilesTool = defineTool({
       summary: `list ${shown}`,
       async execute(ectx) {
         await ectx.workspace.revalidate(resolved);
-        const walk = new TreeWalk(resolved, { recursive: args.glob !== undefined, signal: ectx.signal, withheld: ectx.withheld });
+        const sizes = args.sizes ?? false;
+        const walk = new TreeWalk(resolved, { recursive: args.glob !== undefined, signal: ectx.signal, withheld: ectx.withheld, describeFiles: sizes });
         const show = entryShower(ectx.workspace, resolved.canonical);
         const entries: ListedEntry[] = [];
         let truncated = false;
@@ -53,10 +60,12 @@ export const listFilesTool = defineTool({
             truncated = true;
             break;
           }
-          entries.push({ path: show(entry), type: entry.kind, ...(entry.kind === 'file' && { size: entry.info.size }) });
+          const listed: ListedEntry = { path: show(entry), type: entry.kind };
+          if (sizes && entry.info?.isFile()) listed.size = entry.info.size;
+          entries.push(listed);
         }
         truncated ||= walk.limitReached;
-        const lines = entries.map((entry) => (entry.type === 'directory' ? `${entry.path}/` : entry.path));
+        const lines = entries.map(shownLine);
         if (truncated) lines.push(`(listing stopped after ${entries.length} entries; narrow it with path or glob, or raise max_results)`);
         return { text: lines.join('\n'), data: { entries, truncated } };
       },

@@ -12,7 +12,7 @@ import { compileGlob } from './files/glob.js';
 import type { CheckedDirectory } from './files/checked-directory.js';
 import { compilePattern, LineMatcher, type LineMatch, type MatchInput } from './files/line-matcher.js';
 import { openCheckedFile, readFileIn, readWhole } from './files/open-file.js';
-import { entryShower, fileBehindLink, TreeWalk } from './files/walk.js';
+import { describedFile, entryShower, fileBehindLink, TreeWalk } from './files/walk.js';
 import { resultData } from './result-data.js';
 
 const maxPatternLength = 1000;
@@ -70,9 +70,10 @@ async function* candidatesIn(resolved: ResolvedPath, ectx: ExecuteContext, glob:
     if (!matches(entry.relative)) continue;
     const shown = show(entry);
     if (entry.kind === 'file') {
+      const info = describedFile(entry);
       // A file with several names may also be one a rule keeps back under another name.
-      if (entry.info.nlink > 1 && ectx.withheld(entry.absolute, entry.info.nlink)) continue;
-      const identity = { dev: entry.info.dev, ino: entry.info.ino };
+      if (info.nlink > 1 && ectx.withheld(entry.absolute, info.nlink)) continue;
+      const identity = { dev: info.dev, ino: info.ino };
       yield { absolute: entry.absolute, shown, identity, named: false, in: { directory: entry.directory, name: entry.name } };
     } else if (entry.kind === 'symlink') {
       // Only links to files inside the searched tree are followed: the read was authorized for this tree alone.
@@ -175,7 +176,8 @@ export const searchFilesTool = defineTool({
       summary: `search ${shown}`,
       async execute(ectx) {
         await ectx.workspace.revalidate(resolved);
-        const walk = tree ? new TreeWalk(resolved, { recursive: true, signal: ectx.signal, withheld: ectx.withheld }) : undefined;
+        // Files are described when listed: a file replaced before it is read shows as a changed identity.
+        const walk = tree ? new TreeWalk(resolved, { recursive: true, signal: ectx.signal, withheld: ectx.withheld, describeFiles: true }) : undefined;
         const candidates = walk
           ? candidatesIn(resolved, ectx, args.glob, walk)
           : one({ absolute: resolved.canonical, shown, identity: resolved.identity, named: true });
