@@ -7,11 +7,25 @@ import type { FileIdentity } from '../../host/workspace.js';
 const directoryFlags = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /**
- * Linux names an open descriptor's directory `/proc/self/fd/N/`: a path through it is resolved
+ * Linux names an open descriptor's directory `/proc/PID/fd/N/`: a path through it is resolved
  * from that directory, whatever its name on disk now leads to. Elsewhere the final I/O falls back
  * to path strings checked just before use (a window a hostile local process can still race).
  */
-const descriptorRoot = process.platform === 'linux' && existsSync('/proc/self/fd') ? '/proc/self/fd' : undefined;
+const descriptorRoot = process.platform === 'linux' && existsSync('/proc/self/fd') ? ownDescriptorDirectory() : undefined;
+
+/**
+ * `/proc/self` is a symlink the kernel resolves again on every lookup (a walk makes two or three
+ * per file), so this process's own `/proc/PID` is used instead when `/proc/self` names it; a
+ * /proc mounted from another PID namespace would not, and then `/proc/self` stays.
+ */
+function ownDescriptorDirectory(): string {
+  try {
+    if (readlinkSync('/proc/self') === String(process.pid)) return `/proc/${process.pid}/fd`;
+  } catch {
+    // An unreadable /proc/self link leaves the path the kernel resolves itself.
+  }
+  return '/proc/self/fd';
+}
 
 function refused(shown: string, what: string): ToolError {
   return new ToolError('path_refused', `${shown} refused: ${what}; nothing was read or written`, { details: { path: shown, reason: what } });
