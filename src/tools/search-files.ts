@@ -11,7 +11,7 @@ import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
 import type { CheckedDirectory } from './files/checked-directory.js';
 import { compilePattern, LineMatcher, type LineMatch, type MatchInput } from './files/line-matcher.js';
-import { openCheckedFile, readFileIn, readWhole } from './files/open-file.js';
+import { openCheckedFile, ReadScratch, readFileIn, readWhole } from './files/open-file.js';
 import { describedFile, entryShower, fileBehindLink, TreeWalk } from './files/walk.js';
 import { resultData } from './result-data.js';
 
@@ -85,10 +85,13 @@ async function* candidatesIn(resolved: ResolvedPath, ectx: ExecuteContext, glob:
   }
 }
 
-/** The bytes of a candidate worth searching; undefined for one that vanished or is too large to search. */
-async function readCandidate(candidate: Candidate): Promise<Buffer | undefined> {
+/**
+ * The bytes of a candidate worth searching (a file the walk found is read into `scratch`, valid
+ * until the next read); undefined for one that vanished or is too large to search.
+ */
+async function readCandidate(candidate: Candidate, scratch: ReadScratch): Promise<Buffer | undefined> {
   try {
-    return candidate.in ? readFileIn(candidate.in.directory, candidate.in.name, candidate.identity, candidate.shown, searchableBytes) : await readNamed(candidate);
+    return candidate.in ? readFileIn(candidate.in.directory, candidate.in.name, candidate.identity, candidate.shown, searchableBytes, scratch) : await readNamed(candidate);
   } catch (error) {
     // A file that vanished since it was listed is simply not searched; anything else is reported.
     if (error instanceof ToolError && error.kind === 'not_found') return undefined;
@@ -121,6 +124,7 @@ async function searchAll(candidates: AsyncIterable<Candidate>, matcher: LineMatc
   let batch: MatchInput[] = [];
   let batchBytes = 0;
   let readSinceYield = 0;
+  const scratch = new ReadScratch(searchableBytes);
   /** Tests the batch; true once more than `maxMatches` lines matched. */
   const flush = (): boolean => {
     const found = matcher.matchAll(batch, maxMatches - matches.length + 1);
@@ -134,7 +138,7 @@ async function searchAll(candidates: AsyncIterable<Candidate>, matcher: LineMatc
   try {
     for await (const candidate of candidates) {
       signal.throwIfAborted();
-      const bytes = await readCandidate(candidate);
+      const bytes = await readCandidate(candidate, scratch);
       // Reads are synchronous: the event loop gets a turn every so many bytes.
       readSinceYield += bytes?.length ?? 0;
       if (readSinceYield >= bytesBetweenTurns) {
