@@ -5,7 +5,7 @@ import { defineTool } from '../host/tool.js';
 import { globArgument, pathArgument } from './files/arguments.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
-import { entryShower, TreeWalk, type WalkedKind } from './files/walk.js';
+import { entryShower, TreeWalk, type WalkedEntry, type WalkedKind } from './files/walk.js';
 import { resultData } from './result-data.js';
 
 const defaultMaxResults = 1000;
@@ -21,6 +21,24 @@ interface ListedEntry {
   path: string;
   type: WalkedKind;
   size?: number;
+}
+
+/** The first `maxResults` entries of the walk that `keep` keeps, described; truncated when there were more. */
+async function collect(
+  walk: TreeWalk,
+  keep: (relative: string) => boolean,
+  describe: (entry: WalkedEntry) => ListedEntry,
+  maxResults: number,
+): Promise<{ entries: ListedEntry[]; truncated: boolean }> {
+  const entries: ListedEntry[] = [];
+  for await (const batch of walk.batches()) {
+    for (const entry of batch) {
+      if (!keep(entry.relative)) continue;
+      if (entries.length === maxResults) return { entries, truncated: true };
+      entries.push(describe(entry));
+    }
+  }
+  return { entries, truncated: walk.limitReached };
 }
 
 function shownLine(entry: ListedEntry): string {
@@ -52,19 +70,12 @@ export const listFilesTool = defineTool({
         const sizes = args.sizes ?? false;
         const walk = new TreeWalk(resolved, { recursive: args.glob !== undefined, signal: ectx.signal, withheld: ectx.withheld, describeFiles: sizes });
         const show = entryShower(ectx.workspace, resolved.canonical);
-        const entries: ListedEntry[] = [];
-        let truncated = false;
-        for await (const entry of walk.entries()) {
-          if (!matches(entry.relative)) continue;
-          if (entries.length === maxResults) {
-            truncated = true;
-            break;
-          }
+        const describe = (entry: WalkedEntry): ListedEntry => {
           const listed: ListedEntry = { path: show(entry), type: entry.kind };
           if (sizes && entry.info?.isFile()) listed.size = entry.info.size;
-          entries.push(listed);
-        }
-        truncated ||= walk.limitReached;
+          return listed;
+        };
+        const { entries, truncated } = await collect(walk, matches, describe, maxResults);
         const lines = entries.map(shownLine);
         if (truncated) lines.push(`(listing stopped after ${entries.length} entries; narrow it with path or glob, or raise max_results)`);
         return { text: lines.join('\n'), data: { entries, truncated } };

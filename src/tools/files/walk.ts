@@ -93,15 +93,27 @@ export class TreeWalk {
     private readonly options: WalkOptions,
   ) {}
 
-  entries(): AsyncGenerator<WalkedEntry> {
+  /**
+   * The walk's entries in order, in runs that share one open directory (a run ends where the
+   * walk enters a subdirectory, leaves a directory, or gives the event loop a turn): a caller
+   * goes through each run synchronously, and the walk resumes once per run instead of once per
+   * entry. The directory of a run's entries is open until the next run is asked for.
+   */
+  batches(): AsyncGenerator<readonly WalkedEntry[]> {
     if (this.root.entry !== 'directory' || !this.root.identity) {
       throw new ToolError('internal', `TreeWalk needs an existing directory, got ${this.root.canonical}`);
     }
     return this.walk(this.root.canonical, this.root.identity);
   }
 
-  private async *walk(root: string, identity: FileIdentity): AsyncGenerator<WalkedEntry> {
+  /** The walk's entries one at a time; each entry's directory is open until the next is asked for. */
+  async *entries(): AsyncGenerator<WalkedEntry> {
+    for await (const batch of this.batches()) yield* batch;
+  }
+
+  private async *walk(root: string, identity: FileIdentity): AsyncGenerator<readonly WalkedEntry[]> {
     const stack: Frame[] = [];
+    let batch: WalkedEntry[] = [];
     try {
       const listing = await this.readChecked(root, identity, true);
       if (listing) stack.push({ listing, next: 0, absolute: root, relative: '', depth: 0 });
@@ -109,6 +121,8 @@ export class TreeWalk {
         const frame = stack[stack.length - 1]!;
         const child = frame.listing.children[frame.next];
         if (!child) {
+          if (batch.length > 0) yield batch;
+          batch = [];
           stack.pop();
           await frame.listing.directory.close();
           continue;
@@ -116,18 +130,25 @@ export class TreeWalk {
         frame.next += 1;
         this.options.signal.throwIfAborted();
         if (this.visited >= maxVisited) {
+          if (batch.length > 0) yield batch;
           this.limitReached = true;
           return;
         }
         this.visited += 1;
         // The walk's calls are synchronous: timers, signals and other steps' output get a turn now and then.
-        if (this.visited % entriesBetweenTurns === 0) await setImmediatePromise();
+        if (this.visited % entriesBetweenTurns === 0) {
+          if (batch.length > 0) yield batch;
+          batch = [];
+          await setImmediatePromise();
+        }
         const { name, kind, info } = child;
         const absolute = childPath(frame.absolute, name);
         if (this.options.withheld(absolute)) continue;
         const relative = frame.relative ? `${frame.relative}/${name}` : name;
-        yield { absolute, relative, kind, info, name, directory: frame.listing.directory };
+        batch.push({ absolute, relative, kind, info, name, directory: frame.listing.directory });
         if (kind === 'directory' && info && this.options.recursive && !unwalkedDirectories.has(name) && frame.depth < maxDepth) {
+          yield batch;
+          batch = [];
           const inner = await this.readChecked(absolute, { dev: info.dev, ino: info.ino }, false);
           if (inner) stack.push({ listing: inner, next: 0, absolute, relative, depth: frame.depth + 1 });
         }
