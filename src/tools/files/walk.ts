@@ -107,8 +107,8 @@ export class TreeWalk {
   }
 
   /** The walk's entries one at a time; each entry's directory is open until the next is asked for. */
-  async *entries(): AsyncGenerator<WalkedEntry> {
-    for await (const batch of this.batches()) yield* batch;
+  entries(): AsyncGenerator<WalkedEntry> {
+    return oneByOne(this.batches());
   }
 
   private async *walk(root: string, identity: FileIdentity): AsyncGenerator<readonly WalkedEntry[]> {
@@ -201,6 +201,10 @@ export class TreeWalk {
       throw error;
     }
   }
+}
+
+async function* oneByOne<T>(batches: AsyncIterable<readonly T[]>): AsyncGenerator<T> {
+  for await (const batch of batches) yield* batch;
 }
 
 /** The lstat of a regular file a walk with `describeFiles` met. */

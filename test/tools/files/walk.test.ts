@@ -73,6 +73,19 @@ describe('a tree walk with reads relative to its checked directories', () => {
     expect(JSON.stringify(read)).not.toContain('outside');
   });
 
+  it('hands out runs of entries from one open directory, in the order of the walk', async () => {
+    const walk = new TreeWalk(await box.workspace.resolveForRead('.'), { recursive: true, signal: new AbortController().signal, withheld: () => false, describeFiles: true });
+    const order: string[] = [];
+    for await (const batch of walk.batches()) {
+      expect(new Set(batch.map((entry) => entry.directory)).size).toBe(1);
+      for (const entry of batch) {
+        order.push(entry.relative);
+        if (entry.kind === 'file') expect(readOne(entry)).toBe(`${entry.name[0]}\n`);
+      }
+    }
+    expect(order).toEqual(['a.txt', 'b.txt', 'c.txt', 'sub', 'sub/d.txt']);
+  });
+
   it('lets no read use a directory descriptor once the walk has closed it', async () => {
     const walk = new TreeWalk(await box.workspace.resolveForRead('.'), { recursive: false, signal: new AbortController().signal, withheld: () => false, describeFiles: true });
     let first: WalkedEntry | undefined;
