@@ -21,7 +21,7 @@ export interface WalkedEntry {
   info: Stats | undefined;
   /** The entry's name in `directory`. */
   name: string;
-  /** The checked, open directory that holds the entry, for I/O relative to it: open until the walk is asked for its next entry. */
+  /** The checked, open directory that holds the entry, for I/O relative to it: open until the walk is asked for its next entry (its next run, through `batches`). */
   directory: CheckedDirectory;
 }
 
