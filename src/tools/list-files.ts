@@ -5,7 +5,7 @@ import { defineTool } from '../host/tool.js';
 import { globArgument, pathArgument } from './files/arguments.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
-import { entryShower, TreeWalk, type WalkedKind } from './files/walk.js';
+import { entryShower, TreeWalk, type WalkedEntry, type WalkedKind } from './files/walk.js';
 import { resultData } from './result-data.js';
 
 const defaultMaxResults = 1000;
@@ -14,12 +14,36 @@ const listFilesArgs = z.strictObject({
   path: pathArgument('Directory to list, relative to the workspace root (default ".")').optional(),
   glob: globArgument.optional().describe('Walk the tree and keep paths (relative to `path`) matching this glob, e.g. "**/*.ts"; without it only direct children are listed'),
   max_results: z.int().min(1).max(10_000).optional().describe(`Most entries to return (default ${defaultMaxResults})`),
+  sizes: z.boolean().optional().describe("Also give each file's size in bytes (default false: names and types come from the directory listing alone, sizes take one more call per file)"),
 });
 
 interface ListedEntry {
   path: string;
   type: WalkedKind;
   size?: number;
+}
+
+/** The first `maxResults` entries of the walk that `keep` keeps, described; truncated when there were more. */
+async function collect(
+  walk: TreeWalk,
+  keep: (relative: string) => boolean,
+  describe: (entry: WalkedEntry) => ListedEntry,
+  maxResults: number,
+): Promise<{ entries: ListedEntry[]; truncated: boolean }> {
+  const entries: ListedEntry[] = [];
+  for await (const batch of walk.batches()) {
+    for (const entry of batch) {
+      if (!keep(entry.relative)) continue;
+      if (entries.length === maxResults) return { entries, truncated: true };
+      entries.push(describe(entry));
+    }
+  }
+  return { entries, truncated: walk.limitReached };
+}
+
+function shownLine(entry: ListedEntry): string {
+  if (entry.type === 'directory') return `${entry.path}/`;
+  return entry.size === undefined ? entry.path : `${entry.path} (${entry.size} bytes)`;
 }
 
 export const listFilesTool = defineTool({
@@ -43,20 +67,16 @@ export const listFilesTool = defineTool({
       summary: `list ${shown}`,
       async execute(ectx) {
         await ectx.workspace.revalidate(resolved);
-        const walk = new TreeWalk(resolved, { recursive: args.glob !== undefined, signal: ectx.signal, withheld: ectx.withheld });
+        const sizes = args.sizes ?? false;
+        const walk = new TreeWalk(resolved, { recursive: args.glob !== undefined, signal: ectx.signal, withheld: ectx.withheld, describeFiles: sizes });
         const show = entryShower(ectx.workspace, resolved.canonical);
-        const entries: ListedEntry[] = [];
-        let truncated = false;
-        for await (const entry of walk.entries()) {
-          if (!matches(entry.relative)) continue;
-          if (entries.length === maxResults) {
-            truncated = true;
-            break;
-          }
-          entries.push({ path: show(entry), type: entry.kind, ...(entry.kind === 'file' && { size: entry.info.size }) });
-        }
-        truncated ||= walk.limitReached;
-        const lines = entries.map((entry) => (entry.type === 'directory' ? `${entry.path}/` : entry.path));
+        const describe = (entry: WalkedEntry): ListedEntry => {
+          const listed: ListedEntry = { path: show(entry), type: entry.kind };
+          if (sizes && entry.info?.isFile()) listed.size = entry.info.size;
+          return listed;
+        };
+        const { entries, truncated } = await collect(walk, matches, describe, maxResults);
+        const lines = entries.map(shownLine);
         if (truncated) lines.push(`(listing stopped after ${entries.length} entries; narrow it with path or glob, or raise max_results)`);
         return { text: lines.join('\n'), data: { entries, truncated } };
       },

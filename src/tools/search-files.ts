@@ -11,8 +11,8 @@ import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
 import type { CheckedDirectory } from './files/checked-directory.js';
 import { compilePattern, LineMatcher, type LineMatch, type MatchInput } from './files/line-matcher.js';
-import { openCheckedFile, readFileIn, readWhole } from './files/open-file.js';
-import { entryShower, fileBehindLink, TreeWalk } from './files/walk.js';
+import { openCheckedFile, ReadScratch, readFileIn, readWhole } from './files/open-file.js';
+import { describedFile, entryShower, fileBehindLink, TreeWalk } from './files/walk.js';
 import { resultData } from './result-data.js';
 
 const maxPatternLength = 1000;
@@ -63,51 +63,100 @@ interface Candidate {
   in?: { directory: CheckedDirectory; name: string };
 }
 
-async function* candidatesIn(resolved: ResolvedPath, ectx: ExecuteContext, glob: string | undefined, walk: TreeWalk): AsyncGenerator<Candidate> {
+/** The files of each run of the walk worth reading, in order: a run shares one open directory. */
+async function* candidatesIn(resolved: ResolvedPath, ectx: ExecuteContext, glob: string | undefined, walk: TreeWalk): AsyncGenerator<readonly Candidate[]> {
   const matches = glob === undefined ? () => true : compileGlob(glob);
   const show = entryShower(ectx.workspace, resolved.canonical);
-  for await (const entry of walk.entries()) {
-    if (!matches(entry.relative)) continue;
-    const shown = show(entry);
-    if (entry.kind === 'file') {
-      // A file with several names may also be one a rule keeps back under another name.
-      if (entry.info.nlink > 1 && ectx.withheld(entry.absolute, entry.info.nlink)) continue;
-      const identity = { dev: entry.info.dev, ino: entry.info.ino };
-      yield { absolute: entry.absolute, shown, identity, named: false, in: { directory: entry.directory, name: entry.name } };
-    } else if (entry.kind === 'symlink') {
-      // Only links to files inside the searched tree are followed: the read was authorized for this tree alone.
-      const target = await fileBehindLink(entry.absolute, resolved.canonical);
-      if (target && !ectx.withheld(target.absolute, target.info.nlink)) {
-        yield { absolute: target.absolute, shown, identity: { dev: target.info.dev, ino: target.info.ino }, named: false };
+  for await (const batch of walk.batches()) {
+    const candidates: Candidate[] = [];
+    for (const entry of batch) {
+      if (!matches(entry.relative)) continue;
+      if (entry.kind === 'file') {
+        const info = describedFile(entry);
+        // A file with several names may also be one a rule keeps back under another name.
+        if (info.nlink > 1 && ectx.withheld(entry.absolute, info.nlink)) continue;
+        const identity = { dev: info.dev, ino: info.ino };
+        candidates.push({ absolute: entry.absolute, shown: show(entry), identity, named: false, in: { directory: entry.directory, name: entry.name } });
+      } else if (entry.kind === 'symlink') {
+        // Only links to files inside the searched tree are followed: the read was authorized for this tree alone.
+        const target = await fileBehindLink(entry.absolute, resolved.canonical);
+        if (target && !ectx.withheld(target.absolute, target.info.nlink)) {
+          candidates.push({ absolute: target.absolute, shown: show(entry), identity: { dev: target.info.dev, ino: target.info.ino }, named: false });
+        }
       }
     }
+    if (candidates.length > 0) yield candidates;
   }
 }
 
-/** The bytes of a candidate worth searching; undefined for one that vanished or is too large to search. */
-async function readCandidate(candidate: Candidate): Promise<Buffer | undefined> {
+/** A file that vanished since it was listed is simply not searched; anything else is reported. */
+function vanished(error: unknown): undefined {
+  if (error instanceof ToolError && error.kind === 'not_found') return undefined;
+  throw error;
+}
+
+/** The bytes of a file the walk found, read into `scratch` (valid until its next use); undefined for one that vanished or is too large. */
+function readWalked(found: { directory: CheckedDirectory; name: string }, candidate: Candidate, scratch: ReadScratch): Buffer | undefined {
   try {
-    return candidate.in ? readFileIn(candidate.in.directory, candidate.in.name, candidate.identity, candidate.shown, searchableBytes) : await readNamed(candidate);
+    return readFileIn(found.directory, found.name, candidate.identity, candidate.shown, searchableBytes, scratch);
   } catch (error) {
-    // A file that vanished since it was listed is simply not searched; anything else is reported.
-    if (error instanceof ToolError && error.kind === 'not_found') return undefined;
-    throw error;
+    return vanished(error);
   }
 }
 
 /** Reads a file through its checked parent: the one file a call names, or a file a link in the tree points at. */
 async function readNamed(candidate: Candidate): Promise<Buffer | undefined> {
-  const opened = await openCheckedFile(candidate.absolute, candidate.identity, candidate.shown);
   try {
-    if (opened.info.size > searchableBytes && !candidate.named) return undefined;
-    return await readWhole(opened, searchableBytes, candidate.shown);
-  } finally {
-    await opened.handle.close();
+    const opened = await openCheckedFile(candidate.absolute, candidate.identity, candidate.shown);
+    try {
+      if (opened.info.size > searchableBytes && !candidate.named) return undefined;
+      return await readWhole(opened, searchableBytes, candidate.shown);
+    } finally {
+      await opened.handle.close();
+    }
+  } catch (error) {
+    return vanished(error);
   }
 }
 
-async function* one(candidate: Candidate): AsyncGenerator<Candidate> {
-  yield candidate;
+async function* one(candidate: Candidate): AsyncGenerator<readonly Candidate[]> {
+  yield [candidate];
+}
+
+/** The matches of one search so far, and the decoded files waiting to be tested in one run of the matcher. */
+class MatchBatches {
+  readonly matches: SearchMatch[] = [];
+  /** Bytes read since the event loop last had a turn. */
+  readSinceTurn = 0;
+  private batch: MatchInput[] = [];
+  private batchBytes = 0;
+
+  constructor(
+    private readonly matcher: LineMatcher,
+    private readonly maxMatches: number,
+  ) {}
+
+  /** Takes the bytes of one file (undefined: not searched); true once more than `maxMatches` lines matched. */
+  add(bytes: Buffer | undefined, shown: string): boolean {
+    if (!bytes) return false;
+    this.readSinceTurn += bytes.length;
+    if (looksBinary(bytes) || !this.matcher.mayMatch(bytes)) return false;
+    this.batch.push({ text: bytes.toString('utf8'), shown });
+    this.batchBytes += bytes.length;
+    return (this.batchBytes >= batchedBytes || this.batch.length >= batchedFiles) && this.flush();
+  }
+
+  /** Tests the waiting files; true once more than `maxMatches` lines matched. */
+  flush(): boolean {
+    const batch = this.batch;
+    const found = this.matcher.matchAll(batch, this.maxMatches - this.matches.length + 1);
+    found.forEach((lines, index) => {
+      for (const line of lines) this.matches.push({ path: batch[index]!.shown, ...line });
+    });
+    this.batch = [];
+    this.batchBytes = 0;
+    return this.matches.length > this.maxMatches;
+  }
 }
 
 /**
@@ -115,41 +164,27 @@ async function* one(candidate: Candidate): AsyncGenerator<Candidate> {
  * unreadable file) counts only if the search had not already stopped at its limit before
  * reaching it, as if each file were tested as soon as it was read.
  */
-async function searchAll(candidates: AsyncIterable<Candidate>, matcher: LineMatcher, maxMatches: number, signal: AbortSignal): Promise<{ matches: SearchMatch[]; full: boolean }> {
-  const matches: SearchMatch[] = [];
-  let batch: MatchInput[] = [];
-  let batchBytes = 0;
-  let readSinceYield = 0;
-  /** Tests the batch; true once more than `maxMatches` lines matched. */
-  const flush = (): boolean => {
-    const found = matcher.matchAll(batch, maxMatches - matches.length + 1);
-    found.forEach((lines, index) => {
-      for (const line of lines) matches.push({ path: batch[index]!.shown, ...line });
-    });
-    batch = [];
-    batchBytes = 0;
-    return matches.length > maxMatches;
-  };
+async function searchAll(candidates: AsyncIterable<readonly Candidate[]>, matcher: LineMatcher, maxMatches: number, signal: AbortSignal): Promise<{ matches: SearchMatch[]; full: boolean }> {
+  const batches = new MatchBatches(matcher, maxMatches);
+  const scratch = new ReadScratch(searchableBytes);
   try {
-    for await (const candidate of candidates) {
-      signal.throwIfAborted();
-      const bytes = await readCandidate(candidate);
-      // Reads are synchronous: the event loop gets a turn every so many bytes.
-      readSinceYield += bytes?.length ?? 0;
-      if (readSinceYield >= bytesBetweenTurns) {
-        readSinceYield = 0;
-        await setImmediatePromise();
+    for await (const run of candidates) {
+      for (const candidate of run) {
+        signal.throwIfAborted();
+        const bytes = candidate.in ? readWalked(candidate.in, candidate, scratch) : await readNamed(candidate);
+        if (batches.add(bytes, candidate.shown)) return { matches: batches.matches, full: true };
+        // Reads are synchronous: the event loop gets a turn every so many bytes.
+        if (batches.readSinceTurn >= bytesBetweenTurns) {
+          batches.readSinceTurn = 0;
+          await setImmediatePromise();
+        }
       }
-      if (!bytes || looksBinary(bytes) || !matcher.mayMatch(bytes)) continue;
-      batch.push({ text: bytes.toString('utf8'), shown: candidate.shown });
-      batchBytes += bytes.length;
-      if ((batchBytes >= batchedBytes || batch.length >= batchedFiles) && flush()) return { matches, full: true };
     }
   } catch (error) {
-    if (!signal.aborted && flush()) return { matches, full: true };
+    if (!signal.aborted && batches.flush()) return { matches: batches.matches, full: true };
     throw error;
   }
-  return { matches, full: flush() };
+  return { matches: batches.matches, full: batches.flush() };
 }
 
 export const searchFilesTool = defineTool({
@@ -175,7 +210,8 @@ export const searchFilesTool = defineTool({
       summary: `search ${shown}`,
       async execute(ectx) {
         await ectx.workspace.revalidate(resolved);
-        const walk = tree ? new TreeWalk(resolved, { recursive: true, signal: ectx.signal, withheld: ectx.withheld }) : undefined;
+        // Files are described when listed: a file replaced before it is read shows as a changed identity.
+        const walk = tree ? new TreeWalk(resolved, { recursive: true, signal: ectx.signal, withheld: ectx.withheld, describeFiles: true }) : undefined;
         const candidates = walk
           ? candidatesIn(resolved, ectx, args.glob, walk)
           : one({ absolute: resolved.canonical, shown, identity: resolved.identity, named: true });

@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, mkdir, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../../host/errors.js';
@@ -7,11 +7,25 @@ import type { FileIdentity } from '../../host/workspace.js';
 const directoryFlags = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /**
- * Linux names an open descriptor's directory `/proc/self/fd/N/`: a path through it is resolved
+ * Linux names an open descriptor's directory `/proc/PID/fd/N/`: a path through it is resolved
  * from that directory, whatever its name on disk now leads to. Elsewhere the final I/O falls back
  * to path strings checked just before use (a window a hostile local process can still race).
  */
-const descriptorPaths = process.platform === 'linux' && existsSync('/proc/self/fd');
+const descriptorRoot = process.platform === 'linux' && existsSync('/proc/self/fd') ? ownDescriptorDirectory() : undefined;
+
+/**
+ * `/proc/self` is a symlink the kernel resolves again on every lookup (a walk makes two or three
+ * per file), so this process's own `/proc/PID` is used instead when `/proc/self` names it; a
+ * /proc mounted from another PID namespace would not, and then `/proc/self` stays.
+ */
+function ownDescriptorDirectory(): string {
+  try {
+    if (readlinkSync('/proc/self') === String(process.pid)) return `/proc/${process.pid}/fd`;
+  } catch {
+    // An unreadable /proc/self link leaves the path the kernel resolves itself.
+  }
+  return '/proc/self/fd';
+}
 
 function refused(shown: string, what: string): ToolError {
   return new ToolError('path_refused', `${shown} refused: ${what}; nothing was read or written`, { details: { path: shown, reason: what } });
@@ -73,12 +87,17 @@ export class CheckedDirectory {
     validateEntryName(name);
     // A closed descriptor's number may already name another open file.
     if (this.closed) throw new ToolError('internal', `directory ${this.canonical} used after it was closed`);
-    return descriptorPaths ? `/proc/self/fd/${this.fd}/${name}` : path.join(this.canonical, name);
+    return descriptorRoot ? `${descriptorRoot}/${this.fd}/${name}` : path.join(this.canonical, name);
   }
 
-  /** The names in this directory (read through the open descriptor on Linux). */
-  async names(): Promise<string[]> {
-    return descriptorPaths ? readdirSync(`/proc/self/fd/${this.fd}`) : readdir(this.canonical);
+  /**
+   * The entries of this directory with the type each had when listed (read through the open
+   * descriptor on Linux): the kernel's listing gives the type, so naming an entry's kind costs
+   * no call per entry. Where a file system does not report types, Node describes the entry
+   * itself (an lstat of the name through the same descriptor path).
+   */
+  async list(): Promise<Dirent[]> {
+    return descriptorRoot ? readdirSync(`${descriptorRoot}/${this.fd}`, { withFileTypes: true }) : readdir(this.canonical, { withFileTypes: true });
   }
 
   /**
@@ -122,9 +141,9 @@ export class CheckedDirectory {
     const info: Stats = fstatSync(this.fd);
     if (!info.isDirectory()) throw refused(shown, 'its directory is not a directory any more');
     if (expected && (info.dev !== expected.dev || info.ino !== expected.ino)) throw refused(shown, 'its directory was replaced after it was checked');
-    if (descriptorPaths) {
+    if (descriptorRoot) {
       // The kernel's name for the open directory: symlink-free, and where it really is now.
-      if (readlinkSync(`/proc/self/fd/${this.fd}`) !== this.canonical) throw refused(shown, 'its directory moved or a symlink appeared in its path');
+      if (readlinkSync(`${descriptorRoot}/${this.fd}`) !== this.canonical) throw refused(shown, 'its directory moved or a symlink appeared in its path');
       return;
     }
     const [real, named] = await Promise.all([realpath(this.canonical).catch(() => undefined), lstat(this.canonical).catch(() => undefined)]);

@@ -56,12 +56,37 @@ function checkOpened(info: Stats, expected: FileIdentity | undefined, shown: str
 }
 
 /**
+ * One buffer that many reads fill in turn, grown to the largest file read: a search reads
+ * thousands of files and keeps none of their bytes, so a buffer each would only feed the
+ * garbage collector. What a read returns is valid until the next read into the same scratch.
+ */
+export class ReadScratch {
+  private buffer = Buffer.allocUnsafe(64 * 1024);
+
+  constructor(private readonly limit: number) {}
+
+  /** A buffer of at least `size` bytes (at most `limit` are ever asked for). */
+  take(size: number): Buffer {
+    if (size > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.max(size, Math.min(this.limit, this.buffer.length * 2)));
+    return this.buffer;
+  }
+}
+
+/**
  * Reads the whole regular file `name` of a checked directory with the checks of `openFileIn`,
  * through a bare descriptor and synchronous calls: for the small files a search reads by the
  * thousand, a thread-pool round trip per call (four per file) costs more than the call itself
- * (measured in bench/suites/trees.ts). Undefined when the file is over `limit` bytes.
+ * (measured in bench/suites/trees.ts). Undefined when the file is over `limit` bytes. With a
+ * `scratch`, the bytes are read into it (valid until its next use) instead of a buffer of their own.
  */
-export function readFileIn(directory: CheckedDirectory, name: string, expected: FileIdentity | undefined, shown: string, limit: number): Buffer | undefined {
+export function readFileIn(
+  directory: CheckedDirectory,
+  name: string,
+  expected: FileIdentity | undefined,
+  shown: string,
+  limit: number,
+  scratch?: ReadScratch,
+): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(directory.entry(name), readFlags);
@@ -72,10 +97,10 @@ export function readFileIn(directory: CheckedDirectory, name: string, expected: 
     const info = fstatSync(fd);
     checkOpened(info, expected, shown);
     if (info.size > limit) return undefined;
-    const buffer = Buffer.allocUnsafe(info.size);
+    const buffer = scratch ? scratch.take(info.size) : Buffer.allocUnsafe(info.size);
     let filled = 0;
-    while (filled < buffer.length) {
-      const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, filled);
+    while (filled < info.size) {
+      const bytesRead = readSync(fd, buffer, filled, info.size - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }

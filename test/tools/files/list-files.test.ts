@@ -27,13 +27,28 @@ describe('list_files', () => {
     expect(result.output?.data).toEqual({
       entries: [
         { path: '.git', type: 'directory' },
-        { path: 'README.md', type: 'file', size: 5 },
+        { path: 'README.md', type: 'file' },
         { path: 'node_modules', type: 'directory' },
         { path: 'src', type: 'directory' },
       ],
       truncated: false,
     });
     expect(result.output?.text).toBe('.git/\nREADME.md\nnode_modules/\nsrc/');
+  });
+
+  it('gives file sizes when asked, in the data and the text', async () => {
+    await symlink(path.join(box.ws, 'README.md'), path.join(box.ws, 'src', 'readme-link'));
+    const result = await list({ path: 'src', glob: '**', sizes: true });
+    expect(result.output?.data).toEqual({
+      entries: [
+        { path: 'src/a.ts', type: 'file', size: 1 },
+        { path: 'src/deep', type: 'directory' },
+        { path: 'src/deep/b.ts', type: 'file', size: 2 },
+        { path: 'src/readme-link', type: 'symlink' },
+      ],
+      truncated: false,
+    });
+    expect(result.output?.text).toBe('src/a.ts (1 bytes)\nsrc/deep/\nsrc/deep/b.ts (2 bytes)\nsrc/readme-link');
   });
 
   it('walks with a glob relative to path, skipping .git and node_modules', async () => {

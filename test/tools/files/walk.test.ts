@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../../../src/host/errors.js';
 import { readFileIn } from '../../../src/tools/files/open-file.js';
-import { TreeWalk, type WalkedEntry } from '../../../src/tools/files/walk.js';
+import { describedFile, TreeWalk, type WalkedEntry } from '../../../src/tools/files/walk.js';
 import { makeFileBox, writeTree, type FileBox } from './harness.js';
 
 let box: FileBox;
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 /** Walks the workspace, running `during` once when the walk reaches `at`, and reads every file the way search_files does. */
 async function walkAndRead(at: string, during: () => Promise<void>): Promise<{ read: Record<string, string>; error?: ToolError }> {
-  const walk = new TreeWalk(await box.workspace.resolveForRead('.'), { recursive: true, signal: new AbortController().signal, withheld: () => false });
+  const walk = new TreeWalk(await box.workspace.resolveForRead('.'), { recursive: true, signal: new AbortController().signal, withheld: () => false, describeFiles: true });
   const read: Record<string, string> = {};
   try {
     for await (const entry of walk.entries()) {
@@ -33,7 +33,8 @@ async function walkAndRead(at: string, during: () => Promise<void>): Promise<{ r
 }
 
 function readOne(entry: WalkedEntry): string {
-  return readFileIn(entry.directory, entry.name, { dev: entry.info.dev, ino: entry.info.ino }, entry.relative, 1 << 20)?.toString('utf8') ?? '';
+  const info = describedFile(entry);
+  return readFileIn(entry.directory, entry.name, { dev: info.dev, ino: info.ino }, entry.relative, 1 << 20)?.toString('utf8') ?? '';
 }
 
 describe('a tree walk with reads relative to its checked directories', () => {
@@ -72,8 +73,21 @@ describe('a tree walk with reads relative to its checked directories', () => {
     expect(JSON.stringify(read)).not.toContain('outside');
   });
 
+  it('hands out runs of entries from one open directory, in the order of the walk', async () => {
+    const walk = new TreeWalk(await box.workspace.resolveForRead('.'), { recursive: true, signal: new AbortController().signal, withheld: () => false, describeFiles: true });
+    const order: string[] = [];
+    for await (const batch of walk.batches()) {
+      expect(new Set(batch.map((entry) => entry.directory)).size).toBe(1);
+      for (const entry of batch) {
+        order.push(entry.relative);
+        if (entry.kind === 'file') expect(readOne(entry)).toBe(`${entry.name[0]}\n`);
+      }
+    }
+    expect(order).toEqual(['a.txt', 'b.txt', 'c.txt', 'sub', 'sub/d.txt']);
+  });
+
   it('lets no read use a directory descriptor once the walk has closed it', async () => {
-    const walk = new TreeWalk(await box.workspace.resolveForRead('.'), { recursive: false, signal: new AbortController().signal, withheld: () => false });
+    const walk = new TreeWalk(await box.workspace.resolveForRead('.'), { recursive: false, signal: new AbortController().signal, withheld: () => false, describeFiles: true });
     let first: WalkedEntry | undefined;
     for await (const entry of walk.entries()) first ??= entry;
     expect(() => readOne(first!)).toThrow(/used after it was closed/);
