@@ -578,6 +578,7 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     tool: toolName,
     ...(step.uses !== undefined && { uses: usesCall(context, step, index, withUntrusted) }),
     line: context.source.position(at()).line,
+    ...(toolName !== '' && !context.tools.get(toolName) && { toolAt: context.source.position([...context.task.path, index, 'tool']) }),
     with: withValue ?? {},
     withHasExpressions,
     argumentsReadSteps,

@@ -65,6 +65,8 @@ export interface CompiledStep {
   tool: string;
   /** Where the step starts in its workflow file. */
   line: number;
+  /** Where it names a tool the registry does not know (`tool:`, else the step itself), for notes about that tool. */
+  toolAt?: { line: number; col: number };
   /** Its workflow file, when that is not the run's (a step of a called file). */
   file?: string;
   /** The raw `with:` value; strings may hold templates evaluated when the step is ready. */

@@ -302,6 +302,23 @@ steps:
     await expect(readFile(path.join(dir, 'ran.txt'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('locates the note of a step in a named task where it names its tool', async () => {
+    const inTasks = `version: 1
+name: in-tasks
+tools:
+  - module: ./mod.mjs
+tasks:
+  build:
+    steps:
+      - id: a
+        tool: planted
+`;
+    await writeFiles(dir, { 'mod.mjs': planted, 'flow.yml': inTasks });
+    const planned = await runCli(['plan', 'flow.yml', 'build'], { cwd: dir });
+    expect(planned.exitCode).toBe(0);
+    expect(planned.stderr).toContain('flow.yml:9:15: note: step a: tool planted was not inspected');
+  });
+
   it('rho tools says in its help that --file loads the workflow’s modules', async () => {
     const help = await runCli(['tools', '--help'], { cwd: dir });
     expect(help.stdout).toMatch(/imports its modules: runs their code/);

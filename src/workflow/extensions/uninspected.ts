@@ -6,9 +6,11 @@ import type { DeclaredModule, DeclaredServer } from './tool-sources.js';
 
 /** A step as far as these notes need it. */
 interface NamedStep {
-  index: number;
   id: string;
   tool: string;
+  toolAt?: { line: number; col: number };
+  /** Its workflow file, when not the run's. */
+  file?: string;
 }
 
 /**
@@ -29,11 +31,11 @@ export function uninspectedNotes(
     ...modules.map((entry) => note(entry.at, `tool module ${entry.path} was not loaded (checking a workflow never runs its code); ${loadedBy} load it`)),
     ...servers.map((entry) => note(entry.at, `MCP server ${entry.declaration.name} was not started; ${loadedBy} start it and check its tools`)),
     ...steps
-      .filter((step) => step.tool !== '' && !tools.get(step.tool))
+      .filter((step): step is NamedStep & Required<Pick<NamedStep, 'toolAt'>> => step.toolAt !== undefined && !tools.get(step.tool))
       .map((step) => {
         const close = closestNames(step.tool, tools.names(), 1);
         const hint = close.length > 0 ? `; did you mean "${close[0]}"?` : '';
-        return note(['steps', step.index, 'tool'], `step ${step.id}: tool ${step.tool} was not inspected (it is not built-in), so its arguments were not checked${hint}`);
+        return { file: step.file ?? source.file, ...step.toolAt, message: `note: step ${step.id}: tool ${step.tool} was not inspected (it is not built-in), so its arguments were not checked${hint}` };
       }),
   ];
 }
