@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
-export const rhoBin = path.join(repoRoot, 'bin', 'run.js');
+export const rhoBin = path.join(repoRoot, 'bin', 'run.cjs');
 
 /**
  * The environment every measured process gets: the bench's own, without NODE_EXTRA_CA_CERTS

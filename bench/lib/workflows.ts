@@ -78,6 +78,30 @@ export async function writeNodeSpawnLoop(dir: string, label: string, count: numb
 }
 
 /**
+ * A plain Node script that runs `command` `count` times in sequence through execa exactly as rho
+ * starts a process (`execaOptions` from the build, the program found on PATH first), reading
+ * both pipes: execa's own share of a process step, without rho's host and runner.
+ */
+export async function writeExecaSpawnLoop(dir: string, label: string, count: number, command: string): Promise<string> {
+  const file = path.join(dir, `execa-spawn-${label}-${count}.mjs`);
+  const built = (module: string) => JSON.stringify(new URL(`../../dist/src/tools/process/${module}`, import.meta.url).href);
+  const once = `new Promise((resolve) => { const child = execa(program, [], execaOptions(target, undefined)); child.stdout.on('data', () => {}); child.stderr.on('data', () => {}); child.on('close', resolve); })`;
+  await writeFile(
+    file,
+    [
+      `import { execaOptions, loadExeca } from ${built('process-group.js')};`,
+      `import { findOnPath } from ${built('executable.js')};`,
+      'const { execa } = await loadExeca();',
+      `const program = findOnPath(${JSON.stringify(command)}, process.env.PATH);`,
+      'const target = { cwd: process.cwd(), env: { ...process.env } };',
+      `for (let i = 0; i < ${count}; i++) await ${once};`,
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+/**
  * One echo step, with the example stdio MCP server (workflows/mcp/scratchpad-server.mjs)
  * declared: `called` adds a second step calling one of its tools; otherwise nothing uses it.
  */

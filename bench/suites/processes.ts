@@ -2,7 +2,7 @@ import { concurrentlyBin, repetitions, rhoCommand, type BenchContext } from '../
 import type { Figure, SuiteResult } from '../lib/figures.js';
 import { measureWithLoad, medianOf, type Command } from '../lib/hyperfine.js';
 import { formatNumber, marginal } from '../lib/stats.js';
-import { writeExecWorkflow, writeMakefile, writeNodeLoop, writeNodeSpawnLoop, writeZxScript } from '../lib/workflows.js';
+import { writeExecaSpawnLoop, writeExecWorkflow, writeMakefile, writeNodeLoop, writeNodeSpawnLoop, writeZxScript } from '../lib/workflows.js';
 
 /**
  * Process steps: `true` run N times in sequence by each tool. The figure is the marginal cost
@@ -15,6 +15,8 @@ export async function processesSuite(context: BenchContext): Promise<SuiteResult
     { tool: 'bash loop', at: async (count) => `bash -c 'for i in $(seq ${count}); do /bin/true; done'` },
     { tool: 'node child_process loop', at: async (count) => `node ${await writeNodeLoop(context.dir, 'true', count, 'true')}` },
     { tool: 'node spawn loop (pipes read)', at: async (count) => `node ${await writeNodeSpawnLoop(context.dir, 'true', count, 'true')}` },
+    // execa alone, exactly as rho calls it: the floor for any runner that starts processes through execa.
+    { tool: 'node loop through execa as rho configures it', at: async (count) => `node ${await writeExecaSpawnLoop(context.dir, 'true', count, 'true')}` },
     { tool: 'zx', at: async (count) => `node ${await writeZxScript(context.dir, 'true', count, 'true')}` },
     { tool: 'concurrently', at: async (count) => `${concurrentlyBin} --raw -m 1 ${Array(count).fill('true').join(' ')}` },
     { tool: 'rho (exec true)', at: async (count) => rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', count, 'true', [])} --output plain --sandbox off`) },
@@ -56,5 +58,23 @@ export async function processesSuite(context: BenchContext): Promise<SuiteResult
       ...(target && { target }),
     });
   }
+  const spawnLoop = marginalOf('node spawn loop (pipes read)');
+  const execaLoop = marginalOf('node loop through execa as rho configures it');
+  figures.push(
+    {
+      suite: 'processes',
+      name: 'execa as rho configures it ÷ plain Node spawn loop (pipes read)',
+      value: execaLoop / spawnLoop,
+      unit: '×',
+      basis: `${formatNumber(execaLoop)} ms / ${formatNumber(spawnLoop)} ms per process: execa's own share, before any of rho's work`,
+    },
+    {
+      suite: 'processes',
+      name: 'rho marginal cost ÷ the loop through execa',
+      value: rho / execaLoop,
+      unit: '×',
+      basis: `${formatNumber(rho)} ms / ${formatNumber(execaLoop)} ms per process: rho's host, runner, renderer, the file's parse and its larger fork`,
+    },
+  );
   return { suite: 'processes', figures, raw, notes: [] };
 }

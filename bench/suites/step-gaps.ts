@@ -3,22 +3,28 @@ import { currentLoad, rhoBin as rho } from '../lib/environment.js';
 import type { Figure, SuiteResult } from '../lib/figures.js';
 import { spawnGaps, type SpawnGaps } from '../lib/spawn-gaps.js';
 import { median } from '../lib/stats.js';
-import { writeExecWorkflow, writeNodeSpawnLoop } from '../lib/workflows.js';
+import { stepGarbage } from '../lib/step-garbage.js';
+import { writeExecaSpawnLoop, writeExecWorkflow, writeNodeSpawnLoop } from '../lib/workflows.js';
 
 /**
  * Where a sequential process step's time goes, timed inside the process around
  * `ChildProcess.prototype.spawn` (bench/lib/report-spawn-gaps.mjs): the parent's own work from
  * one child's close to the next `spawn()`, the `spawn()` call itself (libuv forks, so it grows
  * with the parent's memory) and the anonymous memory at fork time, for rho's unconfined
- * `exec true` steps under each renderer and for a bare Node loop reading both pipes.
+ * `exec true` steps under each renderer, for a bare Node loop reading both pipes and for the same
+ * loop starting each child through execa as rho configures it. Then, in a run of their own (the
+ * counters slow it down), what each of those allocates and how many promises it creates per
+ * child: counts that a loaded machine does not change (bench/lib/report-step-garbage.mjs).
  */
 export async function stepGapsSuite(context: BenchContext): Promise<SuiteResult> {
   const steps = context.quick ? 50 : 200;
   const runs = context.quick ? 1 : 3;
   const workflow = await writeExecWorkflow(context.dir, 'gaps', steps, 'true', []);
   const loop = await writeNodeSpawnLoop(context.dir, 'gaps', steps, 'true');
+  const execaLoop = await writeExecaSpawnLoop(context.dir, 'gaps', steps, 'true');
   const subjects: [string, string[]][] = [
     ['node spawn loop (pipes read)', [loop]],
+    ['node loop through execa as rho configures it', [execaLoop]],
     ['rho --output plain', [rho, 'run', workflow, '-j', '1', '--sandbox', 'off', '--output', 'plain']],
     ['rho --output json', [rho, 'run', workflow, '-j', '1', '--sandbox', 'off', '--output', 'json']],
     ['rho (default renderer, not a TTY)', [rho, 'run', workflow, '-j', '1', '--sandbox', 'off']],
@@ -53,5 +59,13 @@ export async function stepGapsSuite(context: BenchContext): Promise<SuiteResult>
       },
     );
   }
-  return { suite: 'step gaps', figures, raw: { steps, runs, loadBefore, loadAfter: currentLoad(), samples: Object.fromEntries(samples) }, notes: [] };
+  const garbage: Record<string, unknown> = {};
+  for (const [name, args] of subjects.slice(0, 3)) {
+    const counted = await stepGarbage(args, { cwd: context.dir, scratch: context.dir });
+    garbage[name] = counted;
+    const basis = `per child after the first 20 of ${counted.spawns}, one run`;
+    if (counted.allocatedKB !== null) figures.push({ suite: 'step gaps', name: `${name}: allocated per process`, value: counted.allocatedKB, unit: 'KB', basis: `${basis}, collected objects included` });
+    if (counted.promises !== null) figures.push({ suite: 'step gaps', name: `${name}: promises per process`, value: counted.promises, unit: '', basis });
+  }
+  return { suite: 'step gaps', figures, raw: { steps, runs, loadBefore, loadAfter: currentLoad(), samples: Object.fromEntries(samples), garbage }, notes: [] };
 }

@@ -6,6 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { markdownTable, verdict, type SuiteResult } from '../../bench/lib/figures.js';
 import { writeLibraryFloor } from '../../bench/lib/library-floor.js';
 import { marginal, median } from '../../bench/lib/stats.js';
+import { stepGarbage } from '../../bench/lib/step-garbage.js';
+import { writeExecaSpawnLoop, writeNodeSpawnLoop } from '../../bench/lib/workflows.js';
 import { policySuite } from '../../bench/suites/policy.js';
 import { processLayersSuite } from '../../bench/suites/process-layers.js';
 import { schedulerSuite } from '../../bench/suites/scheduler.js';
@@ -63,6 +65,16 @@ describe('bench quick mode', () => {
     const result = await processLayersSuite({ processes: 2, rounds: 1 });
     expectUsable(result, 0);
     expect(result.figures.map((figure) => figure.name)).toEqual(expect.arrayContaining([expect.stringContaining('exec call through a ToolHost')]));
+  });
+
+  it('step gaps: counts what a loop allocates and the promises it creates per child, execa adding both', async () => {
+    const bare = await stepGarbage([await writeNodeSpawnLoop(dir, 'garbage', 25, 'true')], { cwd: dir, scratch: dir });
+    const execa = await stepGarbage([await writeExecaSpawnLoop(dir, 'garbage', 25, 'true')], { cwd: dir, scratch: dir });
+    expect(bare).toMatchObject({ spawns: 25, promises: expect.closeTo(2, 0) });
+    expect(execa.spawns).toBe(25);
+    expect(execa.promises!).toBeGreaterThan(bare.promises! + 10);
+    expect(bare.allocatedKB!).toBeGreaterThan(0);
+    expect(execa.allocatedKB!).toBeGreaterThan(bare.allocatedKB!);
   });
 
   it('start-up: the libraries-only floor bundles and runs, through the compile cache as rho does', async () => {

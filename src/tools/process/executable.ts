@@ -20,8 +20,30 @@ function isExecutableFile(candidate: string): boolean {
   }
 }
 
+/** A PATH value's search directories, each with the prefix a program name is appended to. */
+interface SearchPath {
+  value: string;
+  directories: readonly string[];
+  prefixes: readonly string[];
+}
+
 /** The last PATH value split: a run searches one PATH for every process, and the answer depends on the text alone. */
-let lastSplit: { value: string; directories: readonly string[] } | undefined;
+let lastSearch: SearchPath | undefined;
+
+function searchPathOf(pathVariable: string | undefined): SearchPath {
+  const value = pathVariable ?? '';
+  if (lastSearch?.value === value) return lastSearch;
+  // Normalized, and each directory once: a directory named twice (PATH often repeats one) can
+  // only give the same answer again, for another stat(2) per process.
+  const directories = [...new Set(value.split(path.delimiter).filter((entry) => path.isAbsolute(entry)).map((entry) => stripTrailingSeparator(path.normalize(entry))))];
+  const prefixes = directories.map((directory) => (directory.endsWith(path.sep) ? directory : `${directory}${path.sep}`));
+  lastSearch = { value, directories: Object.freeze(directories), prefixes: Object.freeze(prefixes) };
+  return lastSearch;
+}
+
+function stripTrailingSeparator(directory: string): string {
+  return directory.length > 1 && directory.endsWith(path.sep) ? directory.slice(0, -1) : directory;
+}
 
 /**
  * The directories of a PATH value that are searched. Relative entries (including the empty
@@ -29,9 +51,7 @@ let lastSplit: { value: string; directories: readonly string[] } | undefined;
  * workspace stand in for a system program, and `process(rm)` must mean the `rm` on PATH.
  */
 export function searchDirectories(pathVariable: string | undefined): readonly string[] {
-  const value = pathVariable ?? '';
-  if (lastSplit?.value !== value) lastSplit = { value, directories: Object.freeze(value.split(path.delimiter).filter((entry) => path.isAbsolute(entry))) };
-  return lastSplit.directories;
+  return searchPathOf(pathVariable).directories;
 }
 
 export interface ExecutableSearch {
@@ -78,9 +98,10 @@ export async function resolveExecutable(command: string, options: ExecutableSear
   if (command === '.' || command === '..') {
     throw new ToolError('invalid_arguments', `${JSON.stringify(command)} is not a program name`);
   }
-  const directories = searchDirectories(options.pathVariable);
-  for (const directory of directories) {
-    const candidate = path.join(directory, command);
+  const { directories, prefixes } = searchPathOf(options.pathVariable);
+  for (const prefix of prefixes) {
+    // The same path as path.join: the prefix is normalized and the name has no separator.
+    const candidate = prefix + command;
     if (!isExecutableFile(candidate)) continue;
     const selection: ExecutableSelection = { requested: command, resolved: candidate, lookup: 'path_search' };
     return isWritableLocation(candidate, options.writableRoots) ? { ...selection, writable: true } : selection;

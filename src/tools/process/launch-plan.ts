@@ -7,7 +7,7 @@ import type { ResolvedPath, Workspace } from '../../host/workspace.js';
 import { composeEnvironment, validateStepEnvironment } from './environment.js';
 import { resolveExecutable, type ExecutableSearch } from './executable.js';
 import type { CommandOptions, LaunchOptions } from './launch-options.js';
-import { loadExeca, type ProcessLaunch } from './process-group.js';
+import { preloadExeca, type ProcessLaunch } from './process-group.js';
 import { processRequest } from './request.js';
 
 /** What preparation learned about where and how a process runs, shared by every process tool. */
@@ -48,8 +48,7 @@ export function sortedEnvironment(env: Readonly<Record<string, string | undefine
 
 /** Resolves the cwd and composes the one environment the child will get. */
 export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): Promise<LaunchPlan> {
-  // A failed load surfaces when the process is spawned.
-  loadExeca().catch(() => undefined);
+  preloadExeca();
   const cwd = await resolveWorkingDirectory(options.cwd ?? '.', ctx);
   const stepEnv = { ...ctx.host.processVariables, ...options.env };
   validateStepEnvironment(stepEnv, ctx.host.secretNames);

@@ -37,13 +37,20 @@ async function drained(stream: Readable): Promise<void> {
 }
 
 let execaLoading: Promise<typeof import('execa')> | undefined;
+/** execa once it has loaded: later processes start without waiting on the load's promise. */
+let execaLoaded: typeof import('execa') | undefined;
 
 /**
  * Loads execa once, on first use rather than with every run (it costs about one Node start).
  * Preparing a process call starts the load, so it overlaps authorization and scheduling.
  */
 export function loadExeca(): Promise<typeof import('execa')> {
-  return (execaLoading ??= import('execa'));
+  return (execaLoading ??= import('execa').then((loaded) => (execaLoaded = loaded)));
+}
+
+/** Starts loading execa if nothing has yet; a failed load surfaces when a process is spawned. */
+export function preloadExeca(): void {
+  if (!execaLoading) loadExeca().catch(() => undefined);
 }
 
 /**
@@ -93,7 +100,7 @@ export class ProcessGroup {
    * listeners before yielding to the event loop: execa lets unread pipes flow on the next turn.
    */
   static async spawn(launch: ProcessLaunch): Promise<ProcessGroup> {
-    const { execa } = await loadExeca();
+    const { execa } = execaLoaded ?? (await loadExeca());
     const sandboxed = sandboxLaunch(launch, launch.confinement);
     const subprocess = execa(sandboxed.file, [...sandboxed.args], execaOptions(sandboxed, launch.stdin));
     const { pid, stdout, stderr } = subprocess;

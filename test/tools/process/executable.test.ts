@@ -31,6 +31,15 @@ describe('resolveExecutable', () => {
     expect(searchDirectories(`:.:cwd:/usr/bin`)).toEqual(['/usr/bin']);
   });
 
+  it('searches each directory once, in its normalized spelling, and resolves to the normalized path', async () => {
+    expect(searchDirectories('/usr/bin:/usr//bin/:/bin:/:/usr/bin')).toEqual(['/usr/bin', '/bin', '/']);
+    const second = path.join(dir, 'second');
+    const pathVariable = [`${path.join(dir, 'first')}/`, `${second}//`, second].join(':');
+    const selection = await resolveExecutable('tool', { pathVariable, cwd: path.join(dir, 'cwd'), writableRoots: [] });
+    expect(selection).toEqual({ requested: 'tool', resolved: path.join(second, 'tool'), lookup: 'path_search' });
+    await expect(resolveExecutable('absent', { pathVariable, cwd: dir, writableRoots: [] })).rejects.toThrow(/searched 2 directories/);
+  });
+
   it('takes a name with a slash as an exact path relative to the cwd', async () => {
     const selection = await resolveExecutable('./tool', { pathVariable: '', cwd: path.join(dir, 'cwd'), writableRoots: [] });
     expect(selection).toEqual({ requested: './tool', resolved: path.join(dir, 'cwd', 'tool'), lookup: 'exact' });

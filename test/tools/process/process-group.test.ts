@@ -24,6 +24,16 @@ describe('ProcessGroup', () => {
     await expect(deaf.finished).resolves.toEqual({ exitCode: 3, signal: null });
   });
 
+  it('gives a child without stdin text the null device as its stdin, never an inherited one', async () => {
+    const group = await ProcessGroup.spawn(
+      nodeLaunch("const fs = require('node:fs'); process.stdout.write(`${fs.readFileSync(0).length} ${fs.fstatSync(0).isCharacterDevice()}`)"),
+    );
+    const chunks: Buffer[] = [];
+    group.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    await expect(group.finished).resolves.toEqual({ exitCode: 0, signal: null });
+    expect(Buffer.concat(chunks).toString()).toBe('0 true');
+  });
+
   it('reports a program that cannot start as a typed error naming it and the reason', async () => {
     const missing = { file: '/nonexistent/rho-test-program', args: [], cwd: process.cwd(), env, stdin: undefined };
     await expect(ProcessGroup.spawn(missing)).rejects.toMatchObject({ kind: 'execution_failed', message: expect.stringMatching(/^could not start \/nonexistent\/rho-test-program: .*ENOENT/) });
