@@ -17,7 +17,8 @@ if (process.argv[2] === '--version') {
   const path = require('node:path');
   const { commandOf, compileCacheDir, requireWithCompileCache } = require('../dist/cli/compile-cache.cjs');
   const bundle = path.join(__dirname, '..', 'dist', 'cli', 'rho.cjs');
-  const cli = requireWithCompileCache(bundle, compileCacheDir(process.env), commandOf(process.argv.slice(2)));
+  const commands = require('../dist/cli/command-words.json');
+  const cli = requireWithCompileCache(bundle, compileCacheDir(process.env), commandOf(process.argv.slice(2), commands));
   // Code compiled from the cache cannot import(); tool modules are imported from here instead.
   cli.useModuleImporter((specifier) => import(specifier));
   cli.execute(require('node:url').pathToFileURL(__filename).href);

@@ -8,7 +8,7 @@
  * bench/README.md.
  */
 import { build } from 'esbuild';
-import { rename, rm } from 'node:fs/promises';
+import { readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { oclifPatches } from './oclif-patches.mjs';
@@ -46,6 +46,12 @@ const loadedOnDemand = ['@modelcontextprotocol/sdk', 'enquirer', 'listr2', 'undi
 
 try {
   await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, external: loadedOnDemand, plugins: [entry, oclifPatches] }));
+  // The first words of rho's commands (a file or a topic directory under commands/): the compile
+  // cache keeps one file for each, and one for anything else typed (src/boot/compile-cache.ts).
+  const commands = (await readdir(path.join(root, 'commands'), { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory() || (entry.name.endsWith('.ts') && entry.name !== 'index.ts'))
+    .map((entry) => entry.name.replace(/\.ts$/, ''));
+  await writeFile(path.join(outdir, 'command-words.json'), `${JSON.stringify(commands.sort())}\n`);
   // The loader bin/run.cjs requires before the bundle: CommonJS too, so that no start needs Node's ES module loader.
   await build({ absWorkingDir: root, entryPoints: ['dist/src/boot/compile-cache.js'], outfile: path.join(outdir, 'compile-cache.cjs'), bundle: true, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning' });
 } catch (error) {

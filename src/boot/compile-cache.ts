@@ -25,21 +25,20 @@ function digest(text: string): string {
   return hash.toString(16).padStart(16, '0');
 }
 
-/** Most commands whose code one build of the bundle keeps; further ones (typed wrong, say) run without a cache. */
-const maxCommandsPerBuild = 8;
-
 /**
- * Which command's code a cache holds: its first word (`run`, `list`, `help` for `--help` and for
- * any command's `--help`), or `-` for anything else. The cache holds the functions the run that
- * wrote it compiled, and a cache V8 accepts is not written again, so a cache shared by all
- * commands would keep, say, only `--help`'s code if that ran first, and every later `rho run`
- * would compile its own code again; `rho run --help` run first would do the same to `run`'s.
+ * Which command's code a cache holds: its first word when that is one of rho's `commands` (`run`,
+ * `list`, `hooks`), `help` for `--help` and any command's `--help`, and `-` for anything else (a
+ * typo, a flag first). The cache holds the functions the run that wrote it compiled, and a cache
+ * V8 accepts is not written again, so a cache shared by all commands would keep, say, only
+ * `--help`'s code if that ran first, and every later `rho run` would compile its own code again;
+ * `rho run --help` run first would do the same to `run`'s. One build so keeps at most a file per
+ * command and two more.
  */
-export function commandOf(argv: readonly string[]): string {
+export function commandOf(argv: readonly string[], commands: readonly string[]): string {
   const first = argv[0] ?? '';
   const options = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
   if (options.includes('--help') || options.includes('-h')) return 'help';
-  return /^[a-z][a-z0-9-]{0,31}$/.test(first) ? first : '-';
+  return commands.includes(first) ? first : '-';
 }
 
 /**
@@ -72,7 +71,7 @@ function readCache(cacheFile: string): Buffer | undefined {
 
 /**
  * Writes the cache whole (a new file renamed into place) and removes older builds' files; a
- * cache that cannot be written, or one more than `maxCommandsPerBuild` for this build, is skipped.
+ * cache that cannot be written is skipped.
  */
 function storeCache(cache: CacheFile, data: Buffer): void {
   const target = path.join(cache.dir, cache.name);
@@ -83,8 +82,6 @@ function storeCache(cache: CacheFile, data: Buffer): void {
     for (const entry of ours) {
       if (!entry.endsWith(`-${cache.build}.bin`)) rmSync(path.join(cache.dir, entry), { force: true });
     }
-    const commands = ours.filter((entry) => entry.endsWith(`-${cache.build}.bin`) && entry !== cache.name);
-    if (commands.length >= maxCommandsPerBuild) return;
     writeFileSync(partial, data, { mode: 0o600 });
     renameSync(partial, target);
   } catch {

@@ -47,12 +47,12 @@ async function cacheFiles(cacheDir: string): Promise<string[]> {
 }
 
 describe.concurrent('start-up path', () => {
-  it('loads bin/run.cjs, the cache loader and the bundle, all CommonJS, nothing else of rho or its dependencies', async () => {
+  it('loads bin/run.cjs, the cache loader, the command names and the bundle, nothing else of rho or its dependencies', async () => {
     const { dir, env } = await setup();
     for (const run of ['without a cache', 'with the cache']) {
       const { exitCode, urls } = await loadedFiles(['run', 'one.yml'], dir, env);
       expect(exitCode, run).toBe(0);
-      const expected = [cliPath, path.join(repoRoot, 'dist/cli/compile-cache.cjs'), path.join(repoRoot, 'dist/cli/rho.cjs')].map((file) => pathToFileURL(file).href);
+      const expected = [cliPath, path.join(repoRoot, 'dist/cli/compile-cache.cjs'), path.join(repoRoot, 'dist/cli/command-words.json'), path.join(repoRoot, 'dist/cli/rho.cjs')].map((file) => pathToFileURL(file).href);
       expect(urls.filter((url) => !expected.includes(url)), run).toEqual([]);
       expect(urls, run).toEqual(expect.arrayContaining(expected));
     }
@@ -101,10 +101,13 @@ describe.concurrent('compile cache', () => {
     expect(await cacheFiles(cacheDir)).toHaveLength(2);
   });
 
-  it('keeps at most eight commands of one build, however many words are typed', async () => {
+  it('keeps one file per command, and one for every unknown word typed', async () => {
     const { dir, env, cacheDir } = await setup();
-    for (let i = 0; i < 10; i++) expect((await runCli([`nosuch${i}`], { cwd: dir, env })).exitCode).toBe(2);
-    expect(await cacheFiles(cacheDir)).toHaveLength(8);
+    const commands = ['run one.yml', 'list one.yml', 'validate one.yml', 'plan one.yml', 'tools', 'schema workflow', 'help run', 'hooks schema envelope', 'autocomplete bash', 'init --force'];
+    for (const command of commands) expect((await runCli(command.split(' '), { cwd: dir, env })).exitCode, command).toBe(0);
+    expect(await cacheFiles(cacheDir)).toHaveLength(commands.length);
+    for (let i = 0; i < 3; i++) expect((await runCli([`nosuch${i}`], { cwd: dir, env })).exitCode).toBe(2);
+    expect(await cacheFiles(cacheDir)).toHaveLength(commands.length + 1);
   });
 
   it('replaces a damaged cache file and runs as without one', async () => {
@@ -156,18 +159,25 @@ describe.concurrent('compile cache', () => {
 });
 
 describe('commandOf', () => {
+  const commands = ['hooks', 'list', 'run'];
   it('names the command by its first word, any --help as help, anything else alike', () => {
-    expect(commandOf(['run', 'wf.yml'])).toBe('run');
-    expect(commandOf(['hooks', 'test'])).toBe('hooks');
-    expect(commandOf(['--help'])).toBe('help');
-    expect(commandOf(['-h'])).toBe('help');
-    expect(commandOf(['run', '--help'])).toBe('help');
-    expect(commandOf(['run', 'wf.yml', '-h'])).toBe('help');
-    expect(commandOf(['run', 'wf.yml', '--', '--help'])).toBe('run');
-    expect(commandOf([])).toBe('-');
-    expect(commandOf(['--no-input', 'run'])).toBe('-');
-    expect(commandOf(['../../etc'])).toBe('-');
-    expect(commandOf(['x'.repeat(40)])).toBe('-');
+    expect(commandOf(['run', 'wf.yml'], commands)).toBe('run');
+    expect(commandOf(['hooks', 'test'], commands)).toBe('hooks');
+    expect(commandOf(['--help'], commands)).toBe('help');
+    expect(commandOf(['-h'], commands)).toBe('help');
+    expect(commandOf(['run', '--help'], commands)).toBe('help');
+    expect(commandOf(['run', 'wf.yml', '-h'], commands)).toBe('help');
+    expect(commandOf(['run', 'wf.yml', '--', '--help'], commands)).toBe('run');
+    expect(commandOf([], commands)).toBe('-');
+    expect(commandOf(['--no-input', 'run'], commands)).toBe('-');
+    expect(commandOf(['rnu', 'wf.yml'], commands)).toBe('-');
+    expect(commandOf(['../../etc'], commands)).toBe('-');
+  });
+
+  it('knows every command of the build', async () => {
+    const words = JSON.parse(await readFile(path.join(repoRoot, 'dist/cli/command-words.json'), 'utf8')) as string[];
+    const { COMMANDS } = (await import(pathToFileURL(path.join(repoRoot, 'dist/commands/index.js')).href)) as { COMMANDS: Record<string, unknown> };
+    expect(words).toEqual([...new Set(Object.keys(COMMANDS).map((id) => id.split(':')[0]))].sort());
   });
 });
 
