@@ -1,5 +1,5 @@
 import { Errors, flush, handle, run } from '@oclif/core';
-import { parseCacheDir, useParseCache } from '../workflow/parse-cache.js';
+import { parseCacheDir, useParseCache } from '../workflow/parse-cache-place.js';
 import { closestNames } from '../workflow/suggest.js';
 
 /**

@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { parseCachePlace } from './parse-cache-place.js';
 
 /*
  * What a valid workflow file parsed to, kept per user: the next load of the same text at the
@@ -53,17 +53,6 @@ const entrySchema = z.strictObject({
   data: z.unknown(),
   positions: z.record(z.string(), position),
 });
-
-/**
- * Where parses are kept: `$XDG_CACHE_HOME/rho/workflows`, else `~/.cache/rho/workflows`; none
- * with RHO_NO_WORKFLOW_CACHE=1, or when that place is not an absolute path (it would be read
- * relative to the workspace).
- */
-export function parseCacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  if (env['RHO_NO_WORKFLOW_CACHE'] === '1') return undefined;
-  const base = env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache');
-  return path.isAbsolute(base) ? path.join(base, 'rho', 'workflows') : undefined;
-}
 
 /** A directory of kept parses, one file per workflow path; anything unreadable there is a miss. */
 export class ParseCache {
@@ -132,14 +121,12 @@ function isJsonData(value: unknown): boolean {
   return (prototype === Object.prototype || prototype === null) && Object.values(value).every(isJsonData);
 }
 
-let shared: ParseCache | undefined;
+let shared: { dir: string; cache: ParseCache } | undefined;
 
-/** Sets the cache every workflow file is read through (the CLI's; none by default, as in the library). */
-export function useParseCache(dir: string | undefined): void {
-  shared = dir === undefined ? undefined : new ParseCache(dir);
-}
-
-/** The cache workflow files are read through, if any. */
+/** The cache workflow files are read through, if the CLI set a place for one (`useParseCache`). */
 export function parseCache(): ParseCache | undefined {
-  return shared;
+  const dir = parseCachePlace();
+  if (dir === undefined) return undefined;
+  if (shared?.dir !== dir) shared = { dir, cache: new ParseCache(dir) };
+  return shared.cache;
 }

@@ -58,6 +58,19 @@ describe.concurrent('start-up path', () => {
     }
   });
 
+  it('builds no zod schema for --help: zod is evaluated only by commands that check something', async () => {
+    const { dir, env } = await setup();
+    // zod's first module creates this global; a preloaded script reports whether it exists at exit.
+    const probe = path.join(dir, 'zod-probe.cjs');
+    await writeFile(probe, "process.on('exit', () => process.stderr.write('zod evaluated: ' + ('__zod_globalConfig' in globalThis) + '\\n'));\n");
+    const said = async (args: readonly string[]) => {
+      const result = await execa('node', ['-r', probe, cliPath, ...args], { cwd: dir, env: { CI: 'true', NO_COLOR: '1', ...env }, reject: false, stdin: 'ignore', timeout: 30_000 });
+      return /zod evaluated: (\w+)/.exec(String(result.stderr))?.[1];
+    };
+    expect(await said(['--help'])).toBe('false');
+    expect(await said(['list', 'one.yml'])).toBe('true');
+  });
+
   it('answers --version without loading anything beyond bin/run.cjs', async () => {
     const { dir, env } = await setup();
     const { exitCode, urls } = await loadedFiles(['--version'], dir, env);
