@@ -1,7 +1,7 @@
 import type { Approver } from '../host/approval.js';
 import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
-import type { SandboxStatus } from '../host/confinement/index.js';
+import { networkConfinement, type SandboxStatus } from '../host/confinement/index.js';
 import type { GrantHints } from '../host/denials.js';
 import { HostError } from '../host/errors.js';
 import type { PreToolGate } from '../host/gates.js';
@@ -69,8 +69,9 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
   }
   const policy = new Policy({ allow: parseRules(config.rules.allow), ask: parseRules(config.rules.ask), deny: parseRules(config.rules.deny) });
   // Confined processes reach network(HOST) hosts only through this run's proxy, ended with the run.
-  // Loaded only then: it brings node:http, which an unconfined run never needs.
-  const networkProxy = config.sandbox?.confined ? new (await import('../tools/process/network-proxy/run-proxy.js')).RunNetworkProxy() : undefined;
+  // Loaded only when the policy's network rules call for it: it brings node:http.
+  const needsProxy = config.sandbox?.confined === true && networkConfinement(policy).mode === 'proxy';
+  const networkProxy = needsProxy ? new (await import('../tools/process/network-proxy/run-proxy.js')).RunNetworkProxy() : undefined;
   const host = new ToolHost({
     workspace,
     policy,

@@ -71,6 +71,21 @@ describe.concurrent('start-up path', () => {
     expect(await said(['list', 'one.yml'])).toBe('true');
   });
 
+  it('starts no network proxy, so loads no node:http, for a run whose policy grants no network host', async () => {
+    const { dir, env } = await setup();
+    await writeFiles(dir, { 'hosts.yml': `${oneStep}policy:\n  allow: ["network(registry.npmjs.org)"]\n` });
+    const probe = path.join(dir, 'http-probe.cjs');
+    await writeFile(probe, "process.on('exit', () => process.stderr.write('http loaded: ' + process.moduleLoadList.includes('NativeModule http') + '\\n'));\n");
+    const said = async (file: string) => {
+      const result = await execa('node', ['-r', probe, cliPath, 'run', file], { cwd: dir, env: { CI: 'true', NO_COLOR: '1', ...env }, reject: false, stdin: 'ignore', timeout: 30_000 });
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      return /http loaded: (\w+)/.exec(String(result.stderr))?.[1];
+    };
+    expect(await said('one.yml')).toBe('false');
+    // Confined (CI runs where bubblewrap works), a network(HOST) rule needs the proxy.
+    expect(await said('hosts.yml')).toBe('true');
+  });
+
   it('answers --version without loading anything beyond bin/run.cjs', async () => {
     const { dir, env } = await setup();
     const { exitCode, urls } = await loadedFiles(['--version'], dir, env);

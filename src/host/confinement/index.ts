@@ -1,4 +1,4 @@
-export { planConfinement, outermost, type ConfinementPlan, type ConfinementInput, type NetworkConfinement, type WritableRoot } from './plan.js';
+export { planConfinement, networkConfinement, outermost, type ConfinementPlan, type ConfinementInput, type NetworkConfinement, type WritableRoot } from './plan.js';
 export { narrowWritable } from './narrow.js';
 export { sandboxModes, sandboxStatusSchema, describeUnconfined, type SandboxMode, type SandboxStatus } from './status.js';
 export type { AuthorizeConnection, CallConfinement, NetworkProxy, ProxyConnection, ProxyEndpoint, SandboxCommand } from './call.js';

@@ -109,7 +109,7 @@ function writableRoots(input: ConfinementInput): WritableRoot[] {
  * unrestricted rule that no deny or ask rule narrows (a namespace cannot tell hosts apart);
  * otherwise only through the proxy that checks each host.
  */
-function networkOf(policy: Policy): NetworkConfinement {
+export function networkConfinement(policy: Policy): NetworkConfinement {
   const network = (rules: readonly Rule[]) => rules.filter((rule) => rule.class === 'network');
   const allowed = network(policy.rules.allow);
   const asked = network(policy.rules.ask);
@@ -162,6 +162,6 @@ export function planConfinement(input: ConfinementInput): ConfinementPlan {
     privateTemp,
     hidden: unique(hidden),
     exposed,
-    network: networkOf(policy),
+    network: networkConfinement(policy),
   };
 }
