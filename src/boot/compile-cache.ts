@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
+import { userCacheDir } from './cache-base.js';
 
 /*
  * The CLI's start-up, before anything else of rho loads (bin/run.cjs requires this module alone, built to dist/cli/compile-cache.cjs).
@@ -11,11 +11,11 @@ import vm from 'node:vm';
  * turns that into reading one file. Figures: bench/README.md.
  */
 
-/** Where compiled code is kept: `$XDG_CACHE_HOME/rho`, else `~/.cache/rho`; none with RHO_NO_COMPILE_CACHE=1. */
+/** Where compiled code is kept: `compile-cache` in the user's cache (`userCacheDir`); none with RHO_NO_COMPILE_CACHE=1. */
 export function compileCacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
   if (env['RHO_NO_COMPILE_CACHE'] === '1') return undefined;
-  const base = env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache');
-  return path.join(base, 'rho', 'compile-cache');
+  const base = userCacheDir(env);
+  return base && path.join(base, 'compile-cache');
 }
 
 /** A short name for `text` (64-bit FNV-1a): node:crypto alone costs more to load than the names it would make. */

@@ -1,5 +1,5 @@
-import os from 'node:os';
 import path from 'node:path';
+import { userCacheDir } from '../boot/cache-base.js';
 
 /*
  * Where the workflow parse cache lives, apart from the cache itself (parse-cache.ts): the CLI
@@ -7,15 +7,11 @@ import path from 'node:path';
  * cache and the zod schema its entries are checked with.
  */
 
-/**
- * Where parses are kept: `$XDG_CACHE_HOME/rho/workflows`, else `~/.cache/rho/workflows`; none
- * with RHO_NO_WORKFLOW_CACHE=1, or when that place is not an absolute path (it would be read
- * relative to the workspace).
- */
+/** Where parses are kept: `workflows` in the user's cache (`userCacheDir`); none with RHO_NO_WORKFLOW_CACHE=1. */
 export function parseCacheDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
   if (env['RHO_NO_WORKFLOW_CACHE'] === '1') return undefined;
-  const base = env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache');
-  return path.isAbsolute(base) ? path.join(base, 'rho', 'workflows') : undefined;
+  const base = userCacheDir(env);
+  return base && path.join(base, 'workflows');
 }
 
 let place: string | undefined;

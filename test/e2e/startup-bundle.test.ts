@@ -214,5 +214,6 @@ describe('compileCacheDir', () => {
     expect(compileCacheDir({ XDG_CACHE_HOME: '/x' })).toBe('/x/rho/compile-cache');
     expect(compileCacheDir({})).toMatch(/\/\.cache\/rho\/compile-cache$/);
     expect(compileCacheDir({ XDG_CACHE_HOME: '/x', RHO_NO_COMPILE_CACHE: '1' })).toBeUndefined();
+    expect(compileCacheDir({ XDG_CACHE_HOME: 'relative' })).toMatch(/\/\.cache\/rho\/compile-cache$/);
   });
 });

@@ -1,4 +1,5 @@
 import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { builtinRegistry } from '../../src/workflow/builtin-registry.js';
@@ -162,9 +163,10 @@ describe('the workflow parse cache', () => {
     expect(kept.some((name) => name.endsWith('flow-0.yml.json') || name.endsWith('flow-1.yml.json'))).toBe(false);
   });
 
-  it('lives under XDG_CACHE_HOME (else ~/.cache) and is off with RHO_NO_WORKFLOW_CACHE=1 or a relative place', () => {
+  it('lives under XDG_CACHE_HOME (else ~/.cache, also for a relative one) and is off with RHO_NO_WORKFLOW_CACHE=1', () => {
     expect(parseCacheDir({ XDG_CACHE_HOME: '/c' })).toBe(path.join('/c', 'rho', 'workflows'));
     expect(parseCacheDir({ XDG_CACHE_HOME: '/c', RHO_NO_WORKFLOW_CACHE: '1' })).toBeUndefined();
-    expect(parseCacheDir({ XDG_CACHE_HOME: 'relative/cache' })).toBeUndefined();
+    // A relative XDG_CACHE_HOME is ignored, as the XDG specification says.
+    expect(parseCacheDir({ XDG_CACHE_HOME: 'relative/cache' })).toBe(path.join(os.homedir(), '.cache', 'rho', 'workflows'));
   });
 });
