@@ -41,7 +41,7 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
       return;
     }
     // A watch starts a run per change, each probing for itself.
-    const probeSandbox = flags.watch ? undefined : (await import('../src/cli/early-probe.js')).startSandboxProbe(flags.sandbox, environment.env.PATH);
+    const probeSandbox = flags.watch ? undefined : (await import('../src/cli/early-probe.js')).startSandboxProbe(flags.sandbox, environment.env);
     const { runWorkflowCommand } = await import('../src/cli/run-workflow.js');
     const command = flags.watch ? (await import('../src/cli/watch-workflow.js')).watchWorkflowCommand : runWorkflowCommand;
     const code = await command(

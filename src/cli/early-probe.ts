@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { userCacheDir } from '../boot/cache-base.js';
 import type { SandboxStatus } from '../host/confinement/index.js';
 import { probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
 
@@ -8,11 +10,14 @@ export type SandboxProbe = (options: SandboxProbeOptions) => Promise<SandboxStat
  * while the run's own modules load instead of after them (a one-step run waited about 20 ms for
  * it). The run asks the same question the probe answers (`auto`, the host's PATH) once; that
  * first ask gets this answer, any other ask probes again. Nothing is started when `--sandbox
- * off` leaves the run no question to ask.
+ * off` leaves the run no question to ask. A sandbox that worked is remembered in the user's
+ * cache (`sandbox-probe`), so the next runs within the hour need not start bubblewrap at all.
  */
-export function startSandboxProbe(sandboxFlag: string | undefined, pathVariable: string | undefined): SandboxProbe | undefined {
+export function startSandboxProbe(sandboxFlag: string | undefined, env: Readonly<Record<string, string | undefined>>): SandboxProbe | undefined {
   if (sandboxFlag === 'off') return undefined;
-  let started: Promise<SandboxStatus> | undefined = probeSandbox({ mode: 'auto', pathVariable });
+  const pathVariable = env['PATH'];
+  const cache = userCacheDir(env);
+  let started: Promise<SandboxStatus> | undefined = probeSandbox({ mode: 'auto', pathVariable, ...(cache && { memory: path.join(cache, 'sandbox-probe') }) });
   // Unhandled until the run asks; the run reports what it finds.
   started.catch(() => undefined);
   return (options) => {

@@ -3,12 +3,15 @@ import path from 'node:path';
 import type { SandboxMode, SandboxStatus } from '../../../host/confinement/index.js';
 import { findOnPath } from '../executable.js';
 import { baseArguments } from './bubblewrap-arguments.js';
+import { rememberedWorking, rememberWorking, sandboxCircumstances } from './probe-memory.js';
 
 export interface SandboxProbeOptions {
   mode: SandboxMode;
   /** The PATH bubblewrap is looked up on (the host's). */
   pathVariable: string | undefined;
   platform?: NodeJS.Platform;
+  /** A file where a working sandbox is remembered between runs (`probe-memory.ts`); none: always probe. */
+  memory?: string;
 }
 
 const probeTimeoutMs = 5000;
@@ -49,7 +52,8 @@ function runProbe(program: string): Promise<{ ok: boolean; output: string }> {
 /**
  * Decides once per run whether processes will be confined: never with `off`; otherwise only
  * when bubblewrap is on PATH and a real run of it works (an installed bwrap may still fail, as
- * on Ubuntu 24.04). Each unconfined answer says why and what would fix it.
+ * on Ubuntu 24.04), or worked in the same circumstances within the hour (`memory`). Each
+ * unconfined answer says why and what would fix it.
  */
 export async function probeSandbox(options: SandboxProbeOptions): Promise<SandboxStatus> {
   const { mode } = options;
@@ -59,8 +63,14 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
   }
   const program = findOnPath('bwrap', options.pathVariable);
   if (!program) return unconfined(mode, 'bubblewrap (bwrap) was not found on PATH', installFix);
+  const { memory } = options;
+  const circumstances = memory === undefined ? undefined : sandboxCircumstances(program);
+  if (memory && circumstances && rememberedWorking(memory, circumstances)) return { confined: true, mode, program };
   const probe = await runProbe(program);
-  if (probe.ok) return { confined: true, mode, program };
+  if (probe.ok) {
+    if (memory && circumstances) rememberWorking(memory, circumstances);
+    return { confined: true, mode, program };
+  }
   const said = probe.output.split('\n')[0] ?? '';
   const known = knownFailures.find((failure) => failure.pattern.test(probe.output));
   if (known) return unconfined(mode, `${known.reason}: ${program} said "${said}"`, known.fix);
