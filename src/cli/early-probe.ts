@@ -1,7 +1,6 @@
-import path from 'node:path';
-import { userCacheDir } from '../boot/cache-base.js';
 import type { SandboxStatus } from '../host/confinement/index.js';
 import { probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
+import { sandboxProbeMemory } from './cache-places.js';
 
 export type SandboxProbe = (options: SandboxProbeOptions) => Promise<SandboxStatus>;
 
@@ -16,8 +15,8 @@ export type SandboxProbe = (options: SandboxProbeOptions) => Promise<SandboxStat
 export function startSandboxProbe(sandboxFlag: string | undefined, env: Readonly<Record<string, string | undefined>>): SandboxProbe | undefined {
   if (sandboxFlag === 'off') return undefined;
   const pathVariable = env['PATH'];
-  const cache = userCacheDir(env);
-  let started: Promise<SandboxStatus> | undefined = probeSandbox({ mode: 'auto', pathVariable, ...(cache && { memory: path.join(cache, 'sandbox-probe') }) });
+  const memory = sandboxProbeMemory(env);
+  let started: Promise<SandboxStatus> | undefined = probeSandbox({ mode: 'auto', pathVariable, ...(memory && { memory }) });
   // Unhandled until the run asks; the run reports what it finds.
   started.catch(() => undefined);
   return (options) => {

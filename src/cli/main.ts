@@ -1,5 +1,6 @@
 import { Errors, flush, handle, run } from '@oclif/core';
-import { parseCacheDir, useParseCache } from '../workflow/parse-cache-place.js';
+import { useParseCache } from '../workflow/parse-cache-place.js';
+import { parseCacheDir } from './cache-places.js';
 import { closestNames } from '../workflow/suggest.js';
 
 /**

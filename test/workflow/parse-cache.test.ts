@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { builtinRegistry } from '../../src/workflow/builtin-registry.js';
 import { checkWorkflowFile } from '../../src/workflow/load.js';
-import { parseCacheDir, useParseCache } from '../../src/workflow/parse-cache-place.js';
+import { parseCacheDir } from '../../src/cli/cache-places.js';
+import { useParseCache } from '../../src/workflow/parse-cache-place.js';
 import { WorkflowSource, type NodePath } from '../../src/workflow/source.js';
 import { temporaryDirectories } from '../support/cli.js';
 
