@@ -1,6 +1,6 @@
 /**
  * Bundles the CLI's runtime path (after `tsc`) into dist/cli/rho.cjs: oclif, the commands and
- * everything they load, in one minified CommonJS file that bin/run.js compiles with V8's code
+ * everything they load, in one minified CommonJS file that bin/run.cjs compiles with V8's code
  * cache (src/boot/compile-cache.ts). What a command loads lazily is still evaluated lazily.
  *
  * Why: Node 20 has no module compile cache, and resolving and compiling ~400 small modules of
@@ -19,7 +19,7 @@ const target = path.join(root, 'dist', 'cli');
 // Built beside the target and swapped in, so a CLI started during a rebuild never sees half a bundle.
 const outdir = `${target}.${process.pid}.tmp`;
 
-/** What bin/run.js needs from the bundle; oclif requires the same file for COMMANDS (package.json). */
+/** What bin/run.cjs needs from the bundle; oclif requires the same file for COMMANDS (package.json). */
 const entry = {
   name: 'cli-entry',
   setup(bundler) {

@@ -90,6 +90,16 @@ describe('the house rules', () => {
     expect(cycles).toEqual([]);
   });
 
+  it('names in package.json (bin, lockfile, scripts) a CLI entry that exists', async () => {
+    const pkg = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+    const lock = JSON.parse(await readFile(path.join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: { '': { bin: Record<string, string> } } };
+    const named = [...Object.values(pkg.bin), ...Object.values(lock.packages[''].bin), ...Object.values(pkg.scripts).flatMap((script) => [...script.matchAll(/\bbin\/[\w.-]+/g)].map((m) => m[0]))];
+    expect(named.length).toBeGreaterThan(2);
+    const missing: string[] = [];
+    for (const file of new Set(named)) await readFile(path.join(repoRoot, file)).catch(() => missing.push(file));
+    expect(missing).toEqual([]);
+  });
+
   it('has no focused or skipped tests', async () => {
     const offenders: string[] = [];
     for (const file of await sourceFiles(path.join(repoRoot, 'test'))) {
