@@ -11,6 +11,11 @@ afterAll(() => directories.removeAll());
 
 const oneStep = 'version: 1\nname: one\nsteps:\n  - id: s1\n    tool: echo\n    with: { value: hi }\n';
 
+/** The built CLI run by node with `preload` (its flag and module) before it, as CI would run it. */
+function runPreloaded(preload: readonly string[], args: readonly string[], cwd: string, env: Record<string, string>) {
+  return execa('node', [...preload, cliPath, ...args], { cwd, env: { CI: 'true', NO_COLOR: '1', ...env }, reject: false, stdin: 'ignore', timeout: 30_000 });
+}
+
 /** Preloaded hooks that name every file the CLI loads, ES module or CommonJS, one `loaded <url>` line each on stderr. */
 const recorder = `data:text/javascript,${encodeURIComponent(
   `import Module, { register } from 'node:module';
@@ -29,9 +34,17 @@ register('data:text/javascript,' + encodeURIComponent(\`export async function re
 )}`;
 
 async function loadedFiles(args: readonly string[], cwd: string, env: Record<string, string>): Promise<{ exitCode: number | undefined; urls: string[] }> {
-  const result = await execa('node', ['--import', recorder, cliPath, ...args], { cwd, env: { CI: 'true', NO_COLOR: '1', ...env }, reject: false, stdin: 'ignore', timeout: 30_000 });
+  const result = await runPreloaded(['--import', recorder], args, cwd, env);
   const urls = [...new Set(String(result.stderr).split('\n').filter((line) => line.startsWith('loaded ')).map((line) => line.slice('loaded '.length)))];
   return { exitCode: result.exitCode, urls };
+}
+
+/** Runs the CLI with a preloaded script that prints, as the process exits, what `expression` (JavaScript) is then. */
+async function valueAtExit(expression: string, args: readonly string[], cwd: string, env: Record<string, string>): Promise<{ exitCode: number | undefined; value: string | undefined }> {
+  const probe = path.join(cwd, 'value-at-exit.cjs');
+  await writeFile(probe, `process.on('exit', () => process.stderr.write('value at exit: ' + (${expression}) + '\\n'));\n`);
+  const result = await runPreloaded(['-r', probe], args, cwd, env);
+  return { exitCode: result.exitCode, value: /value at exit: (\w+)/.exec(String(result.stderr))?.[1] };
 }
 
 /** A workspace with the one-step workflow and a cache directory of its own. */
@@ -60,30 +73,19 @@ describe.concurrent('start-up path', () => {
 
   it('builds no zod schema for --help: zod is evaluated only by commands that check something', async () => {
     const { dir, env } = await setup();
-    // zod's first module creates this global; a preloaded script reports whether it exists at exit.
-    const probe = path.join(dir, 'zod-probe.cjs');
-    await writeFile(probe, "process.on('exit', () => process.stderr.write('zod evaluated: ' + ('__zod_globalConfig' in globalThis) + '\\n'));\n");
-    const said = async (args: readonly string[]) => {
-      const result = await execa('node', ['-r', probe, cliPath, ...args], { cwd: dir, env: { CI: 'true', NO_COLOR: '1', ...env }, reject: false, stdin: 'ignore', timeout: 30_000 });
-      return /zod evaluated: (\w+)/.exec(String(result.stderr))?.[1];
-    };
-    expect(await said(['--help'])).toBe('false');
-    expect(await said(['list', 'one.yml'])).toBe('true');
+    // zod's first module creates this global.
+    const zodEvaluated = "'__zod_globalConfig' in globalThis";
+    expect(await valueAtExit(zodEvaluated, ['--help'], dir, env)).toEqual({ exitCode: 0, value: 'false' });
+    expect(await valueAtExit(zodEvaluated, ['list', 'one.yml'], dir, env)).toEqual({ exitCode: 0, value: 'true' });
   });
 
   it('starts no network proxy, so loads no node:http, for a run whose policy grants no network host', async () => {
     const { dir, env } = await setup();
     await writeFiles(dir, { 'hosts.yml': `${oneStep}policy:\n  allow: ["network(registry.npmjs.org)"]\n` });
-    const probe = path.join(dir, 'http-probe.cjs');
-    await writeFile(probe, "process.on('exit', () => process.stderr.write('http loaded: ' + process.moduleLoadList.includes('NativeModule http') + '\\n'));\n");
-    const said = async (file: string) => {
-      const result = await execa('node', ['-r', probe, cliPath, 'run', file], { cwd: dir, env: { CI: 'true', NO_COLOR: '1', ...env }, reject: false, stdin: 'ignore', timeout: 30_000 });
-      expect(result.exitCode, String(result.stderr)).toBe(0);
-      return /http loaded: (\w+)/.exec(String(result.stderr))?.[1];
-    };
-    expect(await said('one.yml')).toBe('false');
+    const httpLoaded = "process.moduleLoadList.includes('NativeModule http')";
+    expect(await valueAtExit(httpLoaded, ['run', 'one.yml'], dir, env)).toEqual({ exitCode: 0, value: 'false' });
     // Confined (CI runs where bubblewrap works), a network(HOST) rule needs the proxy.
-    expect(await said('hosts.yml')).toBe('true');
+    expect(await valueAtExit(httpLoaded, ['run', 'hosts.yml'], dir, env)).toEqual({ exitCode: 0, value: 'true' });
   });
 
   it('answers --version without loading anything beyond bin/run.cjs', async () => {
