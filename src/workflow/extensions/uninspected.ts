@@ -30,12 +30,11 @@ export function uninspectedNotes(
   return [
     ...modules.map((entry) => note(entry.at, `tool module ${entry.path} was not loaded (checking a workflow never runs its code); ${loadedBy} load it`)),
     ...servers.map((entry) => note(entry.at, `MCP server ${entry.declaration.name} was not started; ${loadedBy} start it and check its tools`)),
-    ...steps
-      .filter((step): step is NamedStep & Required<Pick<NamedStep, 'toolAt'>> => step.toolAt !== undefined && !tools.get(step.tool))
-      .map((step) => {
-        const close = closestNames(step.tool, tools.names(), 1);
-        const hint = close.length > 0 ? `; did you mean "${close[0]}"?` : '';
-        return { file: step.file ?? source.file, ...step.toolAt, message: `note: step ${step.id}: tool ${step.tool} was not inspected (it is not built-in), so its arguments were not checked${hint}` };
-      }),
+    ...steps.flatMap(({ id, tool, toolAt, file }) => {
+      if (toolAt === undefined || tools.get(tool)) return [];
+      const close = closestNames(tool, tools.names(), 1);
+      const hint = close.length > 0 ? `; did you mean "${close[0]}"?` : '';
+      return [{ file: file ?? source.file, ...toolAt, message: `note: step ${id}: tool ${tool} was not inspected (it is not built-in), so its arguments were not checked${hint}` }];
+    }),
   ];
 }

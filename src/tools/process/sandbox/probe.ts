@@ -63,12 +63,11 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
   }
   const program = findOnPath('bwrap', options.pathVariable);
   if (!program) return unconfined(mode, 'bubblewrap (bwrap) was not found on PATH', installFix);
-  const { memory } = options;
-  const circumstances = memory === undefined ? undefined : sandboxCircumstances(program);
-  if (memory && circumstances && rememberedWorking(memory, circumstances)) return { confined: true, mode, program };
+  const remembered = options.memory === undefined ? undefined : { file: options.memory, circumstances: sandboxCircumstances(program) };
+  if (remembered?.circumstances && rememberedWorking(remembered.file, remembered.circumstances)) return { confined: true, mode, program };
   const probe = await runProbe(program);
   if (probe.ok) {
-    if (memory && circumstances) rememberWorking(memory, circumstances);
+    if (remembered?.circumstances) rememberWorking(remembered.file, remembered.circumstances);
     return { confined: true, mode, program };
   }
   const said = probe.output.split('\n')[0] ?? '';
