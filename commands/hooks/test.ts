@@ -37,7 +37,7 @@ HOOK is the program and its arguments, or with --hooks the name (or command) of 
     let result: HookTestResult;
     try {
       result = await testHook({
-        sandbox: await standaloneHookSandbox(env),
+        sandbox: await standaloneHookSandbox(env, 'auto', [process.cwd()]),
         hook: argv as string[],
         eventFile: flags.event,
         hooksFile: flags.hooks,

@@ -7,21 +7,21 @@ export type SandboxProbe = (options: SandboxProbeOptions) => Promise<SandboxStat
 /**
  * Starts the run's sandbox probe as soon as the command line is parsed, so that bubblewrap runs
  * while the run's own modules load instead of after them (a one-step run waited about 20 ms for
- * it). The run asks the same question the probe answers (`auto`, the host's PATH) once; that
+ * it). The run asks the same question the probe answers (`auto`, the host's `RHO_BWRAP`) once; that
  * first ask gets this answer, any other ask probes again. Nothing is started when `--sandbox
  * off` leaves the run no question to ask. A sandbox that worked is remembered in the user's
  * cache (`sandbox-probe`), so the next runs within the hour need not start bubblewrap at all.
  */
 export function startSandboxProbe(sandboxFlag: string | undefined, env: Readonly<Record<string, string | undefined>>): SandboxProbe | undefined {
   if (sandboxFlag === 'off') return undefined;
-  const pathVariable = env['PATH'];
+  const configuredProgram = env['RHO_BWRAP'];
   const memory = sandboxProbeMemory(env);
-  let started: Promise<SandboxStatus> | undefined = probeSandbox({ mode: 'auto', pathVariable, ...(memory && { memory }) });
+  let started: Promise<SandboxStatus> | undefined = probeSandbox({ mode: 'auto', configuredProgram, ...(memory && { memory }) });
   // Unhandled until the run asks; the run reports what it finds.
   started.catch(() => undefined);
   return (options) => {
     const early = started;
     started = undefined;
-    return early && options.mode === 'auto' && options.pathVariable === pathVariable && options.platform === undefined ? early : probeSandbox(options);
+    return early && options.mode === 'auto' && options.configuredProgram === configuredProgram && options.platform === undefined ? early : probeSandbox(options);
   };
 }

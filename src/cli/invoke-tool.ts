@@ -62,7 +62,8 @@ export async function invokeToolCommand(
     const args = parseArgsJson(request.args);
     const timeoutMs = request.timeout === undefined ? undefined : parseDurationFlag('--timeout', request.timeout);
     const cwd = process.cwd();
-    const sandbox = await standaloneHookSandbox(environment.env, request.choices.sandbox);
+    const root = path.resolve(cwd, request.choices.workspace ?? '.');
+    const sandbox = await standaloneHookSandbox(environment.env, request.choices.sandbox, [root]);
     const hooks = request.hooksFile
       ? await loadHooks({ file: request.hooksFile, cwd, env: environment.env, labels: {}, runId: `invoke-${Date.now()}`, onWarning: stderr, sandbox })
       : undefined;
@@ -75,7 +76,7 @@ export async function invokeToolCommand(
     const { choices } = request;
     const host = await buildHost(
       {
-        root: path.resolve(cwd, choices.workspace ?? '.'),
+        root,
         grantedRoots: [],
         rules: choices.rules,
         approve: choices.approve,

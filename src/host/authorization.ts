@@ -18,6 +18,7 @@ import type { ToolError } from './errors.js';
 import type { AuditRecord, HostEvent } from './events.js';
 import { requestFingerprint } from './fingerprint.js';
 import type { PreToolGate } from './gates.js';
+import { hostWithPort } from './network-host.js';
 import type { PolicyEvaluation, PolicyEvaluator } from './policy.js';
 import { environmentNotGranted, ruleMatches, type Rule } from './rules.js';
 
@@ -111,7 +112,7 @@ export class Authorizer {
     }
     const approver = this.options.approver;
     if (!approver) throw this.deny(pending, 'policy', unanswered(subject, request, evaluation.rule?.text, this.hints));
-    this.options.emit(subject.callId, { type: 'approval_requested', stepId: subject.stepId ?? subject.callId, request: pending.seq, class: request.class });
+    this.options.emit(subject.callId, { type: 'approval_requested', stepId: subject.stepId ?? subject.callId, request: pending.seq, class: request.class, ...hostOf(request) });
     const release = await this.turns.acquire(signal, () => cancelled(subject, request));
     try {
       // An identical request ahead in the queue may have been allowed for the run meanwhile.
@@ -185,8 +186,13 @@ export class Authorizer {
 
   private record({ subject, request, seq }: Pending, result: 'allow' | 'deny', decider: Decider): void {
     this.audit.add({ seq, class: request.class, result, decider });
-    this.options.emit(subject.callId, { type: 'approval_decided', stepId: subject.stepId ?? subject.callId, request: seq, class: request.class, result, decider });
+    this.options.emit(subject.callId, { type: 'approval_decided', stepId: subject.stepId ?? subject.callId, request: seq, class: request.class, ...hostOf(request), result, decider });
   }
+}
+
+/** What an approval event names of a network request: its host and port, so a refused host can be told from the events alone. */
+function hostOf(request: CapabilityRequest): { host?: string } {
+  return request.class === 'network' ? { host: hostWithPort(request.hostname, request.port) } : {};
 }
 
 function messageOf(thrown: unknown): string {

@@ -170,8 +170,12 @@ export type { CapabilityClass };
 
 export { capabilityClasses } from './capability-classes.js';
 
-/** Rule names that exist only as policy rules, not as request classes. */
-export type RuleClass = CapabilityClass | 'outside';
+/**
+ * Rule classes besides the request classes, which exist only as policy rules: `outside` (paths
+ * outside the workspace, on top of their own rule) and `unix_socket` (confined processes may
+ * create unix sockets, which a seccomp filter otherwise refuses).
+ */
+export type RuleClass = CapabilityClass | 'outside' | 'unix_socket';
 
 function quoteIfNeeded(part: string): string {
   return /^[\w./@:+,=-]+$/.test(part) ? part : JSON.stringify(part);

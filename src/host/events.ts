@@ -45,12 +45,14 @@ const stepProgress = z.strictObject({
   message: z.string(),
   stream: z.enum(['stdout', 'stderr']).optional(),
 });
-const approvalRequested = z.strictObject({ type: z.literal('approval_requested'), stepId: z.string(), request: auditSeq, class: capabilityClassSchema });
+const requestHost = z.string().optional().describe('For a network request: the host and port it names (host:port), never its path or query');
+const approvalRequested = z.strictObject({ type: z.literal('approval_requested'), stepId: z.string(), request: auditSeq, class: capabilityClassSchema, host: requestHost });
 const approvalDecided = z.strictObject({
   type: z.literal('approval_decided'),
   stepId: z.string(),
   request: auditSeq,
   class: capabilityClassSchema,
+  host: requestHost,
   result: z.enum(['allow', 'deny']),
   decider: deciderSchema,
 });

@@ -12,7 +12,7 @@ import type { HookSandbox, RunHooks, RunHooksFactory } from '../host/run-observe
 import { buildHost, type HostConfig, type HostPorts } from './build-host.js';
 import type { RunChoices } from './run-choices.js';
 import { builtinRegistry } from './builtin-registry.js';
-import { probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
+import { distrustWritableProgram, probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
 import type { RunEvent } from '../host/events.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs, type InputValue } from './inputs.js';
@@ -120,18 +120,21 @@ export function homeDirectories(hostEnv: Readonly<Record<string, string | undefi
 
 /**
  * Whether a run confines its processes, probed once. `required` without a working sandbox is a
- * usage error, so nothing runs. `started` is a probe begun before the mode was known (it runs
+ * usage error, so nothing runs. A bubblewrap under `writableRoots` (the workspace and the
+ * granted roots) is not trusted. `started` is a probe begun before the mode was known (it runs
  * while the workflow loads); its answer holds for `auto` and `required` alike.
  */
 export async function decideSandbox(
   mode: SandboxMode,
   options: { hostEnv: HostPorts['hostEnv']; probeSandbox?: RunPorts['probeSandbox'] },
+  writableRoots: readonly string[],
   started?: Promise<SandboxStatus>,
 ): Promise<SandboxStatus> {
-  const status =
+  const probed =
     mode !== 'off' && started
       ? { ...(await started), mode }
-      : await (options.probeSandbox ?? probeSandbox)({ mode, pathVariable: options.hostEnv.PATH });
+      : await (options.probeSandbox ?? probeSandbox)({ mode, configuredProgram: options.hostEnv.RHO_BWRAP });
+  const status = distrustWritableProgram(probed, writableRoots);
   if (mode === 'required' && !status.confined) {
     throw new HostError('usage', `sandbox: required, but ${describeUnconfined(status)}; nothing was run`);
   }
@@ -139,8 +142,13 @@ export async function decideSandbox(
 }
 
 /** How hook programs outside a workflow run (`rho hooks test`, `rho invoke --hooks`) are confined: as in an `auto` run. */
-export async function standaloneHookSandbox(hostEnv: HostPorts['hostEnv'], mode: SandboxMode = 'auto'): Promise<HookSandbox> {
-  return { status: await decideSandbox(mode, { hostEnv }), homeDirectories: homeDirectories(hostEnv) };
+export async function standaloneHookSandbox(hostEnv: HostPorts['hostEnv'], mode: SandboxMode = 'auto', writableRoots: readonly string[] = []): Promise<HookSandbox> {
+  return { status: await decideSandbox(mode, { hostEnv }, writableRoots), homeDirectories: homeDirectories(hostEnv) };
+}
+
+/** The directories `policy.granted_roots` names, absolute (relative ones start at the file's directory). */
+function grantedRootsOf(workflow: CompiledWorkflow): string[] {
+  return (workflow.file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir));
 }
 
 /** The host configuration of a run: the file's settings with the front end's choices over them. */
@@ -149,7 +157,7 @@ export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoice
   const root = workspaceRoot(workflow, choices, cwd);
   return {
     root,
-    grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir)),
+    grantedRoots: grantedRootsOf(workflow),
     rules: {
       allow: [...(file.policy?.allow ?? []), ...choices.rules.allow],
       // A called file's rules only add restrictions; they hold for the whole run, as every rule does.
@@ -191,7 +199,7 @@ export interface OpenedWorkflow {
 export async function openWorkflow(options: OpenOptions, loading: ModuleLoading): Promise<OpenedWorkflow> {
   const { ports, choices } = options;
   // The probe starts bubblewrap once; it runs while the file is loaded, unless the flag turns the sandbox off.
-  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', pathVariable: ports.hostEnv.PATH });
+  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', configuredProgram: ports.hostEnv.RHO_BWRAP });
   probing?.catch(() => undefined);
   const { workflow, extensions, warnings, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading, {
     task: choices.task,
@@ -204,7 +212,8 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   checkScriptedAnswerIds(workflow, ports.scriptedAnswers ?? []);
   const runId = randomUUID();
   // The --sandbox flag wins over the file's policy.sandbox; both default to auto.
-  const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, probing);
+  const given = workspaceRoot(workflow, choices, options.cwd);
+  const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, [given, ...grantedRootsOf(workflow)], probing);
   const homes = homeDirectories(ports.hostEnv);
   const declared = {
     inline: workflow.file.hooks,
@@ -214,7 +223,6 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   };
   const hooks = ports.hooks ? await ports.hooks(declared, runId) : undefined;
   // Canonical as the host will make it, so env: sees the same rho.workspace as the steps.
-  const given = workspaceRoot(workflow, choices, options.cwd);
   const context = runContextOf({
     workspace: await realpath(given).catch(() => given),
     workflowDir: workflow.source.directory,

@@ -57,6 +57,8 @@ export interface PlannedConfinement {
   /** Absolute writable roots (files or directory trees), besides its private TMPDIR. */
   writable: string[];
   network: string;
+  /** Whether it may reach the host's unix sockets (a `unix_socket` rule), as a person reads it. */
+  unixSockets: string;
 }
 
 export interface WorkflowPlan {
@@ -87,6 +89,9 @@ function plannedConfinement(confinement: CallConfinement | undefined): PlannedCo
     confined: confinement.status.confined,
     writable: confinement.plan.writable.map((root) => (root.kind === 'tree' ? `${root.path}/**` : root.path)),
     network: describeNetwork(confinement.plan.network),
+    unixSockets: confinement.plan.unixSockets
+      ? 'every host unix socket it can see (unix_socket): the ssh agent, Docker, D-Bus, tmux…'
+      : 'none (its seccomp filter refuses them; a unix_socket rule opens them)',
   };
 }
 

@@ -13,8 +13,8 @@ export interface HookConfinementInput {
 /**
  * How a hook program is confined. Hooks are not authorized by the workflow's rules, so they get
  * what a gate or an observer needs and no more: everything read-only, the user's home hidden
- * (the hook's own directory stays visible), no network, a private TMPDIR, and writable only
- * the directories its `writes` entry names (an audit log's, say).
+ * (the hook's own directory stays visible), no network and no unix sockets, a private TMPDIR,
+ * and writable only the directories its `writes` entry names (an audit log's, say).
  */
 export function hookConfinementPlan(input: HookConfinementInput): ConfinementPlan {
   const writable = input.writes.map((entry) => ({ path: path.resolve(input.baseDirectory, entry), kind: 'tree' as const }));
@@ -29,5 +29,6 @@ export function hookConfinementPlan(input: HookConfinementInput): ConfinementPla
     hidden: [],
     exposed: exposedWithin([...hiddenHomes, ...(privateTemp ? [privateTemp] : [])], [input.baseDirectory]),
     network: { mode: 'none' },
+    unixSockets: false,
   };
 }

@@ -1,5 +1,5 @@
-export { planConfinement, networkConfinement, outermost, type ConfinementPlan, type ConfinementInput, type NetworkConfinement, type WritableRoot } from './plan.js';
+export { planConfinement, networkConfinement, unixSocketConfinement, outermost, type ConfinementPlan, type ConfinementInput, type NetworkConfinement, type WritableRoot } from './plan.js';
 export { narrowWritable } from './narrow.js';
 export { sandboxModes, sandboxStatusSchema, describeUnconfined, type SandboxMode, type SandboxStatus } from './status.js';
-export type { AuthorizeConnection, CallConfinement, NetworkProxy, ProxyConnection, ProxyEndpoint, SandboxCommand } from './call.js';
+export type { AuthorizeConnection, CallConfinement, NetworkProxy, ProxyConnection, ProxyEndpoint, SandboxChannel, SandboxCommand } from './call.js';
 export { hookConfinementPlan, type HookConfinementInput } from './hook-plan.js';

@@ -50,6 +50,8 @@ export interface ConfinementPlan {
   /** Paths inside hidden homes or the private temp that stay readable: the workspace and what read rules grant there. */
   exposed: readonly string[];
   network: NetworkConfinement;
+  /** Whether the process may create unix sockets (`unixSocketConfinement`); otherwise its seccomp filter refuses them. */
+  unixSockets: boolean;
 }
 
 export interface ConfinementInput {
@@ -120,6 +122,17 @@ export function networkConfinement(policy: Policy): NetworkConfinement {
 }
 
 /**
+ * Whether confined processes may create unix sockets: an allowed `unix_socket` rule that no
+ * deny or ask rule names. Such a process reaches every unix socket it can see (the ssh agent,
+ * Docker, D-Bus, tmux): a connect(2) cannot be decided socket by socket, so there is nothing to
+ * ask about one at a time, and an ask rule keeps them closed as a deny does.
+ */
+export function unixSocketConfinement(policy: Policy): boolean {
+  const named = (rules: readonly Rule[]) => rules.some((rule) => rule.class === 'unix_socket');
+  return named(policy.rules.allow) && !named(policy.rules.deny) && !named(policy.rules.ask);
+}
+
+/**
  * Where a private temporary file system is mounted: bubblewrap's own /dev, which holds no host
  * file. Mounting it over the host's /tmp would hide whatever a step reads there (a checkout, a
  * script a command names), so the host's /tmp stays visible read-only like the rest.
@@ -163,5 +176,6 @@ export function planConfinement(input: ConfinementInput): ConfinementPlan {
     hidden: unique(hidden),
     exposed,
     network: networkConfinement(policy),
+    unixSockets: unixSocketConfinement(policy),
   };
 }

@@ -21,7 +21,9 @@ function stderrTail(stderr: string): string {
 
 /**
  * Turns an outcome into the call's output: success when the exit code is one of `okExitCodes`,
- * otherwise a typed error whose details carry the same data a success would have had.
+ * otherwise a typed error whose details carry the same data a success would have had. A process
+ * that failed after rho's network proxy refused it a host fails with that denial (exit 3), not
+ * as the program's own failure; one that succeeded anyway (it did without the host) succeeds.
  */
 export function completionOutput(label: string, outcome: ProcessOutcome, okExitCodes: readonly number[], wallLimitMs: number): ToolOutput {
   const data: CompletionData = {
@@ -41,15 +43,18 @@ export function completionOutput(label: string, outcome: ProcessOutcome, okExitC
     case 'exited':
       break;
   }
-  if (outcome.exitCode === null) {
-    throw new ToolError('execution_failed', `${label} was killed by ${outcome.signal ?? 'a signal'}${stderrTail(outcome.stderr)}`, { details, output });
-  }
-  if (!okExitCodes.includes(outcome.exitCode)) {
-    const expected = okExitCodes.length === 1 ? `${okExitCodes[0]}` : `one of ${okExitCodes.join(', ')}`;
-    throw new ToolError('execution_failed', `${label} exited with code ${outcome.exitCode} (expected ${expected})${stderrTail(outcome.stderr)}`, {
-      details,
+  const ended = outcome.exitCode === null ? `was killed by ${outcome.signal ?? 'a signal'}` : `exited with code ${outcome.exitCode}`;
+  if (outcome.exitCode !== null && okExitCodes.includes(outcome.exitCode)) return { text: outcome.stdout, data, metadata: { truncated: outcome.truncated } };
+  const refusal = outcome.networkRefusal;
+  if (refusal) {
+    // The program most likely failed because of it: the step is denied, naming the host and what grants it.
+    throw new ToolError(refusal.kind, `${label} ${ended} after rho's network proxy refused it a connection: ${refusal.message}`, {
+      cause: refusal,
+      details: { ...details, ...refusal.details },
       output,
     });
   }
-  return { text: outcome.stdout, data, metadata: { truncated: outcome.truncated } };
+  if (outcome.exitCode === null) throw new ToolError('execution_failed', `${label} ${ended}${stderrTail(outcome.stderr)}`, { details, output });
+  const expected = okExitCodes.length === 1 ? `${okExitCodes[0]}` : `one of ${okExitCodes.join(', ')}`;
+  throw new ToolError('execution_failed', `${label} ${ended} (expected ${expected})${stderrTail(outcome.stderr)}`, { details, output });
 }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { ToolError } from '../../host/errors.js';
 import type { SecretMasker } from '../../host/masking.js';
 import type { ToolProgress } from '../../host/tool.js';
 import { LineSplitter, ProgressThrottle } from './line-progress.js';
@@ -14,6 +15,8 @@ export interface ProcessOutcome extends ExitStatus {
   stdout: string;
   stderr: string;
   truncated: boolean;
+  /** The first connection rho's network proxy refused the process, if any. */
+  networkRefusal?: ToolError;
 }
 
 export interface RunLimits {
@@ -87,12 +90,14 @@ export async function runToCompletion(launch: ProcessLaunch, limits: RunLimits, 
     const status = await group.finished;
     stdout.end();
     stderr.end();
+    const networkRefusal = group.networkRefusal();
     return {
       ...status,
       termination,
       stdout: stdout.capture.text(),
       stderr: stderr.capture.text(),
       truncated: stdout.capture.truncated || stderr.capture.truncated,
+      ...(networkRefusal && { networkRefusal }),
     };
   } finally {
     clearTimeout(timer);

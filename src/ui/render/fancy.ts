@@ -2,7 +2,7 @@ import type { SandboxStatus } from '../../host/confinement/status.js';
 import type { RunEvent } from '../../host/events.js';
 import { ListrPromptHost } from '../approver/listr-prompt-host.js';
 import { printable } from '../approver/facts.js';
-import { describeFinish, formatDuration, formatSummary } from './format.js';
+import { describeFinish, formatDuration, formatSummary, hostSuffix } from './format.js';
 import { runnerLineBreak } from './guarded-sink.js';
 import type { Renderer, TextSink } from './renderer.js';
 
@@ -125,12 +125,12 @@ export class FancyRenderer implements Renderer {
         this.tasks.get(event.stepId)?.print(event.message);
         return;
       case 'approval_requested':
-        this.tasks.get(event.stepId)?.wait(`waiting for approval of a ${event.class} request (#${event.request})`);
+        this.tasks.get(event.stepId)?.wait(`waiting for approval of a ${event.class} request${hostSuffix(event)} (#${event.request})`);
         return;
       case 'approval_decided':
         if (event.decider !== 'policy') {
           const verdict = event.result === 'allow' ? '✔ allowed' : '✖ denied';
-          this.tasks.get(event.stepId)?.decide(`${verdict} by ${event.decider}: ${event.class} request #${event.request}`);
+          this.tasks.get(event.stepId)?.decide(`${verdict} by ${event.decider}: ${event.class} request #${event.request}${hostSuffix(event)}`);
         }
         return;
       case 'question_asked':

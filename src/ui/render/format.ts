@@ -45,6 +45,11 @@ export function describeFinish(event: StepFinished): string {
   return base;
 }
 
+/** How an approval line names the host of a network request (` to host:port`); nothing for other classes. */
+export function hostSuffix(event: { host?: string | undefined }): string {
+  return event.host === undefined ? '' : ` to ${event.host}`;
+}
+
 /** The line that says a run's processes are not confined, and why; undefined when they are. */
 export function sandboxLine(status: SandboxStatus | undefined): string | undefined {
   if (!status || status.confined) return undefined;

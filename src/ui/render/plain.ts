@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../host/events.js';
 import type { SandboxStatus } from '../../host/confinement/status.js';
-import { describeFinish, formatSummary, sandboxLine } from './format.js';
+import { describeFinish, formatSummary, hostSuffix, sandboxLine } from './format.js';
 import { runnerLineBreak } from './guarded-sink.js';
 import type { Renderer, TextSink } from './renderer.js';
 
@@ -40,10 +40,10 @@ export class PlainFormatter {
       case 'step_progress':
         return step(event.stepId, event.message);
       case 'approval_requested':
-        return step(event.stepId, `waiting for approval of a ${event.class} request (#${event.request})`);
+        return step(event.stepId, `waiting for approval of a ${event.class} request${hostSuffix(event)} (#${event.request})`);
       case 'approval_decided':
         if (event.decider === 'policy') return { stepId: event.stepId, lines: [] };
-        return step(event.stepId, `${event.class} request #${event.request} ${event.result === 'allow' ? 'allowed' : 'denied'} by ${event.decider}`);
+        return step(event.stepId, `${event.class} request #${event.request}${hostSuffix(event)} ${event.result === 'allow' ? 'allowed' : 'denied'} by ${event.decider}`);
       case 'question_asked':
         return step(event.stepId, `waiting for an answer to: ${event.questionIds.join(', ')}`);
       case 'question_answered':

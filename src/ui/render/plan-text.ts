@@ -42,6 +42,7 @@ function confinementLines(confinement: PlannedConfinement): string[] {
     `  confined: ${confinement.confined ? 'yes' : 'no (see Sandbox above)'}`,
     `  writes: ${confinement.writable.length > 0 ? confinement.writable.join(', ') : 'nothing'} (and its private TMPDIR)`,
     `  network: ${confinement.network}`,
+    `  unix sockets: ${confinement.unixSockets}`,
   ];
 }
 

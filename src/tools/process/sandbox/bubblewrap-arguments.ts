@@ -5,13 +5,15 @@ import { isWithin } from '../../../host/workspace.js';
 
 /**
  * Namespaces and process settings every confined process gets: its own PID namespace (so every
- * descendant, setsid or double-forked, dies with it), killed when rho dies, a new session (no
- * terminal to inject input into), no capabilities even when rho runs as root, the host's file
- * system read-only, a minimal /dev and its own /proc.
+ * descendant, setsid or double-forked, dies with it) and IPC namespace (SysV objects and POSIX
+ * message queues of its own, gone with it), killed when rho dies, a new session (no terminal to
+ * inject input into), no capabilities even when rho runs as root, the host's file system
+ * read-only, a minimal /dev and its own /proc.
  */
 export const baseArguments: readonly string[] = [
   '--die-with-parent',
   '--unshare-pid',
+  '--unshare-ipc',
   '--new-session',
   '--cap-drop',
   'ALL',
@@ -23,6 +25,12 @@ export const baseArguments: readonly string[] = [
   '--proc',
   '/proc',
 ];
+
+/** The descriptor bubblewrap reads the seccomp filter from (`seccomp-filter.ts`): the first after stdin, stdout and stderr. */
+export const filterDescriptor = 3;
+
+/** Tells bubblewrap to install the filter it reads on `filterDescriptor` before it starts the program. */
+export const seccompArguments: readonly string[] = ['--seccomp', String(filterDescriptor)];
 
 export interface ConfinedProcess {
   /** The program as resolved (it and its installation stay readable, even inside a hidden home). */
@@ -85,7 +93,6 @@ export function bubblewrapArguments(plan: ConfinementPlan, target: ConfinedProce
   }
   for (const home of plan.hiddenHomes) args.push('--remount-ro', home);
   if (plan.network.mode !== 'host') args.push('--unshare-net');
-  if (plan.network.mode === 'proxy' && target.proxy) args.push(...target.proxy.sandboxArguments);
-  args.push('--chdir', target.cwd);
+  args.push(...seccompArguments, '--chdir', target.cwd);
   return args;
 }

@@ -1,16 +1,19 @@
-import { mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { baseArguments } from './bubblewrap-arguments.js';
+import { baseArguments, seccompArguments } from './bubblewrap-arguments.js';
+import { seccompFilterDigest } from './seccomp-filter.js';
 
 /*
  * A sandbox that worked, remembered so that the next run on the same machine need not start
  * bubblewrap just to ask again (a probe costs a run 5–10 ms). Only a working sandbox is
  * remembered: a stale memory can make confined processes fail to start, never run unconfined.
- * What it is tied to is everything the probe's answer depends on: the program (by path and
- * identity), the boot, the namespaces this process runs in (a container, or another sandbox, has
- * its own), the kernel settings for user namespaces, the user and the probe's own arguments.
- * What none of these show (an AppArmor profile changed without a reboot) is caught by the memory's
- * age: it holds for an hour at most.
+ * What it is tied to is everything the probe's answer depends on: the trusted program the run
+ * found (its path, the file that resolves to, and that file's identity; a memory never names
+ * the program, so it cannot make a run use another one), the boot, the namespaces this process
+ * runs in (a container, or another sandbox, has its own), the kernel settings for user
+ * namespaces, the user, and the probe's own arguments and seccomp filter. What none of these
+ * show (an AppArmor profile changed without a reboot) is caught by the memory's age: it holds
+ * for an hour at most.
  */
 
 const rememberedForMs = 60 * 60 * 1000;
@@ -28,8 +31,9 @@ export function sandboxCircumstances(program: string): string | undefined {
   try {
     const { dev, ino, size, mtimeMs } = statSync(program);
     return JSON.stringify([
-      'rho-sandbox-probe 1',
+      'rho-sandbox-probe 2',
       program,
+      realpathSync(program),
       dev,
       ino,
       size,
@@ -38,7 +42,8 @@ export function sandboxCircumstances(program: string): string | undefined {
       readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
       ...['user', 'mnt', 'pid', 'net'].map((namespace) => readlinkSync(`/proc/self/ns/${namespace}`)),
       ...['/proc/sys/kernel/unprivileged_userns_clone', '/proc/sys/user/max_user_namespaces', '/proc/sys/kernel/apparmor_restrict_unprivileged_userns'].map(readOrAbsent),
-      baseArguments.join(' '),
+      [...baseArguments, ...seccompArguments].join(' '),
+      seccompFilterDigest(),
     ]);
   } catch {
     return undefined;
