@@ -48,6 +48,15 @@ describe('confinement plan', () => {
     expect(result.hidden).toEqual(['/work/project/.env', '/work/project/secrets']);
   });
 
+  it('opens unix sockets only for an allowed unix_socket rule that no deny or ask rule names', () => {
+    expect(plan({ allow: ['process'] }).unixSockets).toBe(false);
+    expect(plan({ allow: ['process', 'unix_socket'] }).unixSockets).toBe(true);
+    expect(plan({ allow: ['unix_socket'], deny: ['unix_socket'] }).unixSockets).toBe(false);
+    expect(plan({ allow: ['unix_socket'], ask: ['unix_socket'] }).unixSockets).toBe(false);
+    // The unrestricted network rule is the host's network, not its unix sockets.
+    expect(plan({ allow: ['network'] }).unixSockets).toBe(false);
+  });
+
   it('finds the entries on disk that a wildcard deny names', async () => {
     const dir = await temp.make();
     await mkdir(path.join(dir, 'keys/nested'), { recursive: true });
