@@ -6,6 +6,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cliPath, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
+import { answers, proxyClient } from '../support/proxy-client.js';
 import { startServer, type TestServer } from '../tools/network/servers.js';
 
 // Every run here is confined (CI installs bubblewrap). What is tested is what a confined process
@@ -20,21 +21,12 @@ afterEach(async () => {
   server = undefined;
 });
 
-const client = path.resolve(import.meta.dirname, '../fixtures/scripts/proxy-client.mjs');
-
 /** A workspace (`work/` in a fresh directory) with the proxy client and the given files. */
 async function workspace(files: Record<string, string>): Promise<{ base: string; dir: string }> {
   const base = await temp.make();
   const dir = path.join(base, 'work');
-  await writeFiles(dir, { 'client.mjs': await readFile(client, 'utf8'), ...files });
+  await writeFiles(dir, { 'client.mjs': await readFile(proxyClient, 'utf8'), ...files });
   return { base, dir };
-}
-
-/** Each step's one JSON line, from plain output (`[step] {...}`). */
-function answers(stdout: string): Record<string, unknown> {
-  const found: Record<string, unknown> = {};
-  for (const match of stdout.matchAll(/^\[([a-z_]+)\] (\{.*\})$/gm)) found[match[1]!] = JSON.parse(match[2]!);
-  return found;
 }
 
 function events(file: string): { type: string; [key: string]: unknown }[] {
