@@ -61,9 +61,20 @@ async function hostSocket(socketPath: string, reply: string): Promise<Server> {
   return listening;
 }
 
+/** Several CLI starts in one test: on a loaded machine each can take seconds. */
+const cliStarts = { timeout: 120_000 };
+
 describe('private channels of confined processes (end to end)', () => {
-  it('a host unix socket is out of reach, wherever it lies, unless a unix_socket rule opens them', async () => {
+  it('a host unix socket is out of reach, wherever it lies, unless a unix_socket rule opens them', cliStarts, async () => {
     const { base, dir } = await workspace({
+      'hooks.toml': `[[pre_tool_use]]\nname = "agent-gate"\ncommand = ["node", "agent-gate.mjs"]\n`,
+      'agent-gate.mjs': `import net from 'node:net';
+process.stdin.resume();
+const answer = (said) => console.log(JSON.stringify({ decision: 'deny', reason: 'the agent said: ' + said }));
+const socket = net.connect('../agent.sock');
+socket.on('data', (data) => answer(String(data)));
+socket.on('error', (error) => answer(error.code));
+`,
       'flow.yml': `version: 1
 name: agent
 policy:
@@ -87,12 +98,17 @@ steps:
 
       expect((await runCli(['plan', 'flow.yml'], { cwd: dir })).stdout).toContain('  unix sockets: none (its seccomp filter refuses them; a unix_socket rule opens them)');
       expect((await runCli(['plan', 'flow.yml', '--allow', 'unix_socket'], { cwd: dir })).stdout).toContain('  unix sockets: every host unix socket it can see (unix_socket)');
+
+      // A hook runs under the same filter, whatever the workflow's rules: it answers with what it reached.
+      const gated = await runCli(['run', 'flow.yml', '--output', 'plain', '--allow', 'unix_socket', '--hooks', 'hooks.toml'], { cwd: dir });
+      expect(gated.exitCode).toBe(3);
+      expect(gated.stdout).toContain('was denied by hook agent-gate: the agent said: EPERM');
     } finally {
       await new Promise((resolve) => agent.close(resolve));
     }
   });
 
-  it('a confined process cannot create a user namespace, and its SysV IPC objects never reach the host', async () => {
+  it('a confined process cannot create a user namespace, and its SysV IPC objects never reach the host', cliStarts, async () => {
     const { dir } = await workspace({
       'flow.yml': `version: 1
 name: namespaces
@@ -113,7 +129,7 @@ steps:
     expect(await hostQueues()).toBe(before);
   });
 
-  it('puts no secret and no environment value on the argv of any process of a confined step behind the proxy', async () => {
+  it('puts no secret and no environment value on the argv of any process of a confined step behind the proxy', cliStarts, async () => {
     server = await startServer((_request, response) => response.end('ok'));
     const secret = 'argv-canary-9f3c2e71';
     const { dir } = await workspace({
@@ -147,7 +163,7 @@ steps:
     expect(result.exitCode, String(result.stdout)).toBe(0);
   });
 
-  it("a run without network rules cannot use another run's way to the proxy", async () => {
+  it("a run without network rules cannot use another run's way to the proxy", cliStarts, async () => {
     server = await startServer((_request, response) => response.end('through the other run'));
     const holder = await workspace({
       'flow.yml': `version: 1
@@ -183,7 +199,7 @@ steps:
     expect(server.requests).toEqual([]);
   });
 
-  it("a step whose requests a gate denies cannot send them as another step's: each is decided as its own", async () => {
+  it("a step whose requests a gate denies cannot send them as another step's: each is decided as its own", cliStarts, async () => {
     server = await startServer((_request, response) => response.end('allowed'));
     const { dir } = await workspace({
       'gate.mjs': `let input = '';
@@ -217,7 +233,7 @@ steps:
     expect(decided).toEqual([expect.objectContaining({ stepId: 'thief', host: server.host, result: 'deny', decider: 'hook' })]);
   });
 
-  it('a host the proxy refuses is named: the step is denied (exit 3) with the rule that grants it, and the event names the host', async () => {
+  it('a host the proxy refuses is named: the step is denied (exit 3) with the rule that grants it, and the event names the host', cliStarts, async () => {
     server = await startServer((_request, response) => response.end('reached'));
     const { dir } = await workspace({
       'flow.yml': `version: 1
