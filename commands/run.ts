@@ -53,6 +53,8 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
         ...(flags.timeout !== undefined && { timeout: flags.timeout }),
         ...(flags.events !== undefined && { eventsFile: flags.events }),
         ...(flags.junit !== undefined && { junitFile: flags.junit }),
+        ...(flags['output-limit'] !== undefined && { outputLimit: flags['output-limit'] }),
+        logs: flags['no-logs'] ? { mode: 'off' } : flags.logs !== undefined ? { mode: 'dir', dir: flags.logs } : { mode: 'default' },
         ...(flags.hooks !== undefined && { hooksFile: flags.hooks }),
         labels: flags.label,
         answer: flags.answer,

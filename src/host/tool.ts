@@ -7,6 +7,7 @@ import type { HostInput, HostInputResponse } from './host-input.js';
 import type { SecretMasker } from './masking.js';
 import type { ResourceAccess } from './resources.js';
 import type { SessionState } from './session-state.js';
+import type { OutputStream } from './step-output.js';
 import type { Workspace } from './workspace.js';
 
 /** `built-in`: ships with rho. `host`: a module the workflow loads (trusted in-process code). `mcp`: a tool of an MCP server (a separate program). */
@@ -84,6 +85,12 @@ export interface ExecuteContext {
   /** State shared by the calls of one run (background processes); absent on hosts without runs. */
   session?: SessionState;
   progress(update: ToolProgress): void;
+  /**
+   * What the call prints, as bytes in the order they came (a process's stdout and stderr): the
+   * host masks it, keeps it whole in the call's log, and carries its lines in `step_progress`
+   * events up to its bound per call (`ToolHostOptions.output`).
+   */
+  output(stream: OutputStream, chunk: Uint8Array): void;
   /**
    * Whether a path met while walking an authorized directory tree is still kept back by a deny
    * or ask read rule; walks skip such paths (a tree read is authorized as one request). A file with
@@ -170,6 +177,8 @@ interface ToolResultBase {
   callId: string;
   tool: string;
   durationMs: number;
+  /** Where everything the call printed (its last attempt) is kept, when it printed any and the host keeps logs. */
+  log?: string;
 }
 
 /**

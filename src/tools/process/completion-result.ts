@@ -8,20 +8,11 @@ import type { resultData } from '../result-data.js';
 /** The structured result of a process that ran to completion (a step's `data`), failed or not. */
 export type CompletionData = z.infer<typeof resultData.exec>;
 
-const stderrTailLines = 5;
-const stderrTailChars = 2000;
-
-/** The last few lines of stderr, for a failure message. */
-function stderrTail(stderr: string): string {
-  const lines = stderr.trimEnd().split('\n').slice(-stderrTailLines).join('\n');
-  if (lines.length === 0) return '';
-  const text = lines.length > stderrTailChars ? `…${lines.slice(-stderrTailChars)}` : lines;
-  return `; last stderr lines:\n${text}`;
-}
-
 /**
  * Turns an outcome into the call's output: success when the exit code is one of `okExitCodes`,
- * otherwise a typed error whose details carry the same data a success would have had.
+ * otherwise a typed error whose details carry the same data a success would have had. A failure's
+ * message says how the process ended and quotes none of its output: that was shown as it came,
+ * and is whole in the step's log.
  */
 export function completionOutput(label: string, outcome: ProcessOutcome, okExitCodes: readonly number[], wallLimitMs: number): ToolOutput {
   const data: CompletionData = {
@@ -42,11 +33,11 @@ export function completionOutput(label: string, outcome: ProcessOutcome, okExitC
       break;
   }
   if (outcome.exitCode === null) {
-    throw new ToolError('execution_failed', `${label} was killed by ${outcome.signal ?? 'a signal'}${stderrTail(outcome.stderr)}`, { details, output });
+    throw new ToolError('execution_failed', `${label} was killed by ${outcome.signal ?? 'a signal'}`, { details, output });
   }
   if (!okExitCodes.includes(outcome.exitCode)) {
     const expected = okExitCodes.length === 1 ? `${okExitCodes[0]}` : `one of ${okExitCodes.join(', ')}`;
-    throw new ToolError('execution_failed', `${label} exited with code ${outcome.exitCode} (expected ${expected})${stderrTail(outcome.stderr)}`, {
+    throw new ToolError('execution_failed', `${label} exited with code ${outcome.exitCode} (expected ${expected})`, {
       details,
       output,
     });
