@@ -67,8 +67,12 @@ describe('rho run --output fancy at a terminal', () => {
     expect(final).toMatch(/✔ Takes a while \[(1\.[5-9]|[2-9]\.\d)s\]\n\s+› slow start\n\s+slow done/);
     expect(final).toMatch(/✔ Quick \[\d+ms\]\n\s+› quick red\n/);
     expect(final).toMatch(/✔ Writes \[\d+ms\]\n\s+› ✔ allowed by flag: write request #\d+\n\s+approved by --yes: write request "write out\.txt \(new\)"/);
-    // A failed step keeps its last five lines and the reason.
-    expect(final).toMatch(/✖ Breaks \[\d+ms\]\n\s+› ✖ failure .*exited with code 3[^\n]*\n\s+the reason\n\s+› out 5\n\s+out 6\n\s+out 7\n\s+out 8\n\s+the reason\n/);
+    // A failed step keeps its last five lines under a count of the earlier ones, and how it ended.
+    expect(final).toMatch(/✖ Breaks \[[\d.]+m?s\]\n\s+› ✖ failure .*exited with code 3 \(expected 0\)\n\s+› … 4 earlier lines\n\s+out 5\n\s+out 6\n\s+out 7\n\s+out 8\n\s+the reason\n/);
+    // After the list, everything it printed, then where the whole of it is kept.
+    expect(final).toMatch(
+      /Everything broken printed before it failed:\n(\[broken\] out \d\n){8}\[broken\] the reason\n\[broken\] ✖ failure .*\n\[broken\] its whole output: \/\S+\/broken\.log\n/,
+    );
     // A skipped step is marked skipped, not warned about.
     expect(final).toMatch(/↓ Never runs — skipped: broken failed/);
     expect(final).not.toContain('⚠');
