@@ -27,6 +27,8 @@ export type LogsChoice = { mode: 'default' } | { mode: 'dir'; dir: string } | { 
 
 /** How many runs' logs the default place keeps for a workspace; the oldest go first. */
 export const keptRuns = 20;
+/** How long the default place keeps the logs of a workspace no run has written to since. */
+export const keptWorkspaceMs = 30 * 24 * 3600 * 1000;
 
 /** `rho run` as asked for: the file, the run's choices (parsed once from the flags), and how to show and record it. */
 export interface RunRequest {
@@ -164,12 +166,14 @@ async function openStepLogs(
   onFailure: (message: string) => void,
 ): Promise<OutputLogs | undefined> {
   if (choice.mode === 'off') return undefined;
-  const { StepLogFiles } = await import('../ui/reports/step-logs.js');
+  const { StepLogFiles, removeStaleLogPlaces } = await import('../ui/reports/step-logs.js');
   if (choice.mode === 'dir') return StepLogFiles.create(path.resolve(choice.dir), { onFailure });
   const place = defaultLogPlace(env, workspaceRoot);
   if (place === undefined) return undefined;
   try {
-    return await StepLogFiles.create(place, { keepRuns: keptRuns, onFailure });
+    const logs = await StepLogFiles.create(place, { keepRuns: keptRuns, onFailure });
+    await removeStaleLogPlaces(path.dirname(place), keptWorkspaceMs);
+    return logs;
   } catch (error) {
     onFailure(`rho: ${(error as Error).message}`);
     return undefined;

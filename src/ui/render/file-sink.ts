@@ -53,8 +53,8 @@ const bufferedChars = 64 * 1024;
  *
  * Writes are whole lines, buffered up to 64 KiB and written synchronously (soon after, or when
  * the buffer fills), so memory stays bounded however fast a run reports. The first write that
- * fails (a full disk) ends the file: what was written is cut back to its last whole write, so
- * the lines already there stay whole, nothing more is written, and `end()` rejects with an
+ * fails (a full disk) ends the file: what reached it is cut back to its last whole line, so the
+ * lines already there stay whole, nothing more is written, and `end()` rejects with an
  * `output_failed` error that names the file and the reason.
  */
 export async function openFileSink(file: string, what: string, options: { append?: boolean } = {}): Promise<FileSink> {
@@ -110,10 +110,13 @@ class SyncFileSink implements FileSink {
     if (this.failure || this.pending === '') return;
     const bytes = Buffer.from(this.pending, 'utf8');
     this.pending = '';
+    let written = 0;
     try {
-      for (let written = 0; written < bytes.length; ) written += writeSync(this.fd, bytes, written);
+      while (written < bytes.length) written += writeSync(this.fd, bytes, written);
       if (this.whole !== undefined) this.whole += bytes.length;
     } catch (error) {
+      // Of what reached the file before the failure, the lines it ended are kept.
+      if (this.whole !== undefined && written > 0) this.whole += bytes.lastIndexOf(0x0a, written - 1) + 1;
       this.fail(error);
     }
   }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, copyFileSync, openSync, writeSync, writevSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { OutputLog, OutputLogs, OutputStream } from '../../host/step-output.js';
 import { HostError } from '../../host/errors.js';
@@ -170,6 +170,22 @@ export function fileNameOf(stepId: string): string {
 }
 
 const runDirectory = /^\d{4}-\d{2}-\d{2}T\d{6}Z-[0-9a-f]{8}$/;
+const workspacePlace = /-[0-9a-f]{12}$/;
+
+/**
+ * Removes the log places of workspaces no run has written to for `maxAgeMs` (a temporary
+ * checkout's), so the logs of workspaces that are gone do not pile up. Only places named as rho
+ * names them (`NAME-DIGEST`) are touched.
+ */
+export async function removeStaleLogPlaces(root: string, maxAgeMs: number, now = Date.now()): Promise<void> {
+  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !workspacePlace.test(entry.name)) continue;
+    const place = path.join(root, entry.name);
+    const modified = await stat(place).then((info) => info.mtimeMs, () => now);
+    if (now - modified > maxAgeMs) await rm(place, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
 
 /** Keeps the newest `keep` run directories of a place (their names sort by time); only directories rho named are touched. */
 async function removeOldRuns(place: string, keep: number): Promise<void> {
