@@ -106,9 +106,9 @@ class HeldLine {
     return pieces;
   }
 
-  /** The held bytes followed by `rest`, and nothing held any more. */
+  /** The held bytes followed by `rest`, and nothing held any more (`rest` itself, not a copy, when nothing was held). */
   take(rest?: Buffer): Buffer {
-    const all = Buffer.concat(rest ? [...this.parts, rest] : this.parts);
+    const all = this.parts.length === 0 ? (rest ?? Buffer.alloc(0)) : Buffer.concat(rest ? [...this.parts, rest] : this.parts);
     this.parts = [];
     this.bytes = 0;
     return all;

@@ -57,7 +57,13 @@ export function printable(text: string): string {
   return text.replace(unsafeInLine, escaped);
 }
 
-/** Whether text would be shown as it is (no character in it is escaped or removed). */
-export function isSafeText(text: string): boolean {
-  return !anyUnsafe.test(text);
+const unsafeInJson = new RegExp(`[${unsafeCharacters}]`, 'g');
+
+/**
+ * JSON text with every unsafe character a JSON string may hold as it is (DEL, the C1 controls,
+ * line separators, bidirectional controls; JSON escapes the others) written as a `\uXXXX`
+ * escape: it means the same, and is safe to show.
+ */
+export function safeJson(json: string): string {
+  return json.replace(unsafeInJson, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

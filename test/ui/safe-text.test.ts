@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { printable, safeText } from '../../src/ui/safe-text.js';
+import { printable, safeJson, safeText } from '../../src/ui/safe-text.js';
 
 /** Everything a terminal could act on, save line feeds and tabs, and the one sequence that may pass. */
 const actsOnTerminal = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
@@ -57,6 +57,16 @@ describe('safe text', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
         expect(printable(text)).not.toMatch(/[\n\t\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/);
+      }),
+    );
+  });
+
+  it('writes JSON that means the same and holds no character that acts on a terminal', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        const json = safeJson(JSON.stringify({ text }));
+        expect(json).not.toMatch(actsOnTerminal);
+        expect((JSON.parse(json) as { text: string }).text).toBe(text);
       }),
     );
   });

@@ -1,12 +1,6 @@
 import type { RunEvent } from '../../host/events.js';
 import type { Renderer, TextSink } from './renderer.js';
-
-/**
- * Characters JSON may hold as they are that a terminal would act on (DEL, the C1 controls) or
- * that reorder or break the text shown (line separators, bidirectional controls): an events line
- * read at a terminal is as safe as any other output, and still means the same.
- */
-const shownAsEscapes = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+import { safeJson } from '../safe-text.js';
 
 /** Version of the event line format (`v`); bumped only on incompatible changes. */
 export const eventFormatVersion = 1;
@@ -31,8 +25,8 @@ export class NdjsonRenderer implements Renderer {
     const line = { v: eventFormatVersion, seq: ++this.seq, time: this.now().toISOString(), run_id: this.runId, type, ...fields };
     // `##[` can only stand inside a JSON string, where `\u0023` is the same `#`: the GitHub Actions
     // runner would read `##[name]` anywhere in a line as a workflow command.
-    const json = JSON.stringify(line).replaceAll('##[', '\\u0023#[');
-    this.out.write(`${json.replace(shownAsEscapes, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`);
+    // An events line read at a terminal is as safe as any other output (`safeJson`), and means the same.
+    this.out.write(`${safeJson(JSON.stringify(line).replaceAll('##[', '\\u0023#['))}\n`);
   }
 
   async close(): Promise<void> {
