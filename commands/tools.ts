@@ -118,7 +118,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
 
   /** Reports why the tools could not be listed, with the exit code `rho run` would use. */
   private failed(error: unknown): never {
-    this.exit(reportStartupError(error, (line) => process.stderr.write(`${line}\n`)));
+    this.exit(reportStartupError(error, (line) => process.stderr.write(`${safeText(line, false)}\n`)));
   }
 }
 
