@@ -1,9 +1,10 @@
 import type { HostEvent } from './events.js';
+import type { OutputStream } from './tool.js';
 import type { SecretMasker, StreamMasker } from './masking.js';
 import { maxProgressChars } from './progress.js';
 import { completeUtf8Length, decodeShowingInvalid } from './utf8.js';
 
-export type OutputStream = 'stdout' | 'stderr';
+export type { OutputStream };
 
 /** Where the whole output of one attempt of a call is kept (the CLI's log files). */
 export interface OutputLog {

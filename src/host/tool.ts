@@ -7,7 +7,6 @@ import type { HostInput, HostInputResponse } from './host-input.js';
 import type { SecretMasker } from './masking.js';
 import type { ResourceAccess } from './resources.js';
 import type { SessionState } from './session-state.js';
-import type { OutputStream } from './step-output.js';
 import type { Workspace } from './workspace.js';
 
 /** `built-in`: ships with rho. `host`: a module the workflow loads (trusted in-process code). `mcp`: a tool of an MCP server (a separate program). */
@@ -33,9 +32,12 @@ export interface ToolOutput {
   metadata?: Readonly<Record<string, unknown>>;
 }
 
+/** Where a call's output came from: a process's stdout or stderr. */
+export type OutputStream = 'stdout' | 'stderr';
+
 export interface ToolProgress {
   message: string;
-  stream?: 'stdout' | 'stderr';
+  stream?: OutputStream;
 }
 
 /** Facts about the host that tools may use: rho's `src/host` never reads the process's globals. */

@@ -96,7 +96,7 @@ describe('exec', () => {
   it('streams complete output lines as progress, stdout and stderr apart', async () => {
     await harness.invoke('exec', { command: node, args: [script('print-lines.mjs'), '3'] });
     const progress = harness.events.flatMap((event) => (event.type === 'step_progress' ? [{ message: event.message, stream: event.stream }] : []));
-    expect(progress.filter((update) => update.stream === 'stdout').map((update) => update.message)).toEqual(['line 1', 'line 2', 'line 3']);
+    expect(progress.filter((update) => update.stream === 'stdout').flatMap((update) => update.message.split('\n'))).toEqual(['line 1', 'line 2', 'line 3']);
     expect(progress).toContainEqual({ message: 'warning once', stream: 'stderr' });
   });
 
