@@ -254,6 +254,20 @@ steps:
     expect(lines.length).toBeGreaterThan(10);
     expect(lines.map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual(lines.map((_, index) => index + 1));
   });
+
+  it('reports step logs that fill their disk once, keeps the run going, and exits 74 for a --logs DIR', { timeout: 60_000 }, async () => {
+    const dir = await directories.make();
+    const flow = `version: 1\nname: big\npolicy:\n  allow: [process]\nsteps:\n  - { id: big, tool: exec, with: { command: ${node}, args: ["-e", "console.log('x'.repeat(100000))"] } }\n  - { id: after, tool: echo, with: { value: still runs } }\n`;
+    await writeFiles(dir, { 'flow.yml': flow, 'reports/.keep': '' });
+    const inside = `node ${cliPath} run flow.yml --logs reports > out.txt 2> err.txt; echo $? > code`;
+    await execa('bwrap', ['--dev-bind', '/', '/', '--size', '32768', '--tmpfs', path.join(dir, 'reports'), 'sh', '-c', inside], { cwd: dir, env: { CI: 'true' } });
+    expect((await readFile(path.join(dir, 'code'), 'utf8')).trim()).toBe('74');
+    const warnings = (await readFile(path.join(dir, 'err.txt'), 'utf8')).trim().split('\n');
+    expect(warnings).toEqual([expect.stringMatching(/^rho: could not write the step logs in .*reports\/\S+: the disk is full \(ENOSPC\); later output is not logged$/)]);
+    const out = await readFile(path.join(dir, 'out.txt'), 'utf8');
+    expect(out).toContain('[after] still runs');
+    expect(out).toContain('Result: exit 0 (2 success)');
+  });
 });
 
 describe('a workflow file that is not UTF-8', () => {

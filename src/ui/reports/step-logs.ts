@@ -75,7 +75,9 @@ class StepLogFile implements OutputLog {
   private first: OutputStream | undefined;
   /** Each stream's bytes after its last line break, so the combined log interleaves whole lines. */
   private readonly held: Record<OutputStream, Buffer> = { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) };
+  /** After a failed write or once closed, nothing more is written (a closed descriptor's number may be another file's). */
   private failed = false;
+  private closed = false;
 
   constructor(
     private readonly dir: string,
@@ -87,7 +89,7 @@ class StepLogFile implements OutputLog {
   }
 
   write(stream: OutputStream, bytes: Buffer): void {
-    if (this.failed) return;
+    if (this.failed || this.closed) return;
     try {
       this.first ??= stream;
       if (stream !== this.first && !this.apart) this.separate();
@@ -99,6 +101,8 @@ class StepLogFile implements OutputLog {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     try {
       if (!this.failed) writeAll(this.combined, [this.held.stdout, this.held.stderr]);
     } catch (error) {
