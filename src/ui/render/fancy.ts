@@ -181,7 +181,7 @@ export class FancyRenderer implements Renderer {
         return;
       case 'step_finished':
         this.finished.push(event);
-        if (!failedWithOutput(event)) this.tasks.get(event.stepId)?.forgetOutput();
+        if (!showsOutputAgain(event)) this.tasks.get(event.stepId)?.forgetOutput();
         this.tasks.get(event.stepId)?.settle(event);
         return;
       case 'run_finished':
@@ -193,7 +193,7 @@ export class FancyRenderer implements Renderer {
   async close(): Promise<void> {
     this.prompts.close();
     await this.listDone;
-    for (const event of this.finished.filter(failedWithOutput)) this.showOutput(event);
+    for (const event of this.finished.filter(showsOutputAgain)) this.showOutput(event);
     this.out.write(this.summary.map((line) => `${line}\n`).join(''));
   }
 
@@ -241,7 +241,7 @@ export class FancyRenderer implements Renderer {
 }
 
 /** A step that ran and failed: its whole output is shown again after the list. */
-function failedWithOutput(event: StepFinished): boolean {
+function showsOutputAgain(event: StepFinished): boolean {
   return event.status === 'failure';
 }
 
