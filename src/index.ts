@@ -14,6 +14,7 @@ export {
 } from './host/tool-host.js';
 export { ToolHostRun, maxQueuedProgress, type ToolHostRunEvent } from './host/tool-host-run.js';
 export { maxProgressChars } from './host/progress.js';
+export { defaultOutputShownBytes, type OutputLog, type OutputLogs, type OutputOptions, type OutputStream } from './host/step-output.js';
 export { SecretMasker } from './host/masking.js';
 export { defineTool, defaultToolTimeoutMs } from './host/tool.js';
 export type {

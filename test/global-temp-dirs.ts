@@ -13,6 +13,8 @@ let root: string | undefined;
 export function setup(): void {
   root = mkdtempSync(path.join(os.tmpdir(), 'rho-test-run-'));
   process.env.TMPDIR = root;
+  // Step logs go to the user's state directory by default: this run's stay in its own.
+  process.env.XDG_STATE_HOME = path.join(root, 'state');
 }
 
 export function teardown(): void {

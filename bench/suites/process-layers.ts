@@ -75,7 +75,7 @@ export async function processLayersSuite(sizes: ProcessLayerSizes): Promise<Suit
         await group.finished;
       },
     ],
-    ['run to completion', () => runToCompletion(launch, { outputLimitBytes: 1024 * 1024, wallLimitMs: 3_600_000 }, { signal: new AbortController().signal, progress() {} })],
+    ['run to completion', () => runToCompletion(launch, { outputLimitBytes: 1024 * 1024, wallLimitMs: 3_600_000 }, { signal: new AbortController().signal, output() {} })],
     [
       'exec call through a ToolHost',
       async () => {

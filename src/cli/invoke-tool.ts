@@ -13,7 +13,7 @@ import { standaloneHookSandbox } from '../workflow/launch.js';
 import { createApprovals } from '../ui/approver/index.js';
 import { createQuestioner } from '../ui/questioner/index.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
-import { canPrompt, type CliEnvironment } from './environment.js';
+import { canPrompt, streamTargets, type CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
 import type { RunStreams } from './run-workflow.js';
 import type { RunChoices } from '../workflow/run-choices.js';
@@ -38,6 +38,16 @@ export function invokeExitCode(result: ToolResult): number {
   return exitCodeOfError(result.error);
 }
 
+/** How many of a failed process's last stderr lines `invoke` shows: nothing showed them as they came. */
+const stderrTailLines = 5;
+
+/** The last lines a failed call's process wrote to stderr, when it ran one. */
+function stderrTail(result: ToolResult): string[] {
+  const stderr = result.error?.details['stderr'];
+  if (typeof stderr !== 'string' || stderr.trim() === '') return [];
+  return ['its last stderr lines:', ...stderr.trimEnd().split(/\r\n|\r|\n/).slice(-stderrTailLines).map((line) => `  ${line}`)];
+}
+
 function parseArgsJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -53,7 +63,7 @@ export async function invokeToolCommand(
   streams: RunStreams,
 ): Promise<{ exitCode: number; result?: ToolResult }> {
   const masker = new SecretMasker();
-  const guarded = guardStreams(streams, masker, environment.githubActions);
+  const guarded = guardStreams(streams, masker, streamTargets(environment));
   const stderr = (line: string) => guarded.stderr.write(`${line}\n`);
   const controller = new AbortController();
   const stopListening = abortOnSignals(controller, () => process.exit(130));
@@ -103,7 +113,7 @@ export async function invokeToolCommand(
     try {
       const result = await host.invoke({ id: `invoke-1`, tool: request.tool, args, ...(timeoutMs !== undefined && { timeoutMs }) }, controller.signal);
       if (result.status === 'success') guarded.stdout.write(`${result.output?.text ?? ''}\n`);
-      else stderr(`rho: ${request.tool} ${result.status}: ${result.error?.message ?? ''}`);
+      else for (const line of [`rho: ${request.tool} ${result.status}: ${result.error?.message ?? ''}`, ...stderrTail(result)]) stderr(line);
       return { exitCode: invokeExitCode(result), result };
     } finally {
       for (const notice of await host.dispose()) stderr(`rho: ${notice}`);

@@ -5,7 +5,7 @@ import { planWorkflow, type WorkflowPlan } from '../workflow/plan.js';
 import { reportStartupError } from './startup-errors.js';
 import { cliGrantHints } from '../ui/grant-hints.js';
 import { formatPlan } from '../ui/render/plan-text.js';
-import type { CliEnvironment } from './environment.js';
+import { streamTargets, type CliEnvironment } from './environment.js';
 import type { RunRequest, RunStreams } from './run-workflow.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
@@ -21,7 +21,7 @@ export async function planWorkflowCommand(
 ): Promise<{ exitCode: number; plan?: WorkflowPlan }> {
   // The plan shows arguments, which may hold the workflow's secrets once they are read.
   const masker = new SecretMasker();
-  const streams = guardStreams(rawStreams, masker, environment.githubActions);
+  const streams = guardStreams(rawStreams, masker, streamTargets(environment));
   const warn = (line: string) => streams.stderr.write(`${line}\n`);
   try {
     // Gates are consulted only when asked for: hook programs are code, and a plan runs none unasked.

@@ -106,7 +106,8 @@ export async function runCallPath(steps: CallPathSteps, order: CallOrder, index:
   const attempt = async () => {
     const outcome = await steps.execute(prepared!, signal, detached);
     const durationMs = performance.now() - startedAt;
-    return outcome.status === 'success' ? succeeded(call, outcome.output, durationMs) : failedResult(call, outcome.error, signal, durationMs);
+    const result = outcome.status === 'success' ? succeeded(call, outcome.output, durationMs) : failedResult(call, outcome.error, signal, durationMs);
+    return outcome.log === undefined ? result : { ...result, log: outcome.log };
   };
   const { result, attempts } = await executeWithRetry(options.retry, attempt, {
     signal: waiting,

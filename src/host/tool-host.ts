@@ -20,6 +20,7 @@ import type { PreparedCall, ToolCall } from './prepared-call.js';
 import type { ToolRegistry } from './registry.js';
 import { validateMaxParallel } from './schedule-book.js';
 import { SessionState } from './session-state.js';
+import type { OutputOptions } from './step-output.js';
 import type { HostEnvironment, ToolOutput, ToolResult } from './tool.js';
 import { ToolHostRun } from './tool-host-run.js';
 import type { Workspace } from './workspace.js';
@@ -53,6 +54,8 @@ export interface ToolHostOptions {
   observer?: RunObserver;
   /** The run's filtering proxy for confined processes whose network is `network(HOST)` rules; without one they get none. */
   networkProxy?: NetworkProxy;
+  /** How much of a call's output (`ctx.output`) its progress events carry, and where all of it is kept. */
+  output?: OutputOptions;
 }
 
 /** One place in a host's model order, taken before the call is known (a workflow reserves one per step). */
@@ -81,6 +84,8 @@ interface InFlight extends CallExtras {
   done: Promise<void>;
   /** The first request the call put to authorization. */
   authorized: CapabilityRequest | undefined;
+  /** How many times it has begun executing (a retried call executes again). */
+  executions: number;
 }
 
 /**
@@ -315,6 +320,7 @@ export class ToolHost {
       sink: extras.sink,
       questioner: extras.questioner,
       authorized: undefined,
+      executions: 0,
     };
     this.#inFlight.set(call.id, flight);
     try {
@@ -350,11 +356,13 @@ export class ToolHost {
   #execute(prepared: PreparedCall, signal: AbortSignal, detached: boolean) {
     const { call } = prepared;
     const flight = this.#inFlight.get(call.id);
+    const attempt = flight ? ++flight.executions : 1;
     return executeCall(
       prepared,
       signal,
       {
         base: this.#baseContext(call, signal),
+        output: { options: this.#options.output ?? {}, attempt, masker: this.#options.environment.masker },
         withheld: (absolutePath, links) => this.#options.policy.withholdsRead(absolutePath, this.workspace.root, links),
         questioner: flight?.questioner ?? this.#options.questioner,
         redact: this.#options.redact ?? ((text) => text),

@@ -32,9 +32,12 @@ export interface ToolOutput {
   metadata?: Readonly<Record<string, unknown>>;
 }
 
+/** Where a call's output came from: a process's stdout or stderr. */
+export type OutputStream = 'stdout' | 'stderr';
+
 export interface ToolProgress {
   message: string;
-  stream?: 'stdout' | 'stderr';
+  stream?: OutputStream;
 }
 
 /** Facts about the host that tools may use: rho's `src/host` never reads the process's globals. */
@@ -84,6 +87,12 @@ export interface ExecuteContext {
   /** State shared by the calls of one run (background processes); absent on hosts without runs. */
   session?: SessionState;
   progress(update: ToolProgress): void;
+  /**
+   * What the call prints, as bytes in the order they came (a process's stdout and stderr): the
+   * host masks it, keeps it whole in the call's log, and carries its lines in `step_progress`
+   * events up to its bound per call (`ToolHostOptions.output`).
+   */
+  output(stream: OutputStream, chunk: Uint8Array): void;
   /**
    * Whether a path met while walking an authorized directory tree is still kept back by a deny
    * or ask read rule; walks skip such paths (a tree read is authorized as one request). A file with
@@ -170,6 +179,8 @@ interface ToolResultBase {
   callId: string;
   tool: string;
   durationMs: number;
+  /** Where everything the call printed (its last attempt) is kept, when it printed any and the host keeps logs. */
+  log?: string;
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ToolError } from '../host/errors.js';
 import type { SecretMasker } from '../host/masking.js';
 import { defineTool, type ToolContext, type ToolOutput } from '../host/tool.js';
-import { completeUtf8Length } from './process/output-capture.js';
+import { completeUtf8Length } from '../host/utf8.js';
 import { parseJsonBody, readBoundedBody, type BoundedBody } from './network/body.js';
 import { boundedResponseHeaders, headerNamePattern, headerValuePattern, managedHeaders } from './network/headers.js';
 import { isRedirect, nextHop, type Hop } from './network/redirects.js';

@@ -12,6 +12,7 @@ import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
 import { ToolHost, type RunObserver } from '../host/tool-host.js';
 import { Workspace } from '../host/workspace.js';
+import type { OutputOptions } from '../host/step-output.js';
 
 /** A run's host as configured: the front end's choices and the workflow file's settings, resolved once. */
 export interface HostConfig {
@@ -47,6 +48,8 @@ export interface HostPorts {
   masker?: SecretMasker;
   onWarning?: (message: string) => void;
   observer?: RunObserver;
+  /** How much of each step's output its events carry, and where all of it is kept. */
+  output?: OutputOptions;
 }
 
 function parseRules(rules: readonly string[]) {
@@ -99,6 +102,7 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
     ...(ports.onWarning && { onWarning: ports.onWarning }),
     ...(ports.observer && { observer: ports.observer }),
     ...(networkProxy && { networkProxy }),
+    ...(ports.output && { output: ports.output }),
   });
   if (networkProxy) host.session.onDispose(() => networkProxy.close());
   return host;

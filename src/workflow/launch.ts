@@ -14,6 +14,7 @@ import type { RunChoices } from './run-choices.js';
 import { builtinRegistry } from './builtin-registry.js';
 import { distrustWritableProgram, probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
 import type { RunEvent } from '../host/events.js';
+import type { OutputLogs } from '../host/step-output.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs, type InputValue } from './inputs.js';
 import { parseMatrixFilter } from './matrix.js';
@@ -35,7 +36,12 @@ import { UpToDateChecks, type CheckAuthorizer } from './up-to-date/checks.js';
 export const minSecretLength = 4;
 
 /** What a front end plugs into a run: the host's ports, its hooks, and where lines for a person go. */
-export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'observer'> {
+export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'observer' | 'output'> {
+  /**
+   * How much of each step's output the events carry (bytes; 10 MiB when absent), and the logs
+   * that keep all of it: opened for the run's canonical workspace root once the file is valid.
+   */
+  output?: { limitBytes?: number; openLogs?(workspaceRoot: string): Promise<OutputLogs | undefined> };
   /** Hook programs (or any other gate and observer) for this run. */
   hooks?: RunHooksFactory;
   /** Shows one line to the person running rho (tools left out, what the run's end had to stop). */
@@ -232,6 +238,8 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   });
   const fromHost = hostVariables(workflow.file.host_env ?? [], ports.hostEnv);
   const masker = ports.masker ?? new SecretMasker();
+  const logs = await ports.output?.openLogs?.(context.workspace);
+  const output = ports.output && { ...(ports.output.limitBytes !== undefined && { limitBytes: ports.output.limitBytes }), ...(logs && { logs }) };
   // Filled below, once the env files are read through the host, before any call runs.
   const env: Record<string, string> = {};
   const config = { ...resolveHostConfig(workflow, choices, options.cwd, env), sandbox, homeDirectories: homes };
@@ -244,6 +252,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
       masker,
       ...(ports.warn && { onWarning: (message: string) => ports.warn?.(`rho: ${message}`) }),
       ...(hooks && { observer: hooks.observer }),
+      ...(output && { output }),
     },
     extensions.tools,
   );

@@ -51,6 +51,8 @@ export interface StepRecord {
   images?: readonly ImageContent[];
   /** How many attempts it took, when its retry: ran it more than once. */
   attempts?: number;
+  /** The file holding everything it printed (its last attempt). */
+  log?: string;
 }
 
 export interface RunSummary {
@@ -188,6 +190,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       ...(continueOnError && { continueOnError }),
       ...(complete.images && { images: summarizeImages(complete.images) }),
       ...(complete.attempts !== undefined && complete.attempts > 1 && { attempts: complete.attempts }),
+      ...(complete.log !== undefined && { log: complete.log }),
     });
   };
   const stopped = () => ({ status: 'cancelled' as const, reason: options.signal.reason === timeoutReason ? 'the run timed out' : 'the run was interrupted' });
@@ -302,6 +305,7 @@ function executedRecord(step: CompiledStep, result: ToolResult, signal: AbortSig
     data: result.output?.data ?? null,
     ...(result.output?.images?.length && { images: result.output.images }),
     ...(result.error && { error: { kind: result.error.kind, message: result.error.message } }),
+    ...(result.log !== undefined && { log: result.log }),
     ...(stoppedWhileDetached && { reason: detachedStopReason(signal, state) }),
   };
 }

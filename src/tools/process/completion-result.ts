@@ -8,22 +8,13 @@ import type { resultData } from '../result-data.js';
 /** The structured result of a process that ran to completion (a step's `data`), failed or not. */
 export type CompletionData = z.infer<typeof resultData.exec>;
 
-const stderrTailLines = 5;
-const stderrTailChars = 2000;
-
-/** The last few lines of stderr, for a failure message. */
-function stderrTail(stderr: string): string {
-  const lines = stderr.trimEnd().split('\n').slice(-stderrTailLines).join('\n');
-  if (lines.length === 0) return '';
-  const text = lines.length > stderrTailChars ? `…${lines.slice(-stderrTailChars)}` : lines;
-  return `; last stderr lines:\n${text}`;
-}
-
 /**
  * Turns an outcome into the call's output: success when the exit code is one of `okExitCodes`,
  * otherwise a typed error whose details carry the same data a success would have had. A process
  * that failed after rho's network proxy refused it a host fails with that denial (exit 3), not
  * as the program's own failure; one that succeeded anyway (it did without the host) succeeds.
+ * A failure's message says how the process ended and quotes none of its output: that was shown
+ * as it came, and is whole in the step's log.
  */
 export function completionOutput(label: string, outcome: ProcessOutcome, okExitCodes: readonly number[], wallLimitMs: number): ToolOutput {
   const data: CompletionData = {
@@ -54,7 +45,7 @@ export function completionOutput(label: string, outcome: ProcessOutcome, okExitC
       output,
     });
   }
-  if (outcome.exitCode === null) throw new ToolError('execution_failed', `${label} ${ended}${stderrTail(outcome.stderr)}`, { details, output });
+  if (outcome.exitCode === null) throw new ToolError('execution_failed', `${label} ${ended}`, { details, output });
   const expected = okExitCodes.length === 1 ? `${okExitCodes[0]}` : `one of ${okExitCodes.join(', ')}`;
-  throw new ToolError('execution_failed', `${label} ${ended} (expected ${expected})${stderrTail(outcome.stderr)}`, { details, output });
+  throw new ToolError('execution_failed', `${label} ${ended} (expected ${expected})`, { details, output });
 }
