@@ -6,6 +6,7 @@ import type { HostEvent } from './events.js';
 import { formatMs } from './format-ms.js';
 import { isHostInput, validateHostInputResponse, type HostInput, type HostInputResponse, type Questioner } from './host-input.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
+import { checkToolOutput } from './output-contract.js';
 import { boundedProgress } from './progress.js';
 import type { ExecuteContext, PrepareContext, ToolOutput } from './tool.js';
 
@@ -52,7 +53,7 @@ export async function executeCall(prepared: PreparedCall, signal: AbortSignal, d
       toolFailure = error;
       throw error;
     });
-    return { status: 'success', output: await raceAbort(work, callSignal, abortGraceMs) };
+    return { status: 'success', output: checkToolOutput(prepared.tool, await raceAbort(work, callSignal, abortGraceMs)) };
   } catch (thrown) {
     const error = deadline.expired ? stepTimeout(call, prepared.timeoutMs, toolFailure ?? thrown) : toToolError(thrown);
     return { status: 'failed', error };

@@ -2,20 +2,22 @@ import type { z } from 'zod';
 import type { CapabilityClass, CapabilityRequest } from './capability.js';
 import type { ImageContent, ResourceContent } from './content.js';
 import type { CallConfinement, SandboxStatus } from './confinement/index.js';
-import type { ToolError } from './errors.js';
+import { HostError, ToolError } from './errors.js';
 import type { HostInput, HostInputResponse } from './host-input.js';
 import type { SecretMasker } from './masking.js';
 import type { ResourceAccess } from './resources.js';
 import type { SessionState } from './session-state.js';
+import { checkToolDefinition, type CheckedDefinition, type ToolBody } from './tool-declaration.js';
 import type { Workspace } from './workspace.js';
 
-/** `built-in`: ships with rho. `host`: a module the workflow loads (trusted in-process code). `mcp`: a tool of an MCP server (a separate program). */
+/** `built-in`: ships with rho. `host`: defined by the code that embeds the host (a module a workflow loads included): trusted in-process code. `mcp`: a tool of an MCP server (a separate program). */
 export type ToolOrigin = 'built-in' | 'host' | 'mcp';
 /** `exclusive`: runs alone, a barrier in model order. `resource-aware`: declares what it touches. */
 export type ExecutionPolicy = 'exclusive' | 'resource-aware';
+/** `async`: a call may run detached when its caller also asks; only a resource-aware tool may declare it. */
 export type ExecutionMode = 'sync' | 'async';
 
-export const defaultToolTimeoutMs = 30_000;
+export { defaultToolTimeoutMs, maxToolTimeoutMs } from './tool-declaration.js';
 
 export type { ImageContent, ResourceContent } from './content.js';
 
@@ -107,59 +109,137 @@ export interface PreparedExecution {
   summary?: string;
   /** How the process the call starts will be confined (for plans); absent for calls that start none. */
   confinement?: CallConfinement;
-  execute(ctx: ExecuteContext): Promise<ToolOutput>;
+  execute(ctx: ExecuteContext): ToolOutput | Promise<ToolOutput>;
 }
 
-interface ToolDefinitionBase<S extends z.ZodType> {
+/**
+ * A whole number of milliseconds from 1 to `maxToolTimeoutMs`, as far as a literal shows it
+ * (at most 8 digits: 0, negative, fractional and overlong literals are type errors); a bad value
+ * that only shows at run time means the default.
+ */
+export type TimeoutMs<T extends number> = number extends T ? T : `${T}` extends `-${string}` | '0' | `${string}.${string}` | `${string}e${string}` ? never : MoreDigitsThan8<`${T}`> extends true ? never : T;
+type MoreDigitsThan8<S extends string, Seen extends unknown[] = []> = Seen['length'] extends 9 ? true : S extends `${string}${infer Rest}` ? (S extends '' ? false : MoreDigitsThan8<Rest, [...Seen, unknown]>) : false;
+
+interface ToolDefinitionBase<S extends z.ZodType, T extends number> {
+  /** Letters, digits, `_`, `-` and `.`; unique in a registry. */
   name: string;
   description: string;
-  /** Strict zod schema of the arguments: the single source of validation, types and JSON Schema. */
+  /** Strict zod object schema of the arguments (`z.strictObject`): the single source of validation, types and JSON Schema. */
   schema: S;
-  /** The shape of a result's `data`, when the tool declares it (shown by `rho tools NAME`; references are checked against it). */
+  /** The shape of a result's `data`, when the tool declares it (shown by `rho tools NAME`; a result whose data does not match it fails). */
   data?: z.ZodType;
-  origin?: ToolOrigin;
   /** Capability classes the tool enforces (inspectable metadata, not a sandbox). */
   classes?: readonly CapabilityClass[];
-  mode?: ExecutionMode;
-  timeoutMs?: number;
+  /** Per-call wall limit (default `defaultToolTimeoutMs`); a value that is not a whole number from 1 to `maxToolTimeoutMs` means the default. */
+  timeoutMs?: TimeoutMs<T>;
   /** Results bring in content from outside the workspace (web pages, issues, mail): treat them as untrusted input. */
   untrustedContent?: boolean;
+  /**
+   * Whether an approver's "allow for this run" may cover later identical requests of this tool
+   * (default true). False for a tool whose calls are not idempotent: each request is asked anew.
+   */
+  rememberApprovals?: boolean;
   /** Checks the tool works, without side effects outside the given temp dir. */
+  selftest?(tempDir: string): void | Promise<void>;
+}
+
+export interface ResourceAwareToolDefinition<S extends z.ZodType, T extends number = number> extends ToolDefinitionBase<S, T> {
+  executionPolicy: 'resource-aware';
+  mode?: ExecutionMode;
+  prepare(args: z.infer<S>, ctx: PrepareContext): PreparedExecution | Promise<PreparedExecution>;
+}
+
+export interface ExclusiveToolDefinition<S extends z.ZodType, T extends number = number> extends ToolDefinitionBase<S, T> {
+  executionPolicy?: 'exclusive';
+  /** An exclusive tool never runs detached: only a resource-aware one may declare `async`. */
+  mode?: 'sync';
+  run(args: z.infer<S>, ctx: ToolContext): ToolOutput | Promise<ToolOutput>;
+}
+
+export type ToolDefinition<S extends z.ZodType = z.ZodType, T extends number = number> = ResourceAwareToolDefinition<S, T> | ExclusiveToolDefinition<S, T>;
+
+/**
+ * A registered tool: its declaration, checked, with every default filled in. It has no way to
+ * run: only a ToolHost runs a tool, through the whole path (policy, gates, approvals,
+ * scheduling, limits, audit).
+ */
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: S;
+  readonly data: z.ZodType | undefined;
+  readonly origin: ToolOrigin;
+  readonly classes: readonly CapabilityClass[];
+  readonly executionPolicy: ExecutionPolicy;
+  readonly mode: ExecutionMode;
+  readonly timeoutMs: number;
+  readonly untrustedContent: boolean;
+  readonly rememberApprovals: boolean;
+  /** What the declaration got wrong that fell back to a default (a host reports them once through `onWarning`). */
+  readonly warnings: readonly string[];
   selftest?(tempDir: string): Promise<void>;
 }
 
-export interface ResourceAwareToolDefinition<S extends z.ZodType> extends ToolDefinitionBase<S> {
-  executionPolicy: 'resource-aware';
-  prepare(args: z.infer<S>, ctx: PrepareContext): Promise<PreparedExecution>;
+/** What each tool runs, reachable only from here: a tool object alone cannot execute. */
+const bodies = new WeakMap<object, ToolBody>();
+
+/**
+ * Where a host-provided tool keeps the definition it was made from, for the workflow's module
+ * loader: a module's `defineTool` may come from another copy of rho than the CLI that loads it,
+ * which checks the definition again. Only host-provided tools have it: their functions are the
+ * embedder's own, so handing them back grants nothing. Built-in and MCP tools never do.
+ */
+export const toolDefinitionKey: unique symbol = Symbol.for('rho.tool.definition') as never;
+
+function toolFrom<S extends z.ZodType>(checked: CheckedDefinition, origin: ToolOrigin, warnings: readonly string[], definition?: unknown): Tool<S> {
+  const { body, selftest, ...declaration } = checked;
+  const tool = { ...declaration, executionPolicy: body.executionPolicy, origin, warnings: Object.freeze([...warnings]), ...(selftest && { selftest }) };
+  if (definition !== undefined) Object.defineProperty(tool, toolDefinitionKey, { value: definition, enumerable: false });
+  Object.freeze(tool);
+  bodies.set(tool, body);
+  return tool as unknown as Tool<S>;
 }
 
-export interface ExclusiveToolDefinition<S extends z.ZodType> extends ToolDefinitionBase<S> {
-  executionPolicy?: 'exclusive';
-  run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+/** A tool from a definition already checked (the module loader's, which reports its own warnings). */
+export function toolFromCheckedDefinition(checked: CheckedDefinition, origin: ToolOrigin): Tool {
+  return toolFrom(checked, origin, []);
 }
 
-export type ToolDefinition<S extends z.ZodType = z.ZodType> = ResourceAwareToolDefinition<S> | ExclusiveToolDefinition<S>;
+function checkedOrThrow(definition: unknown): { checked: CheckedDefinition; warnings: string[] } {
+  const check = checkToolDefinition(definition);
+  if (!check.ok) throw new HostError('invalid_tool', `cannot define ${check.name === undefined ? 'a tool' : `tool ${check.name}`}: ${check.problem}`);
+  return { checked: check.definition, warnings: check.warnings.map((warning) => `tool ${check.definition.name}: ${warning}`) };
+}
 
-/** A registered tool with every default filled in. */
-export type Tool<S extends z.ZodType = z.ZodType> = ToolDefinition<S> & {
-  origin: ToolOrigin;
-  classes: readonly CapabilityClass[];
-  executionPolicy: ExecutionPolicy;
-  mode: ExecutionMode;
-  timeoutMs: number;
-};
-
-export function defineTool<S extends z.ZodType>(definition: ResourceAwareToolDefinition<S>): Tool<S>;
-export function defineTool<S extends z.ZodType>(definition: ExclusiveToolDefinition<S>): Tool<S>;
+/**
+ * Defines a host-provided tool. The declaration is checked once, here: a bad name, description
+ * or schema (or neither `run` nor `prepare`) throws a HostError `invalid_tool`; a bad timeout,
+ * mode or flag means its default and is listed in `tool.warnings`.
+ */
+export function defineTool<S extends z.ZodType, const T extends number = number>(definition: ResourceAwareToolDefinition<S, T>): Tool<S>;
+export function defineTool<S extends z.ZodType, const T extends number = number>(definition: ExclusiveToolDefinition<S, T>): Tool<S>;
 export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<S> {
-  return {
-    ...definition,
-    origin: definition.origin ?? 'host',
-    classes: definition.classes ?? [],
-    executionPolicy: definition.executionPolicy ?? 'exclusive',
-    mode: definition.mode ?? 'sync',
-    timeoutMs: definition.timeoutMs ?? defaultToolTimeoutMs,
-  } as Tool<S>;
+  const { checked, warnings } = checkedOrThrow(definition);
+  return toolFrom<S>(checked, 'host', warnings, definition);
+}
+
+/** Defines one of rho's own tools (a built-in, or an MCP server's tool as rho wraps it). */
+export function defineBuiltinTool<S extends z.ZodType>(definition: ToolDefinition<S> & { origin: 'built-in' | 'mcp' }): Tool<S> {
+  const { checked, warnings } = checkedOrThrow(definition);
+  if (warnings.length > 0) throw new HostError('invalid_tool', warnings.join('; '));
+  return toolFrom<S>(checked, definition.origin, []);
+}
+
+/** Whether a value is a tool this copy of rho defined. */
+export function isTool(value: unknown): value is Tool {
+  return typeof value === 'object' && value !== null && bodies.has(value);
+}
+
+/** What a tool runs; for the host's call path alone. */
+export function toolBody(tool: Tool): ToolBody {
+  const body = bodies.get(tool);
+  if (!body) throw new ToolError('internal', `tool ${tool.name} was not made by defineTool`);
+  return body;
 }
 
 import type { ToolStatus } from './events.js';
@@ -170,6 +250,8 @@ interface ToolResultBase {
   callId: string;
   tool: string;
   durationMs: number;
+  /** The host's result rewriter replaced the output the tool returned (`ToolHostOptions.rewriteResult`); its name. */
+  rewrittenBy?: string;
 }
 
 /**

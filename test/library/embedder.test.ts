@@ -174,8 +174,9 @@ describe('listeners beside the path', () => {
     const result = await host.invoke({ id: 'w', tool: 'write_file', args: { path: 'out.txt', content: 'kept' } });
     expect(result.status).toBe('success');
     expect(existsSync(path.join(dir, 'out.txt'))).toBe(true);
+    await host.flushEvents();
     expect(warnings).toHaveLength(2);
-    expect(warnings[0]).toMatch(/an event listener threw \(listener bug\)/);
+    expect(warnings[0]).toMatch(/an event listener failed \(listener bug\)/);
   });
 });
 
@@ -228,6 +229,7 @@ describe('progress from a tool of one’s own', () => {
     const seen: RunEvent[] = [];
     const host = await hostWith({ tools: new ToolRegistry([chatty]), onEvent: (event) => seen.push(event) });
     await host.invoke({ id: 'c', tool: 'chatty', args: { count: 1, size: 10 * 1024 * 1024 } });
+    await host.flushEvents();
     const message = seen.find((event) => event.type === 'step_progress');
     expect(message?.type === 'step_progress' && message.message.length).toBe(maxProgressChars + 1);
   });
