@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { capabilityClasses, type CapabilityClass } from './capability-classes.js';
-import type { ExecutionMode, ExecutionPolicy, PrepareContext, PreparedExecution, ToolContext, ToolOutput } from './tool.js';
+import type { ExecutionMode, ExecutionPolicy, PrepareContext, PreparedExecution, ToolContext, ToolOutput } from './tool-contract.js';
 
 /** A call's limit when its tool declares none. */
 export const defaultToolTimeoutMs = 30_000;

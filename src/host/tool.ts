@@ -1,116 +1,24 @@
 import type { z } from 'zod';
-import type { CapabilityClass, CapabilityRequest } from './capability.js';
-import type { ImageContent, ResourceContent } from './content.js';
-import type { CallConfinement, SandboxStatus } from './confinement/index.js';
+import type { CapabilityClass } from './capability.js';
 import { HostError, ToolError } from './errors.js';
-import type { HostInput, HostInputResponse } from './host-input.js';
-import type { SecretMasker } from './masking.js';
-import type { ResourceAccess } from './resources.js';
-import type { SessionState } from './session-state.js';
+import type { ExecutionMode, ExecutionPolicy, PrepareContext, PreparedExecution, ToolContext, ToolOrigin, ToolOutput } from './tool-contract.js';
 import { checkToolDefinition, type CheckedDefinition, type ToolBody } from './tool-declaration.js';
-import type { Workspace } from './workspace.js';
 
-/** `built-in`: ships with rho. `host`: defined by the code that embeds the host (a module a workflow loads included): trusted in-process code. `mcp`: a tool of an MCP server (a separate program). */
-export type ToolOrigin = 'built-in' | 'host' | 'mcp';
-/** `exclusive`: runs alone, a barrier in model order. `resource-aware`: declares what it touches. */
-export type ExecutionPolicy = 'exclusive' | 'resource-aware';
-/** `async`: a call may run detached when its caller also asks; only a resource-aware tool may declare it. */
-export type ExecutionMode = 'sync' | 'async';
-
+export type {
+  ToolOrigin,
+  ExecutionPolicy,
+  ExecutionMode,
+  ToolOutput,
+  ToolProgress,
+  HostEnvironment,
+  PrepareContext,
+  ExecuteContext,
+  ToolContext,
+  PreparedExecution,
+  ImageContent,
+  ResourceContent,
+} from './tool-contract.js';
 export { defaultToolTimeoutMs, maxToolTimeoutMs } from './tool-declaration.js';
-
-export type { ImageContent, ResourceContent } from './content.js';
-
-/**
- * What a successful tool call returns. `text` is the step's `output`, `data` its structured
- * result; images and resources are kept as the tool sent them (see `content.ts`).
- */
-export interface ToolOutput {
-  text: string;
-  data?: unknown;
-  images?: readonly ImageContent[];
-  resources?: readonly ResourceContent[];
-  /** Presentation values (diffs, summaries): never used to authorize anything. */
-  metadata?: Readonly<Record<string, unknown>>;
-}
-
-export interface ToolProgress {
-  message: string;
-  stream?: 'stdout' | 'stderr';
-}
-
-/** Facts about the host that tools may use: rho's `src/host` never reads the process's globals. */
-export interface HostEnvironment {
-  /** The environment a child process may inherit from (already scrubbed of nothing: tools scrub). */
-  env: Readonly<Record<string, string | undefined>>;
-  /** Names of `secrets:` the workflow passes to processes. */
-  secretNames: readonly string[];
-  /** Default environment mode for processes (the workflow's `policy.process_env`). */
-  processEnv: import('./capability.js').EnvMode;
-  /** Variables every process gets, set as a step's own `env` is (the workflow's `env:`); a step's `env` wins. */
-  processVariables?: Readonly<Record<string, string>>;
-  /**
-   * The run's secret values. Output a tool cuts, slices or keeps (a process's stdout and stderr)
-   * is masked with it at the source, before any cut could split a secret; events are masked again.
-   */
-  masker?: SecretMasker;
-  /** Whether processes are confined, as probed once for the run; processes run unconfined when absent. */
-  sandbox?: SandboxStatus;
-  /** The user's home directories (`$HOME`, the account's): hidden from confined processes unless a rule grants them. */
-  homeDirectories?: readonly string[];
-}
-
-/** Context available while a call is prepared: resolution only, no side effects. */
-export interface PrepareContext {
-  callId: string;
-  stepId: string | undefined;
-  workspace: Workspace;
-  host: HostEnvironment;
-  signal: AbortSignal;
-  /** The per-call wall limit the host will enforce (step `timeout` or the tool's default). */
-  timeoutMs: number;
-  /** State shared by the calls of one run (background processes); absent on hosts without runs. */
-  session?: SessionState;
-  /** How the processes this call starts are confined (the policy's plan, narrowed by the call's `writes`). */
-  confinement?: CallConfinement;
-}
-
-/** Context for executing an authorized call: it has no way to authorize anything further. */
-export interface ExecuteContext {
-  callId: string;
-  stepId: string | undefined;
-  workspace: Workspace;
-  host: HostEnvironment;
-  signal: AbortSignal;
-  timeoutMs: number;
-  /** State shared by the calls of one run (background processes); absent on hosts without runs. */
-  session?: SessionState;
-  progress(update: ToolProgress): void;
-  /**
-   * Whether a path met while walking an authorized directory tree is still kept back by a deny
-   * or ask read rule; walks skip such paths (a tree read is authorized as one request). A file with
-   * more than one name (`links`) is withheld whenever such rules name paths, as a read of it is.
-   */
-  withheld(absolutePath: string, links?: number): boolean;
-  /** Ask a person (or the scripted answers) questions; time spent here does not count against the timeout. */
-  ask(input: HostInput): Promise<HostInputResponse>;
-}
-
-/** Context for an exclusive tool that authorizes as it goes. */
-export interface ToolContext extends ExecuteContext {
-  authorize(request: CapabilityRequest): Promise<void>;
-}
-
-/** The result of preparing a resource-aware call: everything it will need, declared up front. */
-export interface PreparedExecution {
-  requests: readonly CapabilityRequest[];
-  resources: readonly ResourceAccess[];
-  /** One short line for progress displays (never used to authorize). */
-  summary?: string;
-  /** How the process the call starts will be confined (for plans); absent for calls that start none. */
-  confinement?: CallConfinement;
-  execute(ctx: ExecuteContext): ToolOutput | Promise<ToolOutput>;
-}
 
 /**
  * A whole number of milliseconds from 1 to `maxToolTimeoutMs`, as far as a literal shows it
