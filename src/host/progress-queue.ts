@@ -8,53 +8,52 @@ interface Progressive {
 
 type ProgressEvent<E> = Extract<E, { type: 'step_progress' }>;
 
+/** Where progress was dropped, in the queue's order: it becomes a notice when the reader gets there. */
+class Dropped {
+  count = 1;
+  constructor(readonly stepId: string) {}
+}
+
 /**
  * The events waiting for one slow reader, in order. Progress is cosmetic: past
- * `maxQueuedProgress` queued messages it is dropped rather than kept without bound, and the
- * next other event is preceded by a notice of how many were dropped. Every other event is kept.
+ * `maxQueuedProgress` queued messages it is dropped rather than kept without bound, and a
+ * notice of how many were dropped takes their place in the order. Every other event is kept.
  */
 export class ProgressQueue<E extends Progressive> {
-  private readonly events: E[] = [];
+  private readonly items: (E | Dropped)[] = [];
   private queuedProgress = 0;
-  private dropped = 0;
-  private droppedStepId = '';
 
   constructor(private readonly notice: (dropped: number, stepId: string) => ProgressEvent<E>) {}
 
   get empty(): boolean {
-    return this.events.length === 0 && this.dropped === 0;
+    return this.items.length === 0;
   }
 
   push(event: E): void {
     if (event.type === 'step_progress') {
       if (this.queuedProgress >= maxQueuedProgress) {
-        this.dropped += 1;
-        this.droppedStepId = event.stepId ?? '';
+        const last = this.items.at(-1);
+        if (last instanceof Dropped) last.count += 1;
+        else this.items.push(new Dropped(event.stepId ?? ''));
         return;
       }
       this.queuedProgress += 1;
     }
-    this.events.push(event);
+    this.items.push(event);
   }
 
-  /** The next event; where progress was dropped, a notice of it comes before the next other event. */
+  /** The next event, or the notice of the progress dropped at this place. */
   take(): E | undefined {
-    const next = this.events[0];
-    if (this.dropped > 0 && next?.type !== 'step_progress') {
-      const notice = this.notice(this.dropped, this.droppedStepId);
-      this.dropped = 0;
-      return notice;
-    }
-    const event = this.events.shift();
-    if (event?.type === 'step_progress') this.queuedProgress -= 1;
-    return event;
+    const item = this.items.shift();
+    if (item instanceof Dropped) return this.notice(item.count, item.stepId);
+    if (item?.type === 'step_progress') this.queuedProgress -= 1;
+    return item;
   }
 
   /** Forgets what is queued (a reader that went away). */
   clear(): void {
-    this.events.length = 0;
+    this.items.length = 0;
     this.queuedProgress = 0;
-    this.dropped = 0;
   }
 }
 

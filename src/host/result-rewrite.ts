@@ -38,14 +38,21 @@ export async function rewriteResult(
 ): Promise<ToolResult> {
   const { output } = result;
   if (!output) return result;
+  const withheld = (why: string, cause: unknown): ToolResult => {
+    const error = new ToolError('execution_failed', `the result rewriter ${rewriter.name} failed on the output of ${tool.name}, so it is withheld: ${why}`, { cause });
+    return { callId: result.callId, tool: result.tool, durationMs: result.durationMs, status: 'failure', error };
+  };
+  let returned: unknown;
+  try {
+    returned = await rewriter.rewrite(Object.freeze({ callId: result.callId, stepId, tool: tool.name, source: tool.origin, status: result.status, output }), signal);
+  } catch (thrown) {
+    return withheld(thrown instanceof Error ? thrown.message : String(thrown), thrown);
+  }
   let rewritten: ToolOutput | undefined;
   try {
-    const returned = await rewriter.rewrite(Object.freeze({ callId: result.callId, stepId, tool: tool.name, source: tool.origin, status: result.status, output }), signal);
     rewritten = returned === undefined ? undefined : checkToolOutput(tool, returned);
   } catch (thrown) {
-    const why = thrown instanceof Error ? thrown.message : String(thrown);
-    const error = new ToolError('execution_failed', `the result rewriter ${rewriter.name} failed on the output of ${tool.name}, so it is withheld: ${why}`, { cause: thrown });
-    return { callId: result.callId, tool: result.tool, durationMs: result.durationMs, status: 'failure', error };
+    return withheld(`what it returned is not an output (${(thrown as Error).message})`, thrown);
   }
   if (rewritten === undefined) return result;
   announce();
