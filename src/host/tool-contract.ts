@@ -57,31 +57,27 @@ export interface HostEnvironment {
   homeDirectories?: readonly string[];
 }
 
-/** Context available while a call is prepared: resolution only, no side effects. */
-export interface PrepareContext {
+/** What every context of a call has. */
+interface CallContext {
   callId: string;
   stepId: string | undefined;
   workspace: Workspace;
   host: HostEnvironment;
   signal: AbortSignal;
-  /** The per-call wall limit the host will enforce (step `timeout` or the tool's default). */
+  /** The per-call wall limit the host enforces (the call's `timeoutMs` or the tool's). */
   timeoutMs: number;
-  /** State shared by the calls of one run (background processes); absent on hosts without runs. */
+  /** State shared by the calls of one host (background processes). */
   session?: SessionState;
+}
+
+/** Context available while a call is prepared: resolution only, no side effects. */
+export interface PrepareContext extends CallContext {
   /** How the processes this call starts are confined (the policy's plan, narrowed by the call's `writes`). */
   confinement?: CallConfinement;
 }
 
 /** Context for executing an authorized call: it has no way to authorize anything further. */
-export interface ExecuteContext {
-  callId: string;
-  stepId: string | undefined;
-  workspace: Workspace;
-  host: HostEnvironment;
-  signal: AbortSignal;
-  timeoutMs: number;
-  /** State shared by the calls of one run (background processes); absent on hosts without runs. */
-  session?: SessionState;
+export interface ExecuteContext extends CallContext {
   progress(update: ToolProgress): void;
   /**
    * Whether a path met while walking an authorized directory tree is still kept back by a deny

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createHostInput, userResponse } from '../../src/host/host-input.js';
+import { userResponse } from '../../src/host/host-input.js';
 import { Policy } from '../../src/host/policy.js';
 import { ToolRegistry } from '../../src/host/registry.js';
 import { defineTool } from '../../src/host/tool.js';
@@ -22,23 +22,6 @@ const waitForAbort = defineTool({
   },
 });
 
-/** An async tool that asks a question while it runs. */
-const askWhileDetached = defineTool({
-  name: 'ask_detached',
-  description: 'asks whether to go on',
-  schema: z.strictObject({}),
-  executionPolicy: 'resource-aware',
-  mode: 'async',
-  prepare: () => ({
-    requests: [],
-    resources: [],
-    execute: async (ctx) => {
-      await ctx.ask(createHostInput({ questions: [{ id: 'go', question: 'Go?', type: 'confirm' }] }));
-      return { text: 'asked' };
-    },
-  }),
-});
-
 let dir: string;
 let host: ToolHost;
 beforeEach(async () => {
@@ -46,7 +29,7 @@ beforeEach(async () => {
   host = new ToolHost({
     workspace: await Workspace.create(dir),
     policy: new Policy(),
-    tools: new ToolRegistry([questionnaireTool, waitForAbort, askWhileDetached]),
+    tools: new ToolRegistry([questionnaireTool, waitForAbort]),
     environment: { env: {}, secretNames: [], processEnv: { mode: 'empty' } },
   });
 });
@@ -89,17 +72,6 @@ describe('ToolHost.start', () => {
     const disposed = host.start({ id: 'w-3', tool: 'wait', args: {} });
     await disposed[Symbol.asyncDispose]();
     expect((await disposed.result).status).toBe('cancelled');
-  });
-
-  it('refuses questions from a detached call instead of waiting for an answer nobody gives', async () => {
-    const call = { id: 'ask-2', tool: 'ask_detached', args: {} };
-    const signal = new AbortController().signal;
-    const outcome = await host.reserve().submit(call, { signal, detached: true });
-    if (outcome.kind !== 'result') throw new Error('the call was withdrawn');
-    const result = outcome.result;
-    expect(result.status).toBe('failure');
-    expect(result.error?.kind).toBe('unsupported');
-    expect(result.error?.message).toMatch(/detached \(async\) step cannot ask questions/);
   });
 
   it('refuses an answer to a question nobody asked', () => {
