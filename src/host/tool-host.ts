@@ -10,6 +10,7 @@ import { failedResult, interruptReason } from './call-result.js';
 import type { CapabilityRequest } from './capability.js';
 import type { AuthorizationSubject, GrantHints } from './denials.js';
 import { EventDelivery, type EventListener } from './event-delivery.js';
+import { freezeRequest } from './frozen-request.js';
 import { rewriteResult, type ResultRewriter } from './result-rewrite.js';
 import type { RunObserver } from './run-observer.js';
 import { narrowWritable, planConfinement, type CallConfinement, type ConfinementPlan, type NetworkProxy } from './confinement/index.js';
@@ -374,7 +375,9 @@ export class ToolHost {
     return undefined;
   }
 
-  #authorizeOne(call: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
+  /** Authorizes one request of a call; the first it asks is kept, frozen as it was decided on, for the after_tool_use hooks. */
+  async #authorizeOne(call: ToolCall, asked: CapabilityRequest, signal: AbortSignal): Promise<void> {
+    const request = freezeRequest(asked);
     const flight = this.#inFlight.get(call.id);
     if (flight && !flight.authorized) flight.authorized = request;
     return this.#authorizer.authorize(this.#subjectOf(call), request, signal);
@@ -442,7 +445,7 @@ export class ToolHost {
 
   #notifyFinished(call: ToolCall, result: ToolResult, authorized: CapabilityRequest | undefined): void {
     const observer = this.#observer;
-    if (observer) this.#guard('the run observer', () => observer.callFinished(call, result, authorized));
+    if (observer) this.#guard(() => observer.callFinished(call, result, authorized));
   }
 
   #emitFor(callId: string, event: HostEvent): void {
@@ -453,16 +456,16 @@ export class ToolHost {
 
   #deliver(event: RunEvent): void {
     const observer = this.#observer;
-    if (observer) this.#guard('the run observer', () => observer.event(event));
+    if (observer) this.#guard(() => observer.event(event));
     this.#delivery.deliver(event);
   }
 
   /** The observer is called in line (it must only enqueue): what it throws or rejects with is reported once and ignored. */
-  #guard(who: string, notify: () => unknown): void {
+  #guard(notify: () => unknown): void {
     const report = (thrown: unknown) => {
       if (this.#observerFailed) return;
       this.#observerFailed = true;
-      this.#warn(`${who} failed (${(thrown as Error)?.message ?? String(thrown)}); its later failures are not reported`);
+      this.#warn(`the run observer failed (${(thrown as Error)?.message ?? String(thrown)}); its later failures are not reported`);
     };
     try {
       const returned = notify();
