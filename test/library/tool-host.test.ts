@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtinTools, createHostInput, defineTool, z, type ApprovalAnswer, type HostInputResponse } from '../../src/index.js';
+import { builtinTools, type ApprovalAnswer } from '../../src/index.js';
 import { workspacePerTest } from './support.js';
 
 const space = workspacePerTest();
@@ -29,33 +29,5 @@ describe('the provider-free ToolHost', () => {
     await first.invoke({ id: '2', tool: 'read_file', args: { path: 'a.txt' } });
     await second.invoke({ id: '3', tool: 'read_file', args: { path: 'a.txt' } });
     expect(asked).toHaveLength(2);
-  });
-});
-
-describe('questions and their timeout fallback', () => {
-  const asking = defineTool({
-    name: 'asking',
-    description: 'asks for a color with a fallback',
-    schema: z.strictObject({}),
-    async run(_args, ctx) {
-      const input = createHostInput({
-        questions: [{ id: 'color', question: 'Color?', type: 'choice', choices: ['red', 'blue'] }],
-        on_timeout: { answers: { color: 'blue' }, reason: 'reversible preview' },
-      });
-      const response = await ctx.ask(input);
-      return { text: `${response.answers.color} ${response.source}` };
-    },
-  });
-
-  it('a timeout_fallback answer must be exactly the questionnaire’s fallback: an invented one fails the call', async () => {
-    const invented: HostInputResponse = { answers: { color: 'red' }, source: 'timeout_fallback' };
-    const host = await space.host({ tools: [asking], questioner: { ask: async () => invented } });
-    const result = await host.invoke({ id: 'a', tool: 'asking', args: {} });
-    expect(result.error?.message).toContain("a timeout_fallback response must be exactly the questionnaire's on_timeout answers");
-  });
-
-  it('a host with no questioner fails a call that asks, instead of waiting', async () => {
-    const host = await space.host({ tools: [asking] });
-    expect((await host.invoke({ id: 'a', tool: 'asking', args: {} })).error?.message).toContain('this host has no way to ask one');
   });
 });
