@@ -7,6 +7,7 @@ import { formatMs } from './format-ms.js';
 import { isHostInput, validateHostInputResponse, type HostInput, type HostInputResponse, type Questioner } from './host-input.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
 import type { SecretMasker } from './masking.js';
+import { checkToolOutput } from './output-contract.js';
 import { boundedProgress } from './progress.js';
 import { StepOutput, type OutputOptions } from './step-output.js';
 import type { ExecuteContext, PrepareContext, ToolOutput } from './tool.js';
@@ -60,7 +61,7 @@ export async function executeCall(prepared: PreparedCall, signal: AbortSignal, d
       toolFailure = error;
       throw error;
     });
-    const result = await raceAbort(work, callSignal, abortGraceMs);
+    const result = checkToolOutput(prepared.tool, await raceAbort(work, callSignal, abortGraceMs));
     output.end();
     return { status: 'success', output: result, ...logOf(output) };
   } catch (thrown) {

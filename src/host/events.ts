@@ -70,9 +70,12 @@ const approvalDecided = z.strictObject({
 });
 const questionAsked = z.strictObject({ type: z.literal('question_asked'), stepId: z.string(), questionIds: z.array(z.string()).readonly() });
 const questionAnswered = z.strictObject({ type: z.literal('question_answered'), stepId: z.string(), source: z.enum(['user', 'timeout_fallback']) });
+const outputRewritten = z
+  .strictObject({ type: z.literal('step_output_rewritten'), stepId: z.string(), by: z.string().describe('The result rewriter that replaced the output') })
+  .describe('The output a tool returned was replaced before it reached the caller (a library host’s result rewriter)');
 
 /** The events a host emits for the calls it runs. */
-export const hostEventSchema = z.discriminatedUnion('type', [stepStarted, stepProgress, stepOutputOmitted, approvalRequested, approvalDecided, questionAsked, questionAnswered]);
+export const hostEventSchema = z.discriminatedUnion('type', [stepStarted, stepProgress, stepOutputOmitted, approvalRequested, approvalDecided, questionAsked, questionAnswered, outputRewritten]);
 
 export const runEventSchema = z.discriminatedUnion('type', [
   z.strictObject({

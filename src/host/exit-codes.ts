@@ -23,6 +23,7 @@ const byKind: Readonly<Record<ErrorKind, ExitCode>> = {
   usage: exitCodes.usage,
   invalid_workflow: exitCodes.usage,
   invalid_configuration: exitCodes.usage,
+  invalid_tool: exitCodes.usage,
   invalid_hooks: exitCodes.usage,
   invalid_label: exitCodes.usage,
   invalid_event: exitCodes.usage,

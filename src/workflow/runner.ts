@@ -14,6 +14,7 @@ import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroupRecord, u
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
+import { stepErrorMessage } from './step-refusals.js';
 import { parseStepResources } from './step-resources.js';
 import type { PendingRecord, UpToDateChecks } from './up-to-date/checks.js';
 
@@ -304,7 +305,7 @@ function executedRecord(step: CompiledStep, result: ToolResult, signal: AbortSig
     output: result.output?.text ?? '',
     data: result.output?.data ?? null,
     ...(result.output?.images?.length && { images: result.output.images }),
-    ...(result.error && { error: { kind: result.error.kind, message: result.error.message } }),
+    ...(result.error && { error: { kind: result.error.kind, message: stepErrorMessage(step.id, result.error) } }),
     ...(result.log !== undefined && { log: result.log }),
     ...(stoppedWhileDetached && { reason: detachedStopReason(signal, state) }),
   };

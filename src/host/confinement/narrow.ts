@@ -22,7 +22,7 @@ export function narrowWritable(plan: ConfinementPlan, declared: readonly string[
       const granted = plan.writable.map((root) => root.path).join(', ') || 'nothing';
       throw new ToolError(
         'policy_denied',
-        `writes: ${JSON.stringify(glob)} is not inside what the policy's write rules grant to processes (${granted}); a step can only narrow them: grant it with --allow 'write(${glob})' first`,
+        `writes: ${JSON.stringify(glob)} is not inside what the policy's write rules grant to processes (${granted}); a call's writes can only narrow them: grant it first with the allow rule "write(${glob})"`,
       );
     }
   }

@@ -179,6 +179,9 @@ export class FancyRenderer implements Renderer {
       case 'question_answered':
         this.tasks.get(event.stepId)?.decide(`answered (${event.source === 'user' ? 'by you' : 'by the timeout fallback'})`);
         return;
+      case 'step_output_rewritten':
+        this.tasks.get(event.stepId)?.decide(`output rewritten by ${event.by}`);
+        return;
       case 'step_finished':
         this.finished.push(event);
         if (!showsOutputAgain(event)) this.tasks.get(event.stepId)?.forgetOutput();

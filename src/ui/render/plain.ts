@@ -63,6 +63,8 @@ export class PlainFormatter {
         return step(event.stepId, `waiting for an answer to: ${event.questionIds.join(', ')}`);
       case 'question_answered':
         return step(event.stepId, `answered (${event.source})`);
+      case 'step_output_rewritten':
+        return step(event.stepId, `output rewritten by ${event.by}`);
       case 'step_finished':
         this.finished.push(event);
         return step(event.stepId, ...finishLines(event));

@@ -80,7 +80,9 @@ describe('exec', () => {
     const request = prepared.requests[0]!;
     expect(inspect(request)).not.toContain('hunter2');
     expect(inspect(request)).toContain('redacted');
-    expect(JSON.stringify(request)).toContain('hunter2');
+    expect(JSON.stringify(request)).not.toContain('hunter2');
+    // The facts stay readable by name, for a display that means to show the command.
+    expect(request.class === 'process' && request.argv).toEqual(['--token=hunter2-secret']);
   });
 
   it('refuses a cwd outside the workspace or that is not a directory', async () => {
@@ -111,19 +113,22 @@ describe('exec', () => {
   });
 
   it('fails with execution_failed when the program vanished between preparation and execution', async () => {
-    await writeFile(path.join(harness.root, 'tool.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
-    const signal = new AbortController().signal;
-    const call = { id: 'v', tool: 'exec', args: { command: './tool.sh' } };
-    const prepared = await harness.host.preview(call, signal);
-    if (!('requests' in prepared)) throw prepared;
-    expect(prepared.requests[0]).toMatchObject({ executable: { requested: './tool.sh', resolved: path.join(harness.root, 'tool.sh'), lookup: 'exact' } });
-    // The program vanishes once the call is authorized, before it executes.
-    harness.host.subscribe((event) => {
-      if (event.type === 'approval_decided') rmSync(path.join(harness.root, 'tool.sh'));
+    // The program vanishes while the call is authorized (a gate runs), after it was prepared.
+    const vanishing = await ProcessHarness.create({
+      gates: [{ name: 'remover', evaluate: async () => (rmSync(path.join(vanishing.root, 'tool.sh')), { decision: 'continue' }) }],
     });
-    const result = await harness.host.invoke(call, signal);
-    expect(result.error?.kind).toBe('execution_failed');
-    expect(result.error?.message).toContain('could not start');
+    try {
+      await writeFile(path.join(vanishing.root, 'tool.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+      const call = { id: 'v', tool: 'exec', args: { command: './tool.sh' } };
+      const prepared = await vanishing.host.preview(call, new AbortController().signal);
+      if (!('requests' in prepared)) throw prepared;
+      expect(prepared.requests[0]).toMatchObject({ executable: { requested: './tool.sh', resolved: path.join(vanishing.root, 'tool.sh'), lookup: 'exact' } });
+      const result = await vanishing.host.invoke(call);
+      expect(result.error?.kind).toBe('execution_failed');
+      expect(result.error?.message).toContain('could not start');
+    } finally {
+      await vanishing.dispose();
+    }
   });
 
   it('reports a missing program before anything runs', async () => {
