@@ -10,6 +10,7 @@ import { loadHooks } from '../hooks/load-hooks.js';
 import { buildHost } from '../workflow/build-host.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { standaloneHookSandbox } from '../workflow/launch.js';
+import { privateStoreOf } from './cache-places.js';
 import { createApprovals } from '../ui/approver/index.js';
 import { createQuestioner } from '../ui/questioner/index.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
@@ -62,7 +63,8 @@ export async function invokeToolCommand(
     const args = parseArgsJson(request.args);
     const timeoutMs = request.timeout === undefined ? undefined : parseDurationFlag('--timeout', request.timeout);
     const cwd = process.cwd();
-    const sandbox = await standaloneHookSandbox(environment.env, request.choices.sandbox);
+    const privatePaths = privateStoreOf(environment.env)?.paths ?? [];
+    const sandbox = await standaloneHookSandbox(environment.env, privatePaths, request.choices.sandbox);
     const hooks = request.hooksFile
       ? await loadHooks({ file: request.hooksFile, cwd, env: environment.env, labels: {}, runId: `invoke-${Date.now()}`, onWarning: stderr, sandbox })
       : undefined;
@@ -86,6 +88,7 @@ export async function invokeToolCommand(
         maxParallel: 1,
         sandbox: sandbox.status,
         homeDirectories: sandbox.homeDirectories,
+        privatePaths,
       },
       {
         hostEnv: environment.env,

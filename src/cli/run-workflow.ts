@@ -16,6 +16,7 @@ import { cliGrantHints } from '../ui/grant-hints.js';
 import type { RunChoices } from '../workflow/run-choices.js';
 import { cliHooks } from '../hooks/run-hooks.js';
 import type { SandboxProbe } from './early-probe.js';
+import { privateStoreOf } from './cache-places.js';
 
 /** `rho run` as asked for: the file, the run's choices (parsed once from the flags), and how to show and record it. */
 export interface RunRequest {
@@ -88,6 +89,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
     mask: (text) => masker.mask(text),
   });
   const warn = (line: string) => stderr.write(`${line}\n`);
+  const privateStore = privateStoreOf(environment.env);
   let exitCode: number;
   try {
     const summary = await launchWorkflow({
@@ -96,6 +98,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
       choices: request.choices,
       ports: {
         hostEnv: environment.env,
+        ...(privateStore && { privateStore }),
         masker,
         ...(request.probeSandbox && { probeSandbox: request.probeSandbox }),
         ...(approvals.approver && { approver: approvals.approver }),

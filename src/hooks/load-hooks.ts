@@ -135,7 +135,7 @@ export function programOf(entry: GateEntry | ObserverEntry, baseDir: string, env
   const file = program.includes('/') ? path.resolve(baseDir, program) : program;
   const confinement = sandbox && {
     status: sandbox.status,
-    plan: hookConfinementPlan({ baseDirectory: baseDir, writes: entry.writes ?? [], homeDirectories: sandbox.homeDirectories }),
+    plan: hookConfinementPlan({ baseDirectory: baseDir, writes: entry.writes ?? [], homeDirectories: sandbox.homeDirectories, privatePaths: sandbox.privatePaths ?? [] }),
   };
   return { command: [file, ...args], cwd: baseDir, env, timeoutMs: entry.timeout_ms, ...(confinement && { confinement }) };
 }

@@ -178,6 +178,7 @@ export class ToolHost {
       workspaceRoot: this.workspace.root,
       grantedRoots: this.workspace.grantedRoots,
       homeDirectories: this.#options.environment.homeDirectories ?? [],
+      privatePaths: this.workspace.privatePaths,
     });
     return this.#plan;
   }
@@ -200,9 +201,9 @@ export class ToolHost {
     return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }) };
   }
 
-  /** Whether a path inside a tree read that was authorized is still kept back by a `deny` or `ask` read rule. */
+  /** Whether a path inside a tree read that was authorized is still kept back: by a `deny` or `ask` read rule, or as one of rho's own. */
   withholdsRead(absolute: string): boolean {
-    return this.#options.policy.withholdsRead(absolute, this.workspace.root);
+    return this.workspace.isPrivate(absolute) || this.#options.policy.withholdsRead(absolute, this.workspace.root);
   }
 
   auditSnapshot(): readonly AuditRecord[] {
@@ -355,7 +356,7 @@ export class ToolHost {
       signal,
       {
         base: this.#baseContext(call, signal),
-        withheld: (absolutePath, links) => this.#options.policy.withholdsRead(absolutePath, this.workspace.root, links),
+        withheld: (absolutePath, links) => this.workspace.isPrivate(absolutePath) || this.#options.policy.withholdsRead(absolutePath, this.workspace.root, links),
         questioner: flight?.questioner ?? this.#options.questioner,
         redact: this.#options.redact ?? ((text) => text),
         emit: (event) => this.#emitFor(call.id, event),

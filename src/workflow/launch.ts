@@ -30,6 +30,9 @@ import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
 import { UpToDateChecks, type CheckAuthorizer } from './up-to-date/checks.js';
+import { StateFile, stateFileName, unkeptState } from './up-to-date/state-file.js';
+import { newDigestKey } from '../host/keyed-digest.js';
+import type { PrivateStore } from './private/store.js';
 
 /** Shortest secret value rho accepts: masking a shorter one would hide ordinary text. */
 export const minSecretLength = 4;
@@ -46,6 +49,8 @@ export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'obse
   probeSandbox?: (options: SandboxProbeOptions) => Promise<SandboxStatus>;
   /** Ids the questioner has answers for ahead of time, with where each came from: each must be a question the workflow asks. */
   scriptedAnswers?: readonly { id: string; origin: string }[];
+  /** rho's own directories and key: where up-to-date records are kept, and what no step may touch. Without it nothing is kept. */
+  privateStore?: PrivateStore;
 }
 
 /** One run as a front end asks for it: the file, its choices (parsed once), and its ports. */
@@ -139,8 +144,8 @@ export async function decideSandbox(
 }
 
 /** How hook programs outside a workflow run (`rho hooks test`, `rho invoke --hooks`) are confined: as in an `auto` run. */
-export async function standaloneHookSandbox(hostEnv: HostPorts['hostEnv'], mode: SandboxMode = 'auto'): Promise<HookSandbox> {
-  return { status: await decideSandbox(mode, { hostEnv }), homeDirectories: homeDirectories(hostEnv) };
+export async function standaloneHookSandbox(hostEnv: HostPorts['hostEnv'], privatePaths: readonly string[], mode: SandboxMode = 'auto'): Promise<HookSandbox> {
+  return { status: await decideSandbox(mode, { hostEnv }), homeDirectories: homeDirectories(hostEnv), privatePaths };
 }
 
 /** The host configuration of a run: the file's settings with the front end's choices over them. */
@@ -182,6 +187,8 @@ export interface OpenedWorkflow {
   masker: SecretMasker;
   /** Whether the run's processes are confined. */
   sandbox: SandboxStatus;
+  /** rho's own directories and key, when it has them. */
+  privateStore: PrivateStore | undefined;
 }
 
 /**
@@ -206,11 +213,12 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   // The --sandbox flag wins over the file's policy.sandbox; both default to auto.
   const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, probing);
   const homes = homeDirectories(ports.hostEnv);
+  const privatePaths = ports.privateStore?.paths ?? [];
   const declared = {
     inline: workflow.file.hooks,
     directory: workflow.source.directory,
     secretNames: workflow.file.secrets ?? [],
-    sandbox: { status: sandbox, homeDirectories: homes },
+    sandbox: { status: sandbox, homeDirectories: homes, privatePaths },
   };
   const hooks = ports.hooks ? await ports.hooks(declared, runId) : undefined;
   // Canonical as the host will make it, so env: sees the same rho.workspace as the steps.
@@ -226,7 +234,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const masker = ports.masker ?? new SecretMasker();
   // Filled below, once the env files are read through the host, before any call runs.
   const env: Record<string, string> = {};
-  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env), sandbox, homeDirectories: homes };
+  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env), sandbox, homeDirectories: homes, privatePaths };
   const host = await buildHost(
     config,
     {
@@ -253,7 +261,21 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const envContext: ExpressionContext = { inputs, steps: {}, env: { ...env }, secrets, extra: { rho: context }, run: { failed: false, cancelled: false } };
   for (const [name, value] of Object.entries(workflow.file.env ?? {})) env[name] = String(evaluateDeep(value, envContext) ?? '');
   const rho = { ...context, workspace: host.workspace.root };
-  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker, sandbox };
+  return {
+    workflow,
+    host,
+    inputs,
+    secrets,
+    env,
+    maxParallel: config.maxParallel,
+    rho,
+    servers: extensions.servers,
+    runId,
+    hooks,
+    masker,
+    sandbox,
+    privateStore: ports.privateStore,
+  };
 }
 
 function definedOnly(variables: Readonly<Record<string, string | undefined>>): Record<string, string> {
@@ -271,6 +293,7 @@ export function upToDateChecksOf(
   const unknown = Array.isArray(force) ? force.filter((id) => !workflow.steps.some((step) => step.id === id)) : [];
   if (unknown.length > 0) throw new HostError('usage', `--force-step: no step ${unknown.join(', ')} in ${workflow.file.name}`);
   const relative = path.relative(host.workspace.root, workflow.source.file);
+  const kept = opened.privateStore;
   return new UpToDateChecks({
     workspace: host.workspace,
     authorize,
@@ -279,6 +302,9 @@ export function upToDateChecksOf(
     env: opened.env,
     secrets: opened.secrets,
     force,
+    store: kept ? new StateFile(path.join(kept.workspaceDirectory(host.workspace.root), stateFileName), kept.key, host.workspace.root) : unkeptState,
+    // Nothing is kept without a store: a key of this run alone keys what is compared within it.
+    key: kept?.key ?? newDigestKey(),
     warn,
   });
 }

@@ -3,15 +3,15 @@ import path from 'node:path';
 import type { SandboxMode, SandboxStatus } from '../../../host/confinement/index.js';
 import { findOnPath } from '../executable.js';
 import { baseArguments } from './bubblewrap-arguments.js';
-import { rememberedWorking, rememberWorking, sandboxCircumstances } from './probe-memory.js';
+import { rememberedWorking, rememberWorking, sandboxCircumstances, type ProbeMemory } from './probe-memory.js';
 
 export interface SandboxProbeOptions {
   mode: SandboxMode;
   /** The PATH bubblewrap is looked up on (the host's). */
   pathVariable: string | undefined;
   platform?: NodeJS.Platform;
-  /** A file where a working sandbox is remembered between runs (`probe-memory.ts`); none: always probe. */
-  memory?: string;
+  /** Where a working sandbox is remembered between runs (`probe-memory.ts`); none: always probe. */
+  memory?: ProbeMemory;
 }
 
 const probeTimeoutMs = 5000;
@@ -63,11 +63,11 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
   }
   const program = findOnPath('bwrap', options.pathVariable);
   if (!program) return unconfined(mode, 'bubblewrap (bwrap) was not found on PATH', installFix);
-  const remembered = options.memory === undefined ? undefined : { file: options.memory, circumstances: sandboxCircumstances(program) };
-  if (remembered?.circumstances && rememberedWorking(remembered.file, remembered.circumstances)) return { confined: true, mode, program };
+  const remembered = options.memory === undefined ? undefined : { memory: options.memory, circumstances: sandboxCircumstances(program) };
+  if (remembered?.circumstances && rememberedWorking(remembered.memory, remembered.circumstances)) return { confined: true, mode, program };
   const probe = await runProbe(program);
   if (probe.ok) {
-    if (remembered?.circumstances) rememberWorking(remembered.file, remembered.circumstances);
+    if (remembered?.circumstances) rememberWorking(remembered.memory, remembered.circumstances);
     return { confined: true, mode, program };
   }
   const said = probe.output.split('\n')[0] ?? '';
