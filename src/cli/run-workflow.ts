@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { SecretMasker } from '../host/masking.js';
 import { parseDurationFlag } from './duration-flag.js';
-import { launchWorkflow } from '../workflow/launch.js';
+import { launchWorkflow, type RunPorts } from '../workflow/launch.js';
 import { timeoutReason } from '../workflow/runner.js';
 import { interruptReason } from '../host/tool-host.js';
 import { createApprovals } from '../ui/approver/index.js';
@@ -35,6 +35,8 @@ export interface RunRequest {
   questionTimeout?: number;
   /** The sandbox probe, when the command started it early (`startSandboxProbe`). */
   probeSandbox?: SandboxProbe;
+  /** Decides whether the loaded workflow may run (`RunPorts.admitWorkflow`). */
+  admitWorkflow?: RunPorts['admitWorkflow'];
 }
 
 export interface RunStreams {
@@ -99,6 +101,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
       ports: {
         hostEnv: environment.env,
         ...(privateStore && { privateStore }),
+        ...(request.admitWorkflow && { admitWorkflow: request.admitWorkflow }),
         masker,
         ...(request.probeSandbox && { probeSandbox: request.probeSandbox }),
         ...(approvals.approver && { approver: approvals.approver }),

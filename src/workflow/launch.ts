@@ -51,6 +51,11 @@ export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'obse
   scriptedAnswers?: readonly { id: string; origin: string }[];
   /** rho's own directories and key: where up-to-date records are kept, and what no step may touch. Without it nothing is kept. */
   privateStore?: PrivateStore;
+  /**
+   * Decides, once the file is loaded and valid and before anything else, whether a run of it may
+   * go on; throws to refuse (`--watch` refuses a workflow whose authority is not the one it started with).
+   */
+  admitWorkflow?: (workflow: CompiledWorkflow) => void;
 }
 
 /** One run as a front end asks for it: the file, its choices (parsed once), and its ports. */
@@ -205,6 +210,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     matrixFilter: parseMatrixFilter(choices.matrix),
     workspace: { flag: choices.workspace, cwd: options.cwd },
   });
+  ports.admitWorkflow?.(workflow);
   for (const warning of warnings) ports.warn?.(formatProblem(warning));
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
   const inputs = parseInputs(choices.inputs, workflow.inputs, choices.passThrough);
