@@ -54,10 +54,18 @@ export class PrivateStore {
   }
 }
 
-/** A directory only the user may enter, made when missing, by its canonical path. */
+/** A directory only the user may enter, made when missing, by its canonical path (a start-up cost: few system calls when it exists). */
 function privateDirectory(dir: string): string {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const canonical = realpathSync(dir);
-  if ((statSync(canonical).mode & 0o077) !== 0) chmodSync(canonical, 0o700);
+  let canonical: string;
+  try {
+    canonical = realpathSync.native(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    canonical = realpathSync.native(dir);
+  }
+  const info = statSync(canonical);
+  if (!info.isDirectory()) throw new Error(`${canonical} is not a directory`);
+  if ((info.mode & 0o077) !== 0) chmodSync(canonical, 0o700);
   return canonical;
 }
