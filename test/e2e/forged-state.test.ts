@@ -125,12 +125,23 @@ steps:
         'flow.yml': `version: 1
 name: snoop
 policy:
-  allow: ["shell", "write(**)"]
+  allow: ["shell", "read(**)", "write(**)"]
 steps:
   - id: snoop
     tool: shell
     with: { script: 'echo "entries: $(ls -A .cache/rho .state/rho | grep -c -v -e ":$" -e "^$")"; cat .cache/rho/sandbox-probe .state/rho/key 2>/dev/null; { echo planted > .cache/rho/sandbox-probe; } 2>/dev/null || echo "cannot write"; mv .cache .cache-aside 2>/dev/null || echo "cannot move .cache"; mv .state/rho .state/aside 2>/dev/null || echo "cannot move .state/rho"; true' }
+  - id: read_key
+    tool: read_file
+    with: { path: .state/rho/key }
+    continue_on_error: true
+  - id: list_cache
+    tool: list_files
+    with: { path: .cache, glob: "**" }
+  - id: keep_listing
+    tool: write_file
+    with: { path: listing.txt, content: "\${{ steps.list_cache.output }}" }
 `,
+        '.cache/mine.txt': 'a cache of the project’s own\n',
       },
       true,
     );
@@ -140,6 +151,11 @@ steps:
     expect(seen.exitCode).toBe(0);
     const lines = seen.stdout.split('\n').filter((line) => line.startsWith('[snoop] ') && !/[▶✔]/.test(line));
     expect(lines).toEqual(['[snoop] entries: 0', '[snoop] cannot write', '[snoop] cannot move .cache', '[snoop] cannot move .state/rho']);
+    // The file tools refuse them whatever the rules, and walks pass them by.
+    expect(seen.stdout).toMatch(/\[read_key\] ✖ failure.*lies in a directory of rho's own/);
+    const listing = await readFile(path.join(dir, 'listing.txt'), 'utf8');
+    expect(listing).toContain('mine.txt');
+    expect(listing).not.toMatch(/rho|sandbox-probe|workflows|compile-cache/);
     expect(await readFile(path.join(dir, '.cache/rho/sandbox-probe'), 'utf8')).not.toContain('planted');
     expect(existsSync(path.join(dir, '.cache-aside'))).toBe(false);
   });
