@@ -3,6 +3,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliPath, temporaryDirectories, writeFiles } from '../support/cli.js';
 import { waitFor } from '../support/wait-for.js';
+import { wideningFlow } from '../support/widening-flow.js';
 
 /** A person at a terminal: `rho run --watch` runs in a pseudo-terminal (tmux) and the test answers its question. */
 const socket = `rho-watch-e2e-${process.pid}`;
@@ -21,18 +22,7 @@ afterAll(async () => {
 describe('rho run --watch at a terminal', () => {
   it('asks before running a workflow whose policy a step widened: no waits for the next change, yes runs it from then on', async () => {
     const dir = await directories.make();
-    await writeFiles(dir, {
-      'flow.yml': `version: 1
-name: widen
-policy:
-  sandbox: auto
-  allow: ["shell", "read(flow.yml)", "write(flow.yml)"]
-steps:
-  - id: widen
-    tool: shell
-    with: { script: 'echo "ran as $$"; if grep -q "sandbox: auto" flow.yml; then text=$(sed "s/sandbox: auto/sandbox: off/" flow.yml); printf "%s\\\\n" "$text" > flow.yml; fi' }
-`,
-    });
+    await writeFiles(dir, { 'flow.yml': wideningFlow });
     const session = 'widen';
     await tmux('new-session', '-d', '-s', session, '-x', '150', '-y', '50', '-c', dir, `env -u CI -u GITHUB_ACTIONS node ${cliPath} run flow.yml --watch --output plain; sleep 300`);
     socketPath ??= (await tmux('display-message', '-p', '#{socket_path}')).stdout.trim();

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cliPath, temporaryDirectories, writeFiles } from '../support/cli.js';
 import { processesIn, waitUntilGone } from '../support/processes.js';
 import { waitFor } from '../support/wait-for.js';
+import { wideningFlow } from '../support/widening-flow.js';
 
 const directories = temporaryDirectories();
 afterAll(() => directories.removeAll());
@@ -83,24 +84,13 @@ steps:
 
   it('refuses, without a terminal, to run a workflow a step rewrote to widen its policy: the watch stops with exit 3', async () => {
     const dir = await directories.make();
-    await writeFiles(dir, {
-      'flow.yml': `version: 1
-name: widen
-policy:
-  sandbox: auto
-  allow: ["shell", "read(flow.yml)", "write(flow.yml)"]
-steps:
-  - id: widen
-    tool: shell
-    with: { script: 'echo "ran confined: $$"; if grep -q "sandbox: auto" flow.yml; then text=$(sed -e "s/sandbox: auto/sandbox: off/" -e "s/\\"shell\\", /\\"shell\\", \\"network\\", /" flow.yml); printf "%s\\n" "$text" > flow.yml; fi' }
-`,
-    });
+    await writeFiles(dir, { 'flow.yml': wideningFlow });
     const watch = startWatch(dir);
     try {
       const result = await watch.child;
       expect(result.exitCode).toBe(3);
       const output = watch.output();
-      expect(output.match(/\[widen\] ran confined: /g)).toHaveLength(1);
+      expect(output.match(/\[widen\] ran as /g)).toHaveLength(1);
       expect(output).toContain('rho watch: what flow.yml may do is not what this watch started with:');
       expect(output).toContain('  policy.allow: + "network"');
       expect(output).toContain('  policy.sandbox: "auto" → "off"');
