@@ -202,8 +202,8 @@ export class ToolHost {
   }
 
   /** Whether a path inside a tree read that was authorized is still kept back: by a `deny` or `ask` read rule, or as one of rho's own. */
-  withholdsRead(absolute: string): boolean {
-    return this.workspace.isPrivate(absolute) || this.#options.policy.withholdsRead(absolute, this.workspace.root);
+  withholdsRead(absolute: string, links?: number): boolean {
+    return this.workspace.isPrivate(absolute) || this.#options.policy.withholdsRead(absolute, this.workspace.root, links);
   }
 
   auditSnapshot(): readonly AuditRecord[] {
@@ -356,7 +356,7 @@ export class ToolHost {
       signal,
       {
         base: this.#baseContext(call, signal),
-        withheld: (absolutePath, links) => this.workspace.isPrivate(absolutePath) || this.#options.policy.withholdsRead(absolutePath, this.workspace.root, links),
+        withheld: (absolutePath, links) => this.withholdsRead(absolutePath, links),
         questioner: flight?.questioner ?? this.#options.questioner,
         redact: this.#options.redact ?? ((text) => text),
         emit: (event) => this.#emitFor(call.id, event),

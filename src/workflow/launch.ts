@@ -267,21 +267,8 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const envContext: ExpressionContext = { inputs, steps: {}, env: { ...env }, secrets, extra: { rho: context }, run: { failed: false, cancelled: false } };
   for (const [name, value] of Object.entries(workflow.file.env ?? {})) env[name] = String(evaluateDeep(value, envContext) ?? '');
   const rho = { ...context, workspace: host.workspace.root };
-  return {
-    workflow,
-    host,
-    inputs,
-    secrets,
-    env,
-    maxParallel: config.maxParallel,
-    rho,
-    servers: extensions.servers,
-    runId,
-    hooks,
-    masker,
-    sandbox,
-    privateStore: ports.privateStore,
-  };
+  const { privateStore } = ports;
+  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker, sandbox, privateStore };
 }
 
 function definedOnly(variables: Readonly<Record<string, string | undefined>>): Record<string, string> {
@@ -300,6 +287,7 @@ export function upToDateChecksOf(
   if (unknown.length > 0) throw new HostError('usage', `--force-step: no step ${unknown.join(', ')} in ${workflow.file.name}`);
   const relative = path.relative(host.workspace.root, workflow.source.file);
   const kept = opened.privateStore;
+  if (!kept && workflow.steps.some((step) => step.sources !== undefined)) warn('rho: the up-to-date state is not kept: rho has no state directory (set XDG_STATE_HOME, or HOME); every step with sources runs');
   return new UpToDateChecks({
     workspace: host.workspace,
     authorize,
@@ -310,7 +298,7 @@ export function upToDateChecksOf(
     force,
     store: kept ? new StateFile(path.join(kept.workspaceDirectory(host.workspace.root), stateFileName), kept.key, host.workspace.root) : unkeptState,
     // Nothing is kept without a store: a key of this run alone keys what is compared within it.
-    key: kept?.key ?? newDigestKey(),
+    digestKey: kept?.key ?? newDigestKey(),
     warn,
   });
 }

@@ -29,7 +29,7 @@ export interface UpToDateOptions {
   /** Where the records are kept: rho's own, never a request of the run. */
   store: StateStore;
   /** Keys every digest the records hold. */
-  key: DigestKey;
+  digestKey: DigestKey;
   warn(line: string): void;
 }
 
@@ -76,9 +76,9 @@ export class UpToDateChecks {
     const state = await this.#loadState();
     const sources = await this.#digest(step.sources ?? [], call, signal);
     if (sources instanceof ToolError) return { kind: 'refused', error: sources };
-    const envDigests = (this.#envDigests ??= digestEnvironment(this.#options.env, this.#options.secrets, this.#options.key));
+    const envDigests = (this.#envDigests ??= digestEnvironment(this.#options.env, this.#options.secrets, this.#options.digestKey));
     const key = stepKey(this.#options.workflowKey, step.id);
-    const inputs = { tool: step.tool, arguments: keyedDigest(this.#options.key, canonicalJson(call.args ?? null)), env: envDigests, sources: Object.fromEntries(sources) };
+    const inputs = { tool: step.tool, arguments: keyedDigest(this.#options.digestKey, canonicalJson(call.args ?? null)), env: envDigests, sources: Object.fromEntries(sources) };
     const previous = state.steps[key];
     const inputChange = previous ? describeChange(previous, inputs) : 'no successful run is recorded';
     const stale = (reason: string): CheckVerdict => ({ kind: 'stale', reason, pending: { key, inputs, forgetFirst: inputChange === undefined } });
@@ -132,8 +132,8 @@ export class UpToDateChecks {
   }
 
   #digest(globs: readonly string[], call: ToolCall, signal: AbortSignal): Promise<Map<string, string> | ToolError> {
-    const { workspace, authorize, withheld, key } = this.#options;
-    return digestFileSet(globs, { workspace, withheld, signal, key, authorize: (request) => authorize(call, request, signal) }).catch((error: unknown) =>
+    const { workspace, authorize, withheld, digestKey } = this.#options;
+    return digestFileSet(globs, { workspace, withheld, signal, digestKey, authorize: (request) => authorize(call, request, signal) }).catch((error: unknown) =>
       error instanceof ToolError ? error : new ToolError('execution_failed', (error as Error).message, { cause: error }),
     );
   }

@@ -18,7 +18,7 @@ export interface FileSetAccess {
   withheld(absolute: string): boolean;
   signal: AbortSignal;
   /** Keys the digests: a source may hold a secret (an env file), and its digest must not let anyone test guesses. */
-  key: DigestKey;
+  digestKey: DigestKey;
 }
 
 /**
@@ -71,7 +71,7 @@ export async function digestFileSet(globs: readonly string[], access: FileSetAcc
       if (resolved.entry !== 'file') continue;
       const refusal = await access.authorize({ class: 'read', path: resolved, target: 'file' });
       if (refusal) return refusal;
-      files.set(resolved.relativeToRoot(), await digestFile(resolved.canonical, access.key));
+      files.set(resolved.relativeToRoot(), await digestFile(resolved.canonical, access.digestKey));
       continue;
     }
     if (!directory) continue;
@@ -83,10 +83,10 @@ export async function digestFileSet(globs: readonly string[], access: FileSetAcc
     for await (const entry of walk.entries()) {
       const relative = prefix ? `${prefix}/${entry.relative}` : entry.relative;
       if (!matches(relative)) continue;
-      if (entry.kind === 'file') files.set(relative, await digestFile(entry.absolute, access.key));
+      if (entry.kind === 'file') files.set(relative, await digestFile(entry.absolute, access.digestKey));
       else if (entry.kind === 'symlink') {
         const target = await fileBehindLink(entry.absolute, resolved.root);
-        if (target) files.set(relative, await digestFile(target.absolute, access.key));
+        if (target) files.set(relative, await digestFile(target.absolute, access.digestKey));
       }
     }
     if (walk.limitReached) return new ToolError('unsupported', `"${glob}" matches more entries than rho walks; narrow it`);

@@ -134,7 +134,7 @@ export class StateFile implements StateStore {
 
 /** A store that keeps nothing: where rho has no directory of its own, every step with sources runs. */
 export const unkeptState: StateStore = {
-  place: 'nowhere (rho has no state directory: set XDG_STATE_HOME or HOME)',
+  place: 'nowhere',
   load: () => Promise.resolve({ state: emptyState(), problem: undefined }),
   save: () => Promise.resolve(),
 };
