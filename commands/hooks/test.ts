@@ -34,11 +34,12 @@ HOOK is the program and its arguments, or with --hooks the name (or command) of 
     const { argv, flags } = await this.parse(HooksTest);
     const { testHook } = await import('../../src/hooks/test-hook.js');
     const { standaloneHookSandbox } = await import('../../src/workflow/launch.js');
+    const { privateStoreOf } = await import('../../src/cli/cache-places.js');
     const env = readCliEnvironment().env;
     let result: HookTestResult;
     try {
       result = await testHook({
-        sandbox: await standaloneHookSandbox(env, 'auto', [process.cwd()]),
+        sandbox: await standaloneHookSandbox(env, privateStoreOf(env)?.paths ?? [], 'auto', [process.cwd()]),
         hook: argv as string[],
         eventFile: flags.event,
         hooksFile: flags.hooks,

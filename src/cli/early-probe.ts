@@ -1,6 +1,6 @@
 import type { SandboxStatus } from '../host/confinement/index.js';
 import { probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
-import { sandboxProbeMemory } from './cache-places.js';
+import { privateStoreOf, sandboxProbeMemory } from './cache-places.js';
 
 export type SandboxProbe = (options: SandboxProbeOptions) => Promise<SandboxStatus>;
 
@@ -10,12 +10,15 @@ export type SandboxProbe = (options: SandboxProbeOptions) => Promise<SandboxStat
  * it). The run asks the same question the probe answers (`auto`, the host's `RHO_BWRAP`) once; that
  * first ask gets this answer, any other ask probes again. Nothing is started when `--sandbox
  * off` leaves the run no question to ask. A sandbox that worked is remembered in the user's
- * cache (`sandbox-probe`), so the next runs within the hour need not start bubblewrap at all.
+ * cache (`sandbox-probe`, sealed with the user's key), so the next runs within the hour need not
+ * start bubblewrap at all.
  */
 export function startSandboxProbe(sandboxFlag: string | undefined, env: Readonly<Record<string, string | undefined>>): SandboxProbe | undefined {
   if (sandboxFlag === 'off') return undefined;
   const configuredProgram = env['RHO_BWRAP'];
-  const memory = sandboxProbeMemory(env);
+  const file = sandboxProbeMemory(env);
+  const key = file === undefined ? undefined : privateStoreOf(env)?.key;
+  const memory = file !== undefined && key !== undefined ? { file, key } : undefined;
   let started: Promise<SandboxStatus> | undefined = probeSandbox({ mode: 'auto', configuredProgram, ...(memory && { memory }) });
   // Unhandled until the run asks; the run reports what it finds.
   started.catch(() => undefined);

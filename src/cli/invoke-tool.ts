@@ -10,6 +10,7 @@ import { loadHooks } from '../hooks/load-hooks.js';
 import { buildHost } from '../workflow/build-host.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { standaloneHookSandbox } from '../workflow/launch.js';
+import { privateStoreOf } from './cache-places.js';
 import { createApprovals } from '../ui/approver/index.js';
 import { createQuestioner } from '../ui/questioner/index.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
@@ -73,7 +74,8 @@ export async function invokeToolCommand(
     const timeoutMs = request.timeout === undefined ? undefined : parseDurationFlag('--timeout', request.timeout);
     const cwd = process.cwd();
     const root = path.resolve(cwd, request.choices.workspace ?? '.');
-    const sandbox = await standaloneHookSandbox(environment.env, request.choices.sandbox, [root]);
+    const privatePaths = privateStoreOf(environment.env)?.paths ?? [];
+    const sandbox = await standaloneHookSandbox(environment.env, privatePaths, request.choices.sandbox, [root]);
     const hooks = request.hooksFile
       ? await loadHooks({ file: request.hooksFile, cwd, env: environment.env, labels: {}, runId: `invoke-${Date.now()}`, onWarning: stderr, sandbox })
       : undefined;
@@ -97,6 +99,7 @@ export async function invokeToolCommand(
         maxParallel: 1,
         sandbox: sandbox.status,
         homeDirectories: sandbox.homeDirectories,
+        privatePaths,
       },
       {
         hostEnv: environment.env,

@@ -1,19 +1,6 @@
 import { createHash } from 'node:crypto';
-import os from 'node:os';
 import path from 'node:path';
-
-/**
- * Where rho keeps what a person may want to read later and that is no one else's to write:
- * `$XDG_STATE_HOME/rho`, else `~/.local/state/rho` (the XDG base directory specification's place
- * for logs). A relative XDG_STATE_HOME is ignored, as the specification says; without an
- * absolute home there is none.
- */
-export function userStateDir(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const xdg = env['XDG_STATE_HOME'];
-  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'rho');
-  const home = os.homedir();
-  return path.isAbsolute(home) ? path.join(home, '.local', 'state', 'rho') : undefined;
-}
+import { userStateDir } from './cache-places.js';
 
 /**
  * The default place of a workspace's step logs: `logs/NAME-DIGEST` in the user's state

@@ -9,6 +9,7 @@ import { streamTargets, type CliEnvironment } from './environment.js';
 import type { RunRequest, RunStreams } from './run-workflow.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
+import { privateStoreOf } from './cache-places.js';
 
 export type PlanRequest = Pick<RunRequest, 'file' | 'choices' | 'hooksFile'>;
 
@@ -25,12 +26,13 @@ export async function planWorkflowCommand(
   const warn = (line: string) => streams.stderr.write(`${line}\n`);
   try {
     // Gates are consulted only when asked for: hook programs are code, and a plan runs none unasked.
+    const privateStore = privateStoreOf(environment.env);
     const hooks = request.hooksFile === undefined ? undefined : cliHooks({ file: path.resolve(request.hooksFile), labels: [], env: environment.env, masker, warn });
     const opened = await openWorkflow({
       file: request.file,
       cwd: process.cwd(),
       choices: request.choices,
-      ports: { hostEnv: environment.env, grantHints: cliGrantHints, warn, ...(hooks && { hooks }) },
+      ports: { hostEnv: environment.env, grantHints: cliGrantHints, warn, ...(hooks && { hooks }), ...(privateStore && { privateStore }) },
     }, 'skip');
     masker.add(...Object.values(opened.secrets));
     let plan: WorkflowPlan;

@@ -6,7 +6,7 @@ import { defaultLogPlace } from './log-places.js';
 import { exitCodeOfError, exitCodes } from '../host/exit-codes.js';
 import { HostError } from '../host/errors.js';
 import type { OutputLogs } from '../host/step-output.js';
-import { launchWorkflow } from '../workflow/launch.js';
+import { launchWorkflow, type RunPorts } from '../workflow/launch.js';
 import { timeoutReason } from '../workflow/runner.js';
 import { interruptReason } from '../host/tool-host.js';
 import { createApprovals } from '../ui/approver/index.js';
@@ -21,6 +21,7 @@ import { cliGrantHints } from '../ui/grant-hints.js';
 import type { RunChoices } from '../workflow/run-choices.js';
 import { cliHooks } from '../hooks/run-hooks.js';
 import type { SandboxProbe } from './early-probe.js';
+import { privateStoreOf } from './cache-places.js';
 
 /** Where a run keeps its steps' whole output: the default place for its workspace, a directory given, or nowhere. */
 export type LogsChoice = { mode: 'default' } | { mode: 'dir'; dir: string } | { mode: 'off' };
@@ -50,6 +51,8 @@ export interface RunRequest {
   questionTimeout?: number;
   /** The sandbox probe, when the command started it early (`startSandboxProbe`). */
   probeSandbox?: SandboxProbe;
+  /** Decides whether the loaded workflow may run (`RunPorts.admitWorkflow`). */
+  admitWorkflow?: RunPorts['admitWorkflow'];
 }
 
 export interface RunStreams {
@@ -113,6 +116,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
       logFailure ??= message;
       warn(message);
     });
+  const privateStore = privateStoreOf(environment.env);
   let exitCode: number;
   try {
     const summary = await launchWorkflow({
@@ -121,6 +125,8 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
       choices: request.choices,
       ports: {
         hostEnv: environment.env,
+        ...(privateStore && { privateStore }),
+        ...(request.admitWorkflow && { admitWorkflow: request.admitWorkflow }),
         masker,
         ...(request.probeSandbox && { probeSandbox: request.probeSandbox }),
         ...(approvals.approver && { approver: approvals.approver }),

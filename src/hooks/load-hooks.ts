@@ -136,7 +136,7 @@ export function programOf(entry: GateEntry | ObserverEntry, baseDir: string, env
   const file = resolveHookProgram(program, baseDir);
   const confinement = sandbox && {
     status: sandbox.status,
-    plan: hookConfinementPlan({ baseDirectory: baseDir, writes: entry.writes ?? [], homeDirectories: sandbox.homeDirectories }),
+    plan: hookConfinementPlan({ baseDirectory: baseDir, writes: entry.writes ?? [], homeDirectories: sandbox.homeDirectories, privatePaths: sandbox.privatePaths ?? [] }),
   };
   return { command: [file, ...args], cwd: baseDir, env, timeoutMs: entry.timeout_ms, ...(confinement && { confinement }) };
 }

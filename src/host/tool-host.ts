@@ -211,6 +211,7 @@ export class ToolHost {
       workspaceRoot: this.workspace.root,
       grantedRoots: this.workspace.grantedRoots,
       homeDirectories: this.#environment.homeDirectories ?? [],
+      privatePaths: this.workspace.privatePaths,
     });
     return this.#plan;
   }
@@ -233,9 +234,9 @@ export class ToolHost {
     return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }) };
   }
 
-  /** Whether a path inside a tree read that was authorized is still kept back by a `deny` or `ask` read rule. */
-  withholdsRead(absolute: string): boolean {
-    return this.#options.policy.withholdsRead(absolute, this.workspace.root);
+  /** Whether a path inside a tree read that was authorized is still kept back: by a `deny` or `ask` read rule, or as one of rho's own. */
+  withholdsRead(absolute: string, links?: number): boolean {
+    return this.workspace.isPrivate(absolute) || this.#options.policy.withholdsRead(absolute, this.workspace.root, links);
   }
 
   auditSnapshot(): readonly AuditRecord[] {
@@ -425,7 +426,7 @@ export class ToolHost {
       {
         base: this.#baseContext(call, signal),
         output: { options: this.#options.output ?? {}, attempt, masker: this.#environment.masker },
-        withheld: (absolutePath, links) => this.#options.policy.withholdsRead(absolutePath, this.workspace.root, links),
+        withheld: (absolutePath, links) => this.withholdsRead(absolutePath, links),
         questioner: flight?.questioner ?? this.#options.questioner,
         redact: this.#options.redact ?? ((text) => text),
         emit: (event) => this.#emitFor(call.id, event),

@@ -31,6 +31,8 @@ export interface HostConfig {
   sandbox?: SandboxStatus;
   /** Home directories hidden from confined processes unless a rule grants them. */
   homeDirectories?: readonly string[];
+  /** rho's own directories (`PrivateStore.paths`): no tool and no confined process reads or writes them. */
+  privatePaths?: readonly string[];
 }
 
 /** The people and programs a front end plugs into a host: who decides, who is asked, who watches. */
@@ -66,7 +68,7 @@ function parseRules(rules: readonly string[]) {
 export async function buildHost(config: HostConfig, ports: HostPorts, tools: ToolRegistry): Promise<ToolHost> {
   let workspace: Workspace;
   try {
-    workspace = await Workspace.create(config.root, { grantedRoots: config.grantedRoots });
+    workspace = await Workspace.create(config.root, { grantedRoots: config.grantedRoots, privatePaths: config.privatePaths ?? [] });
   } catch (error) {
     throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
   }

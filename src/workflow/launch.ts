@@ -31,6 +31,9 @@ import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
 import { UpToDateChecks, type CheckAuthorizer } from './up-to-date/checks.js';
+import { StateFile, stateFileName, unkeptState } from './up-to-date/state-file.js';
+import { newDigestKey } from '../host/keyed-digest.js';
+import type { PrivateStore } from './private/store.js';
 
 /** Shortest secret value rho accepts: masking a shorter one would hide ordinary text. */
 export const minSecretLength = 4;
@@ -52,6 +55,13 @@ export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'obse
   probeSandbox?: (options: SandboxProbeOptions) => Promise<SandboxStatus>;
   /** Ids the questioner has answers for ahead of time, with where each came from: each must be a question the workflow asks. */
   scriptedAnswers?: readonly { id: string; origin: string }[];
+  /** rho's own directories and key: where up-to-date records are kept, and what no step may touch. Without it nothing is kept. */
+  privateStore?: PrivateStore;
+  /**
+   * Decides, once the file is loaded and valid and before anything else, whether a run of it may
+   * go on; throws to refuse (`--watch` refuses a workflow whose authority is not the one it started with).
+   */
+  admitWorkflow?: (workflow: CompiledWorkflow) => void;
 }
 
 /** One run as a front end asks for it: the file, its choices (parsed once), and its ports. */
@@ -148,8 +158,13 @@ export async function decideSandbox(
 }
 
 /** How hook programs outside a workflow run (`rho hooks test`, `rho invoke --hooks`) are confined: as in an `auto` run. */
-export async function standaloneHookSandbox(hostEnv: HostPorts['hostEnv'], mode: SandboxMode = 'auto', writableRoots: readonly string[] = []): Promise<HookSandbox> {
-  return { status: await decideSandbox(mode, { hostEnv }, writableRoots), homeDirectories: homeDirectories(hostEnv) };
+export async function standaloneHookSandbox(
+  hostEnv: HostPorts['hostEnv'],
+  privatePaths: readonly string[],
+  mode: SandboxMode = 'auto',
+  writableRoots: readonly string[] = [],
+): Promise<HookSandbox> {
+  return { status: await decideSandbox(mode, { hostEnv }, writableRoots), homeDirectories: homeDirectories(hostEnv), privatePaths };
 }
 
 /** The directories `policy.granted_roots` names, absolute (relative ones start at the file's directory). */
@@ -196,6 +211,8 @@ export interface OpenedWorkflow {
   masker: SecretMasker;
   /** Whether the run's processes are confined. */
   sandbox: SandboxStatus;
+  /** rho's own directories and key, when it has them. */
+  privateStore: PrivateStore | undefined;
 }
 
 /**
@@ -212,6 +229,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     matrixFilter: parseMatrixFilter(choices.matrix),
     workspace: { flag: choices.workspace, cwd: options.cwd },
   });
+  ports.admitWorkflow?.(workflow);
   for (const warning of warnings) ports.warn?.(formatProblem(warning));
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
   const inputs = parseInputs(choices.inputs, workflow.inputs, choices.passThrough);
@@ -221,11 +239,12 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const given = workspaceRoot(workflow, choices, options.cwd);
   const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, [given, ...grantedRootsOf(workflow)], probing);
   const homes = homeDirectories(ports.hostEnv);
+  const privatePaths = ports.privateStore?.paths ?? [];
   const declared = {
     inline: workflow.file.hooks,
     directory: workflow.source.directory,
     secretNames: workflow.file.secrets ?? [],
-    sandbox: { status: sandbox, homeDirectories: homes },
+    sandbox: { status: sandbox, homeDirectories: homes, privatePaths },
   };
   const hooks = ports.hooks ? await ports.hooks(declared, runId) : undefined;
   // Canonical as the host will make it, so env: sees the same rho.workspace as the steps.
@@ -242,7 +261,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const output = ports.output && { ...(ports.output.limitBytes !== undefined && { limitBytes: ports.output.limitBytes }), ...(logs && { logs }) };
   // Filled below, once the env files are read through the host, before any call runs.
   const env: Record<string, string> = {};
-  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env), sandbox, homeDirectories: homes };
+  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env), sandbox, homeDirectories: homes, privatePaths };
   const host = await buildHost(
     config,
     {
@@ -270,7 +289,8 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const envContext: ExpressionContext = { inputs, steps: {}, env: { ...env }, secrets, extra: { rho: context }, run: { failed: false, cancelled: false } };
   for (const [name, value] of Object.entries(workflow.file.env ?? {})) env[name] = String(evaluateDeep(value, envContext) ?? '');
   const rho = { ...context, workspace: host.workspace.root };
-  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker, sandbox };
+  const { privateStore } = ports;
+  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker, sandbox, privateStore };
 }
 
 function definedOnly(variables: Readonly<Record<string, string | undefined>>): Record<string, string> {
@@ -288,6 +308,8 @@ export function upToDateChecksOf(
   const unknown = Array.isArray(force) ? force.filter((id) => !workflow.steps.some((step) => step.id === id)) : [];
   if (unknown.length > 0) throw new HostError('usage', `--force-step: no step ${unknown.join(', ')} in ${workflow.file.name}`);
   const relative = path.relative(host.workspace.root, workflow.source.file);
+  const kept = opened.privateStore;
+  if (!kept && workflow.steps.some((step) => step.sources !== undefined)) warn('rho: the up-to-date state is not kept: rho has no state directory (set XDG_STATE_HOME, or HOME); every step with sources runs');
   return new UpToDateChecks({
     workspace: host.workspace,
     authorize,
@@ -296,6 +318,9 @@ export function upToDateChecksOf(
     env: opened.env,
     secrets: opened.secrets,
     force,
+    store: kept ? new StateFile(path.join(kept.workspaceDirectory(host.workspace.root), stateFileName), kept.key, host.workspace.root) : unkeptState,
+    // Nothing is kept without a store: a key of this run alone keys what is compared within it.
+    digestKey: kept?.key ?? newDigestKey(),
     warn,
   });
 }

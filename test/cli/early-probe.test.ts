@@ -2,6 +2,8 @@ import { chmod, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandboxProbe } from '../../src/cli/early-probe.js';
+import { newDigestKey } from '../../src/host/keyed-digest.js';
+import { rememberedWorking, rememberWorking, sandboxCircumstances } from '../../src/tools/process/sandbox/probe-memory.js';
 import { temporaryDirectories } from '../support/cli.js';
 
 const directories = temporaryDirectories();
@@ -20,7 +22,7 @@ async function fakeBubblewrap(works = true): Promise<{ configuredProgram: string
   await writeFile(program, `#!/bin/sh\necho started >> '${log}'\n${works ? 'echo 1; echo 2' : 'echo "bwrap: No permissions to create new namespace" >&2; exit 1'}\n`);
   await chmod(program, 0o755);
   const cache = path.join(dir, 'cache');
-  return { configuredProgram: program, env: { RHO_BWRAP: program, XDG_CACHE_HOME: cache }, cache, starts: async () => (await readFile(log, 'utf8')).split('\n').filter(Boolean).length };
+  return { configuredProgram: program, env: { RHO_BWRAP: program, XDG_CACHE_HOME: cache, XDG_STATE_HOME: path.join(dir, 'state') }, cache, starts: async () => (await readFile(log, 'utf8')).split('\n').filter(Boolean).length };
 }
 
 describe('startSandboxProbe', () => {
@@ -62,11 +64,30 @@ describe('startSandboxProbe', () => {
     await utimes(configuredProgram, later, later);
     await startSandboxProbe(undefined, env)!({ mode: 'auto', configuredProgram });
     expect(await starts()).toBe(2);
-    // So is a memory older than an hour.
-    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
-    await utimes(path.join(cache, 'rho', 'sandbox-probe'), old, old);
+    // A memory not sealed with the user's key is not believed: one written by someone else, or with its time changed.
+    const memory = path.join(cache, 'rho', 'sandbox-probe');
+    const sealed = await readFile(memory, 'utf8');
+    const body = sealed.slice(sealed.indexOf('\n') + 1);
+    await writeFile(memory, sealed.replace(body, body.replace(/^\d+/, String(Date.now() + 60 * 60 * 1000))));
     await startSandboxProbe(undefined, env)!({ mode: 'auto', configuredProgram });
     expect(await starts()).toBe(3);
+    await writeFile(memory, body);
+    await startSandboxProbe(undefined, env)!({ mode: 'auto', configuredProgram });
+    expect(await starts()).toBe(4);
+  });
+
+  it('holds a memory for an hour at most, from the time sealed in it', async () => {
+    const { configuredProgram } = await fakeBubblewrap();
+    const dir = await directories.make();
+    const memory = { file: path.join(dir, 'sandbox-probe'), key: newDigestKey() };
+    const circumstances = sandboxCircumstances(configuredProgram)!;
+    const now = Date.now();
+    rememberWorking(memory, circumstances, now);
+    expect(rememberedWorking(memory, circumstances, now + 59 * 60 * 1000)).toBe(true);
+    expect(rememberedWorking(memory, circumstances, now + 61 * 60 * 1000)).toBe(false);
+    expect(rememberedWorking(memory, circumstances, now - 1)).toBe(false);
+    expect(rememberedWorking({ ...memory, key: newDigestKey() }, circumstances, now)).toBe(false);
+    expect(rememberedWorking(memory, `${circumstances} `, now)).toBe(false);
   });
 
   it('never remembers a sandbox that did not work', async () => {
@@ -75,6 +96,6 @@ describe('startSandboxProbe', () => {
       expect(await startSandboxProbe(undefined, env)!({ mode: 'auto', configuredProgram })).toMatchObject({ confined: false });
       expect(await starts()).toBe(run);
     }
-    await expect(readdir(path.join(cache, 'rho'))).rejects.toThrow(/ENOENT/);
+    expect(await readdir(path.join(cache, 'rho'))).not.toContain('sandbox-probe');
   });
 });

@@ -49,6 +49,12 @@ export interface ConfinementPlan {
   hidden: readonly string[];
   /** Paths inside hidden homes or the private temp that stay readable: the workspace and what read rules grant there. */
   exposed: readonly string[];
+  /**
+   * rho's own directories (its state, key and caches): hidden whatever the rules, even inside a
+   * writable root, and kept where they are (a process cannot move them, or a directory above
+   * them, aside and put its own in their place).
+   */
+  privatePaths: readonly string[];
   network: NetworkConfinement;
   /** Whether the process may create unix sockets (`unixSocketConfinement`); otherwise its seccomp filter refuses them. */
   unixSockets: boolean;
@@ -60,6 +66,8 @@ export interface ConfinementInput {
   grantedRoots: readonly string[];
   /** The user's home directories (`$HOME` and the account's), hidden unless a rule grants them. */
   homeDirectories: readonly string[];
+  /** rho's own directories, absolute and canonical (`ConfinementPlan.privatePaths`). */
+  privatePaths?: readonly string[];
 }
 
 type PathRule = Extract<Rule, { class: 'read' | 'write' }>;
@@ -74,6 +82,11 @@ export function outermost<T extends { path: string }>(entries: readonly T[]): T[
   const kept: T[] = [];
   for (const entry of sorted) if (!kept.some((held) => isWithin(held.path, entry.path))) kept.push(entry);
   return kept;
+}
+
+/** Of `entries`, those outside rho's own directories: a rule naming them grants nothing there. */
+export function outsidePrivate<T extends { path: string }>(entries: readonly T[], privatePaths: readonly string[]): T[] {
+  return entries.filter((entry) => !privatePaths.some((dir) => isWithin(dir, entry.path)));
 }
 
 function unique(paths: readonly string[]): string[] {
@@ -153,7 +166,8 @@ export function exposedWithin(emptied: readonly string[], paths: readonly string
 export function planConfinement(input: ConfinementInput): ConfinementPlan {
   const { policy, workspaceRoot } = input;
   const withheld = [...policy.rules.deny, ...policy.rules.ask];
-  const writable = writableRoots(input);
+  const privatePaths = unique(input.privatePaths ?? []);
+  const writable = outsidePrivate(writableRoots(input), privatePaths);
   const readOnly = rulesOf(withheld, 'write')
     .flatMap((rule) => rulePaths(rule, workspaceRoot))
     .filter((target) => writable.some((root) => isWithin(root.path, target)));
@@ -175,6 +189,7 @@ export function planConfinement(input: ConfinementInput): ConfinementPlan {
     privateTemp,
     hidden: unique(hidden),
     exposed,
+    privatePaths,
     network: networkConfinement(policy),
     unixSockets: unixSocketConfinement(policy),
   };

@@ -129,7 +129,7 @@ export function requestFacts(request: CapabilityRequest): Fact[] {
         { label: 'timeout', value: formatLimit(request.wallLimitMs) },
         { label: 'output', value: `at most ${formatBytes(request.outputLimitBytes)}` },
         { label: 'runs', value: request.class === 'shell' ? `as a ${request.shell} script (a shell can run anything)` : 'directly, no shell' },
-        ...(request.stdinDigest ? [{ label: 'stdin', value: `given (sha256 ${request.stdinDigest.slice(0, 12)}…)` }] : []),
+        ...(request.stdinDigest ? [{ label: 'stdin', value: `given (digest ${request.stdinDigest.slice(0, 12)}…)` }] : []),
       ];
     }
     case 'network':

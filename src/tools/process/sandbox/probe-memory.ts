@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { openSealed, sealText, type DigestKey } from '../../../host/keyed-digest.js';
 import { baseArguments, seccompArguments } from './bubblewrap-arguments.js';
 import { seccompFilterDigest } from './seccomp-filter.js';
 
@@ -13,10 +14,19 @@ import { seccompFilterDigest } from './seccomp-filter.js';
  * runs in (a container, or another sandbox, has its own), the kernel settings for user
  * namespaces, the user, and the probe's own arguments and seccomp filter. What none of these
  * show (an AppArmor profile changed without a reboot) is caught by the memory's age: it holds
- * for an hour at most.
+ * for an hour at most. The memory, its time included, is sealed with the user's key: one
+ * written or touched by anyone else is not believed, and the probe runs again.
  */
 
 const rememberedForMs = 60 * 60 * 1000;
+
+/** Where to remember, and the key that seals what is remembered. */
+export interface ProbeMemory {
+  file: string;
+  key: DigestKey;
+}
+
+const purpose = 'rho sandbox-probe';
 
 const readOrAbsent = (file: string): string => {
   try {
@@ -50,23 +60,26 @@ export function sandboxCircumstances(program: string): string | undefined {
   }
 }
 
-/** Whether `file` remembers a sandbox that worked in exactly these circumstances, within the last hour. */
-export function rememberedWorking(file: string, circumstances: string, now = Date.now()): boolean {
+/** Whether the memory holds a sandbox that worked in exactly these circumstances, within the last hour. */
+export function rememberedWorking(memory: ProbeMemory, circumstances: string, now = Date.now()): boolean {
   try {
-    const age = now - statSync(file).mtimeMs;
-    return age >= 0 && age < rememberedForMs && readFileSync(file, 'utf8') === circumstances;
+    const body = openSealed(memory.key, purpose, readFileSync(memory.file, 'utf8'));
+    const newline = body?.indexOf('\n') ?? -1;
+    if (body === undefined || newline < 0 || body.slice(newline + 1) !== circumstances) return false;
+    const age = now - Number(body.slice(0, newline));
+    return age >= 0 && age < rememberedForMs;
   } catch {
     return false;
   }
 }
 
-/** Remembers that the sandbox worked in these circumstances (written whole, private to the user); failures are ignored. */
-export function rememberWorking(file: string, circumstances: string): void {
-  const partial = `${file}.${process.pid}.tmp`;
+/** Remembers that the sandbox worked in these circumstances, now (written whole, private to the user); failures are ignored. */
+export function rememberWorking(memory: ProbeMemory, circumstances: string, now = Date.now()): void {
+  const partial = `${memory.file}.${process.pid}.tmp`;
   try {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(partial, circumstances, { mode: 0o600 });
-    renameSync(partial, file);
+    mkdirSync(path.dirname(memory.file), { recursive: true, mode: 0o700 });
+    writeFileSync(partial, sealText(memory.key, purpose, `${now}\n${circumstances}`), { mode: 0o600 });
+    renameSync(partial, memory.file);
   } catch {
     rmSync(partial, { force: true });
   }

@@ -6,7 +6,7 @@ import type { SandboxMode, SandboxStatus } from '../../../host/confinement/index
 import { isExecutableFile, isWritableLocation } from '../executable.js';
 import { findSystemProgram, systemDirectories } from '../trusted-programs.js';
 import { baseArguments, filterDescriptor, seccompArguments } from './bubblewrap-arguments.js';
-import { rememberedWorking, rememberWorking, sandboxCircumstances } from './probe-memory.js';
+import { rememberedWorking, rememberWorking, sandboxCircumstances, type ProbeMemory } from './probe-memory.js';
 import { filterKnowsArchitecture, seccompFilter } from './seccomp-filter.js';
 
 export interface SandboxProbeOptions {
@@ -17,8 +17,8 @@ export interface SandboxProbeOptions {
    */
   configuredProgram: string | undefined;
   platform?: NodeJS.Platform;
-  /** A file where a working sandbox is remembered between runs (`probe-memory.ts`); none: always probe. */
-  memory?: string;
+  /** Where a working sandbox is remembered between runs (`probe-memory.ts`); none: always probe. */
+  memory?: ProbeMemory;
 }
 
 const probeTimeoutMs = 5000;
@@ -118,11 +118,11 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
   const found = resolveBubblewrap(options.configuredProgram);
   if (!('program' in found)) return unconfined(mode, found.reason, found.fix);
   const { program } = found;
-  const remembered = options.memory === undefined ? undefined : { file: options.memory, circumstances: sandboxCircumstances(program) };
-  if (remembered?.circumstances && rememberedWorking(remembered.file, remembered.circumstances)) return { confined: true, mode, program };
+  const remembered = options.memory === undefined ? undefined : { memory: options.memory, circumstances: sandboxCircumstances(program) };
+  if (remembered?.circumstances && rememberedWorking(remembered.memory, remembered.circumstances)) return { confined: true, mode, program };
   const probe = await runProbe(program);
   if (probe.ok) {
-    if (remembered?.circumstances) rememberWorking(remembered.file, remembered.circumstances);
+    if (remembered?.circumstances) rememberWorking(remembered.memory, remembered.circumstances);
     return { confined: true, mode, program };
   }
   const said = probe.output.split('\n')[0] ?? '';
