@@ -7,7 +7,8 @@ import type { PolicyDecision } from '../host/policy.js';
 import { describeResourceKind, type Resource } from '../host/resources.js';
 import { planWaves, type Declaration, type PlanWait } from '../host/scheduler.js';
 import { ToolError } from '../host/errors.js';
-import { evaluateDeep, evaluateTemplate, isTruthy, templateReferences, type ExpressionContext } from './expressions/index.js';
+import { evaluateTemplate, isTruthy, templateReferences, type ExpressionContext } from './expressions/index.js';
+import { evaluateArguments } from './step-arguments.js';
 import type { OpenedWorkflow } from './launch.js';
 import type { CompiledStep } from './model.js';
 import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroups, type GroupEntry } from './nested.js';
@@ -124,7 +125,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
     }),
   );
   const checks = planChecks(opened);
-  const upToDate = await Promise.all(workflow.steps.map((step) => planUpToDate(step, checks, contextOf(step), signal)));
+  const upToDate = await Promise.all(workflow.steps.map((step) => planUpToDate(step, checks, contextOf(step), opened, signal)));
   const schedule = planWaves(
     prepared.map((entry) => entry.declaration),
     opened.maxParallel,
@@ -229,10 +230,10 @@ function planChecks(opened: OpenedWorkflow): UpToDateChecks {
   });
 }
 
-async function planUpToDate(step: CompiledStep, checks: UpToDateChecks, context: ExpressionContext, signal: AbortSignal): Promise<PlannedStep['upToDate']> {
+async function planUpToDate(step: CompiledStep, checks: UpToDateChecks, context: ExpressionContext, opened: OpenedWorkflow, signal: AbortSignal): Promise<PlannedStep['upToDate']> {
   if (step.sources === undefined) return undefined;
   if (step.argumentsReadSteps) return { verdict: 'unknown', reason: 'its arguments read earlier steps’ results, known only at run time' };
-  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id };
+  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateArguments(step, context, opened.host.tools.get(step.tool)), stepId: step.id };
   const verdict = await checks.check(step, call, signal);
   if (verdict.kind === 'refused') return { verdict: 'unknown', reason: verdict.error.message };
   return { verdict: verdict.kind === 'up_to_date' ? 'yes' : 'no', reason: verdict.reason };
@@ -285,7 +286,7 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
     const note = `tool ${step.tool} was not inspected: plan never runs workflow code (tool modules are not loaded, MCP servers not started); its requests are known when the step runs`;
     return { declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: step.resources ? describe(declaration) : 'known at run time (planned as exclusive)' } };
   }
-  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id, ...(step.writes && { writes: step.writes }) };
+  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateArguments(step, context, opened.host.tools.get(step.tool)), stepId: step.id, ...(step.writes && { writes: step.writes }) };
   const result = await opened.host.preview(call, signal);
   if (result instanceof ToolError) {
     const declaration = declared('exclusive');

@@ -7,7 +7,8 @@ import { interruptReason } from '../host/call-result.js';
 import { exitCodeOfRun } from '../host/exit-codes.js';
 import { summarizeImages, type ImageContent } from '../host/content.js';
 import type { ToolResult } from '../host/tool.js';
-import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
+import { evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
+import { evaluateArguments } from './step-arguments.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import { groupRecord } from './groups.js';
 import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
@@ -218,8 +219,9 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     if (!run) return endUnstarted({ status: 'skipped', reason: 'its if: condition is false' });
     const refusal = options.refusedSteps?.problemOf(step.id);
     if (refusal) throw new ToolError('invalid_arguments', refusal);
-    args = evaluateDeep(step.with, context);
-    const runsProcesses = options.host.tools.get(step.tool)?.classes.some((c) => c === 'process' || c === 'shell') ?? false;
+    const tool = options.host.tools.get(step.tool);
+    args = evaluateArguments(step, context, tool);
+    const runsProcesses = tool?.classes.some((c) => c === 'process' || c === 'shell') ?? false;
     const leak = runsProcesses ? secretOutsideEnvironment(args, Object.values(options.secrets)) : undefined;
     if (leak) {
       throw new ToolError(
