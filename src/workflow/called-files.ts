@@ -74,7 +74,10 @@ function callsToOtherFiles(source: WorkflowSource): { text: string; target: stri
   const data = source.toData() as { steps?: unknown; tasks?: unknown } | null;
   const lists: [NodePath, unknown][] = [[['steps'], data?.steps]];
   if (data?.tasks !== null && typeof data?.tasks === 'object') {
-    for (const [name, task] of Object.entries(data.tasks as Record<string, unknown>)) lists.push([['tasks', name, 'steps'], (task as { steps?: unknown } | null)?.steps]);
+    for (const [name, task] of Object.entries(data.tasks as Record<string, unknown>)) {
+      // A task written as a list is its steps.
+      lists.push(Array.isArray(task) ? [['tasks', name], task] : [['tasks', name, 'steps'], (task as { steps?: unknown } | null)?.steps]);
+    }
   }
   const calls: { text: string; target: string; at: SourcePosition }[] = [];
   for (const [at, steps] of lists) {

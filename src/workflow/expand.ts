@@ -52,12 +52,30 @@ export function expandTask(task: CompiledTask, options: ExpandOptions): { steps:
       throw new HostError('usage', `--matrix ${name}: no matrix step of this task has that name (${known})`);
     }
   }
+  if (Object.keys(options.filter).length > 0 && expansion.filteredCells.length > 0 && expansion.selectedCells === 0) throw noCellSelected(options.filter, expansion.filteredCells);
   return { steps: expansion.steps, files: expansion.files };
+}
+
+/** Most cells a usage error lists. */
+const listedCells = 20;
+
+/**
+ * `--matrix` values that select no cell of any matrix they apply to: a usage error, so a CI
+ * job whose values are spelt differently (`20` against `20.x`) fails instead of running nothing.
+ */
+export function noCellSelected(filter: MatrixFilter, cells: readonly string[]): HostError {
+  const given = Object.entries(filter).map(([name, value]) => `${name}=${value}`).join(' ');
+  const shown = cells.slice(0, listedCells).join(', ');
+  const more = cells.length > listedCells ? `, and ${cells.length - listedCells} more` : '';
+  return new HostError('usage', `--matrix ${given} matches no cell; the cells are: ${shown}${more} (rho matrix FILE TASK prints them)`);
 }
 
 class Expansion {
   readonly steps: CompiledStep[] = [];
   readonly matrixNames = new Set<string>();
+  /** The cells of the matrices the filter applies to (those that have one of its names), and how many it kept. */
+  readonly filteredCells: string[] = [];
+  selectedCells = 0;
   /** The other files whose tasks were expanded. */
   readonly files = new Set<string>();
 
@@ -76,8 +94,12 @@ class Expansion {
   private matrix(step: CompiledStep, dependencies: readonly number[], within: Within): number {
     const { cells = [], deferFailure, uses: _uses, ...plain } = step;
     for (const name of cells.flatMap((cell) => Object.keys(cell))) this.matrixNames.add(name);
-    const members = cells
-      .filter((cell) => cellSelected(cell, this.options.filter))
+    const selected = cells.filter((cell) => cellSelected(cell, this.options.filter));
+    if (cells.some((cell) => Object.keys(this.options.filter).some((name) => name in cell))) {
+      this.filteredCells.push(...cells.map((cell) => `${within.prefix}${cellId(step.id, cell)}`));
+      this.selectedCells += selected.length;
+    }
+    const members = selected
       .map((cell) => {
         const id = cellId(step.id, cell);
         const name = step.name === step.id ? id : cellId(step.name, cell);
