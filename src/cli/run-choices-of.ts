@@ -1,4 +1,5 @@
 import type { SandboxMode } from '../host/confinement/modes.js';
+import type { ExitCodeSource } from '../host/exit-codes.js';
 import { parseRunChoices, type RunChoices } from '../workflow/run-choices.js';
 import type { PlanRequest } from './plan-workflow.js';
 
@@ -24,6 +25,7 @@ export interface ChoiceFlagValues {
   hooks?: string | undefined;
   force?: boolean;
   'force-step'?: string[];
+  'exit-code'?: string;
 }
 
 /** The run's choices from its flags, parsed once. */
@@ -39,6 +41,7 @@ export function runChoicesOf(flags: ChoiceFlagValues): RunChoices {
     approve: flags.approve ?? [],
     yes: flags.yes ?? false,
     ...(flags.sandbox !== undefined && { sandbox: flags.sandbox as SandboxMode }),
+    ...(flags['exit-code'] !== undefined && { exitCode: flags['exit-code'] as ExitCodeSource }),
     force: flags.force === true ? true : (flags['force-step'] ?? []).length > 0 ? flags['force-step']! : false,
   });
 }

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { sandboxModes } from '../host/confinement/modes.js';
+import { exitCodeSources } from '../host/exit-codes.js';
 import { outputModes } from '../ui/render/choose.js';
 
 /**
@@ -73,4 +74,9 @@ export const runFlags = {
   force: Flags.boolean({ summary: 'Run every step, even those that are up to date.', default: false }),
   'force-step': repeatable('Run step STEP even if it is up to date. Repeatable.', 'STEP'),
   watch: Flags.boolean({ summary: 'Run again whenever a source file changes (Ctrl-C stops).', default: false }),
+  'exit-code': Flags.string({
+    summary: 'On a failure, exit 1 (rho) or with the exit code of the program that failed first (program), as just does.',
+    options: [...exitCodeSources],
+    default: 'rho',
+  }),
 };

@@ -101,6 +101,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
       .optional()
       .describe('Images the step returned: media type and size only, never their bytes'),
     attempts: z.number().int().min(2).optional().describe('How many attempts the step took, when it was retried'),
+    exitCode: z.number().int().optional().describe('A step that failed because its program exited with a code it does not accept (exec, shell): that code'),
   }),
   z.strictObject({
     type: z.literal('run_finished'),

@@ -327,7 +327,7 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
     });
     // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
     void started.then(() => workflow.source.release());
-    return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused, upToDate });
+    return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused, upToDate, exitCodeFrom: options.choices.exitCode });
   } finally {
     await upToDate.save();
     starting.abort();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HostError } from '../host/errors.js';
 import { describeIssues } from '../host/arguments.js';
 import { sandboxModes } from '../host/confinement/modes.js';
+import { exitCodeSources } from '../host/exit-codes.js';
 
 /**
  * What a front end decides about one run — for the CLI, its flags — parsed once and passed
@@ -31,6 +32,8 @@ function buildRunChoicesSchema() {
     yes: z.boolean().default(false),
     /** `--sandbox`; overrides the file's `policy.sandbox` (default `auto`). */
     sandbox: z.enum(sandboxModes).optional(),
+    /** `--exit-code`: whether a failed run exits 1 or with the exit code of the program that failed first. */
+    exitCode: z.enum(exitCodeSources).default('rho'),
     /** `--force` (every step runs, up to date or not) or `--force-step STEP` (those steps do). */
     force: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
   });

@@ -4,7 +4,7 @@ import type { StepError, StepStatus } from '../host/events.js';
 import { stepStatuses } from '../host/step-statuses.js';
 import type { CallOutcome, CallTicket, ToolHost } from '../host/tool-host.js';
 import { interruptReason } from '../host/call-result.js';
-import { exitCodeOfRun } from '../host/exit-codes.js';
+import { exitCodeOfRun, exitCodes, type ExitCodeSource } from '../host/exit-codes.js';
 import { summarizeImages, type ImageContent } from '../host/content.js';
 import type { ToolResult } from '../host/tool.js';
 import { evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
@@ -38,6 +38,8 @@ export interface RunOptions {
   refusedSteps?: { problemOf(stepId: string): string | undefined };
   /** Skips steps with `sources:` that are up to date; without it, every step runs. */
   upToDate?: UpToDateChecks;
+  /** `program`: a run whose first failure is a program's exit code exits with that code (as `just` does); `rho` (the default): 1. */
+  exitCodeFrom?: ExitCodeSource;
 }
 
 export interface StepRecord {
@@ -129,7 +131,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
   await Promise.all(state.done);
 
   const records = state.records.map((record) => record!);
-  const exitCode = exitCodeOf(options.signal, state);
+  const exitCode = exitCodeOf(options.signal, state, options.exitCodeFrom ?? 'rho');
   // A matrix's group repeats its cells' outcome: the counts are of steps that ran or could have.
   const counted = records.filter((_, index) => !steps[index]!.group);
   const counts = Object.fromEntries(stepStatuses.map((status) => [status, counted.filter((r) => r.status === status).length])) as Record<
@@ -146,9 +148,18 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
   return { runId, exitCode, steps: records, firstFailure: state.firstFailure };
 }
 
-function exitCodeOf(signal: AbortSignal, state: RunState): number {
+function exitCodeOf(signal: AbortSignal, state: RunState, from: ExitCodeSource): number {
   const stopped = signal.aborted ? (signal.reason === timeoutReason ? 'timeout' : 'interrupt') : undefined;
-  return exitCodeOfRun({ stopped, firstFailure: state.failed ? (state.firstFailureDenied ? 'denied' : 'failure') : undefined });
+  const code = exitCodeOfRun({ stopped, firstFailure: state.failed ? (state.firstFailureDenied ? 'denied' : 'failure') : undefined });
+  const program = state.firstFailure === undefined ? undefined : programExitCode(state.records.find((record) => record?.id === state.firstFailure));
+  return from === 'program' && code === exitCodes.failure && program !== undefined ? program : code;
+}
+
+/** The exit code of the program a failed step ran, when it exited with one its step does not accept. */
+function programExitCode(record: Pick<StepRecord, 'status' | 'data'> | undefined): number | undefined {
+  if (record?.status !== 'failure') return undefined;
+  const code = (record.data as { exit_code?: unknown } | null)?.exit_code;
+  return typeof code === 'number' && Number.isInteger(code) && code > 0 && code < 256 ? code : undefined;
 }
 
 async function runStep(step: CompiledStep, options: RunOptions, state: RunState, reporter: OrderedReporter): Promise<void> {
@@ -189,6 +200,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       ...(continueOnError && { continueOnError }),
       ...(complete.images && { images: summarizeImages(complete.images) }),
       ...(complete.attempts !== undefined && complete.attempts > 1 && { attempts: complete.attempts }),
+      ...(!step.group && programExitCode(complete) !== undefined && { exitCode: programExitCode(complete) }),
     });
   };
   const stopped = () => ({ status: 'cancelled' as const, reason: options.signal.reason === timeoutReason ? 'the run timed out' : 'the run was interrupted' });
