@@ -3,9 +3,17 @@ import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { formatProblem } from '../workflow/problems.js';
 import { formatTaskListing, listTasks, type TaskListing } from '../workflow/task-list.js';
 import type { RunStreams } from './run-workflow.js';
+import { resolveRunTarget } from './run-target.js';
 
-/** Lists a workflow's tasks (or returns them for --json); exit 2 when the file is invalid. */
-export async function listTasksCommand(file: string, streams: RunStreams, options: { print: boolean }): Promise<{ exitCode: number; listing?: TaskListing }> {
+/** Lists a workflow's tasks (or returns them for --json); exit 2 when the file is invalid or none is found. */
+export async function listTasksCommand(named: string | undefined, streams: RunStreams, options: { print: boolean }): Promise<{ exitCode: number; listing?: TaskListing }> {
+  let file: string;
+  try {
+    ({ file } = await resolveRunTarget(named === undefined ? [] : [named], process.cwd(), false));
+  } catch (error) {
+    streams.stderr.write(`rho: ${(error as Error).message}\n`);
+    return { exitCode: 2 };
+  }
   const { workflow, problems, extensions } = await checkWorkflowFile(file, builtinRegistry(), 'skip');
   for (const problem of [...problems, ...(extensions?.warnings ?? [])]) streams.stderr.write(`${formatProblem(problem)}\n`);
   if (!workflow || problems.length > 0) return { exitCode: 2 };

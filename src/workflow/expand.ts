@@ -1,5 +1,9 @@
 import { HostError } from '../host/errors.js';
-import { cellId, cellSelected, type MatrixFilter } from './matrix.js';
+import { checkCallInputs } from './call-inputs.js';
+import { evaluateDeep, parseTemplate, templateReferences, walkTemplates } from './expressions/index.js';
+import { canonicalJson } from './up-to-date/fingerprint.js';
+import { taskKey } from './uses.js';
+import { cellId, cellSelected, type MatrixCell, type MatrixFilter } from './matrix.js';
 import type { CompiledStep, CompiledTask, NestedScope, TaskReference } from './model.js';
 
 /** Most steps one run may expand into: a task used many times over can multiply fast. */
@@ -78,6 +82,8 @@ class Expansion {
   selectedCells = 0;
   /** The other files whose tasks were expanded. */
   readonly files = new Set<string>();
+  /** The groups that run a task once in the run, by the task and its inputs (`run: once`). */
+  readonly #ran = new Map<string, number>();
 
   constructor(private readonly options: ExpandOptions) {}
 
@@ -127,6 +133,13 @@ class Expansion {
     const called = this.options.resolve(uses.target);
     if (called.reference.file !== this.options.runFile) this.files.add(called.reference.file);
     const scope: NestedScope = { id: placed.id, task: this.options.label(called) };
+    const once = onceKey(called, placed, within.failureScope);
+    const earlier = once === undefined ? undefined : this.#ran.get(once);
+    if (earlier !== undefined) {
+      // The same task with the same inputs ran earlier in this run: this use waits for it and takes its outcome.
+      const group = { kind: 'uses' as const, members: [], scope, inputs: called.inputs, outputs: called.outputs, repeats: earlier };
+      return this.push({ ...placed, dependencies: [...new Set([...dependencies, earlier])].sort((a, b) => a - b), async: false, retry: undefined, group });
+    }
     const members = this.task(called, {
       prefix: `${placed.id}/`,
       scope,
@@ -136,7 +149,10 @@ class Expansion {
       failureScope: placed.conditionUsesStatus ? scope.id : within.failureScope,
       file: called.reference.file === this.options.runFile ? undefined : called.file,
     });
-    return this.push({ ...placed, dependencies: members, async: false, retry: undefined, group: { kind: 'uses', members, scope, inputs: called.inputs, outputs: called.outputs } });
+    const group = { kind: 'uses' as const, members, scope, inputs: called.inputs, outputs: called.outputs, ...(called.check && { check: called.check }) };
+    const index = this.push({ ...placed, dependencies: members, async: false, retry: undefined, group });
+    if (once !== undefined) this.#ran.set(once, index);
+    return index;
   }
 
   /** A step with its path id and what the group it is in passes down. */
@@ -162,6 +178,34 @@ class Expansion {
     this.steps.push({ ...step, index });
     return index;
   }
+}
+
+/**
+ * What makes two uses of a task the same run of it: the task and its inputs (defaults applied),
+ * when they are known before the run — `with:` values written out, or read from the matrix
+ * cell. A use with an `if:`, of a task with `run: always`, or whose inputs are known only as it
+ * runs has none: it runs each time.
+ */
+function onceKey(called: CompiledTask, step: CompiledStep, failureScope: string | undefined): string | undefined {
+  if (!called.once || step.condition !== undefined) return undefined;
+  const values = knownValues(step.with, step.matrix);
+  if (values === undefined) return undefined;
+  const { inputs, problems } = checkCallInputs(values, called.inputs, '');
+  if (problems.length > 0) return undefined;
+  return canonicalJson([taskKey(called.reference), failureScope ?? null, inputs]);
+}
+
+/** `with:` as the run will see it, when nothing in it reads more than the matrix cell. */
+function knownValues(values: Readonly<Record<string, unknown>>, cell: MatrixCell | undefined): Record<string, unknown> | undefined {
+  let known = true;
+  walkTemplates(values, (text) => {
+    if (!known || !text.includes('${{')) return;
+    const reads = templateReferences(parseTemplate(text, { contexts: ['matrix', 'rho'] }));
+    known = !reads.statusFunctions && [...reads.contexts].every((name) => name === 'matrix' && cell !== undefined);
+  });
+  if (!known) return undefined;
+  const context = { inputs: {}, steps: {}, env: {}, secrets: {}, extra: { matrix: cell ?? {} }, run: { failed: false, cancelled: false } };
+  return evaluateDeep(values, context) as Record<string, unknown>;
 }
 
 /** The task expands into more than `maxExpandedSteps` steps. */

@@ -7,6 +7,7 @@ import type { Problem } from './problems.js';
 import type { WorkflowFile } from './schema.js';
 import type { WorkflowSource } from './source.js';
 import { closestNames } from './suggest.js';
+import { aliasTarget } from './task-names.js';
 import { taskKey, taskLabel } from './uses.js';
 
 /** One workflow file, validated, each of its tasks compiled and not yet expanded. */
@@ -78,6 +79,8 @@ function missingTaskMessage(uses: UsesCall, target: CompiledFile): string {
   const names = Object.keys(target.file.tasks ?? {});
   const where = uses.at.file === target.source.file ? 'this file' : target.source.file;
   if (uses.target.task === undefined) return `uses: ${uses.text}: ${where} has no default task (steps:); name one of its tasks with #TASK${names.length > 0 ? ` (tasks: ${names.join(', ')})` : ''}`;
+  const alias = aliasTarget(target.file, uses.target.task);
+  if (alias !== undefined) return `uses: ${uses.text}: ${uses.target.task} is an alias of task ${alias}; uses: names the task itself`;
   const suggestion = closestNames(uses.target.task, names)[0];
   const hint = suggestion ? `; did you mean "${suggestion}"?` : names.length > 0 ? ` (tasks: ${names.join(', ')})` : ' (it has no tasks:)';
   return `uses: ${uses.text}: ${where} has no task "${uses.target.task}"${hint}`;

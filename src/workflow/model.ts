@@ -29,6 +29,12 @@ export interface UsesCall {
   withUntrusted: Readonly<Record<string, string>>;
 }
 
+/** `sources:` and `generates:` of a whole task: it is up to date, or each of its steps runs. */
+export interface TaskCheck {
+  sources: readonly string[];
+  generates: readonly string[];
+}
+
 /** A task after validation, before expansion: what a `uses:` step of any file expands into. */
 export interface CompiledTask {
   reference: TaskReference;
@@ -40,6 +46,10 @@ export interface CompiledTask {
   outputs: Readonly<Record<string, Template>>;
   /** The outputs that may carry text from outside the workflow's author, and why. */
   outputsUntrusted: Readonly<Record<string, string>>;
+  /** `run: once` (the default): used again in a run with the same inputs, it does not run again. */
+  once: boolean;
+  /** `sources:` of the task: whether it is up to date is decided for the whole of it. */
+  check?: TaskCheck;
   steps: readonly CompiledStep[];
 }
 
@@ -92,8 +102,10 @@ export interface CompiledStep {
   /** `retry:` (the step's, else its task's or file's default); undefined: one attempt. */
   retry: RetryPolicy | undefined;
   resources: { shared: readonly string[]; exclusive: readonly string[] } | undefined;
-  /** `writes:`: narrows where the step's processes may write; undefined: what the policy grants. */
+  /** `writes:` (the step's, else its task's or file's default): narrows where the step's processes may write; undefined: what the policy grants. */
   writes: readonly string[] | undefined;
+  /** Why the step does not run on this platform (its `platforms:` or its task's leave it out). */
+  platformSkip?: string;
   /** A matrix step before expansion: its cells (the compiled task holds the cells and the group instead). */
   cells?: readonly MatrixCell[];
   /** A matrix cell: what `matrix.*` reads. */
@@ -122,6 +134,13 @@ export interface UsesGroup {
   scope: NestedScope;
   inputs: Readonly<Record<string, InputDeclaration>>;
   outputs: Readonly<Record<string, Template>>;
+  /** The task's `sources:`: its members run only when it is not up to date. */
+  check?: TaskCheck;
+  /**
+   * The index of the group that ran the same task with the same inputs earlier in the run: this
+   * one has no members, waits for that one and records its outcome (`run: once`).
+   */
+  repeats?: number;
 }
 
 /** What files a run's `uses:` steps call add to its policy: only rules that ask or deny. */
@@ -139,6 +158,10 @@ export interface CompiledWorkflow {
   matrixFilter: MatrixFilter;
   /** What `-i` may set: the file's inputs and the task's own. */
   inputs: Readonly<Record<string, InputDeclaration>>;
+  /** The task's own inputs, in order: its parameters (`rho run FILE TASK VALUE...`). */
+  parameters: Readonly<Record<string, InputDeclaration>>;
+  /** The task's `sources:`: the run's steps run only when it is not up to date. */
+  check?: TaskCheck;
   steps: readonly CompiledStep[];
   /** The `deny:` and `ask:` rules of the files its `uses:` steps call, added to the run's policy. */
   calledRules: CalledRules;

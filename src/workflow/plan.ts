@@ -249,8 +249,15 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
   if (step.group) {
     const count = step.group.members.length;
     const members = step.group.kind === 'matrix' ? `${count} cell${count === 1 ? '' : 's'}` : `the ${count} step${count === 1 ? '' : 's'} of ${step.group.scope.task}`;
-    const note = `the combined status of ${members}; runs nothing itself`;
+    const repeats = step.group.kind === 'uses' && step.group.repeats !== undefined ? step.group : undefined;
+    const note =
+      repeats === undefined
+        ? `the combined status of ${members}; runs nothing itself`
+        : `${repeats.scope.task} runs once in a run for the same inputs, as ${opened.workflow.steps[repeats.repeats!]!.id}: this takes its outcome`;
     return { declaration: [] as Declaration, requests: [], report: { preparation: 'group' as const, note, resources: 'none' } };
+  }
+  if (step.platformSkip !== undefined) {
+    return { declaration: [] as Declaration, requests: [], report: { preparation: 'skipped' as const, note: `${step.platformSkip}: it would be skipped`, resources: 'none' } };
   }
   if (condition === false) {
     return { declaration: [] as Declaration, requests: [], report: { preparation: 'skipped' as const, note: 'its if: is false for these inputs: it would be skipped', resources: 'none' } };

@@ -14,8 +14,12 @@ function buildRunChoicesSchema() {
   return z.strictObject({
     /** `rho run FILE TASK`: a name under the file's `tasks:`; its top-level steps when absent. */
     task: z.string().min(1).optional(),
-    /** What followed `--` on the command line: the task's `args` input. */
+    /** The words after the task on the command line: its parameters, in order, and `NAME=VALUE` inputs. */
+    arguments: z.array(z.string()).default([]),
+    /** What followed `--` on the command line: the task's variadic parameter, or its `args` input. */
     passThrough: z.array(z.string()).default([]),
+    /** How the command line names the task (`rho run just.yml filter`), for usage lines. */
+    invocation: z.string().default('rho run'),
     /** `--matrix NAME=VALUE`: run only the matrix cells that match. */
     matrix: z.array(z.string()).default([]),
     /** `--workspace`, relative to the directory rho was started in; overrides the file's `workspace:`. */

@@ -11,12 +11,13 @@ import { evaluateTemplate, isTruthy, type ExpressionContext } from './expression
 import { evaluateArguments } from './step-arguments.js';
 import type { CompiledStep, CompiledWorkflow } from './model.js';
 import { groupRecord } from './groups.js';
-import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
+import { decidesAlone, enterGroup, entryOf, nestedDelegation, repeatedRecord, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
 import { parseStepResources } from './step-resources.js';
 import type { PendingRecord, UpToDateChecks } from './up-to-date/checks.js';
+import { TaskChecks } from './task-checks.js';
 
 /** Why a run was stopped from outside; decides the exit code (130, 124). */
 export const timeoutReason = 'timeout';
@@ -87,6 +88,8 @@ interface RunState {
   failure: AbortController;
   /** The run stopped or failed: what steps that have not started wait on. Derived once, as a signal per step costs ≈ 30 µs. */
   stopWaiting: AbortSignal;
+  /** The up-to-date checks of whole tasks (`sources:` on a task). */
+  taskChecks: TaskChecks;
 }
 
 type RecordFields = Omit<StepRecord, 'id' | 'durationMs' | 'output' | 'data'> & Partial<StepRecord>;
@@ -112,23 +115,33 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     steps: steps.map(({ id, name, tool, line, file, group }) => ({ id, name, tool, line, ...(file !== undefined && { file }), ...(group && { kind: group.kind }) })),
   });
   const failure = new AbortController();
+  const groups = usesGroups(steps);
+  const entries = new Map<string, GroupEntry | undefined>();
   const state: RunState = {
     failed: false,
     firstFailure: undefined,
     firstFailureDenied: false,
     records: steps.map(() => undefined),
     finished: new Map([['', {}]]),
-    groups: usesGroups(steps),
-    entries: new Map(),
+    groups,
+    entries,
     failedGroups: new Map(),
     done: [],
     tickets: steps.map(() => host.reserve()),
     failure,
     stopWaiting: AbortSignal.any([options.signal, failure.signal]),
+    taskChecks: new TaskChecks({
+      checks: options.upToDate,
+      workflow,
+      groups,
+      inputsOf: (scope) => (scope === '' ? options.inputs : runInputs(entries.get(scope))),
+      signal: options.signal,
+    }),
   };
   const reporter = new OrderedReporter((event) => host.publish(event));
   for (const step of steps) state.done.push(runStep(step, options, state, reporter));
   await Promise.all(state.done);
+  await state.taskChecks.finished('', !state.failed && !options.signal.aborted);
 
   const records = state.records.map((record) => record!);
   const exitCode = exitCodeOf(options.signal, state, options.exitCodeFrom ?? 'rho');
@@ -212,6 +225,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   if (step.group) {
     await Promise.all(step.group.members.map((index) => state.done[index]));
     const record = recordGroup(step, options, state);
+    if (step.group.kind === 'uses') await state.taskChecks.finished(step.group.scope.id, record.status === 'success');
     return endUnstarted(record, step.continueOnError && (record.status === 'failure' || record.status === 'denied'));
   }
   if (options.signal.aborted) return endUnstarted(stopped());
@@ -223,12 +237,16 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     if (entry.kind !== 'run') return endUnstarted({ status: 'skipped', reason: entry.membersReason });
   }
 
+  if (step.platformSkip !== undefined) return endUnstarted({ status: 'skipped', reason: step.platformSkip });
   let args: unknown;
   try {
     const context = expressionContext(options, state, step);
     const run = step.condition === undefined ? true : typeof step.condition === 'boolean' ? step.condition : isTruthy(evaluateTemplate(step.condition, context));
     if (failedBefore !== undefined && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${failedBefore} failed` });
     if (!run) return endUnstarted({ status: 'skipped', reason: 'its if: condition is false' });
+    const task = await state.taskChecks.blocking(step);
+    if (task && 'upToDate' in task) return endUnstarted({ status: 'up_to_date', reason: task.upToDate });
+    if (task) throw task.refused;
     const refusal = options.refusedSteps?.problemOf(step.id);
     if (refusal) throw new ToolError('invalid_arguments', refusal);
     const tool = options.host.tools.get(step.tool);
@@ -243,7 +261,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     }
   } catch (error) {
     const kind = error instanceof ToolError ? error.kind : 'invalid_arguments';
-    return endUnstarted({ status: 'failure', error: { kind, message: `step ${step.id}: ${(error as Error).message}` } });
+    return endUnstarted({ status: denialKinds.has(kind) ? 'denied' : 'failure', error: { kind, message: `step ${step.id}: ${(error as Error).message}` } });
   }
 
   const call = {
@@ -357,6 +375,9 @@ function recordGroup(step: CompiledStep, options: RunOptions, state: RunState) {
 }
 
 function recordUsesGroup(step: UsesGroupStep, options: RunOptions, state: RunState) {
+  if (step.group.repeats !== undefined) return repeatedRecord(state.records[step.group.repeats]!);
+  const upToDate = state.taskChecks.upToDateReason(step.group.scope.id);
+  if (upToDate !== undefined) return { status: 'up_to_date' as const, data: null, reason: upToDate };
   const members = step.group.members.map((index) => ({ record: state.records[index]!, continueOnError: options.workflow.steps[index]!.continueOnError }));
   return usesGroupRecord(step, state.entries.get(step.group.scope.id), members, (inputs) => ({
     ...expressionContext(options, state, step),
@@ -367,8 +388,10 @@ function recordUsesGroup(step: UsesGroupStep, options: RunOptions, state: RunSta
 
 /** The inputs a step reads: the run's, or in a nested group the ones its `uses:` step gave. */
 function inputsOf(options: RunOptions, state: RunState, step: CompiledStep): Readonly<Record<string, unknown>> {
-  if (!step.scope) return options.inputs;
-  const entry = state.entries.get(step.scope.id);
+  return step.scope ? runInputs(state.entries.get(step.scope.id)) : options.inputs;
+}
+
+function runInputs(entry: GroupEntry | undefined): Readonly<Record<string, unknown>> {
   return entry?.kind === 'run' ? entry.inputs : {};
 }
 
