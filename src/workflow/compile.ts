@@ -17,7 +17,7 @@ import {
   type Template,
 } from './expressions/index.js';
 import type { CompiledStep, CompiledTask, CompiledWorkflow, TaskCheck, TaskReference, UsesCall } from './model.js';
-import { matrixCells, type MatrixCell, type MatrixFilter } from './matrix.js';
+import { isDynamicMatrix, matrixCells, type MatrixCell, type MatrixFile, type MatrixFilter, type MatrixSetting } from './matrix.js';
 import { linkWorkflow, type CompiledFile } from './link.js';
 import { callsAnotherFile, parseUsesTarget } from './uses.js';
 import type { Problem } from './problems.js';
@@ -115,6 +115,8 @@ export function assembleWorkflow(
     steps: linked.steps,
     calledRules: linked.calledRules,
     calledFiles: linked.calledFiles,
+    // A file without the default task asked for has no steps, and so no matrix to expand.
+    expandCells: linked.expandCells ?? (() => ({ steps: [], members: [] })),
   };
   return { workflow, problems: [], warnings: compiled.warnings };
 }
@@ -567,15 +569,22 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   });
 
   let cells: MatrixCell[] | undefined;
-  if (step.matrix !== undefined) {
+  const dynamicMatrix = step.matrix !== undefined && isDynamicMatrix(step.matrix) ? compileDynamicMatrix(taskContext, step.matrix, at('matrix'), step.id, dependencies) : undefined;
+  if (step.matrix !== undefined && !dynamicMatrix) {
     try {
-      cells = matrixCells(step.matrix);
+      cells = matrixCells(step.matrix as MatrixFile);
     } catch (error) {
       reportAt(context, at('matrix'), (error as Error).message);
     }
   }
   if (step.fail_fast !== undefined && step.matrix === undefined) reportAt(context, at('fail_fast'), 'fail_fast applies to a step with matrix:');
-  const matrixNames = step.matrix === undefined ? undefined : [...new Set((cells ?? []).flatMap((cell) => Object.keys(cell)))];
+  const matrixNames = step.matrix === undefined ? undefined : dynamicMatrix ? dynamicMatrix.names : [...new Set((cells ?? []).flatMap((cell) => Object.keys(cell)))];
+  // A matrix computed from untrusted values makes matrix.* untrusted in the step.
+  const untrustedIn = (template: Template) =>
+    context.untrusted.whyAny(template) ??
+    (dynamicMatrix?.untrusted !== undefined && templateReferences(template).valueSources.some((source) => source.context === 'matrix')
+      ? `matrix.* is computed from untrusted values (${dynamicMatrix.untrusted})`
+      : undefined);
   const toolName = step.tool ?? '';
   if ((step.tool === undefined) === (step.uses === undefined)) {
     reportAt(context, at(), step.tool === undefined ? 'a step names tool: (a tool to call) or uses: (a task to run)' : 'a step names tool: or uses:, not both');
@@ -604,7 +613,7 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
       withHasExpressions = true;
       argumentsReadSteps ||= templateReferences(template).steps.size > 0;
       checkReferences(context, template, where, step.id, dependencies, matrixNames);
-      const untrusted = context.untrusted.whyAny(template);
+      const untrusted = untrustedIn(template);
       argumentsUntrusted ??= untrusted;
       if (untrusted !== undefined) withUntrusted[String(valuePath[0])] ??= untrusted;
       if (untrusted !== undefined && codeArguments[toolName] === valuePath[0] && valuePath.length === 1) {
@@ -679,12 +688,38 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     timeoutMs,
     retry,
     ...(cells && { cells, deferFailure: step.fail_fast === false }),
+    ...(dynamicMatrix && { dynamicMatrix: { matrix: step.matrix!, ...(dynamicMatrix.untrusted !== undefined && { untrusted: dynamicMatrix.untrusted }) }, deferFailure: step.fail_fast === false }),
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
     writes: step.writes ?? (tool && runsProcesses(tool) ? defaults.writes : undefined),
     ...(platformSkip !== undefined && { platformSkip }),
     sources: step.sources,
     generates: step.generates ?? [],
   };
+}
+
+/**
+ * Checks a matrix that is, or holds, expressions: they may read what the step may (earlier steps,
+ * which it then waits for; not matrix.*). Returns its names when they are written out (else
+ * matrix.* is not checked), and why its values may come from outside the workflow's author.
+ */
+function compileDynamicMatrix(
+  context: StepContext,
+  matrix: MatrixSetting,
+  nodePath: NodePath,
+  from: string,
+  dependencies: Set<number>,
+): { names: string[] | undefined; untrusted: string | undefined } {
+  let untrusted: string | undefined;
+  walkTemplates(matrix, (text, valuePath) => {
+    const at = [...nodePath, ...valuePath];
+    const template = parseOrReport(context, text, at);
+    if (!template) return;
+    checkReferences(context, template, at, from, dependencies, undefined);
+    untrusted ??= context.untrusted.whyAny(template);
+  });
+  if (typeof matrix === 'string' || typeof matrix.include === 'string') return { names: undefined, untrusted };
+  const names = [...Object.keys(matrix).filter((name) => name !== 'include' && name !== 'exclude'), ...(matrix.include ?? []).flatMap((entry) => Object.keys(entry))];
+  return { names: [...new Set(names)], untrusted };
 }
 
 /** Where an argument of a short step is written: the command line for the program and its words, the step's own key otherwise. */

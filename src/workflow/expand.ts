@@ -4,7 +4,7 @@ import { evaluateDeep, parseTemplate, templateReferences, walkTemplates } from '
 import { canonicalJson } from './up-to-date/fingerprint.js';
 import { taskKey } from './uses.js';
 import { cellId, cellSelected, type MatrixCell, type MatrixFilter } from './matrix.js';
-import type { CompiledStep, CompiledTask, NestedScope, TaskReference } from './model.js';
+import type { CompiledStep, CompiledTask, ExpansionScope, NestedScope, TaskReference } from './model.js';
 
 /** Most steps one run may expand into: a task used many times over can multiply fast. */
 export const maxExpandedSteps = 100_000;
@@ -20,22 +20,10 @@ export interface ExpandOptions {
   runFile: string;
 }
 
-/** Where steps being placed are: inside which nested group, and what that group passes down. */
-interface Within {
-  /** Path ids of the steps here start with it: `release/`. */
-  prefix: string;
-  scope: NestedScope | undefined;
-  /** What the calling step waits for: every step of the group waits for it too. */
-  dependencies: readonly number[];
-  /** The calling step has continue_on_error: a failure inside does not stop the run. */
-  continueOnError: boolean;
-  /** The calling step is a cell of a matrix with fail_fast: false. */
-  deferFailure: boolean;
-  /** The group whose failures alone skip these steps, when a calling step's `if:` reads statuses. */
-  failureScope: string | undefined;
-  /** The file the steps are in, when it is not the run's. */
-  file: string | undefined;
-}
+type Within = ExpansionScope;
+
+/** Expands the cells of a matrix known only as its step is ready (`later` of its group), numbering them from `firstIndex`. */
+export type CellExpander = (group: CompiledStep, cells: readonly MatrixCell[], firstIndex: number) => { steps: CompiledStep[]; members: number[] };
 
 /**
  * Expands a compiled task into the steps a run schedules. A matrix step becomes its cells, each
@@ -47,9 +35,12 @@ interface Within {
  * a matrix or `uses:` step waits for its group. Only the cells `filter` keeps are expanded; a
  * filter name no matrix has is a usage error.
  */
-export function expandTask(task: CompiledTask, options: ExpandOptions): { steps: CompiledStep[]; files: Set<string> } {
+export function expandTask(task: CompiledTask, options: ExpandOptions): { steps: CompiledStep[]; files: Set<string>; expandCells: CellExpander } {
   const expansion = new Expansion(options);
   expansion.task(task, { prefix: '', scope: undefined, dependencies: [], continueOnError: false, deferFailure: false, failureScope: undefined, file: undefined });
+  const expandCells: CellExpander = (group, cells, firstIndex) => new Expansion(options, firstIndex).deferredCells(group, cells);
+  // A matrix known only at run time may have any name, and select cells the filter keeps.
+  if (expansion.deferredMatrices) return { steps: expansion.steps, files: expansion.files, expandCells };
   for (const name of Object.keys(options.filter)) {
     if (!expansion.matrixNames.has(name)) {
       const known = expansion.matrixNames.size > 0 ? `matrix names: ${[...expansion.matrixNames].join(', ')}` : 'this task has no matrix';
@@ -57,7 +48,7 @@ export function expandTask(task: CompiledTask, options: ExpandOptions): { steps:
     }
   }
   if (Object.keys(options.filter).length > 0 && expansion.filteredCells.length > 0 && expansion.selectedCells === 0) throw noCellSelected(options.filter, expansion.filteredCells);
-  return { steps: expansion.steps, files: expansion.files };
+  return { steps: expansion.steps, files: expansion.files, expandCells };
 }
 
 /** Most cells a usage error lists. */
@@ -84,36 +75,68 @@ class Expansion {
   readonly files = new Set<string>();
   /** The groups that run a task once in the run, by the task and its inputs (`run: once`). */
   readonly #ran = new Map<string, number>();
+  /** Whether a matrix of the task is known only at run time. */
+  deferredMatrices = false;
 
-  constructor(private readonly options: ExpandOptions) {}
+  /** `firstIndex`: the index of the first step placed (cells expanded at run time follow the run's steps). */
+  constructor(
+    private readonly options: ExpandOptions,
+    private readonly firstIndex = 0,
+  ) {}
+
+  /** The cells of a matrix group whose matrix became known, placed as its cells would have been. */
+  deferredCells(group: CompiledStep, cells: readonly MatrixCell[]): { steps: CompiledStep[]; members: number[] } {
+    const later = group.group?.kind === 'matrix' ? group.group.later : undefined;
+    if (!later) throw new Error(`step ${group.id} has no matrix to expand`);
+    const members = this.cells(later.step, cells, group.dependencies, later.within);
+    return { steps: this.steps, members };
+  }
 
   /** Places a task's steps; returns where each of them ended up (a matrix or `uses:` step is its group). */
   task(task: CompiledTask, within: Within): number[] {
     const placed = new Map<number, number>();
     for (const step of task.steps) {
       const dependencies = [...new Set([...within.dependencies, ...step.dependencies.map((index) => placed.get(index)!)])].sort((a, b) => a - b);
-      placed.set(step.index, step.cells ? this.matrix(step, dependencies, within) : this.instance(step, dependencies, within));
+      const at = step.cells ? this.matrix(step, dependencies, within) : step.dynamicMatrix ? this.deferredMatrix(step, dependencies, within) : this.instance(step, dependencies, within);
+      placed.set(step.index, at);
     }
     return [...placed.values()];
   }
 
   private matrix(step: CompiledStep, dependencies: readonly number[], within: Within): number {
-    const { cells = [], deferFailure, uses: _uses, ...plain } = step;
+    const { cells = [], uses: _uses, ...plain } = step;
     for (const name of cells.flatMap((cell) => Object.keys(cell))) this.matrixNames.add(name);
     const selected = cells.filter((cell) => cellSelected(cell, this.options.filter));
     if (cells.some((cell) => Object.keys(this.options.filter).some((name) => name in cell))) {
       this.filteredCells.push(...cells.map((cell) => `${within.prefix}${cellId(step.id, cell)}`));
       this.selectedCells += selected.length;
     }
-    const members = selected
-      .map((cell) => {
-        const id = cellId(step.id, cell);
-        const name = step.name === step.id ? id : cellId(step.name, cell);
-        return this.instance({ ...step, cells: undefined, id, localId: id, name, matrix: cell, deferFailure: deferFailure ?? false }, dependencies, within);
-      });
-    return this.push({
+    const members = this.cells(step, selected, dependencies, within);
+    return this.push({ ...this.groupStep(plain, within), dependencies: members, group: { kind: 'matrix', members } });
+  }
+
+  /** A matrix whose cells are known when its step is ready: a group with no members yet, which the runner expands. */
+  private deferredMatrix(step: CompiledStep, dependencies: readonly number[], within: Within): number {
+    this.deferredMatrices = true;
+    const { uses: _uses, dynamicMatrix: _matrix, ...plain } = step;
+    return this.push({ ...this.groupStep(plain, within), dependencies, group: { kind: 'matrix', members: [], later: { step, within } } });
+  }
+
+  /** The cells of a matrix step, each an instance of it reading its own `matrix.*`. */
+  private cells(step: CompiledStep, cells: readonly MatrixCell[], dependencies: readonly number[], within: Within): number[] {
+    const { deferFailure } = step;
+    return cells.map((cell) => {
+      const id = cellId(step.id, cell);
+      const name = step.name === step.id ? id : cellId(step.name, cell);
+      return this.instance({ ...step, cells: undefined, dynamicMatrix: undefined, id, localId: id, name, matrix: cell, deferFailure: deferFailure ?? false }, dependencies, within);
+    });
+  }
+
+  /** A matrix step as the group of its cells: no call, condition or arguments of its own. */
+  private groupStep(step: Omit<CompiledStep, 'cells' | 'uses'>, within: Within): CompiledStep {
+    const { deferFailure: _deferFailure, ...plain } = step;
+    return {
       ...this.placed(plain, within),
-      dependencies: members,
       condition: undefined,
       conditionUsesStatus: false,
       withHasExpressions: false,
@@ -121,8 +144,7 @@ class Expansion {
       with: {},
       async: false,
       retry: undefined,
-      group: { kind: 'matrix', members },
-    });
+    };
   }
 
   /** Places one step, or one cell: a `uses:` one as the called task's steps and its group. */
@@ -173,8 +195,8 @@ class Expansion {
   }
 
   private push(step: CompiledStep): number {
-    if (this.steps.length >= maxExpandedSteps) throw new ExpansionTooLarge();
-    const index = this.steps.length;
+    if (this.firstIndex + this.steps.length >= maxExpandedSteps) throw new ExpansionTooLarge();
+    const index = this.firstIndex + this.steps.length;
     this.steps.push({ ...step, index });
     return index;
   }

@@ -1,6 +1,6 @@
 import type { Template } from './expressions/index.js';
 import type { RetryPolicy } from '../host/retry.js';
-import type { MatrixCell, MatrixFilter } from './matrix.js';
+import type { MatrixCell, MatrixFilter, MatrixSetting } from './matrix.js';
 import type { InputDeclaration, WorkflowFile } from './schema.js';
 import type { WorkflowSource } from './source.js';
 
@@ -108,6 +108,8 @@ export interface CompiledStep {
   platformSkip?: string;
   /** A matrix step before expansion: its cells (the compiled task holds the cells and the group instead). */
   cells?: readonly MatrixCell[];
+  /** A matrix step whose matrix is, or holds, expressions: its cells are known when it is ready. */
+  dynamicMatrix?: { matrix: MatrixSetting; /** Why its values may come from outside the workflow's author. */ untrusted?: string };
   /** A matrix cell: what `matrix.*` reads. */
   matrix?: MatrixCell;
   /** A cell of a matrix with `fail_fast: false`: its failure stops nothing until the matrix's combined status is known. */
@@ -119,11 +121,36 @@ export interface CompiledStep {
    * steps): no call of its own, the members' combined status. A `uses:` group keeps its `with:`
    * and `if:`, evaluated when its first member is ready, and its task's outputs, its data.
    */
-  group?: { kind: 'matrix'; members: readonly number[] } | UsesGroup;
+  group?: MatrixGroup | UsesGroup;
   /** `sources:` globs: the step has an up-to-date check only when they are declared. */
   sources: readonly string[] | undefined;
   /** `generates:` globs. */
   generates: readonly string[];
+}
+
+/** A matrix step after expansion: its cells, or, for a matrix known only when its step is ready, what they are expanded from. */
+export interface MatrixGroup {
+  kind: 'matrix';
+  members: readonly number[];
+  /** The matrix step and where it is, while its cells are not known yet. */
+  later?: { step: CompiledStep; within: ExpansionScope };
+}
+
+/** Where steps being placed are: inside which nested group, and what that group passes down. */
+export interface ExpansionScope {
+  /** Path ids of the steps here start with it: `release/`. */
+  prefix: string;
+  scope: NestedScope | undefined;
+  /** What the calling step waits for: every step of the group waits for it too. */
+  dependencies: readonly number[];
+  /** The calling step has continue_on_error: a failure inside does not stop the run. */
+  continueOnError: boolean;
+  /** The calling step is a cell of a matrix with fail_fast: false. */
+  deferFailure: boolean;
+  /** The group whose failures alone skip these steps, when a calling step's `if:` reads statuses. */
+  failureScope: string | undefined;
+  /** The file the steps are in, when it is not the run's. */
+  file: string | undefined;
 }
 
 /** A `uses:` step (or one cell of it) after expansion. */
@@ -167,4 +194,6 @@ export interface CompiledWorkflow {
   calledRules: CalledRules;
   /** The other files (absolute paths) whose tasks its steps run. */
   calledFiles: readonly string[];
+  /** Expands the cells of a matrix known only when its step is ready, numbering them from `firstIndex`. */
+  expandCells(group: CompiledStep, cells: readonly MatrixCell[], firstIndex: number): { steps: CompiledStep[]; members: number[] };
 }

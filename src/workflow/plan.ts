@@ -7,7 +7,8 @@ import type { PolicyDecision } from '../host/policy.js';
 import { describeResourceKind, type Resource } from '../host/resources.js';
 import { planWaves, type Declaration, type PlanWait } from '../host/scheduler.js';
 import { ToolError } from '../host/errors.js';
-import { evaluateTemplate, isTruthy, templateReferences, type ExpressionContext } from './expressions/index.js';
+import { evaluateDeep, evaluateTemplate, isTruthy, parseTemplate, templateReferences, walkTemplates, type ExpressionContext } from './expressions/index.js';
+import { cellId, evaluatedMatrixCells } from './matrix.js';
 import { evaluateArguments } from './step-arguments.js';
 import type { OpenedWorkflow } from './launch.js';
 import type { CompiledStep } from './model.js';
@@ -142,7 +143,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
       ],
       condition: step.condition === undefined ? undefined : typeof step.condition === 'boolean' ? String(step.condition) : step.condition.source,
       ...(conditions[index] !== undefined && { conditionValue: conditions[index] }),
-      cells: step.group?.kind === 'matrix' ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
+      cells: step.group?.kind === 'matrix' && !step.group.later ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
       ...(step.group?.kind === 'uses' && { uses: { task: step.group.scope.task, steps: step.group.members.map((member) => workflow.steps[member]!.id) } }),
       detached: step.async,
       confinement: plannedConfinement(prepared[index]!.confinement),
@@ -246,6 +247,10 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
     declaration === 'exclusive'
       ? 'exclusive (runs alone)'
       : declaration.map((access) => `${access.mode} ${describeResourceKind(access.resource)} ${resourceName(access.resource, root)}`.trimEnd()).join(', ') || 'none';
+  if (step.group?.kind === 'matrix' && step.group.later) {
+    const note = `its matrix is an expression: ${deferredCells(step.group.later.step, context)}`;
+    return { declaration: [] as Declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: 'known at run time' } };
+  }
   if (step.group) {
     const count = step.group.members.length;
     const members = step.group.kind === 'matrix' ? `${count} cell${count === 1 ? '' : 's'}` : `the ${count} step${count === 1 ? '' : 's'} of ${step.group.scope.task}`;
@@ -355,6 +360,25 @@ function resourceName(resource: Resource, root: string): string {
       return `${resource.owner}:${resource.key}`;
     case 'session':
       return '';
+  }
+}
+
+/**
+ * What a plan can say of a matrix known only at run time: its cells, when its expressions read
+ * nothing a run computes (inputs, env, the run's context), else which steps they wait for.
+ */
+function deferredCells(step: CompiledStep, context: ExpressionContext): string {
+  const matrix = step.dynamicMatrix!.matrix;
+  const read = new Set<string>();
+  walkTemplates(matrix, (text) => {
+    for (const id of templateReferences(parseTemplate(text, { contexts: ['rho'] })).steps) read.add(id);
+  });
+  if (read.size > 0) return `its cells come later, once ${[...read].map((id) => `steps.${id}`).join(', ')} ${read.size === 1 ? 'is' : 'are'} known; each runs as a step of its own`;
+  try {
+    const cells = evaluatedMatrixCells(evaluateDeep(matrix, context));
+    return `for these inputs its cells are ${cells.map((cell) => cellId(step.id, cell)).join(', ')}; each is planned when the run expands it`;
+  } catch (error) {
+    return `for these inputs it cannot be evaluated: ${(error as Error).message}`;
   }
 }
 

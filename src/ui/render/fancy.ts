@@ -98,6 +98,8 @@ class StepTask {
  */
 export class FancyRenderer implements Renderer {
   private readonly tasks = new Map<string, StepTask>();
+  /** The cells of a matrix expanded while the run goes on, by id: the list is drawn already, so they are shown in their group's task. */
+  private readonly cells = new Map<string, StepTask>();
   private readonly finished: StepFinished[] = [];
   private readonly names = new Map<string, string>();
   private listDone: Promise<unknown> = Promise.resolve();
@@ -118,11 +120,21 @@ export class FancyRenderer implements Renderer {
         this.sandbox = event.sandbox;
         this.listDone = this.start(event.steps);
         return;
+      case 'steps_added': {
+        const group = this.tasks.get(event.group) ?? this.cells.get(event.group);
+        for (const step of event.steps) {
+          this.names.set(step.id, step.name);
+          if (group) this.cells.set(step.id, group);
+        }
+        return;
+      }
       case 'step_started':
         this.tasks.get(event.stepId)?.start();
+        this.cells.get(event.stepId)?.start();
         return;
       case 'step_progress':
         this.tasks.get(event.stepId)?.print(event.message);
+        this.cells.get(event.stepId)?.print(`[${event.stepId}] ${event.message}`);
         return;
       case 'approval_requested':
         this.tasks.get(event.stepId)?.wait(`waiting for approval of a ${event.class} request (#${event.request})`);
@@ -142,6 +154,7 @@ export class FancyRenderer implements Renderer {
       case 'step_finished':
         this.finished.push(event);
         this.tasks.get(event.stepId)?.settle(event);
+        this.cells.get(event.stepId)?.print(`${event.stepId}: ${describeFinish(event)}`);
         return;
       case 'run_finished':
         this.summary = formatSummary(this.finished, event, this.names, this.sandbox);

@@ -119,6 +119,7 @@ export class JunitReporter implements Renderer {
 
   handle(event: RunEvent): void {
     if (event.type === 'run_started') this.run = event;
+    else if (event.type === 'steps_added' && this.run) this.run = { ...this.run, steps: [...this.run.steps, ...event.steps] };
     else if (event.type === 'step_started') this.executed.add(event.stepId);
     else if (event.type === 'step_finished') this.finished.push(event);
     else if (event.type === 'run_finished') this.end = event;
