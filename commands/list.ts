@@ -4,10 +4,12 @@ import type { TaskListing } from '../src/workflow/task-list.js';
 export default class List extends Command {
   static override summary = 'List the tasks of a workflow file.';
   static override description =
-    'Shows each task `rho run FILE TASK` can run — the default task (the file’s top-level steps) first — with its description and the inputs `-i` can set. The file is validated first; exit 2 when it is invalid.';
+    'Shows each task `rho run FILE TASK` can run — the default task (the file’s top-level steps) first — with its parameters as `rho run` takes them, its description and its aliases, then the inputs every task reads. Private tasks are left out. Without FILE, lists rho.yml (or rho.yaml) here or in the nearest directory above. The file is validated first; exit 2 when it is invalid.';
 
-  static override examples = ['<%= config.bin %> list workflows/tasks.yml', '<%= config.bin %> list workflows/tasks.yml --json'];
-  static override args = { workflow: Args.string({ ignoreStdin: true, description: 'Workflow file (YAML)', required: true }) };
+  static override examples = ['<%= config.bin %> list', '<%= config.bin %> list workflows/tasks.yml', '<%= config.bin %> list workflows/tasks.yml --json'];
+  static override args = {
+    workflow: Args.string({ ignoreStdin: true, description: 'Workflow file; without one, rho.yml (or rho.yaml) here or in the nearest directory above', required: false }),
+  };
   static override enableJsonFlag = true;
 
   async run(): Promise<TaskListing | undefined> {
