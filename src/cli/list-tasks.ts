@@ -1,7 +1,7 @@
 import { checkWorkflowFile } from '../workflow/load.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { formatProblem } from '../workflow/problems.js';
-import { formatTaskListing, listTasks, type TaskListing } from '../workflow/task-list.js';
+import { formatTaskListing, listTasks, taskWords, type TaskListing } from '../workflow/task-list.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
 import { streamTargets, type CliEnvironment } from './environment.js';
@@ -16,7 +16,7 @@ export async function listTasksCommand(
   named: string | undefined,
   rawStreams: RunStreams,
   environment: CliEnvironment,
-  options: { print: boolean },
+  options: { print: 'listing' | 'names' | 'nothing' },
 ): Promise<{ exitCode: number; listing?: TaskListing }> {
   const streams = guardStreams(rawStreams, new SecretMasker(), streamTargets(environment));
   let file: string;
@@ -30,6 +30,7 @@ export async function listTasksCommand(
   for (const problem of [...problems, ...(extensions?.warnings ?? [])]) streams.stderr.write(`${formatProblem(problem)}\n`);
   if (!workflow || problems.length > 0) return { exitCode: 2 };
   const listing = listTasks(file, workflow.file);
-  if (options.print) for (const line of formatTaskListing(listing)) streams.stdout.write(`${line}\n`);
+  const lines = options.print === 'listing' ? formatTaskListing(listing) : options.print === 'names' ? taskWords(listing) : [];
+  for (const line of lines) streams.stdout.write(`${line}\n`);
   return { exitCode: 0, listing };
 }

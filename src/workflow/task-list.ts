@@ -57,6 +57,11 @@ export function listTasks(file: string, workflow: WorkflowFile): TaskListing {
   return { file, workflow: workflow.name, inputs: listed(workflow.inputs ?? {}), tasks };
 }
 
+/** The words `rho run TASK` takes for the listed tasks: each name, then its aliases. */
+export function taskWords(listing: TaskListing): string[] {
+  return listing.tasks.flatMap((task) => (task.name === null ? [] : [task.name, ...task.aliases]));
+}
+
 /** `rho list` as text: one line a task (its parameters as `rho run` takes them, its description, its aliases), then the file's inputs once. */
 export function formatTaskListing(listing: TaskListing): string[] {
   const label = (task: ListedTask) => (task.name === null ? '(default)' : [task.name, ...task.parameters.map(parameterUsage)].join(' '));
