@@ -98,6 +98,30 @@ steps:
     expect((await readdir(dir)).sort()).toEqual(['coverage.txt', 'flow.yml']);
   });
 
+  it('refuses, as it happens, removing, renaming or changing what sits beside a granted path', async () => {
+    const { dir, env } = await setUp({
+      'flow.yml': `version: 1
+name: beside
+policy:
+  allow: ["process(sh)", "write(coverage.txt)"]
+steps:
+  - id: test
+    tool: exec
+    with:
+      command: sh
+      args: [-c, "rm -f README.md; echo rm=$?; mv src src.old; echo mv=$?; echo changed > README.md; echo write=$?; ln -sf /etc/passwd README.md; echo ln=$?; echo cov > coverage.txt"]
+`,
+      'README.md': 'readme\n',
+      'src/main.go': 'package main\n',
+    });
+    const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env });
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    for (const operation of ['rm', 'mv', 'write', 'ln']) expect(result.stdout).toMatch(new RegExp(`^\\[test\\] ${operation}=[1-9]$`, 'm'));
+    expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toBe('readme\n');
+    expect(await readFile(path.join(dir, 'src/main.go'), 'utf8')).toBe('package main\n');
+    expect((await readdir(dir)).sort()).toEqual(['README.md', 'coverage.txt', 'flow.yml', 'src']);
+  });
+
   it('keeps the places that later run code read-only inside a wide root, unless a rule names them', { timeout: 120_000 }, async () => {
     const flow = (allow: string) => `version: 1
 name: protected
