@@ -159,6 +159,15 @@ describe('protected places (what the sandbox mounts and checks)', () => {
     expect(lstatSync(at('.npmrc')).isSymbolicLink()).toBe(true);
   });
 
+  it('stays read-only inside a directory pinned for rho’s own: the pin is mounted before it, not over it', async () => {
+    await mkdir(at('.config/rho'), { recursive: true });
+    await mkdir(at('.config/fish'));
+    const granted = planConfinement({ policy: Policy.fromText({ allow: ['write(**)'] }), workspaceRoot: dir, grantedRoots: [], homeDirectories: [], privatePaths: [at('.config/rho')] });
+    const checks = await prepare(granted);
+    expect(described(checks.mounts).filter((mount) => mount.endsWith(' .config') || mount.endsWith(' .config/fish'))).toEqual(['--bind .config', '--ro-bind-try .config/fish']);
+    expect(checks.check()).toEqual([]);
+  });
+
   it('keeps a missing .git from being created where a rule covers it only by a wildcard', async () => {
     const checks = await prepare(plan(['write(**)']));
     await mkdir(at('.git/hooks'), { recursive: true });
