@@ -12,6 +12,7 @@ import { bubblewrapArguments, filterDescriptor } from '../../src/tools/process/s
 import { sandboxLaunch } from '../../src/tools/process/sandbox/sandboxed-launch.js';
 import { probeSandbox } from '../../src/tools/process/sandbox/probe.js';
 import { seccompFilter } from '../../src/tools/process/sandbox/seccomp-filter.js';
+import { prepareWriteChecks } from '../../src/tools/process/sandbox/write-checks.js';
 import { homeDirectories } from '../../src/workflow/launch.js';
 
 /**
@@ -36,7 +37,7 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
   // bubblewrap reads the seccomp filter from a descriptor, as rho gives it: here from a file.
   const filterFile = path.join(context.dir, 'seccomp-filter.bpf');
   await writeFile(filterFile, seccompFilter({ unixSockets: false }));
-  const bwrapLine = [status.program, ...bubblewrapArguments(plan, { file: truePath, cwd: workspace, proxy: undefined }), '--', truePath, `${filterDescriptor}<${filterFile}`].join(' ');
+  const bwrapLine = [status.program, ...bubblewrapArguments(plan, { file: truePath, cwd: workspace, proxy: undefined, writeMounts: prepareWriteChecks(plan, [], new Map()).mounts }), '--', truePath, `${filterDescriptor}<${filterFile}`].join(' ');
   const loop = async (label: string, line: string, count: number) => {
     const file = path.join(context.dir, `loop-${label}-${count}.sh`);
     await writeFile(file, `for i in $(seq ${count}); do ${line}; done\n`);
@@ -69,7 +70,7 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
   const target = { file: truePath, args: [], cwd: workspace, env: { PATH: process.env.PATH ?? '' } };
   const confinement = { status, plan };
   const startedAt = performance.now();
-  for (let index = 0; index < launches; index++) sandboxLaunch(target, confinement);
+  for (let index = 0; index < launches; index++) await sandboxLaunch(target, confinement);
   const wrapMs = (performance.now() - startedAt) / launches;
   return {
     suite: 'sandbox',

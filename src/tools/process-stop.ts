@@ -3,6 +3,7 @@ import { exclusive } from '../host/resources.js';
 import { defineBuiltinTool } from '../host/tool.js';
 import { backgroundProcesses, processStatus } from './process/background.js';
 import { backgroundProcessResource } from './process/resources.js';
+import { undoneWritesDenial } from './process/write-denial.js';
 import { resultData } from './result-data.js';
 
 const processStopArgs = z.strictObject({
@@ -23,13 +24,15 @@ export const processStopTool = defineBuiltinTool({
       requests: [],
       resources: [exclusive(backgroundProcessResource(args.process_id))],
       summary: `stop ${args.process_id}`,
-      async execute() {
+      async execute(run) {
         const entry = processes.get(args.process_id);
         const wasRunning = entry.state === 'running';
         await entry.stop();
         const status = processStatus(entry);
         const text = wasRunning ? `stopped ${entry.id}` : `${entry.id} had already ended (${status.state})`;
-        return { text, data: { ...status, was_running: wasRunning } };
+        const data = { ...status, was_running: wasRunning };
+        if (entry.undoneWrites.length > 0) throw undoneWritesDenial(`background process ${entry.id} (${entry.label})`, entry.undoneWrites, run.workspace.root, data, { text, data });
+        return { text, data };
       },
     };
   },

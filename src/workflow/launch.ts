@@ -28,7 +28,7 @@ import type { ModuleLoading } from './extensions/load-extensions.js';
 import { loadWorkflowFile } from './load.js';
 import { workspaceOf } from './workspace-root.js';
 import { formatProblem } from './problems.js';
-import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer } from './rule-warnings.js';
+import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer, widerFlagRuleWarnings } from './rule-warnings.js';
 import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
@@ -231,6 +231,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   });
   ports.admitWorkflow?.(workflow);
   for (const warning of warnings) ports.warn?.(formatProblem(warning));
+  for (const line of widerFlagRuleWarnings(choices.rules.allow)) ports.warn?.(line);
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
   const commandLine = { words: choices.arguments, passThrough: choices.passThrough, inputs: choices.inputs, invocation: choices.invocation, task: workflow.task ?? '(default)' };
   const entries = taskArgumentEntries(commandLine, taskParameters(workflow.parameters), workflow.inputs);

@@ -7,7 +7,7 @@ import { uninspectedNotes } from './extensions/uninspected.js';
 import type { MatrixFilter } from './matrix.js';
 import type { CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
-import { deadFileRuleWarnings } from './rule-warnings.js';
+import { deadFileRuleWarnings, widerFileRuleWarnings } from './rule-warnings.js';
 import { WorkflowSource } from './source.js';
 import type { WorkspaceChoice } from './workspace-root.js';
 
@@ -66,6 +66,7 @@ export async function checkWorkflowFile(
     const targets = { tools: extensions.tools.list(), pendingNamespaces: pendingServers };
     extensions.warnings.push(...deadFileRuleWarnings(read.source, compiled.workflow.file, targets));
   }
+  if (compiled.workflow) extensions.warnings.push(...widerFileRuleWarnings(read.source, compiled.workflow.file));
   const notes = uninspectedNotes(read.source, extensions.uninspectedModules, extensions.servers, compiled.workflow?.steps ?? [], extensions.tools);
   const problems = [...read.problems, ...extensions.problems, ...compiled.problems];
   // In file order, as a reader goes through them (sort is stable: one place keeps its order); the run's file first.

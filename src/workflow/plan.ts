@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describeRequest, grantingRule, type CapabilityRequest } from '../host/capability.js';
-import type { CallConfinement, NetworkConfinement, SandboxStatus } from '../host/confinement/index.js';
+import { guardedDirectories, type CallConfinement, type NetworkConfinement, type SandboxStatus } from '../host/confinement/index.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { ToolOrigin } from '../host/tool.js';
 import { isHttpServer, type McpServerDeclaration } from '../tools/mcp/server-launch.js';
@@ -8,6 +8,7 @@ import type { PolicyDecision } from '../host/policy.js';
 import { describeResourceKind, type Resource } from '../host/resources.js';
 import { planWaves, type Declaration, type PlanWait } from '../host/scheduler.js';
 import { ToolError } from '../host/errors.js';
+import { isWithin } from '../host/workspace.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, parseTemplate, templateReferences, walkTemplates, type ExpressionContext } from './expressions/index.js';
 import { cellId, evaluatedMatrixCells } from './matrix.js';
 import { evaluateArguments } from './step-arguments.js';
@@ -59,6 +60,10 @@ export interface PlannedConfinement {
   confined: boolean;
   /** Absolute writable roots (files or directory trees), besides its private TMPDIR. */
   writable: string[];
+  /** Directories the roots are created, replaced and removed in: anything else left there is removed, and denies the step. */
+  checked: string[];
+  /** Protected places inside the roots (relative to the workspace where inside it): read-only, and never left created. */
+  protected: string[];
   network: string;
   /** Whether it may reach the host's unix sockets (a `unix_socket` rule), as a person reads it. */
   unixSockets: string;
@@ -86,13 +91,20 @@ export function describeNetwork(network: NetworkConfinement): string {
   }
 }
 
-function plannedConfinement(confinement: CallConfinement | undefined): PlannedConfinement | undefined {
+function plannedConfinement(confinement: CallConfinement | undefined, workspaceRoot: string): PlannedConfinement | undefined {
   if (!confinement) return undefined;
+  const { plan } = confinement;
+  const shown = (absolute: string) => (isWithin(workspaceRoot, absolute) ? path.relative(workspaceRoot, absolute) : absolute);
+  const guarded = confinement.guarded ? guardedDirectories(plan) : [];
+  const open = guarded.filter((directory) => directory.open).map((directory) => directory.path);
+  const writable = (place: string) => plan.writable.some((root) => isWithin(root.path, place)) || open.some((directory) => isWithin(directory, place));
   return {
     confined: confinement.status.confined,
-    writable: confinement.plan.writable.map((root) => (root.kind === 'tree' ? `${root.path}/**` : root.path)),
-    network: describeNetwork(confinement.plan.network),
-    unixSockets: confinement.plan.unixSockets
+    writable: plan.writable.map((root) => (root.kind === 'tree' ? `${root.path}/**` : root.path)),
+    checked: guarded.filter((directory) => !directory.open).map((directory) => directory.path),
+    protected: plan.protected.filter((place) => writable(place.path)).map((place) => shown(place.path)),
+    network: describeNetwork(plan.network),
+    unixSockets: plan.unixSockets
       ? 'every host unix socket it can see (unix_socket): the ssh agent, Docker, D-Bus, tmux…'
       : 'none (its seccomp filter refuses them; a unix_socket rule opens them)',
   };
@@ -152,7 +164,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
       cells: step.group?.kind === 'matrix' && !step.group.later ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
       ...(step.group?.kind === 'uses' && { uses: { task: step.group.scope.task, steps: step.group.members.map((member) => workflow.steps[member]!.id) } }),
       detached: step.async,
-      confinement: plannedConfinement(prepared[index]!.confinement),
+      confinement: plannedConfinement(prepared[index]!.confinement, host.workspace.root),
       ...prepared[index]!.report,
       upToDate: upToDate[index],
       requests: prepared[index]!.requests.map(async (request) => {

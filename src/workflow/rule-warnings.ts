@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { confinesWiderThanWritten, literalPrefix } from '../host/confinement/rule-paths.js';
 import { deadRuleReason, type RuleTargets } from '../host/dead-rules.js';
 import { parseRule, type Rule } from '../host/rules.js';
 import type { Problem } from './problems.js';
@@ -48,4 +50,40 @@ export function deadFlagRuleWarnings(rules: { allow: readonly string[]; ask: rea
 /** Whether a rule names tools of one server (`network_tool(ev.*)`, `network_tool(ev.echo)`). */
 export function namesServer(server: string): (rule: Rule) => boolean {
   return (rule) => rule.class === 'network_tool' && rule.name !== undefined && rule.name.startsWith(`${server}.`);
+}
+
+/**
+ * Why an allow rule confines processes to more than its text names, or undefined: a write glob
+ * whose wildcards pick names (the `*.ts` files anywhere under `src`) makes its whole literal
+ * directory writable to processes, since a sandbox mounts directories, not the files a glob matches.
+ */
+export function widerConfinementReason(rule: Rule): string | undefined {
+  if (rule.class !== 'write' || rule.glob === undefined || !confinesWiderThanWritten(rule.glob)) return undefined;
+  const directory = literalPrefix(rule.glob, path.sep).path;
+  const root = path.isAbsolute(rule.glob) ? directory : directory === path.sep ? undefined : `${directory.slice(1)}/`;
+  const where = root === undefined ? 'the whole workspace (.git included)' : root;
+  return (
+    `processes get more than it names: a confined process may write anything in ${where}, since the sandbox makes a glob's literal directory writable; ` +
+    `name the directories or files processes write instead (write(DIR/**), write(FILE)), or give each step writes:`
+  );
+}
+
+/** Warnings, at their place in the file, for allow rules whose confinement is wider than their text (`widerConfinementReason`). */
+export function widerFileRuleWarnings(source: WorkflowSource, file: WorkflowFile): Problem[] {
+  const warnings: Problem[] = [];
+  file.policy?.allow?.forEach((text, index) => {
+    const rule = parsedOrUndefined(text);
+    const reason = rule && widerConfinementReason(rule);
+    if (reason) warnings.push({ file: source.file, ...source.position(['policy', 'allow', index]), message: `warning: allow rule ${JSON.stringify(text)}: ${reason}` });
+  });
+  return warnings;
+}
+
+/** The same for `--allow` rules, which have no place in the file. */
+export function widerFlagRuleWarnings(allow: readonly string[]): string[] {
+  return allow.flatMap((text) => {
+    const rule = parsedOrUndefined(text);
+    const reason = rule && widerConfinementReason(rule);
+    return reason ? [`rho: warning: --allow ${JSON.stringify(text)}: ${reason}`] : [];
+  });
 }

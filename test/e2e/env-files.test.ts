@@ -34,7 +34,7 @@ steps:
 describe.concurrent('env files (end to end)', () => {
   it('loads dotenv files (quotes, comments, export, multi-line) into env.*, later files winning, and masks secrets from them', async () => {
     const dir = await directories.make();
-    await writeFiles(dir, { 'flow.yml': flow('["read(*.env)", "read(.env)", "write(*.txt)", "shell"]'), '.env': `${dotenv}OVERRIDE=first\n`, 'local.env': 'OVERRIDE=second\n' });
+    await writeFiles(dir, { 'flow.yml': flow('["read(*.env)", "read(.env)", "write(out.txt)", "shell"]'), '.env': `${dotenv}OVERRIDE=first\n`, 'local.env': 'OVERRIDE=second\n' });
     const result = await runCli(['run', 'flow.yml', '--output', 'plain', '--events', 'events.ndjson'], { cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
@@ -54,7 +54,7 @@ describe.concurrent('env files (end to end)', () => {
 
   it('a missing env file or a bad variable name is a usage error', async () => {
     const dir = await directories.make();
-    await writeFiles(dir, { 'flow.yml': flow('["read(*.env)", "read(.env)", "write(*.txt)", "shell"]'), '.env': 'OK=1\n' });
+    await writeFiles(dir, { 'flow.yml': flow('["read(*.env)", "read(.env)", "write(out.txt)", "shell"]'), '.env': 'OK=1\n' });
     const missing = await runCli(['run', 'flow.yml'], { cwd: dir });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/env_file local\.env: /);

@@ -144,7 +144,7 @@ steps:
   - id: hold
     tool: shell
     with:
-      script: 'touch out/ready; while [ ! -e done ]; do sleep 0.05; done'
+      script: 'touch out/ready; while [ ! -e out/done ]; do sleep 0.05; done'
       env: { DEPLOY_TOKEN: "\${{ secrets.DEPLOY_TOKEN }}" }
 `,
     });
@@ -157,7 +157,7 @@ steps:
       expect([...lines.values()].some((line) => line.includes('rho network forwarder')), 'the step runs behind the forwarder').toBe(true);
       expect([...lines.entries()].filter(([, line]) => line.includes(secret) || line.includes('plain-canary-5a1d'))).toEqual([]);
     } finally {
-      await writeFile(path.join(dir, 'done'), '');
+      await writeFile(path.join(dir, 'out', 'done'), '');
     }
     const result = await run;
     expect(result.exitCode, String(result.stdout)).toBe(0);
@@ -173,7 +173,7 @@ policy:
 steps:
   - id: hold
     tool: shell
-    with: { script: 'touch out/ready; while [ ! -e done ]; do sleep 0.05; done' }
+    with: { script: 'touch out/ready; while [ ! -e out/done ]; do sleep 0.05; done' }
 `,
     });
     const thief = await workspace({
@@ -193,7 +193,7 @@ steps:
       const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: thief.dir });
       expect(answers(result.stdout)).toMatchObject({ steal: { stolen: false } });
     } finally {
-      await writeFile(path.join(holder.dir, 'done'), '');
+      await writeFile(path.join(holder.dir, 'out', 'done'), '');
     }
     expect((await held).exitCode).toBe(0);
     expect(server.requests).toEqual([]);

@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliPath, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
+import { cliPath, jsonEvents, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 import { isAlive, processesIn } from '../support/processes.js';
 
 // The suite runs where bubblewrap works (CI installs it): every run here is confined unless a
@@ -23,15 +23,8 @@ async function setUp(
   return { dir, home, env: { HOME: home } };
 }
 
-function events(stdout: string): { type: string; [key: string]: unknown }[] {
-  return stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line));
-}
-
 describe('confined processes (end to end)', () => {
-  it('lets a process write only where write rules grant: writes elsewhere fail and leave nothing', async () => {
+  it('lets a process write only where write rules grant: writes elsewhere fail or are undone, and leave nothing', async () => {
     const { dir, env } = await setUp({
       'flow.yml': `version: 1
 name: writes
@@ -64,7 +57,11 @@ steps:
     expect(result.exitCode, result.stdout + result.stderr).toBe(0);
     expect(await readFile(path.join(dir, 'out/app.js'), 'utf8')).toBe('built\n');
     expect(await readFile(path.join(dir, 'notes.txt'), 'utf8')).toBe('first\nmore\n');
-    for (const step of ['beside', 'system', 'new_file']) expect(result.stdout).toMatch(new RegExp(`\\[${step}\\] .*Read-only file system`));
+    expect(result.stdout).toMatch(/\[system\] .*Read-only file system/);
+    // Beside a granted path the directory is writable, so a stray file is made, then removed and the step denied.
+    expect(result.stdout).toContain('[beside] ⛔ denied');
+    expect(result.stdout).toContain('sh wrote outside what its write rules grant, and was denied: created src.js (removed)');
+    expect(result.stdout).toContain('created other.txt (removed)');
     expect(existsSync(path.join(dir, 'src.js'))).toBe(false);
     expect(existsSync('/usr/rho-sandbox-escaped')).toBe(false);
     // The workspace's parent is read-only like the rest of the host.
@@ -133,7 +130,7 @@ steps:
       README: 'hello\n',
     }));
     const confined = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env });
-    const finished = events(confined.stdout).filter((event) => event.type === 'step_finished');
+    const finished = jsonEvents(confined.stdout).filter((event) => event.type === 'step_finished');
     const status = Object.fromEntries(finished.map((event) => [event.stepId, event.status]));
     expect(status).toEqual({ dotenv: 'failure', private: 'failure', ssh: 'failure', npmrc: 'failure', public: 'success' });
     for (const secret of ['hunter2', 'PEM', 'PRIVATE KEY', '_authToken']) expect(confined.stdout).not.toContain(secret);
@@ -249,7 +246,7 @@ steps:
     const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env });
     expect(result.exitCode, result.stdout + result.stderr).toBe(0);
     expect(await readFile(path.join(dir, 'dist/out'), 'utf8')).toBe('ok\n');
-    const seq = (type: string, stepId: string) => events(result.stdout).findIndex((event) => event.type === type && event.stepId === stepId);
+    const seq = (type: string, stepId: string) => jsonEvents(result.stdout).findIndex((event) => event.type === type && event.stepId === stepId);
     expect(seq('step_started', 'build')).toBeGreaterThan(seq('step_finished', 'install'));
     expect(seq('step_started', 'lint_b')).toBeLessThan(seq('step_finished', 'lint_a'));
 
@@ -298,9 +295,9 @@ steps:
     });
     const interfaces = async (...flags: string[]) => {
       const result = await runCli(['run', 'flow.yml', '--output', 'json', ...flags], { cwd: dir, env });
-      const finished = events(result.stdout).find((event) => event.type === 'step_finished');
+      const finished = jsonEvents(result.stdout).find((event) => event.type === 'step_finished');
       expect(finished, result.stdout + result.stderr).toMatchObject({ status: 'success' });
-      return Number(events(result.stdout).find((event) => event.type === 'step_progress')?.message);
+      return Number(jsonEvents(result.stdout).find((event) => event.type === 'step_progress')?.message);
     };
     const host = Number((await execa('grep', ['-c', ':', '/proc/net/dev'])).stdout);
     expect(await interfaces()).toBe(1);
@@ -357,7 +354,7 @@ steps:
     const { dir, env } = await setUp({ 'flow.yml': flow });
     const auto = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { ...env, ...noBwrap } });
     expect(auto.exitCode, auto.stderr).toBe(0);
-    expect(events(auto.stdout)[0]).toMatchObject({
+    expect(jsonEvents(auto.stdout)[0]).toMatchObject({
       type: 'run_started',
       sandbox: { confined: false, mode: 'auto', reason: noBwrapReason, fix: expect.stringContaining('RHO_BWRAP') },
     });
@@ -372,7 +369,7 @@ steps:
     expect(plan.stdout).toContain('  confined: no (see Sandbox above)');
 
     const confined = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env });
-    expect(events(confined.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true, mode: 'auto', program: expect.stringMatching(/^\/(usr\/)?(local\/)?s?bin\/bwrap$/) } });
+    expect(jsonEvents(confined.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true, mode: 'auto', program: expect.stringMatching(/^\/(usr\/)?(local\/)?s?bin\/bwrap$/) } });
   });
 
   it('never runs a bwrap found on PATH: one planted in node_modules/.bin, first on PATH as npm run puts it, is ignored', async () => {
@@ -386,7 +383,7 @@ steps:
     const plan = await runCli(['plan', 'flow.yml'], { cwd: dir, env: planted });
     expect(plan.stdout).toMatch(/^Sandbox auto: process steps run confined by \/(usr\/)?(local\/)?s?bin\/bwrap$/m);
     const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: planted });
-    expect(events(result.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true, program: expect.not.stringContaining(dir) } });
+    expect(jsonEvents(result.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true, program: expect.not.stringContaining(dir) } });
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -398,7 +395,7 @@ steps:
     await chmod(path.join(bin, 'bwrap'), 0o755);
     const fake = { ...env, RHO_BWRAP: path.join(bin, 'bwrap') };
     const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: fake });
-    expect(events(result.stdout)[0]).toMatchObject({
+    expect(jsonEvents(result.stdout)[0]).toMatchObject({
       type: 'run_started',
       sandbox: { confined: false, reason: `${path.join(bin, 'bwrap')} did not start a confined process` },
     });
@@ -409,7 +406,7 @@ steps:
     await mkdir(path.join(dir, 'tools'));
     await execa('cp', ['/usr/bin/bwrap', path.join(dir, 'tools', 'bwrap')]);
     const inside = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { ...env, RHO_BWRAP: path.join(dir, 'tools', 'bwrap') } });
-    expect(events(inside.stdout)[0]).toMatchObject({
+    expect(jsonEvents(inside.stdout)[0]).toMatchObject({
       type: 'run_started',
       sandbox: { confined: false, reason: expect.stringContaining('lies where steps can write (the workspace or a granted root)') },
     });

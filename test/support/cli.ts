@@ -57,3 +57,11 @@ export function temporaryDirectories(prefix = 'rho-test-'): { make(): Promise<st
     },
   };
 }
+
+/** The NDJSON events of `--output json`, one object per line. */
+export function jsonEvents(stdout: string): { type: string; [key: string]: unknown }[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+}

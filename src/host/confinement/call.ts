@@ -65,5 +65,11 @@ export interface CallConfinement {
   plan: ConfinementPlan;
   /** The step declared where it writes (`writes:`): those roots are all it declares for scheduling. */
   narrowed?: boolean;
+  /**
+   * The call waits for its process and reports how it ended (`exec`, `shell`): the directories of
+   * its writable roots are guarded (`guardedDirectory`) and checked when it ends. A background
+   * process outlives its call, so its roots are mounted on themselves.
+   */
+  guarded?: boolean;
   proxy?: ProxyEndpoint;
 }

@@ -31,6 +31,9 @@ export function hookConfinementPlan(input: HookConfinementInput): ConfinementPla
   return {
     writable,
     readOnly: [],
+    protected: [],
+    acceptedRoots: [],
+    grantedTrees: writable.map((root) => root.path),
     hiddenHomes,
     privateTemp,
     hidden: [],

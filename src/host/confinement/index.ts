@@ -3,3 +3,5 @@ export { narrowWritable } from './narrow.js';
 export { sandboxModes, sandboxStatusSchema, describeUnconfined, type SandboxMode, type SandboxStatus } from './status.js';
 export type { AuthorizeConnection, CallConfinement, NetworkProxy, ProxyConnection, ProxyEndpoint, SandboxChannel, SandboxCommand } from './call.js';
 export { hookConfinementPlan, type HookConfinementInput } from './hook-plan.js';
+export { guardedDirectory, guardedDirectories, type GuardedDirectory } from './guarded-directory.js';
+export { protectedPlaces, type ProtectedPath, type ProtectedPlace } from './protected-paths.js';

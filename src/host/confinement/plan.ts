@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Policy } from '../policy.js';
 import { isUnrestricted, type Rule } from '../rules.js';
 import { isWithin } from '../workspace.js';
+import { protectedPaths, type ProtectedPath } from './protected-paths.js';
 import { literalPrefix, rulePaths } from './rule-paths.js';
 
 /**
@@ -17,8 +18,9 @@ export type NetworkConfinement = { mode: 'none' } | { mode: 'host' } | { mode: '
 /**
  * A place a confined process may write. `tree`: a directory a glob's literal prefix names
  * (`write(dist/**)` → `dist`), created empty before the process starts when it is missing.
- * `entry`: the one path a literal rule names (`write(.rho/notes.txt)`), writable only if it
- * exists when the process starts; a process cannot create it.
+ * `entry`: the one path a literal rule names (`write(.rho/notes.txt)`). Where its directory is
+ * guarded (`guardedDirectory`), a root can be created, replaced by a rename and removed; where
+ * not, it is mounted on itself: an entry is writable only if it exists when the process starts.
  */
 export interface WritableRoot {
   path: string;
@@ -36,6 +38,19 @@ export interface ConfinementPlan {
   writable: readonly WritableRoot[];
   /** Paths inside writable roots that deny or ask `write` rules keep read-only. */
   readOnly: readonly string[];
+  /**
+   * Places inside the policy's writable roots from which a written file would later run code
+   * outside the sandbox, and that no rule names; a step narrowed by `writes:` keeps them all, and
+   * its sandbox keeps those its process could write.
+   */
+  protected: readonly ProtectedPath[];
+  /**
+   * The roots rho's tools accept paths in (the workspace; granted roots when `outside` is
+   * allowed): a writable root whose directory lies inside them may have that directory guarded.
+   */
+  acceptedRoots: readonly string[];
+  /** The directory trees the policy's write rules grant, as they are before a step narrows `writable` (`writes:`). */
+  grantedTrees: readonly string[];
   /** Home directories: replaced by an empty read-only directory, with what is exposed inside mounted back. */
   hiddenHomes: readonly string[];
   /**
@@ -103,9 +118,13 @@ function allowsOutside(policy: Policy): boolean {
  * The writable roots `allow` write rules grant, limited to the roots rho's own tools would
  * accept: the workspace, and granted roots when `outside` is allowed.
  */
+function acceptedRoots(input: ConfinementInput): string[] {
+  return [input.workspaceRoot, ...(allowsOutside(input.policy) ? input.grantedRoots : [])];
+}
+
 function writableRoots(input: ConfinementInput): WritableRoot[] {
   const { policy, workspaceRoot } = input;
-  const roots = [workspaceRoot, ...(allowsOutside(policy) ? input.grantedRoots : [])];
+  const roots = acceptedRoots(input);
   const inRoots = (candidate: string) => roots.some((root) => isWithin(root, candidate));
   const granted: WritableRoot[] = [];
   for (const rule of rulesOf(policy.rules.allow, 'write')) {
@@ -182,9 +201,13 @@ export function planConfinement(input: ConfinementInput): ConfinementPlan {
   );
   const privateTemp = choosePrivateTemp(granted);
   const exposed = exposedWithin([...hiddenHomes, ...(privateTemp ? [privateTemp] : [])], [workspaceRoot, ...readGrants]);
+  const named = rulesOf(policy.rules.allow, 'write').flatMap((rule) => (rule.glob === undefined ? [] : [literalPrefix(rule.glob, workspaceRoot).path]));
   return {
     writable,
     readOnly: unique(readOnly),
+    protected: protectedPaths(writable, unique([workspaceRoot, ...input.homeDirectories.map((home) => path.resolve(home))]), named),
+    acceptedRoots: acceptedRoots(input),
+    grantedTrees: writable.filter((root) => root.kind === 'tree').map((root) => root.path),
     hiddenHomes,
     privateTemp,
     hidden: unique(hidden),

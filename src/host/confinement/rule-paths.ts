@@ -27,6 +27,19 @@ function isWholeTree(glob: string): boolean {
   return glob.endsWith('/**') && !globSyntax.test(glob.slice(0, -3));
 }
 
+/**
+ * Whether a write glob names less than the directory a sandbox makes writable for it (its
+ * literal prefix): a segment after the prefix that picks names (`*.go`, `build-*`, `{a,b}`),
+ * rather than `*` or `**`, which cover every name. A rule for every `*.go` file below the
+ * workspace root makes the whole workspace writable to processes; `write(dist/**)` and
+ * `write(dist/*)` make `dist`, as they say.
+ */
+export function confinesWiderThanWritten(glob: string): boolean {
+  const segments = glob.split('/').filter((segment) => segment !== '' && segment !== '.');
+  const first = segments.findIndex((segment) => globSyntax.test(segment));
+  return first >= 0 && segments.slice(first).some((segment) => segment !== '*' && segment !== '**');
+}
+
 /** Entries a deny glob's directory is searched for before the whole directory is hidden instead (fail closed). */
 export const maxSearchedEntries = 10_000;
 

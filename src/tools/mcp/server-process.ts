@@ -6,7 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ProcessLaunch } from '../process/process-group.js';
 import { sandboxLaunch } from '../process/sandbox/sandboxed-launch.js';
-import { isGroupAlive, terminateGroup, trackGroup, untrackGroup } from '../process/process-tree.js';
+import { isGroupAlive, terminateGroup, terminationGraceMs, trackGroup, untrackGroup } from '../process/process-tree.js';
 import { RetainedOutput } from '../process/retained-output.js';
 import type { ServerChannel } from './server-connection.js';
 import type { SecretMasker } from '../../host/masking.js';
@@ -39,6 +39,8 @@ export class ServerProcess implements Transport {
   private exited: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
   private starting: Promise<void> | undefined;
+  /** How its group is stopped: in a sandbox, the program inside gets the SIGTERM. */
+  private terminate: (leader: number, graceMs: number) => Promise<void> = terminateGroup;
 
   /** The server's stderr masked as it arrives, so the kept tail never starts inside a secret. */
   private readonly stderrMask: OutputMask;
@@ -80,7 +82,8 @@ export class ServerProcess implements Transport {
   }
 
   private async spawn(): Promise<void> {
-    const sandboxed = sandboxLaunch(this.launch, this.launch.confinement);
+    const sandboxed = await sandboxLaunch(this.launch, this.launch.confinement);
+    this.terminate = sandboxed.terminate;
     const child = spawn(sandboxed.file, [...sandboxed.args], {
       cwd: sandboxed.cwd,
       env: { ...sandboxed.env },
@@ -91,11 +94,14 @@ export class ServerProcess implements Transport {
     this.child = child;
     sandboxed.attach(child);
     this.exited = new Promise<void>((resolve) => {
-      child.once('exit', (code, signal) => void this.onExit(child, code, signal).then(resolve));
+      child.once('exit', (exitCode, exitSignal) => {
+        const { exitCode: code, signal } = sandboxed.exitStatus(exitCode, exitSignal);
+        void this.onExit(child, code, signal).then(resolve);
+      });
       // A program that could not be started never exits: nothing is left to wait for.
       child.once('error', () => child.pid === undefined && resolve());
     });
-    void this.exited.then(sandboxed.release);
+    void this.exited.then(() => sandboxed.release());
     child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
     child.stderr.on('data', (chunk: Buffer) => this.stderrTail.add(this.stderrMask.push(chunk)));
     child.stderr.on('end', () => this.stderrTail.add(this.stderrMask.end()));
@@ -128,7 +134,7 @@ export class ServerProcess implements Transport {
     if (!child?.pid) return;
     child.stdin.end();
     if (!this.exitStatus && !immediate) await Promise.race([this.exited, sleep(closeGraceMs, undefined, { ref: false })]);
-    if (isGroupAlive(child.pid)) await terminateGroup(child.pid);
+    if (isGroupAlive(child.pid)) await this.terminate(child.pid, terminationGraceMs);
     await this.exited;
   }
 

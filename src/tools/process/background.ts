@@ -4,6 +4,8 @@ import type { SessionKey, SessionState } from '../../host/session-state.js';
 import { outputMask } from './masked-output.js';
 import { ProcessGroup, type ExitStatus, type ProcessLaunch } from './process-group.js';
 import { RetainedOutput } from './retained-output.js';
+import type { UndoneWrite } from './sandbox/undone-writes.js';
+import { describeUndoneWrites } from './write-denial.js';
 
 /** `running`, or how it ended: by itself, by `process_stop` (or the run's end), or by its lifetime limit. */
 export type BackgroundState = 'running' | 'exited' | 'stopped' | 'timed_out';
@@ -62,6 +64,11 @@ export class BackgroundProcess {
 
   get exitStatus(): ExitStatus | undefined {
     return this.group.status;
+  }
+
+  /** Once it has ended: what it did outside its write rules, which the sandbox undid. */
+  get undoneWrites(): readonly UndoneWrite[] {
+    return this.group.undoneWrites;
   }
 
   /** Stops the whole process group; resolves when it is gone and its output is drained. */
@@ -149,11 +156,15 @@ export class BackgroundProcesses {
     );
   }
 
-  /** Stops every process still running and returns one notice for each. */
+  /** Stops every process still running and returns one notice for each, and for each that wrote outside its write rules. */
   async stopAll(): Promise<string[]> {
     const running = [...this.processes.values()].filter((entry) => entry.state === 'running');
     await Promise.all(running.map((entry) => entry.stop()));
-    return running.map((entry) => `background process ${entry.id} (${entry.label}) was still running when the run ended; it was stopped`);
+    const stopped = running.map((entry) => `background process ${entry.id} (${entry.label}) was still running when the run ended; it was stopped`);
+    const wrote = [...this.processes.values()]
+      .filter((entry) => entry.undoneWrites.length > 0)
+      .map((entry) => `background process ${entry.id} (${entry.label}) wrote outside what its write rules grant: ${describeUndoneWrites(entry.undoneWrites)}`);
+    return [...stopped, ...wrote];
   }
 }
 

@@ -4,6 +4,7 @@ import { formatMs } from '../../host/format-ms.js';
 import type { ToolOutput } from '../../host/tool.js';
 import type { ProcessOutcome } from './run-to-completion.js';
 import type { resultData } from '../result-data.js';
+import { undoneWritesDenial } from './write-denial.js';
 
 /** The structured result of a process that ran to completion (a step's `data`), failed or not. */
 export type CompletionData = z.infer<typeof resultData.exec>;
@@ -14,9 +15,10 @@ export type CompletionData = z.infer<typeof resultData.exec>;
  * that failed after rho's network proxy refused it a host fails with that denial (exit 3), not
  * as the program's own failure; one that succeeded anyway (it did without the host) succeeds.
  * A failure's message says how the process ended and quotes none of its output: that was shown
- * as it came, and is whole in the step's log.
+ * as it came, and is whole in the step's log. A process that wrote outside its write rules is
+ * denied, however it ended.
  */
-export function completionOutput(label: string, outcome: ProcessOutcome, okExitCodes: readonly number[], wallLimitMs: number): ToolOutput {
+export function completionOutput(label: string, outcome: ProcessOutcome, okExitCodes: readonly number[], wallLimitMs: number, workspaceRoot: string): ToolOutput {
   const data: CompletionData = {
     exit_code: outcome.exitCode,
     stdout: outcome.stdout,
@@ -26,6 +28,7 @@ export function completionOutput(label: string, outcome: ProcessOutcome, okExitC
   };
   const details = { ...data };
   const output = { text: outcome.stdout, data };
+  if (outcome.undoneWrites.length > 0) throw undoneWritesDenial(label, outcome.undoneWrites, workspaceRoot, details, output);
   switch (outcome.termination) {
     case 'timed_out':
       throw new ToolError('timeout', `${label} did not finish within ${formatMs(wallLimitMs)}; its process tree was stopped`, { details, output });

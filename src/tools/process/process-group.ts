@@ -3,7 +3,8 @@ import type { Readable } from 'node:stream';
 import type { CallConfinement } from '../../host/confinement/index.js';
 import { ToolError } from '../../host/errors.js';
 import { sandboxLaunch, type SandboxedLaunch } from './sandbox/sandboxed-launch.js';
-import { isGroupAlive, terminateGroup, terminationGraceMs, trackGroup, untrackGroup } from './process-tree.js';
+import type { UndoneWrite } from './sandbox/undone-writes.js';
+import { isGroupAlive, terminationGraceMs, trackGroup, untrackGroup } from './process-tree.js';
 
 /** Everything needed to start one child: no shell, an absolute program, an explicit environment. */
 export interface ProcessLaunch {
@@ -15,6 +16,8 @@ export interface ProcessLaunch {
   stdin: string | undefined;
   /** The sandbox the process runs in; unconfined when absent or when the run does not confine. */
   confinement?: CallConfinement | undefined;
+  /** Ends a wait before the start (a sandbox waiting for a directory another one guards). */
+  signal?: AbortSignal;
 }
 
 export interface ExitStatus {
@@ -90,15 +93,18 @@ export class ProcessGroup {
   readonly finished: Promise<ExitStatus>;
   private stopping: Promise<void> | undefined;
   private exitStatus: ExitStatus | undefined;
+  private undone: readonly UndoneWrite[] = [];
 
   private constructor(
     readonly pid: number,
     readonly stdout: Readable,
     readonly stderr: Readable,
     exited: Promise<ExitStatus>,
-    private readonly sandbox: Pick<SandboxedLaunch, 'release' | 'networkRefusal'>,
+    private readonly sandbox: Pick<SandboxedLaunch, 'terminate' | 'release' | 'networkRefusal'>,
   ) {
-    this.finished = this.settle(exited).finally(() => sandbox.release());
+    this.finished = this.settle(exited).finally(() => {
+      this.undone = sandbox.release();
+    });
   }
 
   /** The first connection rho's network proxy refused the process, if any: a failure after one is that denial. */
@@ -112,7 +118,7 @@ export class ProcessGroup {
    */
   static async spawn(launch: ProcessLaunch): Promise<ProcessGroup> {
     const { execa } = execaLoaded ?? (await loadExeca());
-    const sandboxed = sandboxLaunch(launch, launch.confinement);
+    const sandboxed = await sandboxLaunch(launch, launch.confinement, launch.signal);
     const subprocess = execa(sandboxed.file, [...sandboxed.args], execaOptions(sandboxed, launch.stdin));
     const { pid, stdout, stderr } = subprocess;
     if (pid === undefined || !stdout || !stderr) {
@@ -125,7 +131,7 @@ export class ProcessGroup {
     sandboxed.attach(subprocess);
     trackGroup(pid);
     const exited = new Promise<ExitStatus>((resolve) => {
-      subprocess.once('exit', (exitCode, signal) => resolve({ exitCode, signal }));
+      subprocess.once('exit', (exitCode, signal) => resolve(sandboxed.exitStatus(exitCode, signal)));
     });
     return new ProcessGroup(pid, stdout, stderr, exited, sandboxed);
   }
@@ -135,9 +141,14 @@ export class ProcessGroup {
     return this.exitStatus;
   }
 
+  /** Once `finished` has settled: what the process did outside its write rules, which the sandbox undid. */
+  get undoneWrites(): readonly UndoneWrite[] {
+    return this.undone;
+  }
+
   /** Stops the whole group (SIGTERM, then SIGKILL after the grace period). Safe to call more than once. */
   stop(graceMs: number = terminationGraceMs): Promise<void> {
-    this.stopping ??= terminateGroup(this.pid, graceMs);
+    this.stopping ??= this.sandbox.terminate(this.pid, graceMs);
     return this.stopping;
   }
 
@@ -146,6 +157,8 @@ export class ProcessGroup {
     this.exitStatus = status;
     if (isGroupAlive(this.pid)) await this.stop();
     else untrackGroup(this.pid);
+    // A stop under way (a sandbox's) ends only once everything it stops is gone.
+    if (this.stopping) await this.stopping;
     // Usually both pipes have closed with the child by now: no timer to arm and clear.
     if (isDrained(this.stdout) && isDrained(this.stderr)) return status;
     let drainTimer: NodeJS.Timeout | undefined;

@@ -7,7 +7,42 @@ export const terminationGraceMs = 1000;
 
 const pollIntervalMs = 25;
 /** How long to wait for the kernel to remove a group after SIGKILL before giving up on it. */
-const killSettleMs = 2000;
+export const killSettleMs = 2000;
+
+/** Whether a process exists and is not a zombie, read from Linux's /proc. */
+export function isProcessRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name, which may itself contain spaces and parentheses.
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads `/proc/PID/<file>` of every process, in turn, until `visit` returns true; a process
+ * that ends meanwhile is skipped. False where /proc cannot be read.
+ */
+export function scanProcesses(file: 'stat' | 'status', visit: (pid: number, text: string) => boolean | void): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${entry}/${file}`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (visit(Number(entry), text) === true) break;
+  }
+  return true;
+}
 
 /**
  * Whether a group still has a member that is not a zombie, read from Linux's /proc. A killed
@@ -15,25 +50,14 @@ const killSettleMs = 2000;
  * still finds it, though it is already dead. Undefined where /proc is not available.
  */
 function hasLiveMember(pgid: number): boolean | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return undefined;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
+  let found = false;
+  const scanned = scanProcesses('stat', (_pid, stat) => {
     // Fields after the command name, which may itself contain spaces and parentheses.
     const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(group) === pgid && state !== 'Z') return true;
-  }
-  return false;
+    found = Number(group) === pgid && state !== 'Z';
+    return found;
+  });
+  return scanned ? found : undefined;
 }
 
 /**
@@ -69,14 +93,17 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function waitForGroupExit(pgid: number, withinMs: number): Promise<boolean> {
+/** Polls until `alive` says no; false if it still says yes after `withinMs`. */
+export async function waitWhile(alive: () => boolean, withinMs: number): Promise<boolean> {
   const until = Date.now() + withinMs;
-  while (isGroupAlive(pgid)) {
+  while (alive()) {
     if (Date.now() >= until) return false;
     await sleep(pollIntervalMs);
   }
   return true;
 }
+
+const waitForGroupExit = (pgid: number, withinMs: number) => waitWhile(() => isGroupAlive(pgid), withinMs);
 
 /**
  * Process groups rho started and has not yet seen disappear. If rho itself exits (a second
@@ -113,9 +140,10 @@ export function untrackGroup(pgid: number): void {
  * Stops every process of a group, grandchildren included: SIGTERM, then SIGKILL for whatever is
  * left after the grace period. Resolves once the group is gone (or the kernel did not remove it
  * within a bounded wait after SIGKILL, which only a process stuck in the kernel can cause).
+ * `askToExit` replaces the SIGTERM to the group, for a leader that passes no signal on (a sandbox).
  */
-export async function terminateGroup(pgid: number, graceMs: number = terminationGraceMs): Promise<void> {
-  signalGroup(pgid, 'SIGTERM');
+export async function terminateGroup(pgid: number, graceMs: number = terminationGraceMs, askToExit = () => signalGroup(pgid, 'SIGTERM')): Promise<void> {
+  askToExit();
   if (!(await waitForGroupExit(pgid, graceMs))) {
     signalGroup(pgid, 'SIGKILL');
     await waitForGroupExit(pgid, killSettleMs);

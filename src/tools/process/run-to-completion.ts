@@ -5,6 +5,7 @@ import type { OutputStream } from '../../host/step-output.js';
 import { outputMask } from './masked-output.js';
 import { BoundedCapture } from './output-capture.js';
 import { ProcessGroup, type ExitStatus, type ProcessLaunch } from './process-group.js';
+import type { UndoneWrite } from './sandbox/undone-writes.js';
 
 /** Why a process stopped: one discriminant instead of a handful of booleans. */
 export type Termination = 'exited' | 'timed_out' | 'cancelled';
@@ -16,6 +17,8 @@ export interface ProcessOutcome extends ExitStatus {
   truncated: boolean;
   /** The first connection rho's network proxy refused the process, if any. */
   networkRefusal?: ToolError;
+  /** What the process did outside its write rules, undone by the sandbox once it was gone. */
+  undoneWrites: readonly UndoneWrite[];
 }
 
 export interface RunLimits {
@@ -45,7 +48,8 @@ function captureStream(stream: Readable, name: OutputStream, limitBytes: number,
   stream.on('data', (chunk: Buffer) => {
     if (!capture.full) capture.add(mask.push(chunk));
     else capture.skip(chunk.length);
-    if (!observer.signal.aborted) observer.output(name, chunk);
+    // What a stopped process prints (its cleanup trap) is output too: the host drops what comes after the call ends.
+    observer.output(name, chunk);
   });
   return {
     capture,
@@ -59,7 +63,7 @@ function captureStream(stream: Readable, name: OutputStream, limitBytes: number,
  * stopped; the outcome says which of those ended it.
  */
 export async function runToCompletion(launch: ProcessLaunch, limits: RunLimits, observer: RunObserver): Promise<ProcessOutcome> {
-  const group = await ProcessGroup.spawn(launch);
+  const group = await ProcessGroup.spawn({ ...launch, signal: observer.signal });
   const stdout = captureStream(group.stdout, 'stdout', limits.outputLimitBytes, observer);
   const stderr = captureStream(group.stderr, 'stderr', limits.outputLimitBytes, observer);
 
@@ -86,6 +90,7 @@ export async function runToCompletion(launch: ProcessLaunch, limits: RunLimits, 
       stderr: stderr.capture.text(),
       truncated: stdout.capture.truncated || stderr.capture.truncated,
       ...(networkRefusal && { networkRefusal }),
+      undoneWrites: group.undoneWrites,
     };
   } finally {
     clearTimeout(timer);

@@ -8,13 +8,15 @@ import { runToCompletion } from './run-to-completion.js';
 /**
  * The prepared execution of a process that runs to completion (`exec`, `shell`): the one
  * request it makes, shared access to its cwd, and an executor that launches exactly what was
- * authorized and reports its exit.
+ * authorized and reports its exit. The call waits for its process, so the directories of its
+ * writable roots are guarded, and what it left there outside the rules denies it.
  */
 export function runUntilExit(
   request: ProcessRequest | ShellRequest,
-  plan: LaunchPlan,
+  unguarded: LaunchPlan,
   options: { label: string; stdin: string | undefined; okExitCodes: readonly number[] },
 ): PreparedExecution {
+  const plan: LaunchPlan = { ...unguarded, confinement: unguarded.confinement && { ...unguarded.confinement, guarded: true } };
   return {
     requests: [request],
     resources: processStepResources(plan.cwd, plan.confinement),
@@ -23,7 +25,7 @@ export function runUntilExit(
     async execute(run) {
       const launch = await launchFromRequest(request, plan, options.stdin, run.workspace);
       const outcome = await runToCompletion(launch, request, run);
-      return completionOutput(options.label, outcome, options.okExitCodes, request.wallLimitMs);
+      return completionOutput(options.label, outcome, options.okExitCodes, request.wallLimitMs, run.workspace.root);
     },
   };
 }

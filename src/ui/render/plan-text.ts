@@ -37,13 +37,24 @@ export function formatPlan(plan: WorkflowPlan): string[] {
   return lines;
 }
 
+/** Protected places a plan names before it counts the rest. */
+const shownProtected = 4;
+
 function confinementLines(confinement: PlannedConfinement): string[] {
-  return [
+  const lines = [
     `  confined: ${confinement.confined ? 'yes' : 'no (see Sandbox above)'}`,
     `  writes: ${confinement.writable.length > 0 ? confinement.writable.join(', ') : 'nothing'} (and its private TMPDIR)`,
-    `  network: ${confinement.network}`,
-    `  unix sockets: ${confinement.unixSockets}`,
   ];
+  if (confinement.checked.length > 0) {
+    lines.push(`  checked: ${confinement.checked.join(', ')} (anything else left there is removed and denies the step)`);
+  }
+  const places = confinement.protected;
+  if (places.length > 0) {
+    const more = places.length > shownProtected ? `, and ${places.length - shownProtected} more` : '';
+    lines.push(`  protected: ${places.slice(0, shownProtected).join(', ')}${more} (read-only, never left created; a rule naming one lifts it)`);
+  }
+  lines.push(`  network: ${confinement.network}`, `  unix sockets: ${confinement.unixSockets}`);
+  return lines;
 }
 
 function hooksLine(hooks: WorkflowPlan['hooks']): string {

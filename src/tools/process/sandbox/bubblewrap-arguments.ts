@@ -39,6 +39,8 @@ export interface ConfinedProcess {
   cwd: string;
   /** The process's way to the proxy, when its network is the proxy. */
   proxy: ProxyConnection | undefined;
+  /** The mounts that make the writable roots writable and keep protected places read-only (`prepareWriteChecks`). */
+  writeMounts: readonly string[];
 }
 
 /**
@@ -70,11 +72,12 @@ function kindOf(target: string): 'directory' | 'file' | undefined {
  * The bubblewrap arguments that confine one process to a plan. Order matters, as bubblewrap
  * mounts in argument order: the private temp and the hidden homes become empty directories,
  * what must stay visible inside them (the workspace, the program's installation, the cwd) is
- * mounted back read-only, writable roots over that (with the directories that hold rho's own
- * pinned in place), read-only exceptions inside those, hidden paths over everything (a deny
- * always wins) and rho's own directories last, and only then are the homes made read-only
- * (mount points inside them must be created first). Missing writable trees must exist before this
- * runs (`prepareWritableTrees`): `--bind-try` skips a source that does not.
+ * mounted back read-only, writable roots over that (`target.writeMounts`, which also pin the
+ * directories that hold rho's own in place), read-only exceptions inside those, hidden paths
+ * over everything (a deny always wins) and rho's own directories last, and only then are the
+ * homes made read-only (mount points inside them must be created first). Missing writable
+ * trees must exist before this runs (`prepareWritableTrees`): `--bind-try` skips a source that
+ * does not.
  */
 export function bubblewrapArguments(plan: ConfinementPlan, target: ConfinedProcess): string[] {
   const args = [...baseArguments];
@@ -86,16 +89,14 @@ export function bubblewrapArguments(plan: ConfinementPlan, target: ConfinedProce
     const visible = new Set([...plan.exposed, ...[...programs.flatMap(programInstallation), target.cwd].filter(covered)]);
     for (const exposed of visible) args.push('--ro-bind-try', exposed, exposed);
   }
-  for (const root of plan.writable) args.push('--bind-try', root.path, root.path);
-  const own = privateMounts(plan);
-  args.push(...own.pins);
+  args.push(...target.writeMounts);
   for (const kept of plan.readOnly) args.push('--ro-bind-try', kept, kept);
   for (const hidden of plan.hidden) {
     const kind = kindOf(hidden);
     if (kind === 'directory') args.push('--tmpfs', hidden, '--remount-ro', hidden);
     else if (kind === 'file') args.push('--ro-bind', '/dev/null', hidden);
   }
-  args.push(...own.hides);
+  args.push(...privateMounts(plan).hides);
   for (const home of plan.hiddenHomes) args.push('--remount-ro', home);
   if (plan.network.mode !== 'host') args.push('--unshare-net');
   args.push(...seccompArguments, '--chdir', target.cwd);

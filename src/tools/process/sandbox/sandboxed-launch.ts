@@ -1,8 +1,14 @@
+import { constants } from 'node:os';
 import type { Writable } from 'node:stream';
-import type { CallConfinement, SandboxChannel } from '../../../host/confinement/index.js';
+import { guardedDirectories, type CallConfinement, type SandboxChannel } from '../../../host/confinement/index.js';
 import type { ToolError } from '../../../host/errors.js';
+import { terminateGroup } from '../process-tree.js';
 import { bubblewrapArguments, filterDescriptor } from './bubblewrap-arguments.js';
+import { acquireGuards, announceRoots, type GuardLease } from './guard-locks.js';
+import { terminateSandbox } from './sandbox-signals.js';
 import { seccompFilter } from './seccomp-filter.js';
+import type { UndoneWrite } from './undone-writes.js';
+import { prepareWriteChecks, type WriteChecks } from './write-checks.js';
 import { prepareWritableTrees } from './writable-trees.js';
 
 /** What starting one process takes: an absolute program, its argv, where, and the whole environment. */
@@ -18,7 +24,7 @@ export interface SpawnedSandbox extends SandboxChannel {
   readonly stdio: readonly unknown[];
 }
 
-/** A launch to spawn, and what to close once the process (and everything it started) is gone. */
+/** A launch to spawn, how to stop it, and what to close once the process (and everything it started) is gone. */
 export interface SandboxedLaunch extends LaunchTarget {
   /**
    * What the child gets after stdin, stdout and stderr, from descriptor 3 on: the seccomp filter
@@ -30,10 +36,22 @@ export interface SandboxedLaunch extends LaunchTarget {
   /** The first connection rho's proxy refused the process, if any: a failure after one is that denial. */
   networkRefusal(): ToolError | undefined;
   /**
-   * Closes the process's way to the network proxy, if it has one, and removes the granted trees
-   * created for it that it left empty; safe to call more than once.
+   * Stops the process group the spawned child leads: SIGTERM, then SIGKILL after `graceMs`. In
+   * the sandbox SIGTERM goes to the program and everything it started, so its traps run as they
+   * would unconfined; only after the grace period is the sandbox torn down.
    */
-  release(): void;
+  terminate(leader: number, graceMs: number): Promise<void>;
+  /**
+   * How the process ended, as an unconfined one would say: bubblewrap exits with 128 + N when
+   * its program was killed by signal N, which, once rho has stopped it, is reported as that signal.
+   */
+  exitStatus(exitCode: number | null, signal: NodeJS.Signals | null): { exitCode: number | null; signal: NodeJS.Signals | null };
+  /**
+   * Closes the process's way to the network proxy, if it has one, undoes what the process did
+   * outside its write rules (and says what), and removes the granted trees created for it that
+   * it left empty. Safe to call more than once: only the first call reports.
+   */
+  release(): readonly UndoneWrite[];
 }
 
 /**
@@ -43,24 +61,50 @@ export interface SandboxedLaunch extends LaunchTarget {
  * on descriptor 3. A process whose network is the proxy runs behind the proxy's forwarder, which
  * learns the program and its environment over the sandbox's channel (closed by `release`), so
  * neither is on any argv. Granted trees that do not exist are created for the mount, and
- * removed by `release` if left empty. Unconfined launches are returned as they are.
+ * removed by `release` if left empty. A guarded launch first waits until no other sandbox
+ * checks the directories it checks (`guard-locks.ts`); `signal` ends that wait. Unconfined
+ * launches are returned as they are.
  */
-export function sandboxLaunch(target: LaunchTarget, confinement: CallConfinement | undefined): SandboxedLaunch {
-  if (!confinement?.status.confined) return { ...target, extraStdio: [], attach: () => {}, networkRefusal: () => undefined, release: () => {} };
+export async function sandboxLaunch(target: LaunchTarget, confinement: CallConfinement | undefined, signal?: AbortSignal): Promise<SandboxedLaunch> {
+  if (!confinement?.status.confined) {
+    return {
+      ...target,
+      extraStdio: [],
+      attach: () => {},
+      networkRefusal: () => undefined,
+      terminate: terminateGroup,
+      exitStatus: (exitCode, signal) => ({ exitCode, signal }),
+      release: () => [],
+    };
+  }
   const { plan } = confinement;
+  const roots = plan.writable.map((root) => root.path);
+  announceRoots(roots);
+  const directories = confinement.guarded ? guardedDirectories(plan) : [];
+  const checked = directories.filter((directory) => !directory.open).map((directory) => directory.path);
+  const leases = checked.length > 0 ? await acquireGuards(checked, roots, signal) : new Map<string, GuardLease>();
   const proxy = plan.network.mode === 'proxy' ? confinement.proxy?.open() : undefined;
   let trees: { release(): void } | undefined;
-  const release = () => {
+  let checks: WriteChecks | undefined;
+  let released = false;
+  const release = (): readonly UndoneWrite[] => {
+    if (released) return [];
+    released = true;
     proxy?.close();
+    const undone = checks?.check() ?? [];
+    for (const lease of leases.values()) lease.release();
     trees?.release();
+    return undone;
   };
   try {
-    trees = prepareWritableTrees(plan);
-    const args = bubblewrapArguments(plan, { file: target.file, cwd: target.cwd, proxy });
+    trees = prepareWritableTrees(plan, directories.map((directory) => directory.path));
+    checks = prepareWriteChecks(plan, directories, leases);
+    const args = bubblewrapArguments(plan, { file: target.file, cwd: target.cwd, proxy, writeMounts: checks.mounts });
     const env = { ...target.env, ...(plan.privateTemp && { TMPDIR: plan.privateTemp }) };
     const program = { file: target.file, args: target.args, env };
     const command = proxy ? proxy.command() : program;
     const filter = seccompFilter({ unixSockets: plan.unixSockets });
+    let stopped = false;
     return {
       file: confinement.status.program,
       args: [...args, '--', command.file, ...command.args],
@@ -75,10 +119,21 @@ export function sandboxLaunch(target: LaunchTarget, confinement: CallConfinement
         proxy?.attach(child, program);
       },
       networkRefusal: () => proxy?.refusal(),
+      terminate(leader, graceMs) {
+        stopped = true;
+        return terminateSandbox(leader, graceMs);
+      },
+      exitStatus: (exitCode, signal) => (stopped ? programExit(exitCode, signal) : { exitCode, signal }),
       release,
     };
   } catch (error) {
     release();
     throw error;
   }
+}
+
+/** bubblewrap's exit code for a program killed by a signal (128 + N), as that signal. */
+function programExit(exitCode: number | null, signal: NodeJS.Signals | null): { exitCode: number | null; signal: NodeJS.Signals | null } {
+  const killedBy = exitCode !== null && exitCode > 128 ? Object.entries(constants.signals).find(([, number]) => number === exitCode - 128)?.[0] : undefined;
+  return killedBy ? { exitCode: null, signal: killedBy as NodeJS.Signals } : { exitCode, signal };
 }

@@ -16,19 +16,20 @@ export interface WritableTrees {
 
 /**
  * Creates the granted writable trees that do not exist yet, so bubblewrap can mount them and
- * the process can write into them. Once the process is gone, `release` removes what was created
+ * the process can write into them, and the `directories` a granted entry is created in (a
+ * guarded directory). Once the process is gone, `release` removes what was created
  * for it and is still empty, deepest first, unless another live sandbox still mounts it: a run
  * leaves behind only the directories its processes wrote into (a `write(man/**)` rule no longer
  * leaves an empty `man/` after every step that never wrote there).
  */
-export function prepareWritableTrees(plan: ConfinementPlan): WritableTrees {
+export function prepareWritableTrees(plan: ConfinementPlan, directories: readonly string[] = []): WritableTrees {
   const held: string[] = [];
+  const trees = plan.writable.filter((root) => root.kind === 'tree').map((root) => root.path);
   try {
-    for (const root of plan.writable) {
-      if (root.kind !== 'tree') continue;
-      const first = mkdirSync(root.path, { recursive: true });
-      for (const level of levelsCreated(first, root.path)) created.set(level, 0);
-      for (const level of trackedLevels(root.path)) {
+    for (const tree of [...trees, ...directories]) {
+      const first = mkdirSync(tree, { recursive: true });
+      for (const level of levelsCreated(first, tree)) created.set(level, 0);
+      for (const level of trackedLevels(tree)) {
         created.set(level, created.get(level)! + 1);
         held.push(level);
       }
