@@ -3,7 +3,7 @@ import picomatch from 'picomatch';
 import { capabilityClasses } from './capability-classes.js';
 import type { CapabilityRequest, ExecutableSelection, RuleClass } from './capability.js';
 import { ToolError } from './errors.js';
-import { parseHostPattern, type HostPattern } from './network-host.js';
+import { hostPatternMatches, parseHostPattern, type HostPattern } from './network-host.js';
 import { isProtectedEnvName } from './protected-env.js';
 import type { ResolvedPath } from './workspace.js';
 
@@ -297,7 +297,7 @@ export function ruleMatches(rule: Rule, request: CapabilityRequest, workspaceRoo
     case 'shell':
       return request.class === 'shell';
     case 'network':
-      return request.class === 'network' && (rule.host === undefined || hostMatches(rule.host, request.hostname, request.port));
+      return request.class === 'network' && (rule.host === undefined || hostPatternMatches(rule.host, request.hostname, request.port));
     case 'network_tool':
       return request.class === 'network_tool' && (rule.name === undefined || networkToolNameMatches(rule.name, request.tool));
     case 'skill':
@@ -362,7 +362,3 @@ function executableMatches(ruleExecutable: string, executable: ExecutableSelecti
   return path.resolve(workspaceRoot, ruleExecutable) === executable.resolved;
 }
 
-/** A bare host matches it on every port; `host:port` that port alone. Names match exactly, no suffixes. */
-function hostMatches(pattern: HostPattern, hostname: string, port: number): boolean {
-  return pattern.hostname === hostname && (pattern.port === undefined || pattern.port === port);
-}
