@@ -228,6 +228,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     task: choices.task,
     matrixFilter: parseMatrixFilter(choices.matrix),
     workspace: { flag: choices.workspace, cwd: options.cwd },
+    policyFlags: { allow: choices.rules.allow, ask: choices.rules.ask, sandbox: choices.sandbox },
   });
   ports.admitWorkflow?.(workflow);
   for (const warning of warnings) ports.warn?.(formatProblem(warning));

@@ -9,11 +9,42 @@ import type { StepFile, WorkflowFile } from './schema.js';
  */
 export const codeArguments: Readonly<Record<string, string>> = { shell: 'script', exec: 'command', process_start: 'command' };
 
+/** Tools whose results are what a process printed. */
+const processTools: ReadonlySet<string> = new Set(['exec', 'shell', 'process_start', 'process_output']);
+
+/** The policy settings that decide whether a process can reach the network: the file's, or `--allow`/`--ask`/`--sandbox`. */
+export interface ProcessNetworkSettings {
+  allow?: readonly unknown[] | undefined;
+  ask?: readonly unknown[] | undefined;
+  sandbox?: unknown;
+}
+
+/**
+ * Why what processes print may be outside content, or undefined when it cannot be: a process
+ * that can reach the network can fetch anything (`curl -s https://…`), as `http_request` can.
+ * A process can when an `allow` or `ask` rule grants network access (confined processes get
+ * that network, through the proxy or the host's), or when the sandbox is off and every process
+ * has the host's network. The settings are read as written (a file not yet validated may hold anything).
+ */
+export function processNetworkReason(...settings: readonly (ProcessNetworkSettings | undefined)[]): string | undefined {
+  for (const setting of settings) {
+    if (setting?.sandbox === 'off') return 'processes run unconfined (sandbox: off) and can reach the network';
+  }
+  for (const setting of settings) {
+    const rules = [setting?.allow, setting?.ask].flatMap((list) => (Array.isArray(list) ? list : []));
+    for (const rule of rules) {
+      if (typeof rule === 'string' && /^\s*network\s*(\(|$)/.test(rule)) return `processes can reach the network (the rule ${rule})`;
+    }
+  }
+  return undefined;
+}
+
 /**
  * Which values an expression can read that may come from outside the workflow's author:
  * inputs marked `untrusted: true`, results of tools that bring in outside content (`http_request`,
- * MCP tools that do not declare themselves closed-world, module tools that say so), text answers
- * to a questionnaire, and everything computed from them (`env:` values, results of steps whose
+ * MCP tools that do not declare themselves closed-world, module tools that say so), what
+ * processes print when they can reach the network, text answers to a questionnaire, and
+ * everything computed from them (`env:` values, results of steps whose
  * arguments read them, results of `uses:` steps). A step's `status` is always trusted.
  */
 export class UntrustedValues {
@@ -22,7 +53,11 @@ export class UntrustedValues {
   /** Why a read of a step's result (the keys after `steps.<id>`) is untrusted, by step id. */
   private readonly steps = new Map<string, (keys: readonly string[]) => string | undefined>();
 
-  constructor(file: Pick<WorkflowFile, 'inputs' | 'env'>) {
+  /** `processNetwork`: why process output may be outside content (`processNetworkReason`), if it may. */
+  constructor(
+    file: Pick<WorkflowFile, 'inputs' | 'env'>,
+    private readonly processNetwork?: string,
+  ) {
     for (const [name, declaration] of Object.entries(file.inputs ?? {})) {
       if (declaration.untrusted) this.inputs.set(name.toLowerCase(), `inputs.${name} is marked untrusted: true`);
     }
@@ -80,6 +115,9 @@ export class UntrustedValues {
       this.steps.set(id, (keys) => result(keys, `steps.${id} is computed from untrusted values (${argumentsWhy})`));
     } else if (tool?.untrustedContent) {
       this.steps.set(id, (keys) => result(keys, `steps.${id} is a result of ${tool.name}, which brings in content from outside`));
+    } else if (this.processNetwork !== undefined && step.tool !== undefined && processTools.has(step.tool)) {
+      const why = `steps.${id} is what a process printed, and ${this.processNetwork}`;
+      this.steps.set(id, (keys) => result(keys, why));
     } else if (step.tool === 'questionnaire') {
       const answers = closedAnswers(step.with?.questions);
       if (answers.everyAnswer) return;
