@@ -465,7 +465,7 @@ function compileSteps(
     warnings,
     indexById: new Map(),
     // A task's own inputs may be marked untrusted as the file's are.
-    untrusted: new UntrustedValues({ inputs: task.inputs, env: file.env }, options.processNetwork ?? processNetworkReason(file.policy)),
+    untrusted: new UntrustedValues({ inputs: task.inputs, env: file.env }, options.processNetwork ?? processNetworkReason(file.policy), options.pendingServers),
     calledTask: options.calledTask,
     platform: options.platform,
   };
@@ -613,6 +613,8 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   let argumentsReadSteps = false;
   let argumentsUntrusted: string | undefined;
   const withUntrusted: Record<string, string> = {};
+  const argumentsUndecided = new Set<string>();
+  const codeUndecided = new Set<string>();
   const code = codeOf(toolName, withValue);
   walkTemplates(withValue ?? {}, (text, valuePath) => {
     const where = argumentPath(valuePath);
@@ -625,11 +627,14 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
       const untrusted = untrustedIn(template);
       argumentsUntrusted ??= untrusted;
       if (untrusted !== undefined) withUntrusted[String(valuePath[0])] ??= untrusted;
-      const role = untrusted === undefined ? undefined : code(valuePath);
+      const role = code(valuePath);
       if (untrusted !== undefined && role !== undefined) reportAt(context, where, injectionMessage(toolName, valuePath.join('.'), untrusted, role || undefined));
+      const undecided = context.untrusted.serversDeciding(template);
+      for (const server of undecided) argumentsUndecided.add(server);
+      if (role !== undefined) for (const server of undecided) codeUndecided.add(server);
     }
   });
-  context.untrusted.addStep(step, tool, argumentsUntrusted, step.uses === undefined ? undefined : calledTaskOf(context, step.uses)?.outputsUntrusted);
+  context.untrusted.addStep(step, tool, argumentsUntrusted, step.uses === undefined ? undefined : calledTaskOf(context, step.uses)?.outputsUntrusted, [...argumentsUndecided]);
 
   let condition: Template | boolean | undefined = typeof step.if === 'string' ? undefined : step.if;
   let conditionUsesStatus = false;
@@ -702,6 +707,7 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     ...(platformSkip !== undefined && { platformSkip }),
     sources: step.sources,
     generates: step.generates ?? [],
+    ...(codeUndecided.size > 0 && { checkedWithServers: [...codeUndecided].sort() }),
   };
 }
 

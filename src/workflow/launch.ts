@@ -20,14 +20,14 @@ import { parseInputs, type InputValue } from './inputs.js';
 import { parseMatrixFilter } from './matrix.js';
 import { taskArgumentEntries, taskParameters } from './task-parameters.js';
 import { runContextOf, type RunContext } from './run-context.js';
-import { RefusedSteps, serverStepProblems } from './extensions/server-steps.js';
+import { RefusedSteps, serverStepProblems, stepsOf } from './extensions/server-steps.js';
 import { checkScriptedAnswerIds } from './question-ids.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
 import type { ModuleLoading } from './extensions/load-extensions.js';
 import { loadWorkflowFile } from './load.js';
 import { workspaceOf } from './workspace-root.js';
-import { formatProblem } from './problems.js';
+import { formatProblem, InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer } from './rule-warnings.js';
 import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
@@ -342,6 +342,14 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
   let started: Promise<unknown> = Promise.resolve();
   // Problems found once a server's tools are known (a step's arguments, an untrusted value in a script) keep those steps from running.
   const refused = new RefusedSteps();
+  // Servers whose tools decide whether a step's code reads outside content: no step starts before they are checked.
+  const checkedFirst = new Map<string, { promise: Promise<void>; resolve(): void }>();
+  for (const name of new Set(workflow.steps.flatMap((step) => step.checkedWithServers ?? []))) {
+    let resolve = () => {};
+    const promise = new Promise<void>((done) => (resolve = done));
+    checkedFirst.set(name, { promise, resolve });
+  }
+  const beforeStart: Problem[] = [];
   try {
     for (const line of deadFlagRuleWarnings(options.choices.rules, { tools: host.tools.list(), pendingNamespaces: serverNames })) options.ports.warn?.(line);
     const reported = new Set<string>();
@@ -355,6 +363,7 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
       secrets,
       signal: starting.signal,
       onOutcome: (outcome) => {
+        checkedFirst.get(outcome.name)?.resolve();
         if (outcome.error) {
           // A step calling this server's tools fails with this error; a run that ended first does not report it.
           if (!starting.signal.aborted) report(`rho: ${outcome.error.message}`);
@@ -363,6 +372,10 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
         for (const warning of outcome.warnings) report(formatProblem(warning));
         const targets = { tools: host.tools.list(), pendingNamespaces: host.tools.pendingNamespaces() };
         for (const problem of serverStepProblems(workflow, host.tools, outcome.name, serverNames)) {
+          if (checkedFirst.has(outcome.name) && stepsOf(workflow.steps, problem).some((step) => step.checkedWithServers?.includes(outcome.name))) {
+            beforeStart.push(problem);
+            continue;
+          }
           report(formatProblem(problem));
           refused.refuse(workflow.steps, problem);
         }
@@ -372,6 +385,8 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
     });
     // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
     void started.then(() => workflow.source.release());
+    await Promise.all([...checkedFirst.values()].map((checked) => checked.promise));
+    if (beforeStart.length > 0) throw new InvalidWorkflowError(beforeStart);
     return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused, upToDate, exitCodeFrom: options.choices.exitCode });
   } finally {
     await upToDate.save();

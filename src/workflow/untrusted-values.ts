@@ -1,6 +1,7 @@
 import type { Tool } from '../host/tool.js';
 import { parseTemplate, templateReferences, type Template, type ValueSource } from './expressions/index.js';
 import type { StepFile, WorkflowFile } from './schema.js';
+import { isPendingServerTool } from './suggest.js';
 
 /**
  * The argument of each tool whose text is run as code or names the program to run. An
@@ -52,11 +53,20 @@ export class UntrustedValues {
   private readonly env = new Map<string, string>();
   /** Why a read of a step's result (the keys after `steps.<id>`) is untrusted, by step id. */
   private readonly steps = new Map<string, (keys: readonly string[]) => string | undefined>();
+  /**
+   * The servers not started yet whose tools' declarations decide whether a step's results are
+   * outside content, by step id: its own tool's server, and those its arguments read.
+   */
+  private readonly undecided = new Map<string, ReadonlySet<string>>();
 
-  /** `processNetwork`: why process output may be outside content (`processNetworkReason`), if it may. */
+  /**
+   * `processNetwork`: why process output may be outside content (`processNetworkReason`), if it
+   * may. `pendingServers`: declared MCP servers not started yet, whose tools are not known.
+   */
   constructor(
     file: Pick<WorkflowFile, 'inputs' | 'env'>,
     private readonly processNetwork?: string,
+    private readonly pendingServers: readonly string[] = [],
   ) {
     for (const [name, declaration] of Object.entries(file.inputs ?? {})) {
       if (declaration.untrusted) this.inputs.set(name.toLowerCase(), `inputs.${name} is marked untrusted: true`);
@@ -91,6 +101,20 @@ export class UntrustedValues {
     return undefined;
   }
 
+  /**
+   * The servers not started yet whose tools' declarations decide whether a value a template
+   * can produce is outside content: a run checks what reads it once they run.
+   */
+  serversDeciding(template: Template): string[] {
+    const servers = new Set<string>();
+    for (const source of templateReferences(template).valueSources) {
+      const [name, field] = source.keys;
+      if (source.context !== 'steps' || name === undefined || field?.toLowerCase() === 'status') continue;
+      for (const server of this.undecided.get(name.toLowerCase()) ?? []) servers.add(server);
+    }
+    return [...servers];
+  }
+
   /** `whyAny` for the text of an `env:` value; one that does not parse fails the run elsewhere. */
   private whyText(text: string): string | undefined {
     let template: Template;
@@ -106,8 +130,11 @@ export class UntrustedValues {
    * Records what a step's results carry, once it is compiled: `argumentsWhy` is why its
    * arguments read untrusted values (then its results may repeat them), if they do.
    */
-  addStep(step: StepFile, tool: Tool | undefined, argumentsWhy: string | undefined, calledOutputs?: OutputsUntrusted): void {
+  addStep(step: StepFile, tool: Tool | undefined, argumentsWhy: string | undefined, calledOutputs?: OutputsUntrusted, argumentsUndecided: readonly string[] = []): void {
     const id = step.id;
+    const server = tool === undefined && step.tool !== undefined && isPendingServerTool(step.tool, this.pendingServers) ? step.tool.slice(0, step.tool.indexOf('.')) : undefined;
+    const undecided = new Set([...argumentsUndecided, ...(server === undefined ? [] : [server])]);
+    if (undecided.size > 0) this.undecided.set(id.toLowerCase(), undecided);
     const result = (keys: readonly string[], why: string | undefined) => (keys[0]?.toLowerCase() === 'status' ? undefined : why);
     if (step.uses !== undefined) {
       this.steps.set(id, (keys) => usesResult(id, step.uses!, keys, calledOutputs));

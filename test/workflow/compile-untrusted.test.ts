@@ -83,7 +83,14 @@ describe('template injection', () => {
 `);
     const withoutServer = new ToolRegistry(builtinTools());
     const { source } = WorkflowSource.parse('w.yml', text);
-    expect(compileWorkflow(source!, withoutServer, { pendingServers: ['issues'] }).problems).toEqual([]);
+    const pending = compileWorkflow(source!, withoutServer, { pendingServers: ['issues'] });
+    expect(pending.problems).toEqual([]);
+    // The step whose script reads the server's result waits for the server to be checked; the others do not.
+    expect(pending.workflow!.steps.map((step) => [step.id, step.checkedWithServers])).toEqual([
+      ['fetch', undefined],
+      ['issue', undefined],
+      ['run', ['issues']],
+    ]);
     expect(problemsOf(text)).toEqual([expect.stringMatching(/steps\.issue is a result of issues\.get/)]);
   });
 });
