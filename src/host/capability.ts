@@ -2,12 +2,13 @@ import type { CapabilityClass } from './capability-classes.js';
 import { globLiteral } from './glob-literal.js';
 import type { SpecialKind } from './ip-address.js';
 import { hostWithPort } from './network-host.js';
-import { isProtectedEnvName } from './protected-env.js';
+import { isHarmlessEnvName } from './env-grants.js';
 import type { ResolvedPath } from './workspace.js';
 
 /** How a child process's environment is built from the host's. */
 export type EnvMode =
   | { mode: 'inherit' }
+  | { mode: 'inherit_all' }
   | { mode: 'empty' }
   | { mode: 'inherit_except'; names: readonly string[] }
   | { mode: 'inherit_only'; names: readonly string[] };
@@ -241,9 +242,9 @@ export function grantingRule(request: CapabilityRequest): string {
       // so is one a PATH search found where steps write, which a bare name does not cover.
       const { lookup, writable, resolved, requested } = request.executable;
       const executable = lookup === 'exact' || writable ? resolved : requested;
-      // Protected variables are granted as NAME=*: the hint is shown and logged, and a value may be a secret.
+      // Variables are granted as NAME=*: the hint is shown and logged, and a value may be a secret.
       const assignments = Object.keys(request.env)
-        .filter(isProtectedEnvName)
+        .filter((name) => !isHarmlessEnvName(name))
         .map((name) => `${name}=*`);
       return `process(${[...assignments, ...[executable, ...request.argv].map(quoteIfNeeded)].join(' ')})`;
     }

@@ -1,10 +1,11 @@
 /**
- * Environment variables that change what a program executes: which binary runs, which code it
- * loads before its own, or which configuration (with its hooks, pagers and helpers) it obeys.
- * A narrow `process` rule would be no narrower if a step could set one of them, so a process
- * request that sets one is refused unless the rule that matches names it (`NAME=VALUE` or
- * `NAME=*` before the program) or is the unrestricted `process`. Names compare without regard
- * to case, so `Path` and `npm_config_*` are caught too.
+ * Environment variables known to change what a program executes: which binary runs, which code
+ * it loads before its own, or which configuration (with its hooks, pagers and helpers) it
+ * obeys. No list of them can be complete, so this one is not the boundary (a step may set only
+ * the variables `EnvGrants` grants); it says which ones only a process rule may grant
+ * (`NAME=VALUE` or `NAME=*` before the program), never `policy.env`, `secrets:` or `host_env:`,
+ * and which ones an approval prompt marks. Names compare without regard to case, so `Path` and
+ * `npm_config_*` are caught too.
  */
 const protectedGroups: readonly { why: string; names: readonly string[]; prefixes: readonly string[] }[] = [
   { why: 'program lookup and the dynamic loader', names: ['PATH', 'GCONV_PATH'], prefixes: ['LD_', 'DYLD_'] },
@@ -17,6 +18,16 @@ const protectedGroups: readonly { why: string; names: readonly string[]; prefixe
   { why: 'the JVM', names: ['JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS', 'JAVA_OPTS', 'JAVA_HOME', 'CLASSPATH'], prefixes: [] },
   { why: 'Go, Rust and make', names: ['GOFLAGS', 'GOENV', 'GOTOOLCHAIN', 'CARGO_HOME', 'MAKEFLAGS', 'MFLAGS', 'GNUMAKEFLAGS', 'MAKEFILES'], prefixes: ['RUSTC', 'RUSTDOC', 'CARGO_BUILD_'] },
   { why: 'editors, pagers and password helpers programs start', names: ['EDITOR', 'VISUAL', 'PAGER', 'MANPAGER', 'LESSOPEN', 'LESSCLOSE', 'BROWSER', 'SSH_ASKPASS', 'SUDO_ASKPASS'], prefixes: [] },
+  {
+    why: 'compilers, their flags and the programs build tools run',
+    names: ['CC', 'CXX', 'CPP', 'LD', 'AR', 'AS', 'CFLAGS', 'CXXFLAGS', 'CPPFLAGS', 'LDFLAGS', 'RUSTFLAGS', 'CARGO_ENCODED_RUSTFLAGS'],
+    prefixes: ['CARGO_TARGET_'],
+  },
+  {
+    why: 'helpers, plugins and configuration other programs load',
+    names: ['TAR_OPTIONS', 'RSYNC_RSH', 'CVS_RSH', 'OPENSSL_CONF', 'OPENSSL_ENGINES', 'DOTNET_STARTUP_HOOKS', 'DOTNET_ADDITIONAL_DEPS', 'TERMINFO', 'TERMINFO_DIRS', 'LOCPATH', 'NLSPATH', 'GLIBC_TUNABLES', 'IFS', 'HOSTALIASES'],
+    prefixes: ['CORECLR_', 'PIP_', 'YARN_'],
+  },
 ];
 
 /**
@@ -49,3 +60,14 @@ export function isProtectedEnvName(name: string): boolean {
   return prefixes.some((prefix) => upper.startsWith(prefix));
 }
 
+
+/**
+ * Whether an `env` grant pattern (`NAME`, or `PREFIX*`) covers a variable known to change what
+ * runs: such a grant belongs in the process rule of the program that needs it.
+ */
+export function patternCoversProtected(pattern: string): boolean {
+  const upper = pattern.toUpperCase();
+  if (!upper.endsWith('*')) return isProtectedEnvName(upper);
+  const prefix = upper.slice(0, -1);
+  return [...exactNames].some((name) => name.startsWith(prefix)) || prefixes.some((known) => known.startsWith(prefix) || prefix.startsWith(known));
+}

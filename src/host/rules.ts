@@ -4,7 +4,7 @@ import { capabilityClasses } from './capability-classes.js';
 import type { CapabilityRequest, ExecutableSelection, RuleClass } from './capability.js';
 import { ToolError } from './errors.js';
 import { hostPatternMatches, parseHostPattern, type HostPattern } from './network-host.js';
-import { isProtectedEnvName } from './protected-env.js';
+import type { EnvGrants } from './env-grants.js';
 import type { ResolvedPath } from './workspace.js';
 
 /**
@@ -322,16 +322,17 @@ export function networkToolNameMatches(pattern: string, tool: string): boolean {
 
 /**
  * The variables a process request sets that an `allow` or `ask` rule does not let it set: one
- * the rule assigns with another value, or a protected one (`isProtectedEnvName`) the rule does
- * not assign at all. The unrestricted `process` and rules of other classes grant everything;
- * `shell` grants everything too, since a script can set any variable itself.
+ * the rule assigns with another value, or one the rule does not assign that `grants` does not
+ * grant (`EnvGrants`: harmless names, `policy.env`, the workflow's secrets and host variables).
+ * The unrestricted `process` and rules of other classes grant everything; `shell` grants
+ * everything too, since a script can set any variable itself.
  */
-export function environmentNotGranted(rule: Rule, request: CapabilityRequest): string[] {
+export function environmentNotGranted(rule: Rule, request: CapabilityRequest, grants: EnvGrants): string[] {
   if (request.class !== 'process' || rule.class !== 'process' || rule.executable === undefined) return [];
   const assigned = new Map((rule.env ?? []).map((assignment) => [assignment.name, assignment.value]));
   return Object.entries(request.env)
     .filter(([name, value]) => {
-      if (!assigned.has(name)) return isProtectedEnvName(name);
+      if (!assigned.has(name)) return !grants.grants(name);
       const allowed = assigned.get(name);
       return allowed !== undefined && allowed !== value;
     })

@@ -5,6 +5,7 @@ import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import type { Tool } from '../host/tool.js';
 import { parseRule } from '../host/rules.js';
+import { envGrantProblem } from '../host/env-grants.js';
 import { isCredentialName } from '../tools/process/environment.js';
 import { parseDuration } from './duration.js';
 import {
@@ -164,6 +165,10 @@ export function compileFile(
       }
     });
   }
+  file.policy?.env?.forEach((pattern, index) => {
+    const problem = envGrantProblem(pattern);
+    if (problem) report(['policy', 'env', index], problem);
+  });
   if (file.steps === undefined && file.tasks === undefined) report([], 'a workflow needs steps: (its default task) or tasks:');
   if (file.outputs !== undefined && file.steps === undefined) report(['outputs'], 'outputs: at the top belong to the default task (steps:), which this file does not have', { key: true });
   file.host_env?.forEach((name, index) => {

@@ -99,7 +99,7 @@ export function readSecrets(names: readonly string[], hostEnv: HostPorts['hostEn
 
 function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
   if (raw === undefined || raw === 'inherit') return { mode: 'inherit' };
-  if (raw === 'empty') return { mode: 'empty' };
+  if (raw === 'inherit_all' || raw === 'empty') return { mode: raw };
   if ('inherit_except' in raw) return { mode: 'inherit_except', names: raw.inherit_except };
   return { mode: 'inherit_only', names: raw.inherit_only };
 }
@@ -188,6 +188,7 @@ export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoice
     approve: choices.approve,
     yes: choices.yes,
     secretNames: file.secrets ?? [],
+    envGrants: { policy: file.policy?.env ?? [], declared: [...(file.secrets ?? []), ...(file.host_env ?? [])] },
     processEnv: processEnvMode(file.policy?.process_env),
     processVariables,
     maxParallel: choices.maxParallel ?? file.max_parallel ?? 1,
