@@ -1,8 +1,9 @@
+import path from 'node:path';
 import { describeRequest, grantingRule, type CapabilityRequest } from './capability.js';
 import { ToolError } from './errors.js';
 import type { Delegation } from './hooks/delegation.js';
 import type { PolicyEvaluation } from './policy.js';
-import { isProtectedEnvName } from './protected-env.js';
+import { isProtectedEnvName, programsAffectedBy } from './protected-env.js';
 import type { ToolOrigin } from './tool.js';
 
 /** Who asks: enough to name the step in a message. */
@@ -67,7 +68,13 @@ export function policyDenied(subject: AuthorizationSubject, request: CapabilityR
       const free = names.filter((name) => !isProtectedEnvName(name));
       const why = known.length > 0 ? `${known.join(', ')} can change what the program executes` : 'a step may set only the variables the policy grants';
       const policyEnv = free.length > 0 ? `, or, if it changes nothing about what any program runs, list it in policy.env: [${free.join(', ')}]` : '';
-      message = `${what}: it sets ${list} in the process environment, which the rule that matched (${rule}) does not grant (${why}); to grant it to this program, ${hints.allow(grantingRule(request))}${policyEnv}; or leave ${list} out of the step's env and the workflow's env:`;
+      const program = request.class === 'process' ? path.basename(request.executable.requested) : undefined;
+      const byProgram = known.flatMap((name) => {
+        const programs = programsAffectedBy(name);
+        return programs && program !== undefined && !programs.includes(program) ? [`${name} only in a rule of ${programs.join(', ')} (process(${name}=VALUE ${programs[0]}))`] : [];
+      });
+      const affected = byProgram.length > 0 ? `, or name ${byProgram.join(' and ')}, which lets other programs carry that value` : '';
+      message = `${what}: it sets ${list} in the process environment, which the rule that matched (${rule}) does not grant (${why}); to grant it to this program, ${hints.allow(grantingRule(request))}${policyEnv}${affected}; or leave ${list} out of the step's env and the workflow's env:`;
       break;
     }
     case 'hard_link':

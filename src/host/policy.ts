@@ -13,8 +13,10 @@ import {
   ruleSubject,
   type PathView,
   type Rule,
+  type VariableGrants,
 } from './rules.js';
 import { EnvGrants } from './env-grants.js';
+import { ProgramEnvGrants } from './program-env-grants.js';
 import { isWithin } from './workspace.js';
 
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
@@ -78,12 +80,16 @@ export class Policy implements PolicyEvaluator {
   readonly rules: PolicyRules;
   /** The variables processes may be given without their rule naming them (`policy.env`, secrets, host variables). */
   readonly envGrants: EnvGrants;
+  /** `envGrants`, and the rules of the programs a variable changes (`ProgramEnvGrants`). */
+  readonly #variableGrants: VariableGrants;
   /** Per directory (and workspace root), the deny and ask read rules that could cover one of its entries. */
   readonly #keepersBelow = new Map<string, { subject: string; rules: readonly Rule[] }>();
 
   constructor(rules: Partial<PolicyRules> = {}, envGrants = new EnvGrants()) {
     this.rules = { allow: rules.allow ?? [], ask: rules.ask ?? [], deny: rules.deny ?? [] };
     this.envGrants = envGrants;
+    const byProgram = new ProgramEnvGrants(this.rules.allow, this.rules.deny);
+    this.#variableGrants = { grants: (name, value, request) => envGrants.grants(name) || byProgram.grants(name, value, request) };
   }
 
   /** A policy from rule texts; `env` is `policy.env` (variables any process may be given: names or `PREFIX*`). */
@@ -99,7 +105,7 @@ export class Policy implements PolicyEvaluator {
   }
 
   environmentNotGranted(rule: Rule, request: CapabilityRequest): string[] {
-    return environmentNotGranted(rule, request, this.envGrants);
+    return environmentNotGranted(rule, request, this.#variableGrants);
   }
 
   /**

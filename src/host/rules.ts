@@ -1,10 +1,9 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { capabilityClasses } from './capability-classes.js';
-import type { CapabilityRequest, ExecutableSelection, RuleClass } from './capability.js';
+import type { CapabilityRequest, ExecutableSelection, ProcessRequest, RuleClass } from './capability.js';
 import { ToolError } from './errors.js';
 import { hostPatternMatches, parseHostPattern, type HostPattern } from './network-host.js';
-import type { EnvGrants } from './env-grants.js';
 import type { ResolvedPath } from './workspace.js';
 
 /**
@@ -320,19 +319,25 @@ export function networkToolNameMatches(pattern: string, tool: string): boolean {
   return pattern.endsWith('*') ? tool.startsWith(pattern.slice(0, -1)) : pattern === tool;
 }
 
+/** What grants a process a variable that the rule matching it does not name. */
+export interface VariableGrants {
+  grants(name: string, value: string, request: ProcessRequest): boolean;
+}
+
 /**
  * The variables a process request sets that an `allow` or `ask` rule does not let it set: one
  * the rule assigns with another value, or one the rule does not assign that `grants` does not
- * grant (`EnvGrants`: harmless names, `policy.env`, the workflow's secrets and host variables).
- * The unrestricted `process` and rules of other classes grant everything; `shell` grants
- * everything too, since a script can set any variable itself.
+ * grant (the policy's: harmless names, `policy.env`, the workflow's secrets and host variables,
+ * the rules of the programs a variable changes). The unrestricted `process` and rules of other
+ * classes grant everything; `shell` grants everything too, since a script can set any variable
+ * itself.
  */
-export function environmentNotGranted(rule: Rule, request: CapabilityRequest, grants: EnvGrants): string[] {
+export function environmentNotGranted(rule: Rule, request: CapabilityRequest, grants: VariableGrants): string[] {
   if (request.class !== 'process' || rule.class !== 'process' || rule.executable === undefined) return [];
   const assigned = new Map((rule.env ?? []).map((assignment) => [assignment.name, assignment.value]));
   return Object.entries(request.env)
     .filter(([name, value]) => {
-      if (!assigned.has(name)) return !grants.grants(name);
+      if (!assigned.has(name)) return !grants.grants(name, value, request);
       const allowed = assigned.get(name);
       return allowed !== undefined && allowed !== value;
     })

@@ -125,4 +125,30 @@ steps:
     expect(everything.stdout).toContain('canary-setting');
     expect(everything.stdout).not.toContain('canary-mysql-pwd');
   });
+
+  it('the README npm recipe: a workflow env: npm_config_cache that npm’s rule grants does not have to be named in process(node -e)', async () => {
+    const dir = await temp.make();
+    const flow = (allow: string) => `version: 1
+name: npm-cache
+env:
+  npm_config_cache: .npm-cache
+policy:
+  allow: [${allow}, "process(node -e)", "write(.npm-cache/**)"]
+steps:
+  - id: npm
+    exec: npm config get cache
+  - id: node
+    needs: [npm]
+    exec: node -e "console.log('node sees', process.env.npm_config_cache)"
+`;
+    await writeFiles(dir, { 'recipe.yml': flow('"process(npm_config_cache=.npm-cache npm)"'), 'bare.yml': flow('"process(npm)"') });
+    const recipe = await runCli(['run', 'recipe.yml', '--output', 'plain'], { cwd: dir });
+    expect(recipe.exitCode, recipe.stdout + recipe.stderr).toBe(0);
+    expect(recipe.stdout).toContain(path.join(dir, '.npm-cache'));
+    expect(recipe.stdout).toContain('node sees .npm-cache');
+    // Without npm's rule granting it, neither npm nor node may carry it, and the denial says where it belongs.
+    const bare = await runCli(['run', 'bare.yml', '--output', 'plain'], { cwd: dir });
+    expect(bare.exitCode).toBe(3);
+    expect(bare.stdout + bare.stderr).toContain('it sets npm_config_cache in the process environment, which the rule that matched (process(npm)) does not grant');
+  });
 });

@@ -148,6 +148,27 @@ describe('environment variables a process sets', () => {
     expect(decide({ ask: ['process(NODE_OPTIONS=* npm publish)'], allow: ['process(npm)'] }, withOptions)).toMatchObject({ decision: 'ask' });
   });
 
+  it('that change only known programs are matched against those programs’ rules: another program may carry the value they grant', () => {
+    const node = (env: Record<string, string>) =>
+      processRequest({ executable: { requested: 'node', resolved: '/usr/bin/node', lookup: 'path_search' }, argv: ['-e', 'x'], env });
+    const recipe = ['process(npm_config_cache=.npm-cache npm)', 'process(node -e)'];
+    expect(decide({ allow: recipe }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ decision: 'allow', rule: 'process(node -e)' });
+    // Only that value, only from an allow rule, never a variable that changes every program.
+    expect(decide({ allow: recipe }, node({ npm_config_cache: '/elsewhere' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: ['process(node -e)'], ask: ['process(npm_config_cache=* npm)'] }, node({ npm_config_cache: 'x' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: ['process(NODE_OPTIONS=* npm)', 'process(node -e)'] }, node({ NODE_OPTIONS: '--require ./x.js' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: ['process(GIT_DIR=* git)', 'process(node -e)'] }, node({ GIT_DIR: '.other' }))).toMatchObject({ decision: 'allow' });
+    // A rule of an unrelated program grants nothing; a deny of the affected program takes it back.
+    expect(decide({ allow: ['process(npm_config_cache=* tar)', 'process(node -e)'] }, node({ npm_config_cache: 'x' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: recipe, deny: ['process(npm)'] }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: recipe, deny: ['process(npm_config_cache=* npm)'] }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: recipe, deny: ['process(npm publish)'] }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ decision: 'allow' });
+    // The affected programs themselves need their own rule to grant it, and a rule that pins another value wins.
+    const npx = processRequest({ executable: { requested: 'npx', resolved: '/usr/bin/npx', lookup: 'path_search' }, env: { npm_config_cache: '.npm-cache' } });
+    expect(decide({ allow: [...recipe, 'process(npx)'] }, npx)).toMatchObject({ reason: 'env_not_granted', rule: 'process(npx)' });
+    expect(decide({ allow: ['process(npm_config_cache=.npm-cache npm)', 'process(npm_config_cache=other node -e)'] }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ reason: 'env_not_granted' });
+  });
+
   it('in a deny rule, assignments narrow the rule to processes that set them', () => {
     const policy = { allow: ['process'], deny: ['process(GIT_SSH_COMMAND=* git)'] };
     expect(decide(policy, processRequest({ executable: { requested: 'git', resolved: '/usr/bin/git', lookup: 'path_search' } }))).toMatchObject({ decision: 'allow' });
