@@ -25,6 +25,11 @@ export interface PolicyRules {
   allow: readonly Rule[];
   ask: readonly Rule[];
   deny: readonly Rule[];
+  /**
+   * Ask rules that only narrow: one turns a request the other rules allow into a question, and
+   * never grants one they deny (a called file's `ask:`, which may not widen the calling run).
+   */
+  askIfAllowed: readonly Rule[];
 }
 
 /**
@@ -86,7 +91,7 @@ export class Policy implements PolicyEvaluator {
   readonly #keepersBelow = new Map<string, { subject: string; rules: readonly Rule[] }>();
 
   constructor(rules: Partial<PolicyRules> = {}, envGrants = new EnvGrants()) {
-    this.rules = { allow: rules.allow ?? [], ask: rules.ask ?? [], deny: rules.deny ?? [] };
+    this.rules = { allow: rules.allow ?? [], ask: rules.ask ?? [], deny: rules.deny ?? [], askIfAllowed: rules.askIfAllowed ?? [] };
     this.envGrants = envGrants;
     const byProgram = new ProgramEnvGrants(this.rules.allow, this.rules.deny);
     this.#variableGrants = { grants: (name, value, request) => envGrants.grants(name) || byProgram.grants(name, value, request) };
@@ -115,7 +120,7 @@ export class Policy implements PolicyEvaluator {
   withholdsRead(absolute: string, workspaceRoot: string, links = 1): boolean {
     if (links > 1 && this.keepsBackNamedReads()) return true;
     const below = this.keepersOf(absolute, workspaceRoot);
-    if (!below) return [...this.rules.deny, ...this.rules.ask].some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
+    if (!below) return this.withheld().some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
     if (below.rules.length === 0) return false;
     const subject = entrySubject(below.subject, path.basename(absolute));
     if (subject === undefined) return below.rules.some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
@@ -129,14 +134,14 @@ export class Policy implements PolicyEvaluator {
    * the workspace: every rule is tested on it.
    */
   private keepersOf(absolute: string, workspaceRoot: string): { subject: string; rules: readonly Rule[] } | undefined {
-    if (this.rules.deny.length === 0 && this.rules.ask.length === 0) return { subject: '.', rules: [] };
+    if (this.withheld().length === 0) return { subject: '.', rules: [] };
     const directory = path.dirname(absolute);
     if (directory === absolute || !isWithin(workspaceRoot, directory)) return undefined;
     const key = `${workspaceRoot}\0${directory}`;
     let below = this.#keepersBelow.get(key);
     if (!below) {
       if (this.#keepersBelow.size >= keepersBelowLimit) this.#keepersBelow.clear();
-      const rules = [...this.rules.deny, ...this.rules.ask].filter((rule) => readRuleMayCoverBelow(rule, directory, workspaceRoot));
+      const rules = this.withheld().filter((rule) => readRuleMayCoverBelow(rule, directory, workspaceRoot));
       below = { subject: ruleSubject(directory, workspaceRoot), rules };
       this.#keepersBelow.set(key, below);
     }
@@ -145,7 +150,7 @@ export class Policy implements PolicyEvaluator {
 
   /** Whether some deny or ask rule keeps back reads of particular paths (`read(secret/**)`, not `read`). */
   private keepsBackNamedReads(): boolean {
-    return [...this.rules.deny, ...this.rules.ask].some((rule) => rule.class === 'read' && !isUnrestricted(rule));
+    return this.withheld().some((rule) => rule.class === 'read' && !isUnrestricted(rule));
   }
 
   evaluate(request: CapabilityRequest, workspaceRoot: string): PolicyEvaluation {
@@ -178,11 +183,23 @@ export class Policy implements PolicyEvaluator {
       for (const rule of rules) {
         if (!matching(rule, views)) continue;
         const variables = this.environmentNotGranted(rule, request);
-        if (variables.length === 0) return { decision, rule, reason: 'rule' };
+        if (variables.length === 0) return this.narrowed({ decision, rule, reason: 'rule' }, (candidate) => matching(candidate, ['written', 'resolved']) && environmentConditionsHold(candidate, request));
         withoutEnvironment ??= { rule, variables };
       }
       if (withoutEnvironment) return { decision: 'deny', rule: withoutEnvironment.rule, reason: 'env_not_granted', variables: withoutEnvironment.variables };
     }
     return { decision: 'deny', rule: undefined, reason: 'no_rule' };
+  }
+
+  /** An allow turned into a question by an `askIfAllowed` rule that matches (its assignments narrowing it, as a deny's do). */
+  private narrowed(evaluation: PolicyEvaluation, matches: (rule: Rule) => boolean): PolicyEvaluation {
+    if (evaluation.decision !== 'allow') return evaluation;
+    const asking = this.rules.askIfAllowed.find(matches);
+    return asking ? { decision: 'ask', rule: asking, reason: 'rule' } : evaluation;
+  }
+
+  /** The rules that keep back what they name: deny, ask and narrowing ask rules. */
+  private withheld(): readonly Rule[] {
+    return [...this.rules.deny, ...this.rules.ask, ...this.rules.askIfAllowed];
   }
 }

@@ -19,8 +19,8 @@ import type { OutputOptions } from '../host/step-output.js';
 export interface HostConfig {
   root: string;
   grantedRoots: readonly string[];
-  /** Rules as written: the file's, with the front end's joined to them. */
-  rules: { allow: readonly string[]; ask: readonly string[]; deny: readonly string[] };
+  /** Rules as written: the file's, with the front end's joined to them; `askIfAllowed`: called files' ask rules, which only narrow. */
+  rules: { allow: readonly string[]; ask: readonly string[]; deny: readonly string[]; askIfAllowed?: readonly string[] };
   approve: readonly string[];
   yes: boolean;
   secretNames: readonly string[];
@@ -76,7 +76,7 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
     throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
   }
   const policy = new Policy(
-    { allow: parseRules(config.rules.allow), ask: parseRules(config.rules.ask), deny: parseRules(config.rules.deny) },
+    { allow: parseRules(config.rules.allow), ask: parseRules(config.rules.ask), deny: parseRules(config.rules.deny), askIfAllowed: parseRules(config.rules.askIfAllowed ?? []) },
     new EnvGrants(config.envGrants.policy, config.envGrants.declared),
   );
   // Confined processes reach network(HOST) hosts only through this run's proxy, ended with the run.

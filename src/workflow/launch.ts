@@ -181,9 +181,10 @@ export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoice
     grantedRoots: grantedRootsOf(workflow),
     rules: {
       allow: [...(file.policy?.allow ?? []), ...choices.rules.allow],
-      // A called file's rules only add restrictions; they hold for the whole run, as every rule does.
-      ask: [...(file.policy?.ask ?? []), ...workflow.calledRules.ask, ...choices.rules.ask],
+      // A called file's rules only add restrictions (its ask rules ask only what the run allows); they hold for the whole run, as every rule does.
+      ask: [...(file.policy?.ask ?? []), ...choices.rules.ask],
       deny: [...(file.policy?.deny ?? []), ...workflow.calledRules.deny, ...choices.rules.deny],
+      askIfAllowed: workflow.calledRules.ask,
     },
     approve: choices.approve,
     yes: choices.yes,

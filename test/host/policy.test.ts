@@ -35,6 +35,18 @@ describe('policy evaluation order', () => {
   });
 });
 
+describe('ask rules that only narrow (a called file’s)', () => {
+  it('turn what the other rules allow into a question and never grant what they deny', async () => {
+    const policy = (allow: string[], deny: string[] = []) =>
+      new Policy({ allow: allow.map(parseRule), deny: deny.map(parseRule), askIfAllowed: ['shell', 'write(**)', 'network'].map(parseRule) });
+    const write = await writeRequest(box.workspace, 'out/a.txt');
+    expect(policy([]).evaluate(write, box.root)).toMatchObject({ decision: 'deny', reason: 'no_rule' });
+    expect(policy([]).evaluate(shellRequest(), box.root)).toMatchObject({ decision: 'deny', reason: 'no_rule' });
+    expect(policy(['write(out/**)']).evaluate(write, box.root)).toMatchObject({ decision: 'ask', rule: { text: 'write(**)' } });
+    expect(policy(['write(out/**)'], ['write(out/a.txt)']).evaluate(write, box.root)).toMatchObject({ decision: 'deny', reason: 'rule' });
+  });
+});
+
 describe('paths as written and as resolved', () => {
   it('a deny matching the path as written wins even when the resolved path is allowed', async () => {
     const link = await readRequest(box.workspace, 'docs/env-link');
