@@ -142,7 +142,7 @@ export function networkConfinement(policy: Policy): NetworkConfinement {
  */
 export function unixSocketConfinement(policy: Policy): boolean {
   const named = (rules: readonly Rule[]) => rules.some((rule) => rule.class === 'unix_socket');
-  return named(policy.rules.allow) && !named(policy.rules.deny) && !named(policy.rules.ask);
+  return named(policy.rules.allow) && !named(policy.rules.deny) && !named(policy.rules.ask) && !named(policy.rules.askIfAllowed);
 }
 
 /**
