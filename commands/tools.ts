@@ -49,8 +49,10 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
     const { cliHooks } = await import('../src/hooks/run-hooks.js');
     const { runChoicesOf } = await import('../src/cli/run-choices-of.js');
     const environment = readCliEnvironment();
-    // What servers and modules say (names, descriptions, warnings) is theirs: it is shown, never obeyed by the terminal.
-    const stderr = (line: string) => process.stderr.write(`${safeText(line, false)}\n`);
+    // What servers and modules say (names, descriptions, warnings) is theirs, and a workflow's
+    // secrets reach its MCP servers: it is masked, then shown, never obeyed by the terminal.
+    const masker = new SecretMasker();
+    const stderr = (line: string) => process.stderr.write(`${safeText(masker.mask(line), false)}\n`);
     // Starting a workflow's MCP servers is authorized as in a run: prompts on a terminal, the
     // workflow's own hooks as gates, and every --approve/--yes decision echoed.
     const approvals = createApprovals({
@@ -70,55 +72,56 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
           ...(approvals.approver && { approver: approvals.approver }),
           onScriptedDecision: approvals.onScriptedDecision,
           grantHints: cliGrantHints,
-          hooks: cliHooks({ file: undefined, labels: [], env: environment.env, masker: new SecretMasker(), warn: stderr }),
+          hooks: cliHooks({ file: undefined, labels: [], env: environment.env, masker, warn: stderr }),
+          masker,
           warn: stderr,
         },
       });
     } catch (error) {
-      return this.failed(error);
+      return this.failed(error, stderr);
     }
     try {
-      if (args.name !== undefined) return await this.showOne(catalog, args.name);
+      if (args.name !== undefined) return masker.maskDeep(await this.showOne(catalog, args.name, masker));
       const listed: ListedTool[] = catalog.tools.map((tool) => toolListing(tool, this.jsonEnabled()));
       if (flags.selftest) {
         const { runSelftests } = await import('../src/workflow/extensions/selftest.js');
         const results = await runSelftests(catalog.tools);
         results.forEach((result, index) => (listed[index]!.selftest = result));
       }
-      this.log(formatTable(listed));
+      this.log(masker.mask(formatTable(listed)));
       if (listed.some((tool) => tool.origin === 'host')) {
         this.log('\nhost tools are trusted in-process code: their classes are declarations, not a sandbox.');
       }
-      if (flags.selftest) this.log(`\n${formatSelftests(listed)}`);
+      if (flags.selftest) this.log(`\n${masker.mask(formatSelftests(listed))}`);
       if (listed.some((tool) => tool.selftest?.status === 'failed')) process.exitCode = 1;
-      return listed;
+      return masker.maskDeep(listed);
     } finally {
       for (const notice of await catalog.close()) stderr(`rho: ${notice}`);
     }
   }
 
   /** `rho tools NAME`: one tool with its arguments and data; an unknown name is a usage error. */
-  private async showOne(catalog: ToolCatalog, name: string): Promise<ListedTool> {
+  private async showOne(catalog: ToolCatalog, name: string, masker: SecretMasker): Promise<ListedTool> {
     const { toolListing } = await import('../src/workflow/extensions/tool-catalog.js');
     const tool = catalog.tools.find((candidate) => candidate.name === name);
     if (!tool) {
       const { closestToolNames } = await import('../src/workflow/suggest.js');
       const suggestions = closestToolNames(name, catalog.tools.map((candidate) => candidate.name));
       const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((suggestion) => `"${suggestion}"`).join(' or ')}?` : '';
-      process.stderr.write(`rho: no tool named "${name}"${hint} (rho tools lists them; a workflow's own tools with -f WORKFLOW)\n`);
+      process.stderr.write(masker.mask(`rho: no tool named "${name}"${hint} (rho tools lists them; a workflow's own tools with -f WORKFLOW)\n`));
       return this.exit(2);
     }
     const listing = toolListing(tool, true);
     if (!this.jsonEnabled()) {
       const { describeTool } = await import('../src/cli/describe-tool.js');
-      this.log(describeTool(listing));
+      this.log(masker.mask(describeTool(listing)));
     }
     return listing;
   }
 
   /** Reports why the tools could not be listed, with the exit code `rho run` would use. */
-  private failed(error: unknown): never {
-    this.exit(reportStartupError(error, (line) => process.stderr.write(`${safeText(line, false)}\n`)));
+  private failed(error: unknown, stderr: (line: string) => void): never {
+    this.exit(reportStartupError(error, stderr));
   }
 }
 

@@ -94,6 +94,7 @@ export async function invokeToolCommand(
         approve: choices.approve,
         yes: choices.yes,
         secretNames: [],
+        envGrants: { policy: [], declared: [] },
         processEnv: { mode: 'inherit' },
         processVariables: {},
         maxParallel: 1,

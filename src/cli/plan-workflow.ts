@@ -42,7 +42,8 @@ export async function planWorkflowCommand(
       await opened.hooks?.finish();
     }
     if (options.print) for (const line of formatPlan(plan)) streams.stdout.write(`${line}\n`);
-    return { exitCode: 0, plan };
+    // --json prints what is returned: masked like every other output.
+    return { exitCode: 0, plan: masker.maskDeep(plan) };
   } catch (error) {
     return { exitCode: reportStartupError(error, (line) => streams.stderr.write(`${line}\n`)) };
   }

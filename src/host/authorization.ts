@@ -21,7 +21,7 @@ import { freezeRequest } from './frozen-request.js';
 import type { PreToolGate } from './gates.js';
 import { hostWithPort } from './network-host.js';
 import type { PolicyEvaluation, PolicyEvaluator } from './policy.js';
-import { environmentNotGranted, ruleMatches, type Rule } from './rules.js';
+import { ruleMatches, type Rule } from './rules.js';
 
 export type { AuthorizationSubject } from './denials.js';
 
@@ -152,7 +152,7 @@ export class Authorizer {
     if (yes) return { flag: 'yes' };
     // An --approve rule must grant the environment the process sets, here as in the policy.
     const rule = rules.find(
-      (candidate) => ruleMatches(candidate, request, this.options.workspaceRoot) && environmentNotGranted(candidate, request).length === 0,
+      (candidate) => ruleMatches(candidate, request, this.options.workspaceRoot) && this.options.policy.environmentNotGranted(candidate, request).length === 0,
     );
     return rule && { flag: 'approve', rule: rule.text };
   }

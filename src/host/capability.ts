@@ -1,12 +1,14 @@
 import type { CapabilityClass } from './capability-classes.js';
 import { globLiteral } from './glob-literal.js';
+import type { SpecialKind } from './ip-address.js';
 import { hostWithPort } from './network-host.js';
-import { isProtectedEnvName } from './protected-env.js';
+import { isHarmlessEnvName } from './env-grants.js';
 import type { ResolvedPath } from './workspace.js';
 
 /** How a child process's environment is built from the host's. */
 export type EnvMode =
   | { mode: 'inherit' }
+  | { mode: 'inherit_all' }
   | { mode: 'empty' }
   | { mode: 'inherit_except'; names: readonly string[] }
   | { mode: 'inherit_only'; names: readonly string[] };
@@ -98,6 +100,13 @@ export interface NetworkRequest {
   port: number;
   /** scheme://host/path — never user info or a query string. */
   url: string;
+  /**
+   * Present when the request is for the address a name resolved to (then `hostname` is that
+   * address): a name that resolves to a special address (loopback, private, link-local…)
+   * reaches it only when a rule names the address too (`network(10.0.0.5)`, a range, or
+   * `localhost` for loopback), so no name can lead past a rule about an address.
+   */
+  resolved?: { from: string; kind: SpecialKind };
   /*
    * What the call sends beyond the facts rules match, as keyed digests (`contentDigest`) so that
    * no value travels with the request into events, hooks or logs, and none can be guessed back. Part of the exact identity a
@@ -203,7 +212,7 @@ export function describeRequest(request: CapabilityRequest): string {
     case 'shell':
       return `run ${request.shell} script`;
     case 'network':
-      return `${request.method} ${request.url}`;
+      return `${request.method} ${request.url}${request.resolved ? ` (${request.resolved.from} resolved to ${request.hostname}, a ${request.resolved.kind} address)` : ''}`;
     case 'network_tool':
       return `network access managed by tool ${request.tool}`;
     case 'skill':
@@ -233,9 +242,9 @@ export function grantingRule(request: CapabilityRequest): string {
       // so is one a PATH search found where steps write, which a bare name does not cover.
       const { lookup, writable, resolved, requested } = request.executable;
       const executable = lookup === 'exact' || writable ? resolved : requested;
-      // Protected variables are granted as NAME=*: the hint is shown and logged, and a value may be a secret.
+      // Variables are granted as NAME=*: the hint is shown and logged, and a value may be a secret.
       const assignments = Object.keys(request.env)
-        .filter(isProtectedEnvName)
+        .filter((name) => !isHarmlessEnvName(name))
         .map((name) => `${name}=*`);
       return `process(${[...assignments, ...[executable, ...request.argv].map(quoteIfNeeded)].join(' ')})`;
     }

@@ -1,9 +1,10 @@
+import path from 'node:path';
 import { describeRequest, grantingRule, type CapabilityRequest } from './capability.js';
 import { ToolError } from './errors.js';
 import type { Delegation } from './hooks/delegation.js';
 import type { PolicyEvaluation } from './policy.js';
+import { isProtectedEnvName, programsAffectedBy } from './protected-env.js';
 import type { ToolOrigin } from './tool.js';
-import { environmentNotGranted } from './rules.js';
 
 /** Who asks: enough to name the step in a message. */
 export interface AuthorizationSubject {
@@ -60,9 +61,20 @@ export function policyDenied(subject: AuthorizationSubject, request: CapabilityR
   const rule = evaluation.rule?.text;
   let message: string;
   switch (evaluation.reason) {
-    case 'protected_env': {
-      const names = evaluation.rule ? environmentNotGranted(evaluation.rule, request).join(', ') : '';
-      message = `${what}: it sets ${names} in the process environment, which can change what the program executes, and the rule that matched (${rule}) does not grant that; to grant it, ${hints.allow(grantingRule(request))}, or leave ${names} out of the step's env and the workflow's env:`;
+    case 'env_not_granted': {
+      const names = evaluation.variables ?? [];
+      const list = names.join(', ');
+      const known = names.filter(isProtectedEnvName);
+      const free = names.filter((name) => !isProtectedEnvName(name));
+      const why = known.length > 0 ? `${known.join(', ')} can change what the program executes` : 'a step may set only the variables the policy grants';
+      const policyEnv = free.length > 0 ? `, or, if it changes nothing about what any program runs, list it in policy.env: [${free.join(', ')}]` : '';
+      const program = request.class === 'process' ? path.basename(request.executable.requested) : undefined;
+      const byProgram = known.flatMap((name) => {
+        const programs = programsAffectedBy(name);
+        return programs && program !== undefined && !programs.includes(program) ? [`${name} only in a rule of ${programs.join(', ')} (process(${name}=VALUE ${programs[0]}))`] : [];
+      });
+      const affected = byProgram.length > 0 ? `, or name ${byProgram.join(' and ')}, which lets other programs carry that value` : '';
+      message = `${what}: it sets ${list} in the process environment, which the rule that matched (${rule}) does not grant (${why}); to grant it to this program, ${hints.allow(grantingRule(request))}${policyEnv}${affected}; or leave ${list} out of the step's env and the workflow's env:`;
       break;
     }
     case 'hard_link':

@@ -1,53 +1,22 @@
 import { HostError } from './errors.js';
+import { mayContinueWrappedBase64, minMaskableLength, secretForms, type SecretForm } from './secret-forms.js';
 /** What a masked secret is replaced with in every output. */
 export const maskText = '***';
 
-/** Shortest secret that can be masked without hiding ordinary text. */
-export const minMaskableLength = 4;
+export { minMaskableLength };
 
 /**
- * The base64 text a value encodes to wherever it starts in a longer encoded byte stream. Base64
- * works in 3-byte groups, so a value after 0, 1 or 2 other bytes (`printf 'x%s' "$S" | base64`,
- * `user:$TOKEN` in HTTP Basic auth) encodes three different ways. For each offset, the value's
- * bytes from the next group boundary on are encoded, keeping only the characters that depend on
- * the value alone: neither the bytes before it nor those after it change them.
- */
-function base64Alignments(bytes: Buffer): string[] {
-  const forms: string[] = [];
-  for (const skipped of [0, 1, 2]) {
-    const aligned = bytes.subarray(skipped);
-    const determined = Math.floor((aligned.length * 4) / 3);
-    forms.push(aligned.toString('base64').slice(0, determined), aligned.toString('base64url').slice(0, determined));
-  }
-  return forms;
-}
-
-function encodings(value: string): string[] {
-  const bytes = Buffer.from(value, 'utf8');
-  const base64 = bytes.toString('base64');
-  const forms = [
-    value,
-    base64,
-    base64.replace(/=+$/, ''),
-    bytes.toString('base64url'),
-    ...base64Alignments(bytes),
-    encodeURIComponent(value),
-    encodeURIComponent(value).replace(/%20/g, '+'),
-  ];
-  if (value.includes('\n')) {
-    for (const line of value.split(/\r?\n/)) if (line.trim().length >= minMaskableLength) forms.push(line);
-  }
-  return forms;
-}
-
-/**
- * Replaces secret values — and their base64 and URL-encoded forms, and each line of a multi-line
- * secret — with `***`. Longer forms are replaced first so a secret inside another is fully hidden.
+ * Replaces secret values with `***` in every form `secretForms` knows: as written, JSON-, HTML-
+ * or percent-escaped (any case, `+` for a space), NFD, base64 at any alignment and wrapped at
+ * any column, and each line of a multi-line secret. So any text is masked where it is written
+ * out, however rho or a program formatted the value first. Longer secrets are tried first, so
+ * a secret inside another is fully hidden.
  */
 export class SecretMasker {
   private readonly known = new Set<string>();
-  private forms: readonly string[] = [];
+  private forms: readonly SecretForm[] = [];
   private pattern: RegExp | undefined;
+  private longest = 0;
   private spansLines = false;
 
   constructor(secrets: readonly string[] = []) {
@@ -59,18 +28,23 @@ export class SecretMasker {
     for (const secret of secrets) {
       if (secret.length < minMaskableLength) throw new HostError('usage', `a secret shorter than ${minMaskableLength} characters cannot be masked safely`);
     }
-    for (const secret of secrets) for (const form of encodings(secret)) if (form.length >= minMaskableLength) this.known.add(form);
-    this.forms = [...this.known].sort((a, b) => b.length - a.length);
-    this.spansLines = this.forms.some((form) => form.includes('\n'));
-    this.pattern = this.forms.length > 0 ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
+    const added = secrets.filter((secret) => !this.known.has(secret));
+    if (added.length === 0) return;
+    for (const secret of added) this.known.add(secret);
+    // Longer secrets first: at a place where two could start, the one that contains the other wins.
+    const bySize = [...this.known].sort((a, b) => b.length - a.length);
+    this.forms = bySize.flatMap((secret) => secretForms(secret));
+    this.longest = Math.max(...this.forms.map((form) => form.longest));
+    this.spansLines = this.forms.some((form) => form.crossesLines);
+    this.pattern = new RegExp(this.forms.map((form) => form.source).join('|'), 'g');
   }
 
-  /** Longest form a secret can take: a stream must hold back this many characters less one. */
+  /** Longest text a secret's form can span: a stream must hold back this many characters less one. */
   get longestForm(): number {
-    return this.forms[0]?.length ?? 0;
+    return this.longest;
   }
 
-  /** Whether some form holds a line break: only then can a secret continue past the end of a line. */
+  /** Whether some secret holds a line break: only then can a secret continue past the end of any line. */
   get crossesLines(): boolean {
     return this.spansLines;
   }
@@ -115,8 +89,9 @@ function maskValue(value: unknown, masker: SecretMasker): unknown {
 /**
  * Masks a stream of text before it is split into lines, cut or stored: it holds back the last
  * `longest - 1` characters of each chunk until the next chunk (or `end()`) shows whether a
- * secret continues. Complete lines are never held back unless a secret can span lines, so
- * a process's progress shows as soon as its lines end.
+ * secret continues. Complete lines are never held back unless a secret can span lines, or the
+ * last of them may be a wrapped base64 line whose encoding goes on, so a process's progress
+ * shows as soon as its lines end.
  */
 export class StreamMasker {
   private pending = '';
@@ -127,7 +102,7 @@ export class StreamMasker {
     if (this.masker.empty) return chunk;
     const text = this.pending + chunk;
     let cut = Math.max(0, text.length - (this.masker.longestForm - 1));
-    if (!this.masker.crossesLines) cut = Math.max(cut, text.lastIndexOf('\n') + 1);
+    if (!this.masker.crossesLines) cut = Math.max(cut, completeLinesEnd(text));
     for (const [start, end] of this.masker.spans(text)) if (start < cut && end > cut) cut = end;
     this.pending = text.slice(cut);
     return this.masker.mask(text.slice(0, cut));
@@ -140,6 +115,16 @@ export class StreamMasker {
   }
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Where the complete lines of a text end that no secret can continue past: after the last line
+ * break, less any lines before it that may be wrapped base64 still going on.
+ */
+function completeLinesEnd(text: string): number {
+  let end = text.lastIndexOf('\n') + 1;
+  while (end > 0) {
+    const start = text.lastIndexOf('\n', end - 2) + 1;
+    if (!mayContinueWrappedBase64(text.slice(start, end - 1).replace(/\r$/, ''))) break;
+    end = start;
+  }
+  return end;
 }

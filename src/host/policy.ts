@@ -13,7 +13,10 @@ import {
   ruleSubject,
   type PathView,
   type Rule,
+  type VariableGrants,
 } from './rules.js';
+import { EnvGrants } from './env-grants.js';
+import { ProgramEnvGrants } from './program-env-grants.js';
 import { isWithin } from './workspace.js';
 
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
@@ -22,6 +25,11 @@ export interface PolicyRules {
   allow: readonly Rule[];
   ask: readonly Rule[];
   deny: readonly Rule[];
+  /**
+   * Ask rules that only narrow: one turns a request the other rules allow into a question, and
+   * never grants one they deny (a called file's `ask:`, which may not widen the calling run).
+   */
+  askIfAllowed: readonly Rule[];
 }
 
 /**
@@ -30,23 +38,28 @@ export interface PolicyRules {
  * - `no_rule`: nothing matched, so the default (deny) applies;
  * - `outside`: the path lies outside the workspace and the `outside` rules decided (`rule` is
  *   the matching `outside` rule, or undefined when none allows it);
- * - `protected_env`: a rule matched the process, but it sets variables that rule does not let
- *   it set (`environmentNotGranted`); `rule` is that rule.
+ * - `env_not_granted`: a rule matched the process, but it sets variables that neither that rule
+ *   nor the policy's grants let it set (`environmentNotGranted`); `rule` is that rule and
+ *   `variables` those variables.
  * - `hard_link`: the file to read has more than one name (hard link) while a `deny` or `ask`
  *   read rule names paths: its other names cannot be known, and one may be a path such a rule
  *   keeps back, so it is refused; `rule` is the rule that would otherwise have decided.
  */
-export type PolicyReason = 'rule' | 'no_rule' | 'outside' | 'protected_env' | 'hard_link';
+export type PolicyReason = 'rule' | 'no_rule' | 'outside' | 'env_not_granted' | 'hard_link';
 
 export interface PolicyEvaluation {
   decision: PolicyDecision;
   rule: Rule | undefined;
   reason: PolicyReason;
+  /** For `env_not_granted`: the variables the request sets that nothing grants. */
+  variables?: readonly string[];
 }
 
 /** Anything that decides requests like a Policy (the authorizer needs nothing more). */
 export interface PolicyEvaluator {
   evaluate(request: CapabilityRequest, workspaceRoot: string): PolicyEvaluation;
+  /** The variables a process request sets that `rule` (an `--approve` rule, say) and the policy's grants do not let it set. */
+  environmentNotGranted(rule: Rule, request: CapabilityRequest): string[];
 }
 
 const strictness: Readonly<Record<PolicyDecision, number>> = { allow: 0, ask: 1, deny: 2 };
@@ -70,19 +83,34 @@ function readsLinkedFile(request: CapabilityRequest): boolean {
  */
 export class Policy implements PolicyEvaluator {
   readonly rules: PolicyRules;
+  /** The variables processes may be given without their rule naming them (`policy.env`, secrets, host variables). */
+  readonly envGrants: EnvGrants;
+  /** `envGrants`, and the rules of the programs a variable changes (`ProgramEnvGrants`). */
+  readonly #variableGrants: VariableGrants;
   /** Per directory (and workspace root), the deny and ask read rules that could cover one of its entries. */
   readonly #keepersBelow = new Map<string, { subject: string; rules: readonly Rule[] }>();
 
-  constructor(rules: Partial<PolicyRules> = {}) {
-    this.rules = { allow: rules.allow ?? [], ask: rules.ask ?? [], deny: rules.deny ?? [] };
+  constructor(rules: Partial<PolicyRules> = {}, envGrants = new EnvGrants()) {
+    this.rules = { allow: rules.allow ?? [], ask: rules.ask ?? [], deny: rules.deny ?? [], askIfAllowed: rules.askIfAllowed ?? [] };
+    this.envGrants = envGrants;
+    const byProgram = new ProgramEnvGrants(this.rules.allow, this.rules.deny);
+    this.#variableGrants = { grants: (name, value, request) => envGrants.grants(name) || byProgram.grants(name, value, request) };
   }
 
-  static fromText(rules: { allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[] }): Policy {
-    return new Policy({
-      allow: (rules.allow ?? []).map(parseRule),
-      ask: (rules.ask ?? []).map(parseRule),
-      deny: (rules.deny ?? []).map(parseRule),
-    });
+  /** A policy from rule texts; `env` is `policy.env` (variables any process may be given: names or `PREFIX*`). */
+  static fromText(rules: { allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[]; env?: readonly string[] }): Policy {
+    return new Policy(
+      {
+        allow: (rules.allow ?? []).map(parseRule),
+        ask: (rules.ask ?? []).map(parseRule),
+        deny: (rules.deny ?? []).map(parseRule),
+      },
+      new EnvGrants(rules.env ?? []),
+    );
+  }
+
+  environmentNotGranted(rule: Rule, request: CapabilityRequest): string[] {
+    return environmentNotGranted(rule, request, this.#variableGrants);
   }
 
   /**
@@ -92,7 +120,7 @@ export class Policy implements PolicyEvaluator {
   withholdsRead(absolute: string, workspaceRoot: string, links = 1): boolean {
     if (links > 1 && this.keepsBackNamedReads()) return true;
     const below = this.keepersOf(absolute, workspaceRoot);
-    if (!below) return [...this.rules.deny, ...this.rules.ask].some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
+    if (!below) return this.withheld().some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
     if (below.rules.length === 0) return false;
     const subject = entrySubject(below.subject, path.basename(absolute));
     if (subject === undefined) return below.rules.some((rule) => readRuleCovers(rule, absolute, workspaceRoot));
@@ -106,14 +134,14 @@ export class Policy implements PolicyEvaluator {
    * the workspace: every rule is tested on it.
    */
   private keepersOf(absolute: string, workspaceRoot: string): { subject: string; rules: readonly Rule[] } | undefined {
-    if (this.rules.deny.length === 0 && this.rules.ask.length === 0) return { subject: '.', rules: [] };
+    if (this.withheld().length === 0) return { subject: '.', rules: [] };
     const directory = path.dirname(absolute);
     if (directory === absolute || !isWithin(workspaceRoot, directory)) return undefined;
     const key = `${workspaceRoot}\0${directory}`;
     let below = this.#keepersBelow.get(key);
     if (!below) {
       if (this.#keepersBelow.size >= keepersBelowLimit) this.#keepersBelow.clear();
-      const rules = [...this.rules.deny, ...this.rules.ask].filter((rule) => readRuleMayCoverBelow(rule, directory, workspaceRoot));
+      const rules = this.withheld().filter((rule) => readRuleMayCoverBelow(rule, directory, workspaceRoot));
       below = { subject: ruleSubject(directory, workspaceRoot), rules };
       this.#keepersBelow.set(key, below);
     }
@@ -122,7 +150,7 @@ export class Policy implements PolicyEvaluator {
 
   /** Whether some deny or ask rule keeps back reads of particular paths (`read(secret/**)`, not `read`). */
   private keepsBackNamedReads(): boolean {
-    return [...this.rules.deny, ...this.rules.ask].some((rule) => rule.class === 'read' && !isUnrestricted(rule));
+    return this.withheld().some((rule) => rule.class === 'read' && !isUnrestricted(rule));
   }
 
   evaluate(request: CapabilityRequest, workspaceRoot: string): PolicyEvaluation {
@@ -138,8 +166,9 @@ export class Policy implements PolicyEvaluator {
 
   /**
    * Deny, then ask, then allow. A deny rule's environment assignments narrow it; an ask or allow
-   * rule must also grant every variable the request sets (`environmentNotGranted`): when rules
-   * of a level match the program but none grants its environment, the request is denied.
+   * rule must also grant every variable the request sets, or the policy's grants must
+   * (`environmentNotGranted`): when rules of a level match the program but none grants its
+   * environment, the request is denied.
    */
   private evaluateRules(request: CapabilityRequest, root: string, include: (rule: Rule) => boolean): PolicyEvaluation {
     const matching = (rule: Rule, views: readonly PathView[]) => include(rule) && views.some((view) => ruleMatches(rule, request, root, view));
@@ -150,14 +179,27 @@ export class Policy implements PolicyEvaluator {
       ['allow', this.rules.allow, ['resolved']],
     ] as const;
     for (const [decision, rules, views] of levels) {
-      let withoutEnvironment: Rule | undefined;
+      let withoutEnvironment: { rule: Rule; variables: string[] } | undefined;
       for (const rule of rules) {
         if (!matching(rule, views)) continue;
-        if (environmentNotGranted(rule, request).length === 0) return { decision, rule, reason: 'rule' };
-        withoutEnvironment ??= rule;
+        const variables = this.environmentNotGranted(rule, request);
+        if (variables.length === 0) return this.narrowed({ decision, rule, reason: 'rule' }, (candidate) => matching(candidate, ['written', 'resolved']) && environmentConditionsHold(candidate, request));
+        withoutEnvironment ??= { rule, variables };
       }
-      if (withoutEnvironment) return { decision: 'deny', rule: withoutEnvironment, reason: 'protected_env' };
+      if (withoutEnvironment) return { decision: 'deny', rule: withoutEnvironment.rule, reason: 'env_not_granted', variables: withoutEnvironment.variables };
     }
     return { decision: 'deny', rule: undefined, reason: 'no_rule' };
+  }
+
+  /** An allow turned into a question by an `askIfAllowed` rule that matches (its assignments narrowing it, as a deny's do). */
+  private narrowed(evaluation: PolicyEvaluation, matches: (rule: Rule) => boolean): PolicyEvaluation {
+    if (evaluation.decision !== 'allow') return evaluation;
+    const asking = this.rules.askIfAllowed.find(matches);
+    return asking ? { decision: 'ask', rule: asking, reason: 'rule' } : evaluation;
+  }
+
+  /** The rules that keep back what they name: deny, ask and narrowing ask rules. */
+  private withheld(): readonly Rule[] {
+    return [...this.rules.deny, ...this.rules.ask, ...this.rules.askIfAllowed];
   }
 }

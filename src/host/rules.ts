@@ -1,10 +1,9 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { capabilityClasses } from './capability-classes.js';
-import type { CapabilityRequest, ExecutableSelection, RuleClass } from './capability.js';
+import type { CapabilityRequest, ExecutableSelection, ProcessRequest, RuleClass } from './capability.js';
 import { ToolError } from './errors.js';
-import { parseHostPattern, type HostPattern } from './network-host.js';
-import { isProtectedEnvName } from './protected-env.js';
+import { hostPatternMatches, parseHostPattern, type HostPattern } from './network-host.js';
 import type { ResolvedPath } from './workspace.js';
 
 /**
@@ -297,7 +296,7 @@ export function ruleMatches(rule: Rule, request: CapabilityRequest, workspaceRoo
     case 'shell':
       return request.class === 'shell';
     case 'network':
-      return request.class === 'network' && (rule.host === undefined || hostMatches(rule.host, request.hostname, request.port));
+      return request.class === 'network' && (rule.host === undefined || hostPatternMatches(rule.host, request.hostname, request.port));
     case 'network_tool':
       return request.class === 'network_tool' && (rule.name === undefined || networkToolNameMatches(rule.name, request.tool));
     case 'skill':
@@ -320,18 +319,25 @@ export function networkToolNameMatches(pattern: string, tool: string): boolean {
   return pattern.endsWith('*') ? tool.startsWith(pattern.slice(0, -1)) : pattern === tool;
 }
 
+/** What grants a process a variable that the rule matching it does not name. */
+export interface VariableGrants {
+  grants(name: string, value: string, request: ProcessRequest): boolean;
+}
+
 /**
  * The variables a process request sets that an `allow` or `ask` rule does not let it set: one
- * the rule assigns with another value, or a protected one (`isProtectedEnvName`) the rule does
- * not assign at all. The unrestricted `process` and rules of other classes grant everything;
- * `shell` grants everything too, since a script can set any variable itself.
+ * the rule assigns with another value, or one the rule does not assign that `grants` does not
+ * grant (the policy's: harmless names, `policy.env`, the workflow's secrets and host variables,
+ * the rules of the programs a variable changes). The unrestricted `process` and rules of other
+ * classes grant everything; `shell` grants everything too, since a script can set any variable
+ * itself.
  */
-export function environmentNotGranted(rule: Rule, request: CapabilityRequest): string[] {
+export function environmentNotGranted(rule: Rule, request: CapabilityRequest, grants: VariableGrants): string[] {
   if (request.class !== 'process' || rule.class !== 'process' || rule.executable === undefined) return [];
   const assigned = new Map((rule.env ?? []).map((assignment) => [assignment.name, assignment.value]));
   return Object.entries(request.env)
     .filter(([name, value]) => {
-      if (!assigned.has(name)) return isProtectedEnvName(name);
+      if (!assigned.has(name)) return !grants.grants(name, value, request);
       const allowed = assigned.get(name);
       return allowed !== undefined && allowed !== value;
     })
@@ -362,7 +368,3 @@ function executableMatches(ruleExecutable: string, executable: ExecutableSelecti
   return path.resolve(workspaceRoot, ruleExecutable) === executable.resolved;
 }
 
-/** A bare host matches it on every port; `host:port` that port alone. Names match exactly, no suffixes. */
-function hostMatches(pattern: HostPattern, hostname: string, port: number): boolean {
-  return pattern.hostname === hostname && (pattern.port === undefined || pattern.port === port);
-}

@@ -6,7 +6,8 @@ import { completeUtf8Length } from '../host/utf8.js';
 import { parseJsonBody, readBoundedBody, type BoundedBody } from './network/body.js';
 import { boundedResponseHeaders, headerNamePattern, headerValuePattern, managedHeaders } from './network/headers.js';
 import { isRedirect, nextHop, type Hop } from './network/redirects.js';
-import { pinnedLookup, resolvePinned } from './network/pinned-address.js';
+import { resolveCheckedAddress } from './network/checked-address.js';
+import { pinnedLookup, type PinnedAddress } from './network/pinned-address.js';
 import { maxUrlLength, networkRequest, parseHttpTarget } from './network/url.js';
 import { resultData } from './result-data.js';
 
@@ -100,14 +101,13 @@ function loadAgent(): Promise<typeof import('undici').Agent> {
 }
 
 /**
- * Sends one hop; a redirect to follow comes back unread, any other response read to its
- * (bounded) end. The hop's host was authorized just before: its name is resolved once here and
- * the connection goes to that address (fetch's own dispatcher would resolve again, and a DNS
- * answer that changed since the check could send an allowed name elsewhere).
+ * Sends one hop to the address its name was resolved to once, after the check
+ * (`resolveCheckedAddress`); a redirect to follow comes back unread, any other response read to
+ * its (bounded) end. fetch's own dispatcher would resolve again, and a DNS answer that changed
+ * since the check could send an allowed name elsewhere.
  */
-async function send(hop: Hop, limits: Limits, maxBytes: number, follow: boolean): Promise<Sent> {
+async function send(hop: Hop, pinned: PinnedAddress, limits: Limits, maxBytes: number, follow: boolean): Promise<Sent> {
   const Agent = await loadAgent();
-  const pinned = await resolvePinned(hop.target.hostname);
   const dispatcher = new Agent({ connect: { lookup: pinnedLookup(pinned) } });
   try {
     const response = await fetch(hop.target.url, {
@@ -193,9 +193,11 @@ async function request(args: HttpRequestArgs, ctx: ToolContext): Promise<ToolOut
   const first = hop;
   const redirects: string[] = [];
   for (;;) {
-    await ctx.authorize(networkRequest(hop.method, hop.target, hop));
+    const asked = networkRequest(hop.method, hop.target, hop);
+    await ctx.authorize(asked);
+    const pinned = await resolveCheckedAddress(asked, (request) => ctx.authorize(request));
     ctx.progress({ message: `${hop.method} ${hop.target.display}` });
-    const sent = await send(hop, limits, readBytes, args.follow_redirects);
+    const sent = await send(hop, pinned, limits, readBytes, args.follow_redirects);
     if (sent.kind === 'final') return finalOutput(args, hop, sent.response, sent.body, redirects, masker);
     if (redirects.length >= args.max_redirects) {
       throw new ToolError('execution_failed', `${first.method} ${first.target.display} redirected more than ${args.max_redirects} times`);

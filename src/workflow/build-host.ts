@@ -3,6 +3,7 @@ import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
 import { networkConfinement, type SandboxStatus } from '../host/confinement/index.js';
 import type { GrantHints } from '../host/denials.js';
+import { EnvGrants } from '../host/env-grants.js';
 import { HostError } from '../host/errors.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { Questioner } from '../host/host-input.js';
@@ -18,11 +19,13 @@ import type { OutputOptions } from '../host/step-output.js';
 export interface HostConfig {
   root: string;
   grantedRoots: readonly string[];
-  /** Rules as written: the file's, with the front end's joined to them. */
-  rules: { allow: readonly string[]; ask: readonly string[]; deny: readonly string[] };
+  /** Rules as written: the file's, with the front end's joined to them; `askIfAllowed`: called files' ask rules, which only narrow. */
+  rules: { allow: readonly string[]; ask: readonly string[]; deny: readonly string[]; askIfAllowed?: readonly string[] };
   approve: readonly string[];
   yes: boolean;
   secretNames: readonly string[];
+  /** What processes may be given without their rule naming it: `policy.env`, and the `secrets:` and `host_env:` names (`EnvGrants`). */
+  envGrants: { policy: readonly string[]; declared: readonly string[] };
   processEnv: EnvMode;
   /** The workflow's `env:`, evaluated: given to every process step. */
   processVariables: Readonly<Record<string, string>>;
@@ -72,7 +75,10 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
   } catch (error) {
     throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
   }
-  const policy = new Policy({ allow: parseRules(config.rules.allow), ask: parseRules(config.rules.ask), deny: parseRules(config.rules.deny) });
+  const policy = new Policy(
+    { allow: parseRules(config.rules.allow), ask: parseRules(config.rules.ask), deny: parseRules(config.rules.deny), askIfAllowed: parseRules(config.rules.askIfAllowed ?? []) },
+    new EnvGrants(config.envGrants.policy, config.envGrants.declared),
+  );
   // Confined processes reach network(HOST) hosts only through this run's proxy, ended with the run.
   // Loaded only when the policy's network rules call for it: it brings node:http.
   const needsProxy = config.sandbox?.confined === true && networkConfinement(policy).mode === 'proxy';

@@ -6,7 +6,7 @@ import type { WorkflowSource } from './source.js';
  * What a file may hold when another file's `uses:` step runs one of its tasks. A called file
  * never gains authority: its tasks run under the calling run's policy, hooks, approvals, tools,
  * environment and secrets. Its `policy:` may only add `deny` and `ask` rules (they join the
- * run's policy); anything that would grant, run code or bring values in is refused rather than
+ * run's policy, its ask rules asking only what the run allows); anything that would grant, run code or bring values in is refused rather than
  * ignored, so nobody reads a called file believing it does what it says.
  */
 const refusedKeys: Readonly<Partial<Record<keyof WorkflowFile, string>>> = {
@@ -24,6 +24,7 @@ const refusedPolicyKeys = {
   allow: 'an allow rule would grant more than the calling run does',
   granted_roots: 'granted roots would widen what the calling run may touch',
   process_env: 'the calling run decides what environment processes inherit',
+  env: 'the calling run grants the variables processes may be given',
   sandbox: 'the calling run decides whether processes are confined',
 } as const;
 

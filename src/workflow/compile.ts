@@ -5,6 +5,7 @@ import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import type { Tool } from '../host/tool.js';
 import { parseRule } from '../host/rules.js';
+import { envGrantProblem } from '../host/env-grants.js';
 import { isCredentialName } from '../tools/process/environment.js';
 import { parseDuration } from './duration.js';
 import {
@@ -13,6 +14,7 @@ import {
   parseTemplate,
   templateReferences,
   walkTemplates,
+  type ValuePath,
   type ParseOptions,
   type Template,
 } from './expressions/index.js';
@@ -42,7 +44,8 @@ import { globProblem } from './up-to-date/file-set.js';
 import { platformSkipReason, type PlatformName } from './platforms.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
 import { isPrivateTask, publicTaskNames, resolveTaskName } from './task-names.js';
-import { codeArguments, UntrustedValues } from './untrusted-values.js';
+import { codePositions } from './interpreter-code.js';
+import { codeArguments, processNetworkReason, UntrustedValues } from './untrusted-values.js';
 
 export interface CompileOptions {
   /**
@@ -74,6 +77,12 @@ export interface CompileOptions {
    * not declare is a warning) and what they carry (a task not known carries untrusted text).
    */
   calledTask?: (reference: TaskReference) => CalledTask | undefined;
+  /**
+   * Why what the run's processes print may be outside content (`processNetworkReason` of the
+   * run's policy and flags): it is then untrusted in every file the run compiles. Without it, a
+   * file's own policy decides.
+   */
+  processNetwork?: string;
 }
 
 /**
@@ -156,6 +165,10 @@ export function compileFile(
       }
     });
   }
+  file.policy?.env?.forEach((pattern, index) => {
+    const problem = envGrantProblem(pattern);
+    if (problem) report(['policy', 'env', index], problem);
+  });
   if (file.steps === undefined && file.tasks === undefined) report([], 'a workflow needs steps: (its default task) or tasks:');
   if (file.outputs !== undefined && file.steps === undefined) report(['outputs'], 'outputs: at the top belong to the default task (steps:), which this file does not have', { key: true });
   file.host_env?.forEach((name, index) => {
@@ -457,7 +470,7 @@ function compileSteps(
     warnings,
     indexById: new Map(),
     // A task's own inputs may be marked untrusted as the file's are.
-    untrusted: new UntrustedValues({ inputs: task.inputs, env: file.env }),
+    untrusted: new UntrustedValues({ inputs: task.inputs, env: file.env }, options.processNetwork ?? processNetworkReason(file.policy), options.pendingServers),
     calledTask: options.calledTask,
     platform: options.platform,
   };
@@ -605,6 +618,9 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   let argumentsReadSteps = false;
   let argumentsUntrusted: string | undefined;
   const withUntrusted: Record<string, string> = {};
+  const argumentsUndecided = new Set<string>();
+  const codeUndecided = new Set<string>();
+  const code = codeOf(toolName, withValue);
   walkTemplates(withValue ?? {}, (text, valuePath) => {
     const where = argumentPath(valuePath);
     // A word of a command line is not where it starts in the file: its problems point at the line.
@@ -616,12 +632,14 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
       const untrusted = untrustedIn(template);
       argumentsUntrusted ??= untrusted;
       if (untrusted !== undefined) withUntrusted[String(valuePath[0])] ??= untrusted;
-      if (untrusted !== undefined && codeArguments[toolName] === valuePath[0] && valuePath.length === 1) {
-        reportAt(context, where, injectionMessage(toolName, String(valuePath[0]), untrusted));
-      }
+      const role = code(valuePath);
+      if (untrusted !== undefined && role !== undefined) reportAt(context, where, injectionMessage(toolName, valuePath.join('.'), untrusted, role || undefined));
+      const undecided = context.untrusted.serversDeciding(template);
+      for (const server of undecided) argumentsUndecided.add(server);
+      if (role !== undefined) for (const server of undecided) codeUndecided.add(server);
     }
   });
-  context.untrusted.addStep(step, tool, argumentsUntrusted, step.uses === undefined ? undefined : calledTaskOf(context, step.uses)?.outputsUntrusted);
+  context.untrusted.addStep(step, tool, argumentsUntrusted, step.uses === undefined ? undefined : calledTaskOf(context, step.uses)?.outputsUntrusted, [...argumentsUndecided]);
 
   let condition: Template | boolean | undefined = typeof step.if === 'string' ? undefined : step.if;
   let conditionUsesStatus = false;
@@ -694,6 +712,7 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     ...(platformSkip !== undefined && { platformSkip }),
     sources: step.sources,
     generates: step.generates ?? [],
+    ...(codeUndecided.size > 0 && { checkedWithServers: [...codeUndecided].sort() }),
   };
 }
 
@@ -773,12 +792,36 @@ function hasArgument(tool: { schema: unknown }, key: string): boolean {
   return typeof shape === 'object' && shape !== null && key in shape;
 }
 
-function injectionMessage(tool: string, argument: string, why: string): string {
+function injectionMessage(tool: string, argument: string, why: string, role: string | undefined): string {
   const instead =
     tool === 'shell'
       ? 'pass it through env: instead (env: { VALUE: "${{ … }}" }) and write "$VALUE" in the script'
-      : 'pass it to the program through env: instead (env: { VALUE: "${{ … }}" }), or as one of args:';
-  return `${tool} ${argument} would run text from outside the workflow (${why}); ${instead}`;
+      : argument === 'command'
+        ? 'pass it to the program through env: instead (env: { VALUE: "${{ … }}" }), or as one of args:'
+        : 'pass it to the program through env: instead (env: { VALUE: "${{ … }}" }) and read it there, or after the code as the program\'s data';
+  return `${tool} ${argument} would run text from outside the workflow (${why})${role === undefined ? '' : `: it is ${role}`}; ${instead}`;
+}
+
+/**
+ * Which argument of a step is code, for the template-injection check: the tool's own code
+ * argument (`shell`'s script, the command of `exec` and `process_start`: `''`, nothing more to
+ * say), and the arguments an interpreter or a wrapper program reads as code (`codePositions`,
+ * with why). A word of `args` that holds an expression is not known before the run.
+ */
+function codeOf(tool: string, withValue: Readonly<Record<string, unknown>> | undefined): (valuePath: ValuePath) => string | undefined {
+  const own = codeArguments[tool];
+  const runsProgram = tool === 'exec' || tool === 'process_start';
+  const word = (value: unknown) => (typeof value === 'string' && !value.includes('${{') ? value : undefined);
+  const command = word(withValue?.command);
+  const args = withValue?.args;
+  const positions = runsProgram && Array.isArray(args) ? codePositions(command, args.map(word)) : new Map<number, string>();
+  // A whole argument list from an expression may put anything anywhere, for a program that reads code from its arguments.
+  const wholeList = runsProgram && typeof args === 'string' ? codePositions(command, [undefined]).get(0) : undefined;
+  return (valuePath) => {
+    if (valuePath.length === 1 && valuePath[0] === own) return '';
+    if (!runsProgram || valuePath[0] !== 'args') return undefined;
+    return valuePath.length === 1 ? wholeList && `an argument list made by an expression, where ${wholeList}` : positions.get(Number(valuePath[1]));
+  };
 }
 
 /** What a step reads of the task a `uses:` step names, when that task is compiled already. */

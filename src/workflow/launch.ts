@@ -20,14 +20,14 @@ import { parseInputs, type InputValue } from './inputs.js';
 import { parseMatrixFilter } from './matrix.js';
 import { taskArgumentEntries, taskParameters } from './task-parameters.js';
 import { runContextOf, type RunContext } from './run-context.js';
-import { RefusedSteps, serverStepProblems } from './extensions/server-steps.js';
+import { RefusedSteps, serverStepProblems, stepsOf } from './extensions/server-steps.js';
 import { checkScriptedAnswerIds } from './question-ids.js';
 import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
 import type { ModuleLoading } from './extensions/load-extensions.js';
 import { loadWorkflowFile } from './load.js';
 import { workspaceOf } from './workspace-root.js';
-import { formatProblem } from './problems.js';
+import { formatProblem, InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer, widerFlagRuleWarnings } from './rule-warnings.js';
 import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
@@ -99,7 +99,7 @@ export function readSecrets(names: readonly string[], hostEnv: HostPorts['hostEn
 
 function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
   if (raw === undefined || raw === 'inherit') return { mode: 'inherit' };
-  if (raw === 'empty') return { mode: 'empty' };
+  if (raw === 'inherit_all' || raw === 'empty') return { mode: raw };
   if ('inherit_except' in raw) return { mode: 'inherit_except', names: raw.inherit_except };
   return { mode: 'inherit_only', names: raw.inherit_only };
 }
@@ -181,13 +181,15 @@ export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoice
     grantedRoots: grantedRootsOf(workflow),
     rules: {
       allow: [...(file.policy?.allow ?? []), ...choices.rules.allow],
-      // A called file's rules only add restrictions; they hold for the whole run, as every rule does.
-      ask: [...(file.policy?.ask ?? []), ...workflow.calledRules.ask, ...choices.rules.ask],
+      // A called file's rules only add restrictions (its ask rules ask only what the run allows); they hold for the whole run, as every rule does.
+      ask: [...(file.policy?.ask ?? []), ...choices.rules.ask],
       deny: [...(file.policy?.deny ?? []), ...workflow.calledRules.deny, ...choices.rules.deny],
+      askIfAllowed: workflow.calledRules.ask,
     },
     approve: choices.approve,
     yes: choices.yes,
     secretNames: file.secrets ?? [],
+    envGrants: { policy: file.policy?.env ?? [], declared: [...(file.secrets ?? []), ...(file.host_env ?? [])] },
     processEnv: processEnvMode(file.policy?.process_env),
     processVariables,
     maxParallel: choices.maxParallel ?? file.max_parallel ?? 1,
@@ -228,6 +230,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     task: choices.task,
     matrixFilter: parseMatrixFilter(choices.matrix),
     workspace: { flag: choices.workspace, cwd: options.cwd },
+    policyFlags: { allow: choices.rules.allow, ask: choices.rules.ask, sandbox: choices.sandbox },
   });
   ports.admitWorkflow?.(workflow);
   for (const warning of warnings) ports.warn?.(formatProblem(warning));
@@ -342,6 +345,14 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
   let started: Promise<unknown> = Promise.resolve();
   // Problems found once a server's tools are known (a step's arguments, an untrusted value in a script) keep those steps from running.
   const refused = new RefusedSteps();
+  // Servers whose tools decide whether a step's code reads outside content: no step starts before they are checked.
+  const checkedFirst = new Map<string, { promise: Promise<void>; resolve(): void }>();
+  for (const name of new Set(workflow.steps.flatMap((step) => step.checkedWithServers ?? []))) {
+    let resolve = () => {};
+    const promise = new Promise<void>((done) => (resolve = done));
+    checkedFirst.set(name, { promise, resolve });
+  }
+  const beforeStart: Problem[] = [];
   try {
     for (const line of deadFlagRuleWarnings(options.choices.rules, { tools: host.tools.list(), pendingNamespaces: serverNames })) options.ports.warn?.(line);
     const reported = new Set<string>();
@@ -355,6 +366,7 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
       secrets,
       signal: starting.signal,
       onOutcome: (outcome) => {
+        checkedFirst.get(outcome.name)?.resolve();
         if (outcome.error) {
           // A step calling this server's tools fails with this error; a run that ended first does not report it.
           if (!starting.signal.aborted) report(`rho: ${outcome.error.message}`);
@@ -363,6 +375,10 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
         for (const warning of outcome.warnings) report(formatProblem(warning));
         const targets = { tools: host.tools.list(), pendingNamespaces: host.tools.pendingNamespaces() };
         for (const problem of serverStepProblems(workflow, host.tools, outcome.name, serverNames)) {
+          if (checkedFirst.has(outcome.name) && stepsOf(workflow.steps, problem).some((step) => step.checkedWithServers?.includes(outcome.name))) {
+            beforeStart.push(problem);
+            continue;
+          }
           report(formatProblem(problem));
           refused.refuse(workflow.steps, problem);
         }
@@ -372,6 +388,8 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
     });
     // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
     void started.then(() => workflow.source.release());
+    await Promise.all([...checkedFirst.values()].map((checked) => checked.promise));
+    if (beforeStart.length > 0) throw new InvalidWorkflowError(beforeStart);
     return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused, upToDate, exitCodeFrom: options.choices.exitCode });
   } finally {
     await upToDate.save();

@@ -9,6 +9,7 @@ import type { CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings, widerFileRuleWarnings } from './rule-warnings.js';
 import { WorkflowSource } from './source.js';
+import { processNetworkReason, type ProcessNetworkSettings } from './untrusted-values.js';
 import type { WorkspaceChoice } from './workspace-root.js';
 
 export interface CheckedWorkflowFile {
@@ -30,6 +31,8 @@ export interface TaskSelection {
    * directory is the workspace): files `uses:` steps name must be inside it.
    */
   workspace?: WorkspaceChoice;
+  /** The run's `--allow`, `--ask` and `--sandbox`: with the file's policy, they decide whether processes can reach the network. */
+  policyFlags?: ProcessNetworkSettings;
 }
 
 /**
@@ -50,7 +53,9 @@ export async function checkWorkflowFile(
   const extensions = await loadExtensions(read.source, baseTools, loading);
   const pendingServers = extensions.servers.map((server) => server.declaration.name);
   const pendingModules = extensions.uninspectedModules.length > 0;
-  const options = { pendingServers, pendingModules };
+  const policy = (read.source.toData() as { policy?: ProcessNetworkSettings } | null)?.policy;
+  const processNetwork = processNetworkReason(selection.policyFlags, typeof policy === 'object' ? (policy ?? undefined) : undefined);
+  const options = { pendingServers, pendingModules, ...(processNetwork !== undefined && { processNetwork }) };
   const called = await loadCalledFiles(read.source, extensions.tools, options, selection.workspace ?? { cwd: process.cwd() });
   const root = compileFile(read.source, extensions.tools, { ...options, calledTask: called.calledTask });
   const compiled =

@@ -79,6 +79,12 @@ export interface CompiledStep {
   toolAt?: { line: number; col: number };
   /** Its workflow file, when that is not the run's (a step of a called file). */
   file?: string;
+  /**
+   * Declared MCP servers whose tools' declarations decide whether a code argument of this step
+   * (a script, a command, an interpreter's code) reads outside content: a run starts no step
+   * before they run and that is checked.
+   */
+  checkedWithServers?: readonly string[];
   /** The raw `with:` value; strings may hold templates evaluated when the step is ready. */
   with: Record<string, unknown>;
   /** Whether `with:` holds any expression (then it is validated against the tool only at run time). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { hooksConfigSchema } from '../hooks/config.js';
 import { sandboxModes } from '../host/confinement/modes.js';
+import { envGrantPattern } from '../host/env-grants.js';
 import { prototypeKeyReason, prototypeKeys } from '../host/prototype-keys.js';
 import { durationPattern } from './duration.js';
 import { matrixSchema } from './matrix.js';
@@ -100,7 +101,7 @@ const inputs = z.record(
 );
 
 const processEnv = z.union([
-  z.enum(['inherit', 'empty']),
+  z.enum(['inherit', 'inherit_all', 'empty']),
   z.strictObject({ inherit_except: z.array(z.string().regex(identifierPattern)).max(1000) }),
   z.strictObject({ inherit_only: z.array(z.string().regex(identifierPattern)).max(1000) }),
 ]);
@@ -112,7 +113,14 @@ const policy = z.strictObject({
   ask: ruleList.optional(),
   deny: ruleList.optional(),
   granted_roots: z.array(z.string().min(1).max(4096)).max(100).optional(),
-  process_env: processEnv.optional(),
+  process_env: processEnv
+    .optional()
+    .describe('inherit (default): the host variables on rho’s allowlist (PATH, HOME, locale, terminal, CI, toolchains); inherit_all: every host variable but credentials; empty; {inherit_only: [...]}; {inherit_except: [...]} (the allowlist less these)'),
+  env: z
+    .array(z.string().regex(envGrantPattern, 'a variable name, or a prefix and * (APP_*)'))
+    .max(1000)
+    .optional()
+    .describe('Variables any process may be given, whatever their value: names, or a prefix and * (APP_*). A variable that changes what a program runs is granted in that program’s process rule instead'),
   sandbox: z
     .enum(sandboxModes)
     .optional()

@@ -1,6 +1,7 @@
 import type { Tool } from '../host/tool.js';
 import { parseTemplate, templateReferences, type Template, type ValueSource } from './expressions/index.js';
 import type { StepFile, WorkflowFile } from './schema.js';
+import { isPendingServerTool } from './suggest.js';
 
 /**
  * The argument of each tool whose text is run as code or names the program to run. An
@@ -9,11 +10,42 @@ import type { StepFile, WorkflowFile } from './schema.js';
  */
 export const codeArguments: Readonly<Record<string, string>> = { shell: 'script', exec: 'command', process_start: 'command' };
 
+/** Tools whose results are what a process printed. */
+const processTools: ReadonlySet<string> = new Set(['exec', 'shell', 'process_start', 'process_output']);
+
+/** The policy settings that decide whether a process can reach the network: the file's, or `--allow`/`--ask`/`--sandbox`. */
+export interface ProcessNetworkSettings {
+  allow?: readonly unknown[] | undefined;
+  ask?: readonly unknown[] | undefined;
+  sandbox?: unknown;
+}
+
+/**
+ * Why what processes print may be outside content, or undefined when it cannot be: a process
+ * that can reach the network can fetch anything (`curl -s https://…`), as `http_request` can.
+ * A process can when an `allow` or `ask` rule grants network access (confined processes get
+ * that network, through the proxy or the host's), or when the sandbox is off and every process
+ * has the host's network. The settings are read as written (a file not yet validated may hold anything).
+ */
+export function processNetworkReason(...settings: readonly (ProcessNetworkSettings | undefined)[]): string | undefined {
+  for (const setting of settings) {
+    if (setting?.sandbox === 'off') return 'processes run unconfined (sandbox: off) and can reach the network';
+  }
+  for (const setting of settings) {
+    const rules = [setting?.allow, setting?.ask].flatMap((list) => (Array.isArray(list) ? list : []));
+    for (const rule of rules) {
+      if (typeof rule === 'string' && /^\s*network\s*(\(|$)/.test(rule)) return `processes can reach the network (the rule ${rule})`;
+    }
+  }
+  return undefined;
+}
+
 /**
  * Which values an expression can read that may come from outside the workflow's author:
  * inputs marked `untrusted: true`, results of tools that bring in outside content (`http_request`,
- * MCP tools that do not declare themselves closed-world, module tools that say so), text answers
- * to a questionnaire, and everything computed from them (`env:` values, results of steps whose
+ * MCP tools that do not declare themselves closed-world, module tools that say so), what
+ * processes print when they can reach the network, text answers to a questionnaire, and
+ * everything computed from them (`env:` values, results of steps whose
  * arguments read them, results of `uses:` steps). A step's `status` is always trusted.
  */
 export class UntrustedValues {
@@ -21,8 +53,21 @@ export class UntrustedValues {
   private readonly env = new Map<string, string>();
   /** Why a read of a step's result (the keys after `steps.<id>`) is untrusted, by step id. */
   private readonly steps = new Map<string, (keys: readonly string[]) => string | undefined>();
+  /**
+   * The servers not started yet whose tools' declarations decide whether a step's results are
+   * outside content, by step id: its own tool's server, and those its arguments read.
+   */
+  private readonly undecided = new Map<string, ReadonlySet<string>>();
 
-  constructor(file: Pick<WorkflowFile, 'inputs' | 'env'>) {
+  /**
+   * `processNetwork`: why process output may be outside content (`processNetworkReason`), if it
+   * may. `pendingServers`: declared MCP servers not started yet, whose tools are not known.
+   */
+  constructor(
+    file: Pick<WorkflowFile, 'inputs' | 'env'>,
+    private readonly processNetwork?: string,
+    private readonly pendingServers: readonly string[] = [],
+  ) {
     for (const [name, declaration] of Object.entries(file.inputs ?? {})) {
       if (declaration.untrusted) this.inputs.set(name.toLowerCase(), `inputs.${name} is marked untrusted: true`);
     }
@@ -56,6 +101,20 @@ export class UntrustedValues {
     return undefined;
   }
 
+  /**
+   * The servers not started yet whose tools' declarations decide whether a value a template
+   * can produce is outside content: a run checks what reads it once they run.
+   */
+  serversDeciding(template: Template): string[] {
+    const servers = new Set<string>();
+    for (const source of templateReferences(template).valueSources) {
+      const [name, field] = source.keys;
+      if (source.context !== 'steps' || name === undefined || field?.toLowerCase() === 'status') continue;
+      for (const server of this.undecided.get(name.toLowerCase()) ?? []) servers.add(server);
+    }
+    return [...servers];
+  }
+
   /** `whyAny` for the text of an `env:` value; one that does not parse fails the run elsewhere. */
   private whyText(text: string): string | undefined {
     let template: Template;
@@ -71,8 +130,11 @@ export class UntrustedValues {
    * Records what a step's results carry, once it is compiled: `argumentsWhy` is why its
    * arguments read untrusted values (then its results may repeat them), if they do.
    */
-  addStep(step: StepFile, tool: Tool | undefined, argumentsWhy: string | undefined, calledOutputs?: OutputsUntrusted): void {
+  addStep(step: StepFile, tool: Tool | undefined, argumentsWhy: string | undefined, calledOutputs?: OutputsUntrusted, argumentsUndecided: readonly string[] = []): void {
     const id = step.id;
+    const server = tool === undefined && step.tool !== undefined && isPendingServerTool(step.tool, this.pendingServers) ? step.tool.slice(0, step.tool.indexOf('.')) : undefined;
+    const undecided = new Set([...argumentsUndecided, ...(server === undefined ? [] : [server])]);
+    if (undecided.size > 0) this.undecided.set(id.toLowerCase(), undecided);
     const result = (keys: readonly string[], why: string | undefined) => (keys[0]?.toLowerCase() === 'status' ? undefined : why);
     if (step.uses !== undefined) {
       this.steps.set(id, (keys) => usesResult(id, step.uses!, keys, calledOutputs));
@@ -80,6 +142,9 @@ export class UntrustedValues {
       this.steps.set(id, (keys) => result(keys, `steps.${id} is computed from untrusted values (${argumentsWhy})`));
     } else if (tool?.untrustedContent) {
       this.steps.set(id, (keys) => result(keys, `steps.${id} is a result of ${tool.name}, which brings in content from outside`));
+    } else if (this.processNetwork !== undefined && step.tool !== undefined && processTools.has(step.tool)) {
+      const why = `steps.${id} is what a process printed, and ${this.processNetwork}`;
+      this.steps.set(id, (keys) => result(keys, why));
     } else if (step.tool === 'questionnaire') {
       const answers = closedAnswers(step.with?.questions);
       if (answers.everyAnswer) return;

@@ -62,4 +62,93 @@ steps:
     expect(everywhere.stdout + everywhere.stderr).toContain("leave NODE_OPTIONS out of the step's env and the workflow's env:");
     for (const name of ['git', 'node', 'bash']) expect(existsSync(marker(name)), name).toBe(false);
   });
+
+  it('a variable nobody listed is refused too: TAR_OPTIONS under process(tar tf a.tar) runs nothing', async () => {
+    const dir = await temp.make();
+    const marker = path.join(dir, 'pwned-tar');
+    execFileSync('tar', ['cf', path.join(dir, 'a.tar'), '--files-from', '/dev/null']);
+    const flow = (extra: string) => `version: 1
+name: tar
+policy:
+  allow: ["process(tar tf a.tar)"]${extra}
+steps:
+  - id: list
+    tool: exec
+    with: { command: tar, args: [tf, a.tar], env: { TAR_OPTIONS: "--checkpoint=1 --checkpoint-action=exec=touch\\ ${marker}" } }
+`;
+    await writeFiles(dir, { 'flow.yml': flow(''), 'granted.yml': flow('\n  env: [TAR_OPTIONS]') });
+    const refused = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir });
+    expect(refused.exitCode).toBe(3);
+    expect(refused.stdout + refused.stderr).toMatch(/it sets TAR_OPTIONS in the process environment, which the rule that matched \(process\(tar tf a\.tar\)\) does not grant \(TAR_OPTIONS can change what the program executes\)/);
+    // policy.env grants only variables that change nothing about what runs.
+    const granted = await runCli(['validate', 'granted.yml'], { cwd: dir });
+    expect(granted.exitCode).toBe(2);
+    expect(granted.stderr).toMatch(/granted\.yml:5:\d+: TAR_OPTIONS changes what a program runs; grant it in the rule of the program that needs it/);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a step may set a harmless variable, or one policy.env grants, without naming it in every rule', async () => {
+    const dir = await temp.make();
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: granted
+env: { NODE_ENV: production, APP_GREETING: hello, DATABASE_URL: "postgres://db.internal/main" }
+policy:
+  env: [DATABASE_URL, APP_*]
+  allow: ["process(node -e)"]
+steps:
+  - exec: node -e "console.log(process.env.NODE_ENV, process.env.APP_GREETING, process.env.DATABASE_URL)"
+`,
+    });
+    const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir });
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('production hello postgres://db.internal/main');
+  });
+
+  it('a process inherits no host variable off the allowlist: MYSQL_PWD, DB_PW, LDAP_BIND_PW, KUBE_CONFIG_DATA, ID_RSA stay behind', async () => {
+    const dir = await temp.make();
+    const leaked = { MYSQL_PWD: 'canary-mysql-pwd', DB_PW: 'canary-db-pw', LDAP_BIND_PW: 'canary-ldap', KUBE_CONFIG_DATA: 'canary-kube', ID_RSA: 'canary-rsa', SOME_SETTING: 'canary-setting' };
+    const flow = (mode: string) => `version: 1
+name: inherit
+policy:
+  allow: [process]${mode}
+steps:
+  - exec: node -e "console.log(JSON.stringify(process.env).length > 0, ${Object.keys(leaked).map((name) => `process.env.${name}`).join(', ')})"
+`;
+    await writeFiles(dir, { 'default.yml': flow(''), 'all.yml': flow('\n  process_env: inherit_all') });
+    const byDefault = await runCli(['run', 'default.yml', '--output', 'plain'], { cwd: dir, env: leaked });
+    expect(byDefault.exitCode, byDefault.stderr).toBe(0);
+    for (const value of Object.values(leaked)) expect(byDefault.stdout).not.toContain(value);
+    expect(byDefault.stdout).toMatch(/\[node\] true( undefined){6}$/m);
+    // inherit_all passes every host variable but those whose names look like credentials.
+    const everything = await runCli(['run', 'all.yml', '--output', 'plain'], { cwd: dir, env: leaked });
+    expect(everything.stdout).toContain('canary-setting');
+    expect(everything.stdout).not.toContain('canary-mysql-pwd');
+  });
+
+  it('the README npm recipe: a workflow env: npm_config_cache that npm’s rule grants does not have to be named in process(node -e)', async () => {
+    const dir = await temp.make();
+    const flow = (allow: string) => `version: 1
+name: npm-cache
+env:
+  npm_config_cache: .npm-cache
+policy:
+  allow: [${allow}, "process(node -e)", "write(.npm-cache/**)"]
+steps:
+  - id: npm
+    exec: npm config get cache
+  - id: node
+    needs: [npm]
+    exec: node -e "console.log('node sees', process.env.npm_config_cache)"
+`;
+    await writeFiles(dir, { 'recipe.yml': flow('"process(npm_config_cache=.npm-cache npm)"'), 'bare.yml': flow('"process(npm)"') });
+    const recipe = await runCli(['run', 'recipe.yml', '--output', 'plain'], { cwd: dir });
+    expect(recipe.exitCode, recipe.stdout + recipe.stderr).toBe(0);
+    expect(recipe.stdout).toContain(path.join(dir, '.npm-cache'));
+    expect(recipe.stdout).toContain('node sees .npm-cache');
+    // Without npm's rule granting it, neither npm nor node may carry it, and the denial says where it belongs.
+    const bare = await runCli(['run', 'bare.yml', '--output', 'plain'], { cwd: dir });
+    expect(bare.exitCode).toBe(3);
+    expect(bare.stdout + bare.stderr).toContain('it sets npm_config_cache in the process environment, which the rule that matched (process(npm)) does not grant');
+  });
 });

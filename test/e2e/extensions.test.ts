@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -226,26 +227,46 @@ steps:
     expect(elapsedMs).toBeLessThan(10_000);
   });
 
-  it('refuses, once the server runs, an open-world tool’s result written into a shell script: that step fails unrun (exit 1)', async () => {
-    const steps = `  - id: add
+  it('refuses, once the server runs and before any step starts, an open-world tool’s result written into a shell script (exit 2)', async () => {
+    const steps = `  - id: first
+    tool: write_file
+    with: { path: out/first.txt, content: ran }
+  - id: add
     tool: notes.add
     with: { text: "milk" }
   - id: show
     tool: shell
     with: { script: "echo \${{ steps.add.output }}" }`;
-    await writeFiles(dir, { 'flow.yml': notesWorkflow({ steps }) });
+    // out/ exists already: the server creates it for its pid file while the first step would write there.
+    await writeFiles(dir, { 'flow.yml': notesWorkflow({ steps }), 'out/.keep': '' });
     // Validation starts no server, so it cannot know yet what notes.add returns.
     expect((await runCli(['validate', 'flow.yml'], { cwd: dir })).exitCode).toBe(0);
-    // Servers start beside the first steps, so earlier steps may have run: the step is refused, not the run.
     const result = await runCli(['run', 'flow.yml', '--allow', 'shell', '--events', 'events.ndjson'], { cwd: dir });
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(
-      /^flow\.yml:13:21: shell script would run text from outside the workflow \(steps\.add is a result of notes\.add, which brings in content from outside\); pass it through env: instead/m,
+      /^flow\.yml:16:21: shell script would run text from outside the workflow \(steps\.add is a result of notes\.add, which brings in content from outside\); pass it through env: instead/m,
     );
-    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string; stepId?: string });
-    expect(events.some((event) => event.type === 'step_started' && event.stepId === 'show')).toBe(false);
-    expect(events.find((event) => event.type === 'step_finished' && event.stepId === 'show')).toMatchObject({ status: 'failure', error: { kind: 'invalid_arguments' } });
+    // No step started: neither the one before the server's tool, nor the tool itself.
+    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string });
+    expect(events.filter((event) => event.type === 'step_started')).toEqual([]);
+    expect(existsSync(path.join(dir, 'out/first.txt'))).toBe(false);
     await expectAllGone(await serverPids());
+  });
+
+  it('lets a server tool’s result reach a step as data, where it is not code', async () => {
+    const steps = `  - id: first
+    tool: write_file
+    with: { path: out/first.txt, content: ran }
+  - id: add
+    tool: notes.add
+    with: { text: "milk" }
+  - id: kept
+    tool: write_file
+    with: { path: out/kept.txt, content: "\${{ steps.add.output }}" }`;
+    await writeFiles(dir, { 'flow.yml': notesWorkflow({ steps }), 'out/.keep': '' });
+    const result = await runCli(['run', 'flow.yml'], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(await readFile(path.join(dir, 'out/kept.txt'), 'utf8')).toMatch(/notes/);
   });
 
   it('runs the example MCP workflow', async () => {

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 
 // workflows/ports/just.yml, the port of just's own justfile, run as its users would run it: each
@@ -11,10 +11,14 @@ const port = path.join(repoRoot, 'workflows', 'ports', 'just.yml');
 const directories = temporaryDirectories('rho-just-port-');
 afterAll(() => directories.removeAll());
 
-/** Records its name and arguments, tab-separated, one call a line; answers the few calls whose output a recipe reads. */
-const stub = `#!/bin/sh
+/**
+ * Records its name and arguments, tab-separated, one call a line, in `log`; answers the few calls
+ * whose output a recipe reads (a clone's README holds `note`). Both are written into the script:
+ * a process inherits no test variable from rho's environment.
+ */
+const stub = (log: string, note = '') => `#!/bin/sh
 name=\${0##*/}
-{ printf '%s' "$name"; for arg in "$@"; do printf '\\t%s' "$arg"; done; printf '\\n'; } >> "$STUB_LOG"
+{ printf '%s' "$name"; for arg in "$@"; do printf '\\t%s' "$arg"; done; printf '\\n'; } >> '${log}'
 case "$name $*" in
   "git rev-parse --abbrev-ref HEAD") echo feature ;;
   "git log --pretty=format:- %s") printf -- '- First commit' ;;
@@ -23,28 +27,30 @@ case "$name $*" in
   "git clone --depth 1 git@github.com:casey/just.git tmp/release")
     mkdir -p tmp/release
     printf '[package]\\nversion = "1.2.3"\\n[dependencies]\\nx = { version = "9" }\\n' > tmp/release/Cargo.toml
-    printf '# just %s\\n' "$README_NOTE" > tmp/release/README.md ;;
+    printf '# just %s\\n' '${note}' > tmp/release/README.md ;;
   "just --completions bash") echo 'complete -F _just just' ;;
 esac
 `;
 // Programs the recipes run that a test machine may lack; node and sh are the real ones.
 const stubbed = ['cargo', 'mdbook', 'git', 'rustup', 'changeling', 'shellcheck', 'man', 'sd', 'cc', 'python3', 'perl', 'nu', 'ruby', 'just'];
 
-let stubs = '';
-beforeAll(async () => {
-  // Outside the workspace, as installed programs are: process(cargo) means a cargo found there.
-  stubs = path.join(await directories.make(), 'bin');
+/** Each checkout's stubs: programs outside the workspace, as installed programs are (process(cargo) means a cargo found there). */
+const stubsOf = new Map<string, string>();
+
+/** The log a checkout's stubs write. */
+const logOf = (dir: string) => path.join(dir, '.calls', 'log');
+
+/** A checkout of just with what the recipes touch: bin/forbid (a stub too), sources, the changelog; `note` goes into a clone's README. */
+async function checkout(note = ''): Promise<string> {
+  const dir = await directories.make();
+  await writeFiles(dir, { 'bin/forbid': stub(logOf(dir)), 'src/lexer.rs': '', 'src/parser.rs': '', 'CHANGELOG.md': 'Changelog\n', '.calls/log': '' });
+  await chmod(path.join(dir, 'bin', 'forbid'), 0o755);
+  const stubs = path.join(await directories.make(), 'bin');
   await mkdir(stubs);
-  await writeFile(path.join(stubs, 'stub'), stub);
+  await writeFile(path.join(stubs, 'stub'), stub(logOf(dir), note));
   await chmod(path.join(stubs, 'stub'), 0o755);
   for (const name of stubbed) await symlink('stub', path.join(stubs, name));
-});
-
-/** A checkout of just with what the recipes touch: bin/forbid (a stub too), sources, the changelog. */
-async function checkout(): Promise<string> {
-  const dir = await directories.make();
-  await writeFiles(dir, { 'bin/forbid': stub, 'src/lexer.rs': '', 'src/parser.rs': '', 'CHANGELOG.md': 'Changelog\n', '.calls/log': '' });
-  await chmod(path.join(dir, 'bin', 'forbid'), 0o755);
+  stubsOf.set(dir, stubs);
   return dir;
 }
 
@@ -52,12 +58,12 @@ async function checkout(): Promise<string> {
  * `rho run just.yml TASK ARGS` in the checkout. The stubs' log is the one write the port does
  * not grant (its recipes never make it), so the run adds that rule for it alone.
  */
-async function just(dir: string, args: readonly string[], cwd = dir, env: Record<string, string> = {}) {
+async function just(dir: string, args: readonly string[], cwd = dir) {
   const result = await runCli(['run', port, '-w', dir, '--output', 'plain', '--allow', 'write(.calls/**)', ...args], {
     cwd,
-    env: { PATH: `${stubs}${path.delimiter}${process.env.PATH ?? ''}`, STUB_LOG: path.join(dir, '.calls', 'log'), ...env },
+    env: { PATH: `${stubsOf.get(dir)}${path.delimiter}${process.env.PATH ?? ''}` },
   });
-  const log = await readFile(path.join(dir, '.calls', 'log'), 'utf8');
+  const log = await readFile(logOf(dir), 'utf8');
   return { ...result, calls: log.split('\n').filter(Boolean).map((line) => line.split('\t')) };
 }
 
@@ -247,15 +253,15 @@ describe.concurrent('the port of just’s justfile (end to end)', () => {
       ['cargo', 'publish'],
     ]);
     await expect(stat(path.join(dir, 'tmp', 'release'))).rejects.toThrow();
-    const noted = await checkout();
-    const refused = await just(noted, ['publish'], noted, { README_NOTE: '<sup>master</sup>' });
+    const noted = await checkout('<sup>master</sup>');
+    const refused = await just(noted, ['publish'], noted);
     expect(refused.exitCode).toBe(1);
     expect(refused.calls).toEqual([['git', 'clone', '--depth', '1', 'git@github.com:casey/just.git', 'tmp/release']]);
   });
 
   it('sets up the completion test directory with the files the recipe writes', async () => {
     const dir = await checkout();
-    await writeFiles(dir, { 'target/debug/just': stub });
+    await writeFiles(dir, { 'target/debug/just': stub(logOf(dir)) });
     await chmod(path.join(dir, 'target', 'debug', 'just'), 0o755);
     const result = await just(dir, ['test-completions']);
     expect(result.exitCode, result.stdout + result.stderr).toBe(0);

@@ -181,4 +181,63 @@ steps:
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('secret PIN is shorter than 4 characters');
   });
+
+  it('masks a secret holding a backslash, a quote and an umlaut wherever rho quotes it and however a program encodes it', { timeout: 120_000 }, async () => {
+    const tricky = 'pa\\ss "wörd-1234';
+    const printer = [
+      'const s = process.env.TOK;',
+      'const quotePlus = encodeURIComponent(s).replace(/[!\'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16)).replace(/%20/g, "+");',
+      'console.log(JSON.stringify({ s }));',
+      'console.log(quotePlus);',
+      'console.log(quotePlus.toLowerCase());',
+      'console.log(s.normalize("NFD"));',
+      'console.log(Buffer.from("x".repeat(45) + s).toString("base64").replace(/(.{76})/g, "$1\\n"));',
+    ].join(' ');
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: quoted
+secrets: [TOK]
+policy:
+  allow: [process, "write(out/**)", "network(127.0.0.1:9)"]
+steps:
+  - id: printed
+    tool: exec
+    with:
+      command: ${node}
+      args: ["-e", ${JSON.stringify(printer)}]
+      env: { TOK: "\${{ secrets.TOK }}" }
+  - id: missing
+    tool: read_file
+    continue_on_error: true
+    with: { path: "missing-\${{ secrets.TOK }}.txt" }
+  - id: fetched
+    tool: http_request
+    continue_on_error: true
+    with: { url: "http://127.0.0.1:9/\${{ secrets.TOK }}/x", timeout: 2 }
+  - id: written
+    tool: write_file
+    with: { path: "out/\${{ secrets.TOK }}.txt", content: hi, create_dirs: true }
+`,
+    });
+    const env = { TOK: tricky, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: path.join(dir, 'summary.md') };
+    const run = await runCli(['run', 'flow.yml', '--events', 'events.ndjson', '--junit', 'junit.xml'], { cwd: dir, env });
+    const plan = await runCli(['plan', 'flow.yml', '--json'], { cwd: dir, env: { TOK: tricky } });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(plan.exitCode, plan.stderr).toBe(0);
+    const wrapped = Buffer.from('x'.repeat(45) + tricky).toString('base64').match(/.{1,76}/g)!;
+    const channels: Record<string, string> = {
+      'run output': run.stdout + run.stderr,
+      'events file': await readFile(path.join(dir, 'events.ndjson'), 'utf8'),
+      junit: await readFile(path.join(dir, 'junit.xml'), 'utf8'),
+      'step summary': await readFile(path.join(dir, 'summary.md'), 'utf8'),
+      'plan --json': plan.stdout,
+    };
+    for (const [channel, text] of Object.entries(channels)) {
+      expect(text, channel).toContain('***');
+      for (const leak of ['rd-1234', 'pa\\ss', 'pa\\\\ss', 'pa%5Css', 'pa%5css', 'pa/ss', ...wrapped]) {
+        expect(text.includes(leak), `${channel} leaks ${JSON.stringify(leak)}`).toBe(false);
+      }
+    }
+    expect(JSON.parse(plan.stdout)).toMatchObject({ steps: expect.arrayContaining([expect.objectContaining({ id: 'written' })]) });
+  });
 });

@@ -97,4 +97,23 @@ steps:
     expect(answers(result.stdout)).toEqual({ direct: { connected: false, code: 'ECONNREFUSED' }, environment: { env: {} } });
     expect(server.requests).toHaveLength(0);
   });
+
+  it('a denied address stays denied through the proxy in every spelling, and for a name that resolves to it', async () => {
+    server = await startServer((_request, response) => response.end('reached'));
+    const port = new URL(server.origin).port;
+    const dir = await workspace(['network'], {
+      mapped: ['get', `http://[::ffff:127.0.0.1]:${port}/`],
+      mapped_hex: ['get', `http://[::ffff:7f00:1]:${port}/`],
+      numeric: ['get', `http://2130706433:${port}/`],
+      tunnel: ['connect', `[::ffff:7f00:1]:${port}`],
+      by_name: ['get', `http://localhost:${port}/`],
+    });
+    // An unrestricted network rule that a deny narrows goes through the proxy. localhost may resolve to either address.
+    const denials = ['--deny', 'network(127.0.0.1)', '--deny', 'network([::1])'];
+    const result = await runCli(['run', 'flow.yml', '--sandbox', 'required', '--output', 'plain', ...denials], { cwd: dir });
+    const refused = { status: 403, body: expect.stringContaining('the rule deny: network(127.0.0.1) matches') };
+    expect(answers(result.stdout)).toMatchObject({ mapped: refused, mapped_hex: refused, numeric: refused, tunnel: { status: 403 }, by_name: { status: 403 } });
+    expect(result.stdout).toMatch(/localhost resolved to (127\.0\.0\.1|\[::1\]), a loopback address/);
+    expect(server.requests).toHaveLength(0);
+  });
 });

@@ -174,7 +174,7 @@ workspace: ..
 host_env: [GREETING, ABSENT]
 env:
   MESSAGE: "\${{ env.GREETING }} from \${{ rho.task }}"
-policy: { allow: ["process(node)"], process_env: empty }
+policy: { allow: ["process(node)"], process_env: empty, env: [MESSAGE] }
 tasks:
   show:
     steps:

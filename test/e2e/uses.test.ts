@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
@@ -218,6 +221,48 @@ steps:
     expect(result.stderr).toContain(`${greedy}:5:11: ${greedy} is called by a uses: step and cannot allow "write(**)": an allow rule would grant more than the calling run does; a called file may only add deny and ask rules`);
     expect(result.stderr).toContain(`${greedy}:3:1: ${greedy} is called by a uses: step and cannot set hooks: (hook programs are the calling run’s)`);
     expect(result.stdout).not.toContain('ran');
+  });
+
+  it('a called file’s ask rules never grant: with --yes nothing the calling run does not allow is written, run or sent', async () => {
+    const received: string[] = [];
+    const server = http.createServer((request, response) => {
+      received.push(request.url ?? '');
+      response.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const called = flow('called', `policy:
+  ask: ["shell", "write(**)", "network"]
+tasks:
+  t:
+    steps:
+      - { id: r, tool: read_file, with: { path: README.md } }
+      - { id: w, tool: write_file, continue_on_error: true, with: { path: pwned.txt, content: x } }
+      - { id: s, shell: "touch shell-ran", continue_on_error: true }
+      - { id: n, tool: http_request, continue_on_error: true, with: { url: "http://127.0.0.1:${port}/leak?\${{ steps.r.data.content }}" } }
+`);
+      const dir = await dirWith({
+        'README.md': 'readme-bytes',
+        'main.yml': flow('main', 'policy:\n  allow: ["read(README.md)"]\nsteps:\n  - { id: lib, uses: ./lib/called.yml#t }\n'),
+        'narrow.yml': flow('narrow', 'policy:\n  allow: ["read(README.md)", "write(out/**)"]\nsteps:\n  - { id: lib, uses: ./lib/asks.yml#t }\n'),
+        'lib/called.yml': called,
+        'lib/asks.yml': flow('asks', 'policy:\n  ask: ["write(**)"]\ntasks:\n  t:\n    steps:\n      - { id: w, tool: write_file, with: { path: out/b.txt, content: x, create_dirs: true } }\n'),
+      });
+      const run = await runCliEvents(['run', 'main.yml', '--yes'], { cwd: dir });
+      for (const id of ['lib/w', 'lib/s', 'lib/n']) expect(run.finished.get(id), id).toMatchObject({ status: 'denied' });
+      expect(existsSync(path.join(dir, 'pwned.txt'))).toBe(false);
+      expect(existsSync(path.join(dir, 'shell-ran'))).toBe(false);
+      expect(received).toEqual([]);
+      // What the calling run allows, a called ask rule turns into a question: refused without a person, granted by --yes.
+      const asked = await runCliEvents(['run', 'narrow.yml'], { cwd: dir });
+      expect(asked.finished.get('lib/w')).toMatchObject({ status: 'denied' });
+      const approved = await runCliEvents(['run', 'narrow.yml', '--yes'], { cwd: dir });
+      expect(approved.exitCode, approved.stderr).toBe(0);
+      expect(existsSync(path.join(dir, 'out/b.txt'))).toBe(true);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('refuses a called file outside the workspace, and one that does not exist', async () => {

@@ -6,7 +6,7 @@ import { Authorizer, type ScriptedApprovals, type ScriptedDecision } from '../..
 import type { CapabilityRequest, NetworkRequest, ProcessRequest, ShellRequest } from '../../src/host/capability.js';
 import type { HostEvent } from '../../src/host/events.js';
 import type { PreToolGate } from '../../src/host/gates.js';
-import { defaultPort, normalizeHost } from '../../src/host/network-host.js';
+import { defaultPort, normalizeHost, normalizeHostname } from '../../src/host/network-host.js';
 import { Policy, type PolicyEvaluator } from '../../src/host/policy.js';
 import { parseRule } from '../../src/host/rules.js';
 import { Workspace } from '../../src/host/workspace.js';
@@ -64,7 +64,7 @@ export function networkRequest(url: string, method = 'GET'): NetworkRequest {
   const scheme = parsed.protocol === 'http:' ? 'http' : 'https';
   const port = parsed.port === '' ? defaultPort(scheme) : Number(parsed.port);
   const host = normalizeHost(parsed.host, scheme);
-  return { class: 'network', method, scheme, host, hostname: parsed.hostname, port, url: `${scheme}://${parsed.host}${parsed.pathname}` };
+  return { class: 'network', method, scheme, host, hostname: normalizeHostname(parsed.hostname), port, url: `${scheme}://${parsed.host}${parsed.pathname}` };
 }
 
 export async function readRequest(workspace: Workspace, requested: string, target: 'file' | 'tree' = 'file'): Promise<CapabilityRequest> {

@@ -86,7 +86,7 @@ describe('authorization invariants', () => {
   });
 
   it('never lets a remembered approval answer a request with any fact changed: the approver is asked again', async () => {
-    const alwaysAsk: PolicyEvaluator = { evaluate: () => ({ decision: 'ask', rule: undefined, reason: 'rule' }) };
+    const alwaysAsk: PolicyEvaluator = { evaluate: () => ({ decision: 'ask', rule: undefined, reason: 'rule' }), environmentNotGranted: () => [] };
     await fc.assert(
       fc.asyncProperty(
         capabilityRequest(paths).chain((request) => fc.tuple(fc.constant(request), fc.constantFrom(...changeableLocations(request)))),

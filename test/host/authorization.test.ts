@@ -52,14 +52,18 @@ describe('policy and gates come first', () => {
     expect(authorizer.auditSnapshot()).toEqual([{ seq: 1, class: 'process', result: 'deny', decider: 'policy' }]);
   });
 
-  it('names the deny rule that matched, and the rule a protected variable needs', async () => {
+  it('names the deny rule that matched, and the grant a variable needs', async () => {
     const denied = await refusal(makeAuthorizer({ policy: { allow: ['process'], deny: ['process(npm publish)'] } }).authorizer.authorize(subject(), publish, live()));
     expect(denied.message).toContain('the rule deny: process(npm publish) matches');
     const withPath = processRequest({ env: { PATH: '/secret-value' } });
     const env = await refusal(makeAuthorizer({ policy: { allow: ['process(npm)'] } }).authorizer.authorize(subject(), withPath, live()));
     expect(env.kind).toBe('policy_denied');
-    expect(env.message).toMatch(/sets PATH .*\(process\(npm\)\) does not grant that; to grant it, add --allow 'process\(PATH=\* npm publish --tag next\)'/);
+    expect(env.message).toMatch(/sets PATH .*\(process\(npm\)\) does not grant \(PATH can change what the program executes\); to grant it to this program, add --allow 'process\(PATH=\* npm publish --tag next\)'/);
+    expect(env.message).not.toContain('policy.env');
     expect(env.message).not.toContain('/secret-value');
+    // A variable nobody knows: the rule may grant it, and so may policy.env if it changes nothing about what runs.
+    const unknown = await refusal(makeAuthorizer({ policy: { allow: ['process(npm)'] } }).authorizer.authorize(subject(), processRequest({ env: { MY_SETTING: '1' } }), live()));
+    expect(unknown.message).toMatch(/add --allow 'process\(MY_SETTING=\* npm publish --tag next\)'.*, or, if it changes nothing about what any program runs, list it in policy\.env: \[MY_SETTING\]/);
   });
 
   it('lets a gate deny what the policy allows, and a failing or malformed gate denies too', async () => {
@@ -106,7 +110,7 @@ describe('remembered "allow for this run"', () => {
 
   it('never overrides a later policy deny or a gate deny', async () => {
     let decision: PolicyEvaluation = { decision: 'ask', rule: parseRule('process(npm)'), reason: 'rule' };
-    const policy: PolicyEvaluator = { evaluate: () => decision };
+    const policy: PolicyEvaluator = { evaluate: () => decision, environmentNotGranted: () => [] };
     let gateAnswer: GateAnswer = { decision: 'continue' };
     const approver = new TestApprover('allow_run');
     const { authorizer } = makeAuthorizer({ policy, approver, gates: [gate('g', () => Promise.resolve(gateAnswer))] });

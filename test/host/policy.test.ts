@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EnvGrants } from '../../src/host/env-grants.js';
 import { Policy } from '../../src/host/policy.js';
+import { parseRule } from '../../src/host/rules.js';
 import { isProtectedEnvName } from '../../src/host/protected-env.js';
 import { makeSandbox, networkRequest, processRequest, readRequest, shellRequest, writeRequest, type Sandbox } from './approval-fixtures.js';
 
@@ -10,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => box.cleanup());
 
-const decide = (rules: { allow?: string[]; ask?: string[]; deny?: string[] }, request: Parameters<Policy['evaluate']>[0]) => {
+const decide = (rules: { allow?: string[]; ask?: string[]; deny?: string[]; env?: string[] }, request: Parameters<Policy['evaluate']>[0]) => {
   const evaluation = Policy.fromText(rules).evaluate(request, box.root);
   return { decision: evaluation.decision, rule: evaluation.rule?.text, reason: evaluation.reason };
 };
@@ -30,6 +32,18 @@ describe('policy evaluation order', () => {
     });
     expect(decide({ allow: ['process(npm)'], ask: ['process(npm publish)'] }, request)).toMatchObject({ decision: 'ask', rule: 'process(npm publish)' });
     expect(decide({ allow: ['process(npm)'] }, request)).toMatchObject({ decision: 'allow', rule: 'process(npm)' });
+  });
+});
+
+describe('ask rules that only narrow (a called file’s)', () => {
+  it('turn what the other rules allow into a question and never grant what they deny', async () => {
+    const policy = (allow: string[], deny: string[] = []) =>
+      new Policy({ allow: allow.map(parseRule), deny: deny.map(parseRule), askIfAllowed: ['shell', 'write(**)', 'network'].map(parseRule) });
+    const write = await writeRequest(box.workspace, 'out/a.txt');
+    expect(policy([]).evaluate(write, box.root)).toMatchObject({ decision: 'deny', reason: 'no_rule' });
+    expect(policy([]).evaluate(shellRequest(), box.root)).toMatchObject({ decision: 'deny', reason: 'no_rule' });
+    expect(policy(['write(out/**)']).evaluate(write, box.root)).toMatchObject({ decision: 'ask', rule: { text: 'write(**)' } });
+    expect(policy(['write(out/**)'], ['write(out/a.txt)']).evaluate(write, box.root)).toMatchObject({ decision: 'deny', reason: 'rule' });
   });
 });
 
@@ -72,8 +86,8 @@ describe('paths outside the workspace', () => {
   });
 });
 
-describe('protected environment variables', () => {
-  it('are the ones that change what runs, in any case: loader, PATH, shells, git, runtimes, config homes', () => {
+describe('environment variables a process sets', () => {
+  it('are known to change what runs, in any case: loader, PATH, shells, git, runtimes, config homes, build tools, helpers', () => {
     for (const name of ['PATH', 'Path', 'LD_PRELOAD', 'ld_library_path', 'DYLD_INSERT_LIBRARIES', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_SSH_COMMAND']) {
       expect(isProtectedEnvName(name), name).toBe(true);
     }
@@ -83,43 +97,88 @@ describe('protected environment variables', () => {
     for (const name of ['PERL5OPT', 'RUBYOPT', 'JAVA_TOOL_OPTIONS', 'HOME', 'XDG_CONFIG_HOME', 'GOFLAGS', 'RUSTC_WRAPPER', 'MAKEFLAGS', 'PAGER']) {
       expect(isProtectedEnvName(name), name).toBe(true);
     }
+    for (const name of ['TAR_OPTIONS', 'OPENSSL_CONF', 'CC', 'RSYNC_RSH', 'DOTNET_STARTUP_HOOKS', 'CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER', 'RUSTFLAGS', 'PIP_INDEX_URL']) {
+      expect(isProtectedEnvName(name), name).toBe(true);
+    }
     for (const name of ['NODE_ENV', 'CI', 'MYPATH', 'OLD_X', 'GIT_AUTHOR_NAME', 'GIT_COMMITTER_EMAIL', 'PYTHONUNBUFFERED', 'LANG', 'TZ']) {
       expect(isProtectedEnvName(name), name).toBe(false);
     }
   });
 
-  it('are denied unless the process rule that matched grants them', () => {
+  it('are denied unless harmless, granted by policy.env or by the process rule that matched', () => {
     const withPath = processRequest({ env: { PATH: '/evil' } });
-    expect(decide({ allow: ['process(npm)'] }, withPath)).toEqual({ decision: 'deny', rule: 'process(npm)', reason: 'protected_env' });
-    expect(decide({ ask: ['process(npm publish)'] }, processRequest({ env: { LD_PRELOAD: 'x.so' } }))).toMatchObject({ decision: 'deny', reason: 'protected_env' });
+    expect(decide({ allow: ['process(npm)'] }, withPath)).toEqual({ decision: 'deny', rule: 'process(npm)', reason: 'env_not_granted' });
+    expect(decide({ ask: ['process(npm publish)'] }, processRequest({ env: { LD_PRELOAD: 'x.so' } }))).toMatchObject({ decision: 'deny', reason: 'env_not_granted' });
+    // No list of bad names is complete: a name nobody listed needs a grant too.
+    const withTar = processRequest({ env: { TAR_OPTIONS: '--checkpoint=1 --checkpoint-action=exec=id' } });
+    expect(decide({ allow: ['process(npm)'] }, withTar)).toMatchObject({ decision: 'deny', reason: 'env_not_granted' });
+    expect(decide({ allow: ['process(npm)'] }, processRequest({ env: { GREETING: 'hi' } }))).toMatchObject({ decision: 'deny', reason: 'env_not_granted' });
     expect(decide({ allow: ['process'] }, withPath)).toMatchObject({ decision: 'allow', reason: 'rule' });
     expect(decide({ ask: ['process'] }, processRequest({ env: { DYLD_INSERT_LIBRARIES: 'x' } }))).toMatchObject({ decision: 'ask' });
-    expect(decide({ allow: ['process(npm)'] }, processRequest({ env: { NODE_ENV: 'production' } }))).toMatchObject({ decision: 'allow' });
+    for (const name of ['NODE_ENV', 'CI', 'TZ', 'LANG', 'LC_ALL', 'NO_COLOR', 'RUST_BACKTRACE', 'PYTHONUNBUFFERED']) {
+      expect(decide({ allow: ['process(npm)'] }, processRequest({ env: { [name]: 'x' } })), name).toMatchObject({ decision: 'allow' });
+    }
     expect(decide({ allow: ['shell'] }, shellRequest({ env: { PATH: '/evil' } }))).toMatchObject({ decision: 'allow' });
+  });
+
+  it('are granted by policy.env by name or prefix, never a variable known to change what runs', () => {
+    const env = ['GREETING', 'APP_*'];
+    expect(decide({ allow: ['process(npm)'], env }, processRequest({ env: { GREETING: 'hi', APP_MODE: 'x' } }))).toMatchObject({ decision: 'allow' });
+    expect(decide({ allow: ['process(npm)'], env }, processRequest({ env: { APPX: 'x' } }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: ['process(npm)'], env: ['PATH', 'TAR_*'] }, processRequest({ env: { PATH: '/evil' } }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: ['process(npm)'], env: ['PATH', 'TAR_*'] }, processRequest({ env: { TAR_OPTIONS: 'x' } }))).toMatchObject({ reason: 'env_not_granted' });
+  });
+
+  it('are granted when the workflow passes them on purpose (secrets:, host_env:), unless known to change what runs', () => {
+    const policy = new Policy({ allow: [parseRule('process(npm)')] }, new EnvGrants([], ['NPM_TOKEN', 'NODE_OPTIONS']));
+    expect(policy.evaluate(processRequest({ env: { NPM_TOKEN: 's3cret-token' } }), box.root)).toMatchObject({ decision: 'allow' });
+    expect(policy.evaluate(processRequest({ env: { NODE_OPTIONS: '--require ./x.js' } }), box.root)).toMatchObject({ reason: 'env_not_granted', variables: ['NODE_OPTIONS'] });
   });
 
   it('are granted by NAME=VALUE (that value) or NAME=* (any value) before the program', () => {
     const withOptions = processRequest({ env: { NODE_OPTIONS: '--max-old-space-size=4096' } });
     expect(decide({ allow: ['process(NODE_OPTIONS=--max-old-space-size=4096 npm)'] }, withOptions)).toMatchObject({ decision: 'allow' });
     expect(decide({ allow: ['process(NODE_OPTIONS=* npm)'] }, withOptions)).toMatchObject({ decision: 'allow' });
-    expect(decide({ allow: ['process(NODE_OPTIONS=--require=./x.js npm)'] }, withOptions)).toMatchObject({ reason: 'protected_env' });
+    expect(decide({ allow: ['process(NODE_OPTIONS=--require=./x.js npm)'] }, withOptions)).toMatchObject({ reason: 'env_not_granted' });
     expect(decide({ allow: ['process(NODE_OPTIONS=* npm)'] }, processRequest())).toMatchObject({ decision: 'allow' });
-    expect(decide({ allow: ['process(PATH=* npm)'] }, withOptions)).toMatchObject({ decision: 'deny', reason: 'protected_env' });
+    expect(decide({ allow: ['process(PATH=* npm)'] }, withOptions)).toMatchObject({ decision: 'deny', reason: 'env_not_granted' });
     expect(decide({ allow: ['process(npm)', 'process(NODE_OPTIONS=* npm)'] }, withOptions)).toMatchObject({ decision: 'allow', rule: 'process(NODE_OPTIONS=* npm)' });
   });
 
-  it('a named unprotected variable must have the value the rule gives it, when the process sets it', () => {
+  it('a named variable must have the value the rule gives it, when the process sets it, even a harmless or granted one', () => {
     expect(decide({ allow: ['process(NODE_ENV=production npm)'] }, processRequest({ env: { NODE_ENV: 'production' } }))).toMatchObject({ decision: 'allow' });
     expect(decide({ allow: ['process(NODE_ENV=production npm)'] }, processRequest({ env: { NODE_ENV: 'development' } }))).toMatchObject({
       decision: 'deny',
-      reason: 'protected_env',
+      reason: 'env_not_granted',
     });
+    expect(decide({ allow: ['process(APP=1 npm)'], env: ['APP'] }, processRequest({ env: { APP: '2' } }))).toMatchObject({ reason: 'env_not_granted' });
   });
 
   it('an ask rule that does not grant the variables is not bypassed by an allow rule that does', () => {
     const withOptions = processRequest({ env: { NODE_OPTIONS: '--inspect' } });
-    expect(decide({ ask: ['process(npm publish)'], allow: ['process(NODE_OPTIONS=* npm)'] }, withOptions)).toMatchObject({ decision: 'deny', reason: 'protected_env' });
+    expect(decide({ ask: ['process(npm publish)'], allow: ['process(NODE_OPTIONS=* npm)'] }, withOptions)).toMatchObject({ decision: 'deny', reason: 'env_not_granted' });
     expect(decide({ ask: ['process(NODE_OPTIONS=* npm publish)'], allow: ['process(npm)'] }, withOptions)).toMatchObject({ decision: 'ask' });
+  });
+
+  it('that change only known programs are matched against those programs’ rules: another program may carry the value they grant', () => {
+    const node = (env: Record<string, string>) =>
+      processRequest({ executable: { requested: 'node', resolved: '/usr/bin/node', lookup: 'path_search' }, argv: ['-e', 'x'], env });
+    const recipe = ['process(npm_config_cache=.npm-cache npm)', 'process(node -e)'];
+    expect(decide({ allow: recipe }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ decision: 'allow', rule: 'process(node -e)' });
+    // Only that value, only from an allow rule, never a variable that changes every program.
+    expect(decide({ allow: recipe }, node({ npm_config_cache: '/elsewhere' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: ['process(node -e)'], ask: ['process(npm_config_cache=* npm)'] }, node({ npm_config_cache: 'x' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: ['process(NODE_OPTIONS=* npm)', 'process(node -e)'] }, node({ NODE_OPTIONS: '--require ./x.js' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: ['process(GIT_DIR=* git)', 'process(node -e)'] }, node({ GIT_DIR: '.other' }))).toMatchObject({ decision: 'allow' });
+    // A rule of an unrelated program grants nothing; a deny of the affected program takes it back.
+    expect(decide({ allow: ['process(npm_config_cache=* tar)', 'process(node -e)'] }, node({ npm_config_cache: 'x' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: recipe, deny: ['process(npm)'] }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: recipe, deny: ['process(npm_config_cache=* npm)'] }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: recipe, deny: ['process(npm publish)'] }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ decision: 'allow' });
+    // The affected programs themselves need their own rule to grant it, and a rule that pins another value wins.
+    const npx = processRequest({ executable: { requested: 'npx', resolved: '/usr/bin/npx', lookup: 'path_search' }, env: { npm_config_cache: '.npm-cache' } });
+    expect(decide({ allow: [...recipe, 'process(npx)'] }, npx)).toMatchObject({ reason: 'env_not_granted', rule: 'process(npx)' });
+    expect(decide({ allow: ['process(npm_config_cache=.npm-cache npm)', 'process(npm_config_cache=other node -e)'] }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ reason: 'env_not_granted' });
   });
 
   it('in a deny rule, assignments narrow the rule to processes that set them', () => {

@@ -72,6 +72,23 @@ describe('parseRule', () => {
     expect(parseRule('network([::1])')).toMatchObject({ host: { hostname: '[::1]', port: undefined } });
   });
 
+  it('writes every spelling of a host one way: numeric IPv4, mapped IPv6, trailing dots', () => {
+    for (const spelling of ['127.0.0.1', '2130706433', '0x7f.1', '127.1', '0177.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '127.0.0.1.']) {
+      expect(parseRule(`network(${spelling})`), spelling).toMatchObject({ host: { hostname: '127.0.0.1' } });
+    }
+    expect(parseRule('network(Example.ORG.:8080)')).toMatchObject({ host: { hostname: 'example.org', port: 8080 } });
+    expect(parseRule('network([0:0::1])')).toMatchObject({ host: { hostname: '[::1]' } });
+  });
+
+  it('parses address ranges, with a port or without', () => {
+    expect(parseRule('network(10.0.0.0/8)')).toMatchObject({ host: { hostname: '10.0.0.0/8', port: undefined, range: { address: '10.0.0.0', prefix: 8, family: 4 } } });
+    expect(parseRule('network(10.0.0.0/8:5432)')).toMatchObject({ host: { hostname: '10.0.0.0/8', port: 5432 } });
+    expect(parseRule('network([FC00::]/7)')).toMatchObject({ host: { hostname: '[fc00::]/7', range: { address: 'fc00::', prefix: 7, family: 6 } } });
+    expect(() => parseRule('network(10.0.0.0/33)')).toThrow(/prefix length is 0 to 32/);
+    expect(() => parseRule('network(example.org/8)')).toThrow(/a range is an IP address and a prefix length/);
+    expect(() => parseRule('network(a..b)')).toThrow(/an empty label/);
+  });
+
   it.each([
     ['reed', /unknown class "reed".*known: read, write/],
     ['READ', /expected CLASS or CLASS\(ARGUMENT\)/],
@@ -196,6 +213,16 @@ describe('network rules', () => {
     expect(matches('network(example.org)', networkRequest('http://example.org:3000/'))).toBe(true);
     expect(matches('network([::1])', networkRequest('http://[::1]:3000/'))).toBe(true);
     expect(matches('network(example.org)', networkRequest('https://api.example.org/'))).toBe(false);
+    expect(matches('network(example.org)', networkRequest('https://example.org./'))).toBe(true);
+    expect(matches('network(127.0.0.1)', networkRequest('http://[::ffff:7f00:1]:8080/'))).toBe(true);
+    expect(matches('network(10.0.0.0/8)', networkRequest('http://10.200.3.4/'))).toBe(true);
+    expect(matches('network(10.0.0.0/8)', networkRequest('http://11.0.0.1/'))).toBe(false);
+    expect(matches('network(10.0.0.0/8:5432)', networkRequest('http://10.0.0.1:5433/'))).toBe(false);
+    expect(matches('network([fc00::]/7)', networkRequest('http://[fd00:ec2::254]/'))).toBe(true);
+    // localhost is this machine by any address.
+    expect(matches('network(localhost)', networkRequest('http://127.0.0.2/'))).toBe(true);
+    expect(matches('network(localhost:3000)', networkRequest('http://[::1]:3000/'))).toBe(true);
+    expect(matches('network(localhost)', networkRequest('http://10.0.0.1/'))).toBe(false);
     expect(matches('network(example.org)', networkRequest('https://example.org.evil.test/'))).toBe(false);
     expect(matches('network(bücher.de)', networkRequest('https://xn--bcher-kva.de/'))).toBe(true);
     expect(matches('network(xn--bcher-kva.de)', networkRequest('https://BÜCHER.de/'))).toBe(true);

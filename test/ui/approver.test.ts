@@ -65,7 +65,7 @@ describe('the approval prompt layout', () => {
       '    program      /usr/bin/npm (found on PATH as npm)',
       '    arguments    publish --tag next',
       '    directory    /w',
-      '    environment  inherits the environment (credentials removed); sets NODE_ENV="production" NODE_OPTIONS="--max-old-space-size=4096" (changes what runs)',
+      '    environment  inherits the allowlisted host variables (PATH, HOME, locale, terminal, CI, toolchains); sets NODE_ENV="production" NODE_OPTIONS="--max-old-space-size=4096" (changes what runs)',
       '    timeout      2m',
       '    output       at most 1 MiB',
       '    runs         directly, no shell',

@@ -83,7 +83,76 @@ describe('template injection', () => {
 `);
     const withoutServer = new ToolRegistry(builtinTools());
     const { source } = WorkflowSource.parse('w.yml', text);
-    expect(compileWorkflow(source!, withoutServer, { pendingServers: ['issues'] }).problems).toEqual([]);
+    const pending = compileWorkflow(source!, withoutServer, { pendingServers: ['issues'] });
+    expect(pending.problems).toEqual([]);
+    // The step whose script reads the server's result waits for the server to be checked; the others do not.
+    expect(pending.workflow!.steps.map((step) => [step.id, step.checkedWithServers])).toEqual([
+      ['fetch', undefined],
+      ['issue', undefined],
+      ['run', ['issues']],
+    ]);
     expect(problemsOf(text)).toEqual([expect.stringMatching(/steps\.issue is a result of issues\.get/)]);
+  });
+});
+
+describe('template injection through an interpreter’s code', () => {
+  const untrusted = (step: string, policy = '') => `version: 1\nname: t\ninputs:\n  t: { untrusted: true }\n${policy}steps:\n${step}`;
+
+  it.each([
+    ['node -e', '  - exec: node -e "${{ inputs.t }}"', /exec args\.1 would run text from outside the workflow \(inputs\.t is marked untrusted: true\): it is code node runs \(-e\)/],
+    ['sh -c', `  - exec: sh -c "\${{ inputs.t }}"`, /it is the code sh runs \(-c\)/],
+    ['bash -ec', `  - exec: bash -ec "\${{ inputs.t }}"`, /it is the code bash runs \(-c\)/],
+    ['python3 -c', `  - exec: python3 -c "\${{ inputs.t }}"`, /it is code python3 runs \(-c\)/],
+    ['perl -e', `  - exec: perl -e "\${{ inputs.t }}"`, /it is code perl runs \(-e\)/],
+    ['ruby -e', `  - exec: ruby -e "\${{ inputs.t }}"`, /it is code ruby runs \(-e\)/],
+    ['deno eval', `  - exec: deno eval "\${{ inputs.t }}"`, /it is the script deno runs/],
+    ['php -r', `  - exec: php -r "\${{ inputs.t }}"`, /it is code php runs \(-r\)/],
+    ['an awk program', `  - exec: awk "\${{ inputs.t }}" file.txt`, /it is the script awk runs/],
+    ['env … sh -c', `  - exec: env A=1 sh -c "\${{ inputs.t }}"`, /it is the code sh runs \(-c\)/],
+    ['an option word', `  - exec: node "\${{ inputs.t }}" build.js`, /it is the script node runs, or an option of it, which may run code/],
+    ['a script path', `  - { tool: process_start, with: { name: p, command: python3, args: ["\${{ inputs.t }}"] } }`, /process_start args\.0 .*it is the script python3 runs/],
+  ])('refuses untrusted text as %s', (_name, step, message) => {
+    const problems = problemsOf(untrusted(step));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+    expect(problems[0]).toMatch(/pass it to the program through env: instead/);
+  });
+
+  it.each([
+    ['after python3 -c CODE', `  - exec: python3 -c "import sys; print(sys.argv[1])" "\${{ inputs.t }}"`],
+    ['after sh -c CODE NAME', `  - exec: sh -c 'echo "$1"' sh "\${{ inputs.t }}"`],
+    ['after a script', `  - exec: node build.js "\${{ inputs.t }}"`],
+    ['as an argument of a program that runs none', `  - exec: git commit -m "\${{ inputs.t }}"`],
+  ])('allows untrusted text as data %s', (_name, step) => {
+    expect(problemsOf(untrusted(step))).toEqual([]);
+  });
+});
+
+describe('output of a process that can reach the network', () => {
+  const fetched = (policy: string) => `version: 1
+name: t
+policy:
+${policy}
+steps:
+  - { id: fetch, exec: curl -s http://127.0.0.1/title }
+  - { id: show, shell: 'echo \${{ steps.fetch.output }}' }
+`;
+
+  it.each([
+    ['a network rule', '  allow: ["process(curl)", "network(127.0.0.1)", shell]', /steps\.fetch is what a process printed, and processes can reach the network \(the rule network\(127\.0\.0\.1\)\)/],
+    ['an ask rule', '  allow: ["process(curl)", shell]\n  ask: [network]', /the rule network\)/],
+    ['the sandbox off', '  allow: ["process(curl)", shell]\n  sandbox: off', /processes run unconfined \(sandbox: off\)/],
+  ])('is untrusted under %s', (_name, policy, why) => {
+    const problems = problemsOf(fetched(policy));
+    expect(problems).toEqual([expect.stringMatching(/^\d+:\d+: shell script would run text from outside the workflow/)]);
+    expect(problems[0]).toMatch(why);
+  });
+
+  it('is trusted when no process can reach the network, and the run’s flags count', async () => {
+    const text = fetched('  allow: ["process(curl)", shell]');
+    expect(problemsOf(text)).toEqual([]);
+    const { source } = WorkflowSource.parse('w.yml', text);
+    const flagged = compileWorkflow(source!, tools, { processNetwork: 'processes can reach the network (the rule network)' }).problems;
+    expect(flagged.map((problem) => problem.message)).toEqual([expect.stringMatching(/steps\.fetch is what a process printed/)]);
   });
 });

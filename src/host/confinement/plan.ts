@@ -111,7 +111,7 @@ function unique(paths: readonly string[]): string[] {
 /** Whether the policy lets paths outside the workspace be used at all (an allowed, not narrowed, `outside`). */
 function allowsOutside(policy: Policy): boolean {
   const outside = (rules: readonly Rule[]) => rules.some((rule) => rule.class === 'outside');
-  return outside(policy.rules.allow) && !outside(policy.rules.deny) && !outside(policy.rules.ask);
+  return outside(policy.rules.allow) && !outside(policy.rules.deny) && !outside(policy.rules.ask) && !outside(policy.rules.askIfAllowed);
 }
 
 /**
@@ -148,7 +148,7 @@ export function networkConfinement(policy: Policy): NetworkConfinement {
   const allowed = network(policy.rules.allow);
   const asked = network(policy.rules.ask);
   if (allowed.length === 0 && asked.length === 0) return { mode: 'none' };
-  const narrowed = network(policy.rules.deny).length > 0 || asked.length > 0;
+  const narrowed = network(policy.rules.deny).length > 0 || asked.length > 0 || network(policy.rules.askIfAllowed).length > 0;
   if (allowed.some(isUnrestricted) && !narrowed) return { mode: 'host' };
   return { mode: 'proxy', rules: [...allowed, ...asked].map((rule) => rule.text) };
 }
@@ -161,7 +161,7 @@ export function networkConfinement(policy: Policy): NetworkConfinement {
  */
 export function unixSocketConfinement(policy: Policy): boolean {
   const named = (rules: readonly Rule[]) => rules.some((rule) => rule.class === 'unix_socket');
-  return named(policy.rules.allow) && !named(policy.rules.deny) && !named(policy.rules.ask);
+  return named(policy.rules.allow) && !named(policy.rules.deny) && !named(policy.rules.ask) && !named(policy.rules.askIfAllowed);
 }
 
 /**
@@ -184,7 +184,7 @@ export function exposedWithin(emptied: readonly string[], paths: readonly string
 /** Computes a policy's confinement plan (once per policy: process launches only read it). */
 export function planConfinement(input: ConfinementInput): ConfinementPlan {
   const { policy, workspaceRoot } = input;
-  const withheld = [...policy.rules.deny, ...policy.rules.ask];
+  const withheld = [...policy.rules.deny, ...policy.rules.ask, ...policy.rules.askIfAllowed];
   const privatePaths = unique(input.privatePaths ?? []);
   const writable = outsidePrivate(writableRoots(input), privatePaths);
   const readOnly = rulesOf(withheld, 'write')

@@ -12,6 +12,7 @@ const pathFacts = {
 
 const envModeSchema = z.discriminatedUnion('mode', [
   z.strictObject({ mode: z.literal('inherit') }),
+  z.strictObject({ mode: z.literal('inherit_all') }),
   z.strictObject({ mode: z.literal('empty') }),
   z.strictObject({ mode: z.literal('inherit_except'), names: z.array(z.string()) }),
   z.strictObject({ mode: z.literal('inherit_only'), names: z.array(z.string()) }),
@@ -145,7 +146,7 @@ function processFactsOf(request: Extract<CapabilityRequest, { class: 'process' |
 }
 
 function envModeFacts(envMode: EnvMode): z.infer<typeof envModeSchema> {
-  return envMode.mode === 'inherit' || envMode.mode === 'empty' ? { mode: envMode.mode } : { mode: envMode.mode, names: [...envMode.names] };
+  return 'names' in envMode ? { mode: envMode.mode, names: [...envMode.names] } : { mode: envMode.mode };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { NetworkRequest, ProcessRequest, ShellRequest } from '../capability.js';
-import { defaultPort } from '../network-host.js';
+import { defaultPort, normalizeHost, normalizeHostname } from '../network-host.js';
 import type { GateInput } from '../gates.js';
 import { afterToolUseCapability } from './capability-summary.js';
 import { buildEnvelope, rootEnvelopeContext, type EnvelopeContext, type HookEnvelopeOf } from './envelope.js';
@@ -44,7 +44,7 @@ export function sampleNetworkRequest(url: string, method = 'GET'): NetworkReques
   const parsed = new URL(url);
   const scheme = parsed.protocol === 'http:' ? 'http' : 'https';
   const port = parsed.port === '' ? defaultPort(scheme) : Number(parsed.port);
-  return { class: 'network', method, scheme, host: parsed.host, hostname: parsed.hostname, port, url };
+  return { class: 'network', method, scheme, host: normalizeHost(parsed.host, scheme), hostname: normalizeHostname(parsed.hostname), port, url };
 }
 
 export function sampleGateInput(overrides: Partial<GateInput> = {}): GateInput {

@@ -9,6 +9,7 @@ import { resolveExecutable } from '../process/executable.js';
 import { sortedEnvironment } from '../process/launch-plan.js';
 import { processRequest } from '../process/request.js';
 import { headerNamePattern, headerValuePattern, managedHeaders } from '../network/headers.js';
+import { resolveCheckedAddress, type AuthorizeNetwork } from '../network/checked-address.js';
 import { networkRequest, parseHttpTarget } from '../network/url.js';
 import type { ServerChannel } from './server-connection.js';
 import { maxMessageBytes, stdioChannel, type ServerLaunch } from './server-process.js';
@@ -47,8 +48,11 @@ export interface ServerLaunchPlan {
 export interface ServerConnectPlan {
   /** What must be granted before rho connects: `process` (stdio) or `network(HOST)` (HTTP). */
   request: CapabilityRequest;
-  /** Opens the channel; called only once the request is granted. */
-  channel(): Promise<ServerChannel>;
+  /**
+   * Opens the channel; called only once the request is granted. An HTTP server's address is
+   * checked with `authorize` as `http_request` checks its own (`resolveCheckedAddress`).
+   */
+  channel(authorize: AuthorizeNetwork): Promise<ServerChannel>;
 }
 
 /** Headers rho sets itself for the protocol; a declaration may not replace them. */
@@ -66,7 +70,14 @@ export function planHttpConnect(declaration: HttpServerDeclaration): ServerConne
     headers[name] = value;
   }
   // The HTTP client transport loads only for a workflow that has an HTTP server.
-  return { request: networkRequest('POST', target), channel: async () => (await import('./http-channel.js')).httpChannel(target, headers) };
+  const request = networkRequest('POST', target);
+  return {
+    request,
+    channel: async (authorize) => {
+      const pinned = await resolveCheckedAddress(request, authorize);
+      return (await import('./http-channel.js')).httpChannel(target, headers, pinned);
+    },
+  };
 }
 
 /** What connecting to a declared server needs granted, and how to open its channel. */

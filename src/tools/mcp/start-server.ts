@@ -51,7 +51,7 @@ async function startAndList(declaration: McpServerDeclaration, options: ServerSt
   await options.authorize(plan.request);
   // The MCP client loads while the server process starts: each takes a while, neither needs the other.
   const loading = import('./server-connection.js');
-  const channel = await plan.channel();
+  const channel = await plan.channel((request) => options.authorize(request));
   let Connection: typeof ServerConnection;
   try {
     await channel.begin();

@@ -1,7 +1,7 @@
 import type { NetworkRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
 import { contentDigest } from '../../host/fingerprint.js';
-import { defaultPort, normalizeHost, parseHostPattern } from '../../host/network-host.js';
+import { defaultPort, normalizeHost, normalizeHostname } from '../../host/network-host.js';
 import { isCredentialHeader } from './headers.js';
 
 export const maxUrlLength = 8192;
@@ -46,7 +46,7 @@ export function parseHttpTarget(raw: string, base?: URL): HttpTarget {
   let hostname: string;
   try {
     host = normalizeHost(url.host, scheme);
-    hostname = parseHostPattern(url.hostname).hostname;
+    hostname = normalizeHostname(url.hostname);
   } catch (cause) {
     throw new ToolError('invalid_arguments', `URL refused: ${(cause as Error).message}`, { cause });
   }

@@ -1,11 +1,13 @@
 import type { EnvMode } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
+import { isInheritedByDefault } from './inherited-env.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /**
  * Names that carry credentials by convention (matched case-insensitively): provider API keys,
- * tokens, secrets, passwords and passphrases, webhooks (their URL is the credential), cookies,
+ * tokens, secrets, passwords and passphrases (`*_PW`, `*_PWD` too), private keys, inline
+ * kubeconfigs, webhooks (their URL is the credential), cookies,
  * connection strings, credential files, agent sockets that sign with a person's keys, and every
  * AWS variable. A child process never inherits one of these; a workflow passes one explicitly
  * through `secrets:`.
@@ -16,6 +18,9 @@ const credentialPatterns: readonly RegExp[] = [
   /(^|_)AUTH(_|$)/,
   /(^|_)(SECRET|CREDENTIAL)/,
   /PASS/,
+  /_PWD?$/,
+  /(^|_)(RSA|DSA|ECDSA|ED25519)(_|$)/,
+  /KUBE_?CONFIG_DATA/,
   /WEBHOOK/,
   /COOKIE/,
   /CONNECTION_?STRING/,
@@ -52,16 +57,22 @@ export function scrubEnvironment(env: Environment, allowedSecretNames: readonly 
   return scrubbed;
 }
 
-/** The part of the host environment an env mode lets a child inherit (before scrubbing). */
+/**
+ * The part of the host environment an env mode lets a child inherit (before scrubbing): the
+ * default allowlist (`inherit`), less some names (`inherit_except`), every variable
+ * (`inherit_all`), only the names listed (`inherit_only`), or nothing.
+ */
 function inheritedByMode(env: Environment, mode: EnvMode): Environment {
   switch (mode.mode) {
     case 'inherit':
+      return Object.fromEntries(Object.entries(env).filter(([name]) => isInheritedByDefault(name)));
+    case 'inherit_all':
       return env;
     case 'empty':
       return {};
     case 'inherit_except': {
       const excluded = new Set(mode.names);
-      return Object.fromEntries(Object.entries(env).filter(([name]) => !excluded.has(name)));
+      return Object.fromEntries(Object.entries(env).filter(([name]) => isInheritedByDefault(name) && !excluded.has(name)));
     }
     case 'inherit_only': {
       const included = new Set(mode.names);
@@ -104,7 +115,7 @@ export interface EnvironmentComposition {
 const scrubbedInherited = new WeakMap<Environment, Map<string, Readonly<Record<string, string>>>>();
 
 function inheritedScrubbed(hostEnv: Environment, mode: EnvMode): Readonly<Record<string, string>> {
-  const key = mode.mode === 'inherit' || mode.mode === 'empty' ? mode.mode : `${mode.mode}:${JSON.stringify(mode.names)}`;
+  const key = 'names' in mode ? `${mode.mode}:${JSON.stringify(mode.names)}` : mode.mode;
   let byMode = scrubbedInherited.get(hostEnv);
   if (!byMode) scrubbedInherited.set(hostEnv, (byMode = new Map()));
   let scrubbed = byMode.get(key);

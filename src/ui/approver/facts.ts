@@ -43,12 +43,14 @@ function assignments(env: Readonly<Record<string, string>>): string {
 function envFacts(mode: EnvMode, env: Readonly<Record<string, string>>): string {
   const inherited =
     mode.mode === 'inherit'
-      ? 'inherits the environment (credentials removed)'
-      : mode.mode === 'empty'
-        ? 'starts from an empty environment'
-        : mode.mode === 'inherit_except'
-          ? `inherits all but ${words(mode.names)} (credentials removed)`
-          : `inherits only ${words(mode.names)}`;
+      ? 'inherits the allowlisted host variables (PATH, HOME, locale, terminal, CI, toolchains)'
+      : mode.mode === 'inherit_all'
+        ? 'inherits the whole environment (credentials removed)'
+        : mode.mode === 'empty'
+          ? 'starts from an empty environment'
+          : mode.mode === 'inherit_except'
+            ? `inherits the allowlisted host variables but ${words(mode.names)}`
+            : `inherits only ${words(mode.names)}`;
   return Object.keys(env).length === 0 ? inherited : `${inherited}; sets ${assignments(env)}`;
 }
 

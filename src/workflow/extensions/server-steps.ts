@@ -14,6 +14,18 @@ export function serverStepProblems(workflow: CompiledWorkflow, tools: ToolRegist
 }
 
 /**
+ * The steps a problem lies in. It lies in the run's file: a step of another file (a task a
+ * uses: step runs) is not where it is, and every step that step became (in each group that uses
+ * its task) is.
+ */
+export function stepsOf(steps: readonly CompiledStep[], problem: Problem): CompiledStep[] {
+  const own = steps.filter((step) => step.file === undefined);
+  let line: number | undefined;
+  for (const step of own) if (step.line <= problem.line && (line === undefined || step.line > line)) line = step.line;
+  return own.filter((step) => step.line === line);
+}
+
+/**
  * Steps refused by a problem found while the run goes on (once a server's tools are known): the
  * runner fails such a step instead of running it. A problem belongs to the step it lies in.
  */
@@ -21,12 +33,7 @@ export class RefusedSteps {
   private readonly problems = new Map<string, string>();
 
   refuse(steps: readonly CompiledStep[], problem: Problem): void {
-    // The problem lies in the run's file: a step of another file (a task a uses: step runs) is
-    // not where it is, and every step that step became (in each group that uses its task) is.
-    const own = steps.filter((step) => step.file === undefined);
-    let line: number | undefined;
-    for (const step of own) if (step.line <= problem.line && (line === undefined || step.line > line)) line = step.line;
-    for (const step of own) if (step.line === line && !this.problems.has(step.id)) this.problems.set(step.id, formatProblem(problem));
+    for (const step of stepsOf(steps, problem)) if (!this.problems.has(step.id)) this.problems.set(step.id, formatProblem(problem));
   }
 
   /** Why the step may not run, or undefined. */

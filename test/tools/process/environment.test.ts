@@ -26,6 +26,10 @@ const canaries: Record<string, string> = {
   DOCKER_AUTH_CONFIG: 'canary-docker',
   SESSION_COOKIE: 'canary-cookie',
   AZURE_STORAGE_CONNECTION_STRING: 'canary-azure',
+  MYSQL_PWD: 'canary-mysql-pwd',
+  LDAP_BIND_PW: 'canary-ldap-pw',
+  ID_RSA: 'canary-id-rsa',
+  KUBE_CONFIG_DATA: 'canary-kubeconfig',
 };
 
 /** Variables whose names look harmless but whose value is a URL holding user info. */
@@ -41,7 +45,7 @@ describe('credential names', () => {
     expect(isCredentialName(name)).toBe(true);
   });
 
-  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_ENV', 'CI', 'TOKENIZERS_PARALLELISM', 'KEYBOARD', 'GITHUB_ACTIONS', 'AUTHOR_NAME', 'OAUTH_SCOPES'])(
+  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_ENV', 'CI', 'TOKENIZERS_PARALLELISM', 'KEYBOARD', 'GITHUB_ACTIONS', 'AUTHOR_NAME', 'OAUTH_SCOPES', 'PWD', 'OLDPWD', 'RSAT_HOME'])(
     '%s is not a credential',
     (name) => {
       expect(isCredentialName(name)).toBe(false);
@@ -64,20 +68,22 @@ describe('credential names', () => {
 });
 
 describe('composeEnvironment', () => {
-  const hostEnv = { HOME: '/home/u', LANG: 'C', OPENAI_API_KEY: 'k', EXTRA: 'x' };
+  const hostEnv = { HOME: '/home/u', LANG: 'C', LC_ALL: 'C.UTF-8', CARGO_HOME: '/home/u/.cargo', OPENAI_API_KEY: 'k', EXTRA: 'x', MYSQL_PWD: 'pw' };
 
-  it('inherits per mode and always scrubs', () => {
-    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit' }, stepEnv: {} })).toEqual({ HOME: '/home/u', LANG: 'C', EXTRA: 'x' });
+  it('inherits per mode and always scrubs: by default only the allowlisted host variables', () => {
+    const allowlisted = { HOME: '/home/u', LANG: 'C', LC_ALL: 'C.UTF-8', CARGO_HOME: '/home/u/.cargo' };
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit' }, stepEnv: {} })).toEqual(allowlisted);
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_all' }, stepEnv: {} })).toEqual({ ...allowlisted, EXTRA: 'x' });
     expect(composeEnvironment({ hostEnv, mode: { mode: 'empty' }, stepEnv: {} })).toEqual({});
-    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_except', names: ['EXTRA'] }, stepEnv: {} })).toEqual({ HOME: '/home/u', LANG: 'C' });
-    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_only', names: ['LANG', 'OPENAI_API_KEY'] }, stepEnv: {} })).toEqual({ LANG: 'C' });
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_except', names: ['LANG'] }, stepEnv: {} })).toEqual({ HOME: '/home/u', LC_ALL: 'C.UTF-8', CARGO_HOME: '/home/u/.cargo' });
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_only', names: ['EXTRA', 'OPENAI_API_KEY'] }, stepEnv: {} })).toEqual({ EXTRA: 'x' });
   });
 
   it('gives every call an environment of its own', () => {
-    const first = composeEnvironment({ hostEnv, mode: { mode: 'inherit' }, stepEnv: { ONLY_FIRST: '1' } });
+    const first = composeEnvironment({ hostEnv, mode: { mode: 'inherit_all' }, stepEnv: { ONLY_FIRST: '1' } });
     first['MUTATED'] = 'yes';
-    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit' }, stepEnv: {} })).toEqual({ HOME: '/home/u', LANG: 'C', EXTRA: 'x' });
-    expect(composeEnvironment({ hostEnv: { ...hostEnv, EXTRA: 'other' }, mode: { mode: 'inherit' }, stepEnv: {} })).toMatchObject({ EXTRA: 'other' });
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_all' }, stepEnv: {} })).not.toHaveProperty('MUTATED');
+    expect(composeEnvironment({ hostEnv: { ...hostEnv, EXTRA: 'other' }, mode: { mode: 'inherit_all' }, stepEnv: {} })).toMatchObject({ EXTRA: 'other' });
   });
 
   it('adds the step variables over the inherited ones', () => {
@@ -103,7 +109,12 @@ describe('child process environments', () => {
     return JSON.parse(dataOf<{ stdout: string }>(result).stdout) as Record<string, string>;
   }
 
-  it.each([{ mode: 'inherit' as const }, { mode: 'inherit_only' as const, names: [...Object.keys(canaries), ...Object.keys(userInfoUrls)] }, { mode: 'inherit_except' as const, names: ['HOME'] }])(
+  it.each([
+    { mode: 'inherit' as const },
+    { mode: 'inherit_all' as const },
+    { mode: 'inherit_only' as const, names: [...Object.keys(canaries), ...Object.keys(userInfoUrls)] },
+    { mode: 'inherit_except' as const, names: ['HOME'] },
+  ])(
     'never receive credential canaries ($mode)',
     async (processEnv) => {
       const env = await childEnv({ env: { PATH: process.env.PATH, HOME: '/home/canary', ...canaries, ...userInfoUrls }, processEnv });
@@ -112,6 +123,13 @@ describe('child process environments', () => {
       if (processEnv.mode === 'inherit') expect(env.HOME).toBe('/home/canary');
     },
   );
+
+  it('inherit no host variable off the allowlist by default, whatever its name', async () => {
+    const unlisted = { MYSQL_PWD: 'canary-mysql', DB_PW: 'canary-db', LDAP_BIND_PW: 'canary-ldap', KUBE_CONFIG_DATA: 'canary-kube', ID_RSA: 'canary-rsa', TZ: 'UTC' };
+    const env = await childEnv({ env: { PATH: process.env.PATH, ...unlisted } });
+    for (const name of ['MYSQL_PWD', 'DB_PW', 'LDAP_BIND_PW', 'KUBE_CONFIG_DATA', 'ID_RSA']) expect(env[name], name).toBeUndefined();
+    expect(env.TZ).toBe('UTC');
+  });
 
   it('receive a secret only when the step passes it explicitly', async () => {
     const env = await childEnv(

@@ -2,8 +2,9 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type In
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { NetworkRequest } from '../../../host/capability.js';
-import { toToolError } from '../../../host/errors.js';
-import { pinnedLookup, resolvePinned, type PinnedAddress } from '../../network/pinned-address.js';
+import { denialKinds, toToolError } from '../../../host/errors.js';
+import { resolveCheckedAddress } from '../../network/checked-address.js';
+import { pinnedLookup, type PinnedAddress } from '../../network/pinned-address.js';
 import { parseForwardTarget, parseTunnelTarget, type TunnelTarget } from './proxy-targets.js';
 
 /**
@@ -51,13 +52,19 @@ function messageOf(error: unknown): string {
   return toToolError(error).message;
 }
 
+/** Whether the authorization path refused (rather than the name failing to resolve). */
+function isDenial(error: unknown): boolean {
+  return denialKinds.has(toToolError(error).kind);
+}
+
 /**
  * The run's filtering HTTP/HTTPS proxy: plain `http://` requests in absolute form and CONNECT
  * tunnels, each target authorized before anything is sent, then connected to the address its
  * name resolved to right after the check (never resolved again: DNS rebinding cannot redirect
- * an allowed name). It never listens anywhere: each confined process gets a channel of its own
- * (`channel`), and the connections its sandbox hands over through it are served here, so every
- * connection is decided for the process that made it.
+ * an allowed name), an address that is itself checked (`resolveCheckedAddress`). It never
+ * listens anywhere: each confined process gets a channel of its own (`channel`), and the
+ * connections its sandbox hands over through it are served here, so every connection is
+ * decided for the process that made it.
  *
  * Built on node:http's CONNECT handling rather than a proxy package: the well-kept ones
  * (`proxy`, `proxy-chain`) connect to targets by name, so they resolve again after any check
@@ -119,16 +126,17 @@ export class FilteringProxy {
       return refuse(400, messageOf(error));
     }
     const { target } = parsed;
+    const authorize = this.authorizeFor(incoming.socket);
     try {
-      await this.authorizeFor(incoming.socket)(parsed.request);
+      await authorize(parsed.request);
     } catch (error) {
       return refuse(403, messageOf(error));
     }
     let pinned: PinnedAddress;
     try {
-      pinned = await resolvePinned(target.hostname);
+      pinned = await resolveCheckedAddress(parsed.request, authorize);
     } catch (error) {
-      return refuse(502, messageOf(error));
+      return refuse(isDenial(error) ? 403 : 502, messageOf(error));
     }
     const headers = { ...endToEndHeaders(incoming.headers), host: target.url.host };
     const upstream = httpRequest({
@@ -160,16 +168,17 @@ export class FilteringProxy {
     } catch (error) {
       return refuse('400 Bad Request', messageOf(error));
     }
+    const authorize = this.authorizeFor(socket);
     try {
-      await this.authorizeFor(socket)(target.request);
+      await authorize(target.request);
     } catch (error) {
       return refuse('403 Forbidden', messageOf(error));
     }
     let pinned: PinnedAddress;
     try {
-      pinned = await resolvePinned(target.hostname);
+      pinned = await resolveCheckedAddress(target.request, authorize);
     } catch (error) {
-      return refuse('502 Bad Gateway', messageOf(error));
+      return refuse(isDenial(error) ? '403 Forbidden' : '502 Bad Gateway', messageOf(error));
     }
     const upstream = connect({ host: pinned.address, port: target.port, family: pinned.family });
     upstream.once('connect', () => {

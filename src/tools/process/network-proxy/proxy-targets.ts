@@ -1,6 +1,6 @@
 import type { NetworkRequest } from '../../../host/capability.js';
 import { ToolError } from '../../../host/errors.js';
-import { parseHostPattern } from '../../../host/network-host.js';
+import { parseHostPort } from '../../../host/network-host.js';
 import { networkRequest, parseHttpTarget, type HttpTarget } from '../../network/url.js';
 
 /** Where a CONNECT tunnel goes, as its request names it. */
@@ -18,7 +18,7 @@ export function parseTunnelTarget(authority: string): TunnelTarget {
   const refuse = () => new ToolError('invalid_arguments', 'CONNECT needs a target of the form host:port');
   let pattern;
   try {
-    pattern = parseHostPattern(authority);
+    pattern = parseHostPort(authority);
   } catch {
     throw refuse();
   }
