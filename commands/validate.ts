@@ -14,7 +14,7 @@ export default class Validate extends RhoCommand {
     const { argv } = await this.parse(Validate);
     const { validateWorkflowFiles } = await import('../src/cli/validate-files.js');
     const { readCliEnvironment } = await import('../src/cli/environment.js');
-    const code = await validateWorkflowFiles(argv as string[], { stdout: process.stdout, stderr: process.stderr }, readCliEnvironment().githubActions);
+    const code = await validateWorkflowFiles(argv as string[], { stdout: process.stdout, stderr: process.stderr }, readCliEnvironment());
     if (code !== 0) this.exit(code);
   }
 }

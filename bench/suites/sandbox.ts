@@ -5,13 +5,13 @@ import type { Figure, SuiteResult } from '../lib/figures.js';
 import { measureWithLoad, medianOf, type Command } from '../lib/hyperfine.js';
 import { formatNumber, marginal } from '../lib/stats.js';
 import { writeExecWorkflow } from '../lib/workflows.js';
-import { planConfinement } from '../../src/host/confinement/index.js';
+import { planConfinement, resolveConfinementPlan } from '../../src/host/confinement/index.js';
 import { Policy } from '../../src/host/policy.js';
 import { findOnPath } from '../../src/tools/process/executable.js';
 import { bubblewrapArguments } from '../../src/tools/process/sandbox/bubblewrap-arguments.js';
 import { sandboxLaunch } from '../../src/tools/process/sandbox/sandboxed-launch.js';
 import { probeSandbox } from '../../src/tools/process/sandbox/probe.js';
-import { homeDirectories } from '../../src/workflow/launch.js';
+import { homeDirectories } from '../../src/workflow/user-home.js';
 
 /**
  * What confinement costs a process step: `exec true` N times in sequence, confined
@@ -32,7 +32,7 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
     grantedRoots: [],
     homeDirectories: homeDirectories(process.env),
   });
-  const bwrapLine = [status.program, ...bubblewrapArguments(plan, { file: truePath, cwd: workspace, proxy: undefined }), '--', truePath].join(' ');
+  const bwrapLine = [status.program, ...bubblewrapArguments(resolveConfinementPlan(plan), { file: truePath, cwd: workspace, proxy: undefined }), '--', truePath].join(' ');
   const loop = async (label: string, line: string, count: number) => {
     const file = path.join(context.dir, `loop-${label}-${count}.sh`);
     await writeFile(file, `for i in $(seq ${count}); do ${line}; done\n`);

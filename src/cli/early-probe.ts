@@ -1,5 +1,6 @@
 import type { SandboxStatus } from '../host/confinement/index.js';
 import { probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
+import { homeDirectories } from '../workflow/user-home.js';
 import { sandboxProbeMemory } from './cache-places.js';
 
 export type SandboxProbe = (options: SandboxProbeOptions) => Promise<SandboxStatus>;
@@ -7,7 +8,7 @@ export type SandboxProbe = (options: SandboxProbeOptions) => Promise<SandboxStat
 /**
  * Starts the run's sandbox probe as soon as the command line is parsed, so that bubblewrap runs
  * while the run's own modules load instead of after them (a one-step run waited about 20 ms for
- * it). The run asks the same question the probe answers (`auto`, the host's PATH) once; that
+ * it). The run asks the same question the probe answers (`auto`, the host's PATH, the homes it hides) once; that
  * first ask gets this answer, any other ask probes again. Nothing is started when `--sandbox
  * off` leaves the run no question to ask. A sandbox that worked is remembered in the user's
  * cache (`sandbox-probe`), so the next runs within the hour need not start bubblewrap at all.
@@ -15,13 +16,15 @@ export type SandboxProbe = (options: SandboxProbeOptions) => Promise<SandboxStat
 export function startSandboxProbe(sandboxFlag: string | undefined, env: Readonly<Record<string, string | undefined>>): SandboxProbe | undefined {
   if (sandboxFlag === 'off') return undefined;
   const pathVariable = env['PATH'];
+  const homes = homeDirectories(env);
   const memory = sandboxProbeMemory(env);
-  let started: Promise<SandboxStatus> | undefined = probeSandbox({ mode: 'auto', pathVariable, ...(memory && { memory }) });
+  let started: Promise<SandboxStatus> | undefined = probeSandbox({ mode: 'auto', pathVariable, homes, ...(memory && { memory }) });
   // Unhandled until the run asks; the run reports what it finds.
   started.catch(() => undefined);
   return (options) => {
     const early = started;
     started = undefined;
-    return early && options.mode === 'auto' && options.pathVariable === pathVariable && options.platform === undefined ? early : probeSandbox(options);
+    const sameHomes = (options.homes ?? []).join('\0') === homes.join('\0');
+    return early && options.mode === 'auto' && options.pathVariable === pathVariable && sameHomes && options.platform === undefined ? early : probeSandbox(options);
   };
 }

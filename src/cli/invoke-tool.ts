@@ -10,6 +10,7 @@ import { loadHooks } from '../hooks/load-hooks.js';
 import { buildHost } from '../workflow/build-host.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { standaloneHookSandbox } from '../workflow/launch.js';
+import { runningUserHome } from '../workflow/user-home.js';
 import { createApprovals } from '../ui/approver/index.js';
 import { createQuestioner } from '../ui/questioner/index.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
@@ -86,6 +87,7 @@ export async function invokeToolCommand(
         maxParallel: 1,
         sandbox: sandbox.status,
         homeDirectories: sandbox.homeDirectories,
+        home: runningUserHome(environment.env),
       },
       {
         hostEnv: environment.env,

@@ -3,6 +3,8 @@ import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { formatProblem } from '../workflow/problems.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
+import { runningUserHome } from '../workflow/user-home.js';
+import type { CliEnvironment } from './environment.js';
 import type { RunStreams } from './run-workflow.js';
 
 /**
@@ -11,12 +13,13 @@ import type { RunStreams } from './run-workflow.js';
  * uninspected is printed as notes. Problems quote the file (an untrusted pull request's, in CI),
  * so they go through the guarded streams.
  */
-export async function validateWorkflowFiles(files: readonly string[], rawStreams: RunStreams, githubActions: boolean): Promise<number> {
-  const streams = guardStreams(rawStreams, new SecretMasker(), githubActions);
+export async function validateWorkflowFiles(files: readonly string[], rawStreams: RunStreams, environment: Pick<CliEnvironment, 'env' | 'githubActions'>): Promise<number> {
+  const streams = guardStreams(rawStreams, new SecretMasker(), environment.githubActions);
   const tools = builtinRegistry();
+  const homeDirectory = runningUserHome(environment.env) ?? null;
   let invalid = 0;
   for (const file of files) {
-    const { problems, warnings, notes } = await checkWorkflowFile(file, tools, 'skip');
+    const { problems, warnings, notes } = await checkWorkflowFile(file, tools, 'skip', { homeDirectory });
     for (const problem of [...problems, ...warnings, ...notes]) streams.stderr.write(`${formatProblem(problem)}\n`);
     if (problems.length > 0) invalid++;
     else streams.stdout.write(`${file}: valid\n`);

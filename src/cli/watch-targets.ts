@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { compileGlob } from '../tools/files/glob.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
-import { resolveHostConfig } from '../workflow/launch.js';
+import { workspaceRoot } from '../workflow/launch.js';
 import { loadWorkflowFile } from '../workflow/load.js';
 import type { RunChoices } from '../workflow/run-choices.js';
 
@@ -25,7 +25,7 @@ export interface WatchTargets {
  */
 export async function resolveWatchTargets(file: string, choices: RunChoices, cwd: string): Promise<WatchTargets> {
   const { workflow } = await loadWorkflowFile(file, builtinRegistry(), 'skip', { task: choices.task, workspace: { flag: choices.workspace, cwd } });
-  const root = resolveHostConfig(workflow, choices, cwd, {}).root;
+  const root = workspaceRoot(workflow, choices, cwd);
   const sources = workflow.steps.flatMap((step) => step.sources ?? []).map(compileGlob);
   const generated = workflow.steps.flatMap((step) => step.generates).map(compileGlob);
   const workflowFile = path.resolve(cwd, file);

@@ -77,12 +77,10 @@ export class Policy implements PolicyEvaluator {
     this.rules = { allow: rules.allow ?? [], ask: rules.ask ?? [], deny: rules.deny ?? [] };
   }
 
-  static fromText(rules: { allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[] }): Policy {
-    return new Policy({
-      allow: (rules.allow ?? []).map(parseRule),
-      ask: (rules.ask ?? []).map(parseRule),
-      deny: (rules.deny ?? []).map(parseRule),
-    });
+  /** Parses rules as written; `home` is what `~` in their paths stands for (without one, such rules are refused). */
+  static fromText(rules: { allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[] }, home?: string): Policy {
+    const parse = (texts: readonly string[] | undefined) => (texts ?? []).map((text) => parseRule(text, home));
+    return new Policy({ allow: parse(rules.allow), ask: parse(rules.ask), deny: parse(rules.deny) });
   }
 
   /**

@@ -10,7 +10,7 @@ import { failedResult, interruptReason } from './call-result.js';
 import type { CapabilityRequest } from './capability.js';
 import type { GrantHints } from './denials.js';
 import type { RunObserver } from './run-observer.js';
-import { narrowWritable, planConfinement, type CallConfinement, type ConfinementPlan, type NetworkProxy } from './confinement/index.js';
+import { narrowWritable, planConfinement, type CacheName, type CallConfinement, type ConfinementPlan, type NetworkProxy } from './confinement/index.js';
 import { ToolError, toToolError } from './errors.js';
 import type { AuditRecord, HostEvent, RunEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
@@ -53,6 +53,8 @@ export interface ToolHostOptions {
   observer?: RunObserver;
   /** The run's filtering proxy for confined processes whose network is `network(HOST)` rules; without one they get none. */
   networkProxy?: NetworkProxy;
+  /** The well-known caches confined processes may write (`policy.caches`). */
+  caches?: readonly CacheName[];
 }
 
 /** One place in a host's model order, taken before the call is known (a workflow reserves one per step). */
@@ -173,11 +175,16 @@ export class ToolHost {
 
   /** What the policy lets every confined process touch (writable roots, hidden paths, network). */
   get confinementPlan(): ConfinementPlan {
+    const { environment } = this.#options;
     this.#plan ??= planConfinement({
       policy: this.#options.policy,
       workspaceRoot: this.workspace.root,
       grantedRoots: this.workspace.grantedRoots,
-      homeDirectories: this.#options.environment.homeDirectories ?? [],
+      homeDirectories: environment.homeDirectories ?? [],
+      home: environment.home,
+      // Where a tool keeps its cache or installation follows the variables its processes get.
+      variables: { ...environment.env, ...environment.processVariables },
+      caches: this.#options.caches ?? [],
     });
     return this.#plan;
   }
@@ -192,12 +199,13 @@ export class ToolHost {
   callConfinement(call: ToolCall): CallConfinement {
     const status = this.#options.environment.sandbox ?? { confined: false, mode: 'off', reason: 'this host does not confine processes' };
     const narrowed = call.writes !== undefined;
-    const plan = call.writes ? narrowWritable(this.confinementPlan, call.writes, this.workspace.root) : this.confinementPlan;
+    const { home } = this.#options.environment;
+    const plan = call.writes ? narrowWritable(this.confinementPlan, call.writes, this.workspace.root, home) : this.confinementPlan;
     const proxy =
       status.confined && plan.network.mode === 'proxy'
         ? this.#options.networkProxy?.endpoint((request, signal) => this.#authorizeOne(call, request, signal))
         : undefined;
-    return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }) };
+    return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }), ...(home !== undefined && { home }) };
   }
 
   /** Whether a path inside a tree read that was authorized is still kept back by a `deny` or `ask` read rule. */

@@ -1,7 +1,7 @@
 import type { Approver } from '../host/approval.js';
 import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
-import { networkConfinement, type SandboxStatus } from '../host/confinement/index.js';
+import { networkConfinement, type CacheName, type SandboxStatus } from '../host/confinement/index.js';
 import type { GrantHints } from '../host/denials.js';
 import { HostError } from '../host/errors.js';
 import type { PreToolGate } from '../host/gates.js';
@@ -30,6 +30,10 @@ export interface HostConfig {
   sandbox?: SandboxStatus;
   /** Home directories hidden from confined processes unless a rule grants them. */
   homeDirectories?: readonly string[];
+  /** What `~` stands for in rules and `writes:`: the running user's home (undefined: there is none, and `~` is refused). */
+  home?: string | undefined;
+  /** The well-known caches processes may write (`policy.caches`). */
+  caches?: readonly CacheName[];
 }
 
 /** The people and programs a front end plugs into a host: who decides, who is asked, who watches. */
@@ -49,10 +53,10 @@ export interface HostPorts {
   observer?: RunObserver;
 }
 
-function parseRules(rules: readonly string[]) {
+function parseRules(rules: readonly string[], home: string | undefined) {
   return rules.map((rule) => {
     try {
-      return parseRule(rule);
+      return parseRule(rule, home);
     } catch (error) {
       throw new HostError('usage', (error as Error).message, { cause: error });
     }
@@ -67,7 +71,8 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
   } catch (error) {
     throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
   }
-  const policy = new Policy({ allow: parseRules(config.rules.allow), ask: parseRules(config.rules.ask), deny: parseRules(config.rules.deny) });
+  const { home } = config;
+  const policy = new Policy({ allow: parseRules(config.rules.allow, home), ask: parseRules(config.rules.ask, home), deny: parseRules(config.rules.deny, home) });
   // Confined processes reach network(HOST) hosts only through this run's proxy, ended with the run.
   // Loaded only when the policy's network rules call for it: it brings node:http.
   const needsProxy = config.sandbox?.confined === true && networkConfinement(policy).mode === 'proxy';
@@ -85,9 +90,11 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
       ...(ports.masker && { masker: ports.masker }),
       ...(config.sandbox && { sandbox: config.sandbox }),
       ...(config.homeDirectories && { homeDirectories: config.homeDirectories }),
+      ...(home !== undefined && { home }),
     },
+    ...(config.caches && { caches: config.caches }),
     scripted: {
-      rules: parseRules(config.approve),
+      rules: parseRules(config.approve, home),
       yes: config.yes,
       ...(ports.onScriptedDecision && { onDecision: ports.onScriptedDecision }),
     },

@@ -23,7 +23,7 @@ export const maxCalledFiles = 100;
 export async function loadCalledFiles(
   root: WorkflowSource,
   tools: ToolRegistry,
-  options: Pick<CompileOptions, 'pendingServers' | 'pendingModules'>,
+  options: Pick<CompileOptions, 'pendingServers' | 'pendingModules' | 'homeDirectory'>,
   workspace: { flag?: string | undefined; cwd: string },
 ): Promise<{ files: Map<string, CompiledFile>; problems: Problem[]; warnings: Problem[]; calledTask: NonNullable<CompileOptions['calledTask']> }> {
   const files = new Map<string, CompiledFile>();

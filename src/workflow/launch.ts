@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { EnvMode } from '../host/capability.js';
 import { describeUnconfined, type SandboxMode, type SandboxStatus } from '../host/confinement/index.js';
@@ -30,6 +29,8 @@ import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
 import { UpToDateChecks, type CheckAuthorizer } from './up-to-date/checks.js';
+import { homeDirectories, runningUserHome } from './user-home.js';
+import { expandHomePath } from '../host/home-path.js';
 
 /** Shortest secret value rho accepts: masking a shorter one would hide ordinary text. */
 export const minSecretLength = 4;
@@ -87,7 +88,7 @@ function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
 }
 
 /** The primary workspace root as given: `--workspace`, else the file's `workspace:`, else where rho was invoked. */
-function workspaceRoot(workflow: CompiledWorkflow, choices: RunChoices, cwd: string): string {
+export function workspaceRoot(workflow: CompiledWorkflow, choices: RunChoices, cwd: string): string {
   if (choices.workspace) return path.resolve(cwd, choices.workspace);
   if (workflow.file.workspace) return path.resolve(workflow.source.directory, workflow.file.workspace);
   return cwd;
@@ -104,21 +105,6 @@ function hostVariables(names: readonly string[], hostEnv: HostPorts['hostEnv']):
 }
 
 /**
- * The user's home directories a confined process must not see: `$HOME` and the account's own
- * (from the password database), so pointing HOME elsewhere hides more, never less.
- */
-export function homeDirectories(hostEnv: Readonly<Record<string, string | undefined>>): string[] {
-  const homes: string[] = [];
-  if (hostEnv.HOME && path.isAbsolute(hostEnv.HOME)) homes.push(hostEnv.HOME);
-  try {
-    homes.push(os.userInfo().homedir);
-  } catch {
-    // No entry in the password database: $HOME is all there is.
-  }
-  return [...new Set(homes.filter((home) => path.isAbsolute(home)))];
-}
-
-/**
  * Whether a run confines its processes, probed once. `required` without a working sandbox is a
  * usage error, so nothing runs. `started` is a probe begun before the mode was known (it runs
  * while the workflow loads); its answer holds for `auto` and `required` alike.
@@ -131,7 +117,7 @@ export async function decideSandbox(
   const status =
     mode !== 'off' && started
       ? { ...(await started), mode }
-      : await (options.probeSandbox ?? probeSandbox)({ mode, pathVariable: options.hostEnv.PATH });
+      : await (options.probeSandbox ?? probeSandbox)({ mode, pathVariable: options.hostEnv.PATH, homes: homeDirectories(options.hostEnv) });
   if (mode === 'required' && !status.confined) {
     throw new HostError('usage', `sandbox: required, but ${describeUnconfined(status)}; nothing was run`);
   }
@@ -143,13 +129,24 @@ export async function standaloneHookSandbox(hostEnv: HostPorts['hostEnv'], mode:
   return { status: await decideSandbox(mode, { hostEnv }), homeDirectories: homeDirectories(hostEnv) };
 }
 
-/** The host configuration of a run: the file's settings with the front end's choices over them. */
-export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoices, cwd: string, processVariables: Readonly<Record<string, string>>): HostConfig {
+/**
+ * The host configuration of a run: the file's settings with the front end's choices over them;
+ * `~` in paths is `home` (validation refused it where there is none).
+ */
+export function resolveHostConfig(
+  workflow: CompiledWorkflow,
+  choices: RunChoices,
+  cwd: string,
+  processVariables: Readonly<Record<string, string>>,
+  home: string | undefined,
+): HostConfig {
   const file = workflow.file;
   const root = workspaceRoot(workflow, choices, cwd);
   return {
     root,
-    grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir)),
+    grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, expandHomePath(dir, home))),
+    home,
+    ...(file.policy?.caches && { caches: file.policy.caches }),
     rules: {
       allow: [...(file.policy?.allow ?? []), ...choices.rules.allow],
       // A called file's rules only add restrictions; they hold for the whole run, as every rule does.
@@ -191,12 +188,15 @@ export interface OpenedWorkflow {
 export async function openWorkflow(options: OpenOptions, loading: ModuleLoading): Promise<OpenedWorkflow> {
   const { ports, choices } = options;
   // The probe starts bubblewrap once; it runs while the file is loaded, unless the flag turns the sandbox off.
-  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', pathVariable: ports.hostEnv.PATH });
+  const homes = homeDirectories(ports.hostEnv);
+  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', pathVariable: ports.hostEnv.PATH, homes });
   probing?.catch(() => undefined);
+  const home = runningUserHome(ports.hostEnv);
   const { workflow, extensions, warnings, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading, {
     task: choices.task,
     matrixFilter: parseMatrixFilter(choices.matrix),
     workspace: { flag: choices.workspace, cwd: options.cwd },
+    homeDirectory: home ?? null,
   });
   for (const warning of warnings) ports.warn?.(formatProblem(warning));
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
@@ -205,7 +205,6 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const runId = randomUUID();
   // The --sandbox flag wins over the file's policy.sandbox; both default to auto.
   const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, probing);
-  const homes = homeDirectories(ports.hostEnv);
   const declared = {
     inline: workflow.file.hooks,
     directory: workflow.source.directory,
@@ -226,7 +225,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const masker = ports.masker ?? new SecretMasker();
   // Filled below, once the env files are read through the host, before any call runs.
   const env: Record<string, string> = {};
-  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env), sandbox, homeDirectories: homes };
+  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env, home), sandbox, homeDirectories: homes };
   const host = await buildHost(
     config,
     {

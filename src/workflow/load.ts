@@ -29,6 +29,8 @@ export interface TaskSelection {
    * files `uses:` steps name must be inside it. `cwd` defaults to the process's.
    */
   workspace?: { flag?: string | undefined; cwd: string };
+  /** What `~` in the file's paths is checked against (`CompileOptions.homeDirectory`). */
+  homeDirectory?: string | null;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function checkWorkflowFile(
   const extensions = await loadExtensions(read.source, baseTools, loading);
   const pendingServers = extensions.servers.map((server) => server.declaration.name);
   const pendingModules = extensions.uninspectedModules.length > 0;
-  const options = { pendingServers, pendingModules };
+  const options = { pendingServers, pendingModules, ...(selection.homeDirectory !== undefined && { homeDirectory: selection.homeDirectory }) };
   const called = await loadCalledFiles(read.source, extensions.tools, options, selection.workspace ?? { cwd: process.cwd() });
   const root = compileFile(read.source, extensions.tools, { ...options, calledTask: called.calledTask });
   const compiled =

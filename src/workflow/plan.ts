@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describeRequest, grantingRule, type CapabilityRequest } from '../host/capability.js';
-import type { CallConfinement, NetworkConfinement, SandboxStatus } from '../host/confinement/index.js';
+import { resolveConfinementPlan, type CallConfinement, type FoundToolchain, type NetworkConfinement, type ResolvedPlan, type SandboxStatus } from '../host/confinement/index.js';
 import type { PreToolGate } from '../host/gates.js';
 import { isHttpServer, type McpServerDeclaration } from '../tools/mcp/server-launch.js';
 import type { PolicyDecision } from '../host/policy.js';
@@ -54,9 +54,13 @@ export interface PlannedStep {
 
 export interface PlannedConfinement {
   confined: boolean;
-  /** Absolute writable roots (files or directory trees), besides its private TMPDIR. */
+  /** Absolute writable roots (files or directory trees), as resolved on disk now, besides its private TMPDIR and its caches. */
   writable: string[];
+  /** The caches it may write (`policy.caches`), each with its directories as resolved now. */
+  caches: { name: string; paths: string[] }[];
   network: string;
+  /** Why a launch would be refused as the disk stands now (a writable root a link moves out of what is granted). */
+  refused?: string;
 }
 
 export interface WorkflowPlan {
@@ -64,6 +68,10 @@ export interface WorkflowPlan {
   maxParallel: number;
   /** Whether process steps run confined, and if not, why. */
   sandbox: SandboxStatus;
+  /** What `~` stands for in the file's paths: the running user's home (undefined: there is none). */
+  home: string | undefined;
+  /** The toolchains under the home that confined processes may read without a rule. */
+  toolchains: FoundToolchain[];
   /** Whether pre_tool_use gates were asked about each request, and how many there are. */
   hooks: { consulted: boolean; gates: number };
   steps: PlannedStep[];
@@ -83,10 +91,22 @@ export function describeNetwork(network: NetworkConfinement): string {
 
 function plannedConfinement(confinement: CallConfinement | undefined): PlannedConfinement | undefined {
   if (!confinement) return undefined;
+  let plan: ResolvedPlan | CallConfinement['plan'] = confinement.plan;
+  let refused: string | undefined;
+  try {
+    plan = resolveConfinementPlan(confinement.plan, confinement.home);
+  } catch (error) {
+    refused = (error as Error).message;
+  }
+  const roots = plan.writable.filter((root) => root.cache === undefined);
+  const caches = new Map<string, string[]>();
+  for (const root of plan.writable) if (root.cache) caches.set(root.cache, [...(caches.get(root.cache) ?? []), root.path]);
   return {
     confined: confinement.status.confined,
-    writable: confinement.plan.writable.map((root) => (root.kind === 'tree' ? `${root.path}/**` : root.path)),
+    writable: roots.map((root) => (root.kind === 'tree' ? `${root.path}/**` : root.path)),
+    caches: [...caches].map(([name, paths]) => ({ name, paths })),
     network: describeNetwork(confinement.plan.network),
+    ...(refused !== undefined && { refused }),
   };
 }
 
@@ -164,6 +184,8 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
     workflow: workflow.file.name,
     maxParallel: opened.maxParallel,
     sandbox: opened.sandbox,
+    home: host.environment.home,
+    toolchains: [...host.confinementPlan.toolchains],
     hooks: { consulted: gates !== undefined, gates: gates?.length ?? declaredGates },
     steps: await Promise.all(steps.map(async (step) => ({ ...step, requests: await Promise.all(step.requests) }))),
   };

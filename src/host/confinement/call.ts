@@ -49,5 +49,7 @@ export interface CallConfinement {
   plan: ConfinementPlan;
   /** The step declared where it writes (`writes:`): those roots are all it declares for scheduling. */
   narrowed?: boolean;
+  /** The running user's home, for messages that name paths in it as `~/…`. */
+  home?: string;
   proxy?: ProxyEndpoint;
 }

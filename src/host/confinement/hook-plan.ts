@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isWithin } from '../workspace.js';
-import { choosePrivateTemp, exposedWithin, type ConfinementPlan } from './plan.js';
+import { choosePrivateTemp, existingHomes, exposedWithin, type ConfinementPlan } from './plan.js';
 
 export interface HookConfinementInput {
   /** The directory of the file that declares the hook (its cwd): readable even inside a hidden home. */
@@ -19,7 +19,7 @@ export interface HookConfinementInput {
 export function hookConfinementPlan(input: HookConfinementInput): ConfinementPlan {
   const writable = input.writes.map((entry) => ({ path: path.resolve(input.baseDirectory, entry), kind: 'tree' as const }));
   const granted = [input.baseDirectory, ...writable.map((root) => root.path)];
-  const hiddenHomes = [...new Set(input.homeDirectories)].filter((home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)));
+  const hiddenHomes = existingHomes(input.homeDirectories).filter((home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)));
   const privateTemp = choosePrivateTemp(granted);
   return {
     writable,
@@ -28,6 +28,8 @@ export function hookConfinementPlan(input: HookConfinementInput): ConfinementPla
     privateTemp,
     hidden: [],
     exposed: exposedWithin([...hiddenHomes, ...(privateTemp ? [privateTemp] : [])], [input.baseDirectory]),
+    toolchains: [],
     network: { mode: 'none' },
+    scope: { workspace: input.baseDirectory, roots: granted, writable: writable.map((root) => root.path), places: writable.map((root) => root.path), caches: [] },
   };
 }

@@ -1,8 +1,11 @@
+import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Policy } from '../policy.js';
-import { isUnrestricted, type Rule } from '../rules.js';
+import { isUnrestricted, readRuleCovers, type Rule } from '../rules.js';
 import { isWithin } from '../workspace.js';
+import { existingMatches, placeOf, type PlaceContext } from './places.js';
 import { literalPrefix, rulePaths } from './rule-paths.js';
+import { cacheLayouts, toolchainLayouts, type CacheName } from './toolchains.js';
 
 /**
  * How a confined process reaches the network:
@@ -23,6 +26,39 @@ export type NetworkConfinement = { mode: 'none' } | { mode: 'host' } | { mode: '
 export interface WritableRoot {
   path: string;
   kind: 'tree' | 'entry';
+  /**
+   * The cache (`policy.caches`) this tree is a directory of: shared by the steps that use it (the
+   * tool locks it itself), and kept when a step narrows where it writes (`writes:`).
+   */
+  cache?: CacheName;
+}
+
+/** A toolchain found under the home: its installation stays readable (`toolchains.ts`). */
+export interface FoundToolchain {
+  name: string;
+  /** Its places that exist, as named (links not followed). */
+  paths: readonly string[];
+}
+
+/**
+ * What a resolved path is checked against before it reaches the sandbox (`resolve.ts`):
+ * - `roots`: the canonical directories a writable root or a read grant may lie in (the workspace,
+ *   and granted roots when `outside` is allowed), as for the file tools;
+ * - `writable`: the policy's writable roots before a step narrows them: a root that resolves
+ *   through a link must still land inside one;
+ * - `places`: where some step may write, in this run or an earlier one (the workspace, granted
+ *   roots a write rule reaches, every cache of `toolchains.ts`): a link found there may have been
+ *   planted, so toolchains and caches are never resolved through one, and a program found there
+ *   is matched only by a rule that names its path.
+ */
+export interface ConfinementScope {
+  /** The canonical workspace root. */
+  workspace: string;
+  roots: readonly string[];
+  writable: readonly string[];
+  places: readonly string[];
+  /** Every cache of `toolchains.ts` as this run places it, granted or not: what a failure's hint can name. */
+  caches: readonly { name: CacheName; path: string }[];
 }
 
 /**
@@ -49,15 +85,24 @@ export interface ConfinementPlan {
   hidden: readonly string[];
   /** Paths inside hidden homes or the private temp that stay readable: the workspace and what read rules grant there. */
   exposed: readonly string[];
+  /** Toolchains found under the home: readable (their `paths` are exposed), their credential files hidden. */
+  toolchains: readonly FoundToolchain[];
   network: NetworkConfinement;
+  scope: ConfinementScope;
 }
 
 export interface ConfinementInput {
   policy: Policy;
   workspaceRoot: string;
   grantedRoots: readonly string[];
-  /** The user's home directories (`$HOME` and the account's), hidden unless a rule grants them. */
+  /** The user's home directories (`$HOME` and the account's), hidden unless a rule grants them; one that does not exist is left alone. */
   homeDirectories: readonly string[];
+  /** What `~` stands for in toolchain and cache places: the running user's home. */
+  home?: string | undefined;
+  /** The run's variables that move toolchains and caches (`CARGO_HOME`, `npm_config_cache`): rho's environment, the workflow's `env:` over it. */
+  variables?: Readonly<Record<string, string | undefined>>;
+  /** The caches `policy.caches` names: writable to processes. */
+  caches?: readonly CacheName[];
 }
 
 type PathRule = Extract<Rule, { class: 'read' | 'write' }>;
@@ -84,24 +129,99 @@ function allowsOutside(policy: Policy): boolean {
   return outside(policy.rules.allow) && !outside(policy.rules.deny) && !outside(policy.rules.ask);
 }
 
-/**
- * The writable roots `allow` write rules grant, limited to the roots rho's own tools would
- * accept: the workspace, and granted roots when `outside` is allowed.
- */
-function writableRoots(input: ConfinementInput): WritableRoot[] {
-  const { policy, workspaceRoot } = input;
-  const roots = [workspaceRoot, ...(allowsOutside(policy) ? input.grantedRoots : [])];
+/** The roots rho's own tools would accept a path in: the workspace, and granted roots when `outside` is allowed. */
+function scopeRoots(input: ConfinementInput): string[] {
+  return [input.workspaceRoot, ...(allowsOutside(input.policy) ? input.grantedRoots : [])];
+}
+
+/** The writable roots `allow` write rules grant, limited to the roots rho's own tools would accept. */
+function writableRoots(input: ConfinementInput, roots: readonly string[]): WritableRoot[] {
   const inRoots = (candidate: string) => roots.some((root) => isWithin(root, candidate));
   const granted: WritableRoot[] = [];
-  for (const rule of rulesOf(policy.rules.allow, 'write')) {
+  for (const rule of rulesOf(input.policy.rules.allow, 'write')) {
     if (rule.glob === undefined) {
       granted.push(...roots.map((root) => ({ path: root, kind: 'tree' as const })));
       continue;
     }
-    const prefix = literalPrefix(rule.glob, workspaceRoot);
+    const prefix = literalPrefix(rule.glob, input.workspaceRoot);
     if (inRoots(prefix.path)) granted.push({ path: prefix.path, kind: prefix.literal ? 'entry' : 'tree' });
   }
   return outermost(granted);
+}
+
+function placeContext(input: ConfinementInput): PlaceContext {
+  return { home: input.home, variables: input.variables ?? {}, base: input.workspaceRoot };
+}
+
+function places(specs: readonly string[], context: PlaceContext): string[] {
+  return unique(specs.flatMap((spec) => placeOf(spec, context) ?? []));
+}
+
+function exists(candidate: string): boolean {
+  return lstatSync(candidate, { throwIfNoEntry: false }) !== undefined;
+}
+
+/** Every cache directory of the table, as this run places it: where a step may write, whichever caches a policy grants. */
+function everyCache(context: PlaceContext): { name: CacheName; path: string }[] {
+  return cacheLayouts.flatMap((layout) => places(layout.writes, context).map((directory) => ({ name: layout.name, path: directory })));
+}
+
+/**
+ * The directories of the caches a policy names, writable to processes. A cache whose home does
+ * not exist is left out: rho creates a missing cache directory, never a home.
+ */
+function cacheRoots(input: ConfinementInput, context: PlaceContext): WritableRoot[] {
+  const missingHomes = input.homeDirectories.filter((home) => !exists(home));
+  return cacheLayouts
+    .filter((layout) => input.caches?.includes(layout.name))
+    .flatMap((layout) => places(layout.writes, context).map((directory) => ({ path: directory, kind: 'tree' as const, cache: layout.name })))
+    .filter((root) => !missingHomes.some((home) => isWithin(home, root.path)));
+}
+
+/** The toolchains of `toolchains.ts` that exist here, and their credential files that no read rule grants. */
+function toolchainsFound(input: ConfinementInput, context: PlaceContext): { found: FoundToolchain[]; credentials: string[] } {
+  const found: FoundToolchain[] = [];
+  const credentials: string[] = [];
+  const granted = (file: string) => rulesOf(input.policy.rules.allow, 'read').some((rule) => readRuleCovers(rule, file, input.workspaceRoot));
+  for (const layout of toolchainLayouts) {
+    const paths = places(layout.reads, context).filter(exists);
+    if (paths.length === 0) continue;
+    found.push({ name: layout.name, paths });
+    credentials.push(...places(layout.hides ?? [], context).flatMap(existingMatches).filter((file) => !granted(file)));
+  }
+  return { found, credentials };
+}
+
+/**
+ * Where some step may write, in this run or an earlier one: the workspace, granted roots that an
+ * allow or ask write rule reaches (a file tool may write there once approved), the writable roots
+ * and every cache the table names.
+ */
+function writablePlaces(input: ConfinementInput, writable: readonly WritableRoot[], caches: readonly { path: string }[]): string[] {
+  const { policy } = input;
+  const writeRules = [...rulesOf(policy.rules.allow, 'write'), ...rulesOf(policy.rules.ask, 'write')];
+  const outsideRule = [...policy.rules.allow, ...policy.rules.ask].some((rule) => rule.class === 'outside');
+  const reached = (root: string) =>
+    writeRules.some((rule) => {
+      if (rule.glob === undefined) return true;
+      const prefix = literalPrefix(rule.glob, input.workspaceRoot).path;
+      return isWithin(root, prefix) || isWithin(prefix, root);
+    });
+  const granted = outsideRule ? input.grantedRoots.filter(reached) : [];
+  return unique([input.workspaceRoot, ...granted, ...writable.map((root) => root.path), ...caches.map((cache) => cache.path)]);
+}
+
+/** The homes worth hiding: each that exists, as it really is (a missing one holds nothing and cannot be mounted over). */
+export function existingHomes(homes: readonly string[]): string[] {
+  return unique(
+    homes.flatMap((home) => {
+      try {
+        return [realpathSync.native(path.resolve(home))];
+      } catch {
+        return [];
+      }
+    }),
+  );
 }
 
 /**
@@ -136,25 +256,30 @@ export function exposedWithin(emptied: readonly string[], paths: readonly string
   return unique(paths).filter((candidate) => emptied.some((directory) => isWithin(directory, candidate) && directory !== candidate));
 }
 
-/** Computes a policy's confinement plan (once per policy: process launches only read it). */
+/** Computes a policy's confinement plan (once per policy: process launches resolve it on disk, `resolve.ts`). */
 export function planConfinement(input: ConfinementInput): ConfinementPlan {
   const { policy, workspaceRoot } = input;
+  const context = placeContext(input);
   const withheld = [...policy.rules.deny, ...policy.rules.ask];
-  const writable = writableRoots(input);
+  const roots = scopeRoots(input);
+  const ruleRoots = writableRoots(input, roots);
+  const writable = [...ruleRoots, ...cacheRoots(input, context).filter((cache) => !ruleRoots.some((root) => root.kind === 'tree' && isWithin(root.path, cache.path)))];
   const readOnly = rulesOf(withheld, 'write')
     .flatMap((rule) => rulePaths(rule, workspaceRoot))
     .filter((target) => writable.some((root) => isWithin(root.path, target)));
-  const hidden = rulesOf(withheld, 'read').flatMap((rule) => rulePaths(rule, workspaceRoot));
+  const toolchains = toolchainsFound(input, context);
+  const hidden = [...rulesOf(withheld, 'read').flatMap((rule) => rulePaths(rule, workspaceRoot)), ...toolchains.credentials];
+  // A read grant outside the workspace reaches processes as it reaches the file tools: in a granted root, with `outside`.
   const readGrants = rulesOf(policy.rules.allow, 'read')
     .filter((rule) => rule.glob !== undefined && path.isAbsolute(rule.glob))
-    .map((rule) => literalPrefix(rule.glob!, workspaceRoot).path);
-  const granted = [workspaceRoot, ...readGrants, ...writable.map((root) => root.path)];
+    .map((rule) => literalPrefix(rule.glob!, workspaceRoot).path)
+    .filter((grant) => roots.some((root) => isWithin(root, grant)));
+  const granted = [workspaceRoot, ...readGrants, ...ruleRoots.map((root) => root.path)];
   // A home that a rule grants as a whole (or that is the workspace, or inside it) is not hidden.
-  const hiddenHomes = unique(input.homeDirectories.map((home) => path.resolve(home))).filter(
-    (home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)),
-  );
+  const hiddenHomes = existingHomes(input.homeDirectories).filter((home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)));
   const privateTemp = choosePrivateTemp(granted);
   const exposed = exposedWithin([...hiddenHomes, ...(privateTemp ? [privateTemp] : [])], [workspaceRoot, ...readGrants]);
+  const caches = everyCache(context);
   return {
     writable,
     readOnly: unique(readOnly),
@@ -162,6 +287,8 @@ export function planConfinement(input: ConfinementInput): ConfinementPlan {
     privateTemp,
     hidden: unique(hidden),
     exposed,
+    toolchains: toolchains.found,
     network: networkConfinement(policy),
+    scope: { workspace: workspaceRoot, roots, writable: ruleRoots.map((root) => root.path), places: writablePlaces(input, writable, caches), caches },
   };
 }

@@ -19,11 +19,23 @@ function stderrTail(stderr: string): string {
   return `; last stderr lines:\n${text}`;
 }
 
+/** What the sandbox kept from a failed process, each with its grant (`confinementHints`), for the failure message. */
+function sandboxNote(hints: readonly string[]): string {
+  return hints.length === 0 ? '' : `; confinement: ${hints.join('; ')}`;
+}
+
 /**
  * Turns an outcome into the call's output: success when the exit code is one of `okExitCodes`,
- * otherwise a typed error whose details carry the same data a success would have had.
+ * otherwise a typed error whose details carry the same data a success would have had. `explain`
+ * says, for a failure, what a sandbox kept from the process.
  */
-export function completionOutput(label: string, outcome: ProcessOutcome, okExitCodes: readonly number[], wallLimitMs: number): ToolOutput {
+export function completionOutput(
+  label: string,
+  outcome: ProcessOutcome,
+  okExitCodes: readonly number[],
+  wallLimitMs: number,
+  explain: (outcome: ProcessOutcome) => readonly string[] = () => [],
+): ToolOutput {
   const data: CompletionData = {
     exit_code: outcome.exitCode,
     stdout: outcome.stdout,
@@ -46,7 +58,7 @@ export function completionOutput(label: string, outcome: ProcessOutcome, okExitC
   }
   if (!okExitCodes.includes(outcome.exitCode)) {
     const expected = okExitCodes.length === 1 ? `${okExitCodes[0]}` : `one of ${okExitCodes.join(', ')}`;
-    throw new ToolError('execution_failed', `${label} exited with code ${outcome.exitCode} (expected ${expected})${stderrTail(outcome.stderr)}`, {
+    throw new ToolError('execution_failed', `${label} exited with code ${outcome.exitCode} (expected ${expected})${sandboxNote(explain(outcome))}${stderrTail(outcome.stderr)}`, {
       details,
       output,
     });

@@ -1,6 +1,5 @@
 import { mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { baseArguments } from './bubblewrap-arguments.js';
 
 /*
  * A sandbox that worked, remembered so that the next run on the same machine need not start
@@ -8,7 +7,7 @@ import { baseArguments } from './bubblewrap-arguments.js';
  * remembered: a stale memory can make confined processes fail to start, never run unconfined.
  * What it is tied to is everything the probe's answer depends on: the program (by path and
  * identity), the boot, the namespaces this process runs in (a container, or another sandbox, has
- * its own), the kernel settings for user namespaces, the user and the probe's own arguments.
+ * its own), the kernel settings for user namespaces, the user and the probe's own arguments (the homes it hides among them).
  * What none of these show (an AppArmor profile changed without a reboot) is caught by the memory's
  * age: it holds for an hour at most.
  */
@@ -23,8 +22,8 @@ const readOrAbsent = (file: string): string => {
   }
 };
 
-/** What the probe's answer for `program` depends on, or undefined where it cannot be told (no /proc). */
-export function sandboxCircumstances(program: string): string | undefined {
+/** What the probe's answer for `program` run with `args` depends on, or undefined where it cannot be told (no /proc). */
+export function sandboxCircumstances(program: string, args: readonly string[]): string | undefined {
   try {
     const { dev, ino, size, mtimeMs } = statSync(program);
     return JSON.stringify([
@@ -38,7 +37,7 @@ export function sandboxCircumstances(program: string): string | undefined {
       readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
       ...['user', 'mnt', 'pid', 'net'].map((namespace) => readlinkSync(`/proc/self/ns/${namespace}`)),
       ...['/proc/sys/kernel/unprivileged_userns_clone', '/proc/sys/user/max_user_namespaces', '/proc/sys/kernel/apparmor_restrict_unprivileged_userns'].map(readOrAbsent),
-      baseArguments.join(' '),
+      args.join(' '),
     ]);
   } catch {
     return undefined;

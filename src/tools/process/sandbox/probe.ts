@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import type { SandboxMode, SandboxStatus } from '../../../host/confinement/index.js';
+import { choosePrivateTemp, existingHomes, resolveConfinementPlan, type SandboxMode, type SandboxStatus } from '../../../host/confinement/index.js';
 import { findOnPath } from '../executable.js';
-import { baseArguments } from './bubblewrap-arguments.js';
+import { bubblewrapArguments } from './bubblewrap-arguments.js';
 import { rememberedWorking, rememberWorking, sandboxCircumstances } from './probe-memory.js';
 
 export interface SandboxProbeOptions {
@@ -12,6 +12,8 @@ export interface SandboxProbeOptions {
   platform?: NodeJS.Platform;
   /** A file where a working sandbox is remembered between runs (`probe-memory.ts`); none: always probe. */
   memory?: string;
+  /** The home directories a run hides: the probe hides them too, as every confined process will. */
+  homes?: readonly string[];
 }
 
 const probeTimeoutMs = 5000;
@@ -37,9 +39,28 @@ function unconfined(mode: SandboxMode, reason: string, fix?: string): SandboxSta
   return { confined: false, mode, reason, ...(fix && { fix }) };
 }
 
+/**
+ * The arguments of a confined process that writes nothing: the namespaces, the host read-only,
+ * the homes hidden, a private TMPDIR, no network. What a plan adds to them only binds existing
+ * paths, which a working bubblewrap always can.
+ */
+function probeArguments(homes: readonly string[]): string[] {
+  const plan = resolveConfinementPlan({
+    writable: [],
+    readOnly: [],
+    hiddenHomes: existingHomes(homes).filter((home) => home !== path.sep),
+    privateTemp: choosePrivateTemp([]),
+    hidden: [],
+    exposed: [],
+    toolchains: [],
+    network: { mode: 'none' },
+    scope: { workspace: path.sep, roots: [], writable: [], places: [], caches: [] },
+  });
+  return [...bubblewrapArguments(plan, { file: '/bin/sh', cwd: path.sep, proxy: undefined }), '--', '/bin/sh', '-c', 'echo $$'];
+}
+
 /** Runs bubblewrap once as a confined process would be run, and reports what it printed. */
-function runProbe(program: string): Promise<{ ok: boolean; output: string }> {
-  const args = [...baseArguments, '--unshare-net', '--', '/bin/sh', '-c', 'echo $$'];
+function runProbe(program: string, args: readonly string[]): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
     execFile(program, args, { timeout: probeTimeoutMs, env: {}, encoding: 'utf8' }, (error, stdout, stderr) => {
       // In its own PID namespace the command is process 1 or 2; anything else did not confine it.
@@ -51,9 +72,9 @@ function runProbe(program: string): Promise<{ ok: boolean; output: string }> {
 
 /**
  * Decides once per run whether processes will be confined: never with `off`; otherwise only
- * when bubblewrap is on PATH and a real run of it works (an installed bwrap may still fail, as
- * on Ubuntu 24.04), or worked in the same circumstances within the hour (`memory`). Each
- * unconfined answer says why and what would fix it.
+ * when bubblewrap is on PATH and a real run of it works as a run's processes will be run (its
+ * homes hidden: an installed bwrap may still fail, as on Ubuntu 24.04), or worked in the same
+ * circumstances within the hour (`memory`). Each unconfined answer says why and what would fix it.
  */
 export async function probeSandbox(options: SandboxProbeOptions): Promise<SandboxStatus> {
   const { mode } = options;
@@ -63,9 +84,10 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
   }
   const program = findOnPath('bwrap', options.pathVariable);
   if (!program) return unconfined(mode, 'bubblewrap (bwrap) was not found on PATH', installFix);
-  const remembered = options.memory === undefined ? undefined : { file: options.memory, circumstances: sandboxCircumstances(program) };
+  const args = probeArguments(options.homes ?? []);
+  const remembered = options.memory === undefined ? undefined : { file: options.memory, circumstances: sandboxCircumstances(program, args) };
   if (remembered?.circumstances && rememberedWorking(remembered.file, remembered.circumstances)) return { confined: true, mode, program };
-  const probe = await runProbe(program);
+  const probe = await runProbe(program, args);
   if (probe.ok) {
     if (remembered?.circumstances) rememberWorking(remembered.file, remembered.circumstances);
     return { confined: true, mode, program };
