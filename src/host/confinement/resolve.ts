@@ -33,6 +33,12 @@ function canonicalSpellings(lexical: string): string[] {
   return spellingsOnDisk(lexical).map(canonicalOf);
 }
 
+/** A path as a message shows it: relative inside the workspace, `~/…` in the home, else absolute. */
+function shownPath(target: string, plan: ConfinementPlan, home: string | undefined): string {
+  if (isWithin(plan.scope.workspace, target)) return path.relative(plan.scope.workspace, target).split(path.sep).join('/') || '.';
+  return showHomePath(target, home);
+}
+
 function refused(message: string): ToolError {
   return new ToolError('policy_denied', message, { details: { reason: 'confinement_path' } });
 }
@@ -44,7 +50,7 @@ function refused(message: string): ToolError {
  * a home or the workspace.
  */
 function resolveWritable(root: WritableRoot, plan: ConfinementPlan, home: string | undefined): { root: WritableRoot; links: LinkMet[] } {
-  const shown = showHomePath(root.path, home);
+  const shown = shownPath(root.path, plan, home);
   if (root.cache) {
     let located;
     try {
