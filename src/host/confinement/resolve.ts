@@ -95,16 +95,17 @@ export function resolveConfinementPlan(plan: ConfinementPlan, home?: string): Re
   const emptied = [...(plan.privateTemp ? [plan.privateTemp] : []), ...plan.hiddenHomes];
   const inEmptied = (candidate: string) => emptied.some((directory) => isWithin(directory, candidate));
   const links: LinkMet[] = [];
-  const writable = outermost(
-    plan.writable.map((root) => {
-      const resolved = resolveWritable(root, plan, home);
-      links.push(...resolved.links);
-      return resolved.root;
-    }),
-  );
+  const resolved = plan.writable.map((root) => {
+    const placed = resolveWritable(root, plan, home);
+    links.push(...placed.links);
+    return placed.root;
+  });
+  // The policy's own roots, outermost; then the caches in the order of the table.
+  const granted = outermost(resolved.filter((root) => root.cache === undefined));
+  const writable = [...granted, ...resolved.filter((root) => root.cache !== undefined && !granted.some((other) => other.kind === 'tree' && isWithin(other.path, root.path)))];
   const readOnly = unique(plan.readOnly.flatMap(canonicalSpellings)).filter((kept) => writable.some((root) => isWithin(root.path, kept)));
   const hidden = unique(plan.hidden.flatMap(canonicalSpellings));
-  const granted = plan.exposed.flatMap(canonicalSpellings).filter((exposed) => plan.scope.roots.some((root) => isWithin(root, exposed)));
+  const readable = plan.exposed.flatMap(canonicalSpellings).filter((exposed) => plan.scope.roots.some((root) => isWithin(root, exposed)));
   const installed = plan.toolchains.flatMap((toolchain) =>
     toolchain.paths.flatMap((place) => {
       try {
@@ -117,7 +118,7 @@ export function resolveConfinementPlan(plan: ConfinementPlan, home?: string): Re
       }
     }),
   );
-  const exposed = unique([...granted, ...installed]).filter(inEmptied);
+  const exposed = unique([...readable, ...installed]).filter(inEmptied);
   const mounted = [...exposed, ...writable.map((root) => root.path)];
   const recreated = links.filter(
     (link, index) => inEmptied(link.path) && !mounted.some((mount) => isWithin(mount, link.path)) && links.findIndex((other) => other.path === link.path) === index,

@@ -25,7 +25,7 @@ export function runUntilExit(
       const launch = await launchFromRequest(request, plan, options.stdin, run.workspace);
       const outcome = await runToCompletion(launch, request, run);
       const confinement = plan.confinement?.status.confined ? plan.confinement : undefined;
-      const explain = ({ stdout, stderr }: { stdout: string; stderr: string }) => (confinement ? confinementHints(`${stdout}\n${stderr}`, confinement) : []);
+      const explain = ({ stdout, stderr }: { stdout: string; stderr: string }) => (confinement ? confinementHints(`${stdout}\n${stderr}`, confinement, launch.cwd) : []);
       return completionOutput(options.label, outcome, options.okExitCodes, request.wallLimitMs, explain);
     },
   };

@@ -11,10 +11,21 @@ const failures: readonly { pattern: RegExp; access: 'write' | 'read' }[] = [
 ];
 
 /** Absolute paths in a line: after a space, a quote, a bracket, `=` or `:` (`open '/root/.npm/_cacache'`). */
-const absolutePaths = /(?:^|[\s'"`(=:[])(\/[^\s'"`()[\],;:]+)/g;
+const absolutePaths = /(?:^|[\s'"`‘“(=:[])(\/[^\s'"`‘’“”()[\],;:]+)/g;
 
-/** Lines looked at, from the end of the output, and hints given at most. */
+/** Relative paths in a line, as a shell names them (`cannot create coverage.txt:`): words with a `.` or a `/` in them. */
+const relativePaths = /(?:^|[\s'"`‘“(=[])([\w@+-][\w.@+\-/]*[.\/][\w.@+\-/]*\w)(?=[:'"’”)\]\s,]|$)/g;
+
+/** The paths a stretch of output names: absolute ones as they are, relative ones from the process's cwd. */
+function pathsIn(text: string, cwd: string): string[] {
+  const absolute = [...text.matchAll(absolutePaths)].map((match) => match[1]!.replace(/[.'"]+$/, ''));
+  const relative = [...text.matchAll(relativePaths)].filter((match) => !match[1]!.startsWith('/')).map((match) => path.join(cwd, match[1]!));
+  return [...absolute, ...relative].map((found) => path.normalize(found));
+}
+
+/** Lines looked at, from the end of the output; lines before a failure that may name its path (cargo's `Caused by:`); hints given at most. */
 const linesLookedAt = 200;
+const linesBefore = 4;
 const mostHints = 3;
 
 /** Home directories whose entries name tools only one level further down (`~/.config/gh`, `~/.local/share/uv`). */
@@ -37,20 +48,21 @@ function workspaceGrant(workspace: string, target: string): string {
  * What a confined process's failure output says the sandbox kept from it, each with the grant
  * that allows it: a path in the hidden home (a cache by its name, else a granted root with a
  * rule), a read-only path in the workspace (a write rule, or the step's `writes:`), the host's
- * read-only /tmp. Read failures count only in the home, which the process could not see.
+ * read-only /tmp. Read failures count only in the home, which the process could not see. A
+ * relative path is the process's, from its `cwd`.
  */
-export function confinementHints(output: string, confinement: CallConfinement): string[] {
+export function confinementHints(output: string, confinement: CallConfinement, cwd: string): string[] {
   const { plan } = confinement;
   const home = confinement.home;
   const homes = [...plan.hiddenHomes, ...(home ? [home] : [])];
   const shown = (target: string) => showHomePath(target, home);
   const hints = new Map<string, string>();
   const lines = output.split('\n').slice(-linesLookedAt);
-  for (const line of lines) {
+  for (const [index, line] of lines.entries()) {
     const failure = failures.find((candidate) => candidate.pattern.test(line));
     if (!failure) continue;
-    for (const match of line.matchAll(absolutePaths)) {
-      const target = path.normalize(match[1]!.replace(/[.'"]+$/, ''));
+    const nearby = lines.slice(Math.max(0, index - linesBefore), index + 1).reverse().join('\n');
+    for (const target of pathsIn(nearby, cwd)) {
       if (hints.size >= mostHints || [...hints.keys()].some((known) => isWithin(known, target))) continue;
       const inHome = homes.find((candidate) => isWithin(candidate, target) && candidate !== target);
       if (inHome) {
