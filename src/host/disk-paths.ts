@@ -12,6 +12,20 @@ function errorCode(cause: unknown): string | undefined {
   return (cause as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/** The names in a directory; none when it cannot be read (missing, not a directory, no permission). */
+export function directoryEntries(directory: string): string[] {
+  try {
+    return readdirSync(directory);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether an entry exists under that name (a dangling link does); false when that cannot be told. */
+export function pathExists(candidate: string): boolean {
+  return lstatSync(candidate, { throwIfNoEntry: false }) !== undefined;
+}
+
 /** Whether an entry exists under that name (a dangling link exists); other failures throw. */
 function entryExists(candidate: string): boolean {
   try {
@@ -127,13 +141,7 @@ export function spellingsOnDisk(lexical: string): string[] {
       const exact = path.join(base, name);
       if (entryExists(exact)) next.push(exact);
       if (/^[\x00-\x7f]*$/.test(name)) continue;
-      let entries: string[];
-      try {
-        entries = readdirSync(base);
-      } catch {
-        continue;
-      }
-      for (const entry of entries) {
+      for (const entry of directoryEntries(base)) {
         if (entry !== name && entry.normalize('NFC') === composed) next.push(path.join(base, entry));
       }
     }

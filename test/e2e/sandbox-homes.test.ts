@@ -3,6 +3,7 @@ import { mkdir, readFile, realpath, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
+import { runCliEvents } from '../support/cli-events.js';
 import { fakeHome, homeEnvironment } from '../support/fake-home.js';
 
 // Confined runs against a home laid out as real installs lay it out (see fake-home.ts): the
@@ -17,13 +18,6 @@ async function setUp(files: Record<string, string>): Promise<{ dir: string; home
   await writeFiles(dir, files);
   const home = await fakeHome(path.join(base, 'home'));
   return { dir, home, env: homeEnvironment(home) };
-}
-
-function events(stdout: string): { type: string; [key: string]: unknown }[] {
-  return stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line));
 }
 
 describe('toolchains and caches under the home (end to end, confined)', () => {
@@ -197,7 +191,6 @@ steps:
       'flow.yml': `version: 1
 name: nobody
 policy:
-  caches: [npm]
   allow: ["process(sh)"]
 steps:
   - id: hello
@@ -205,9 +198,9 @@ steps:
     with: { command: sh, args: [-c, 'echo hello from nowhere'] }
 `,
     });
-    const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { ...env, HOME: '/nonexistent', XDG_CACHE_HOME: path.join(dir, '.cache') } });
+    const result = await runCliEvents(['run', 'flow.yml'], { cwd: dir, env: { ...env, HOME: '/nonexistent', XDG_CACHE_HOME: path.join(dir, '.cache') } });
     expect(result.exitCode, result.stdout + result.stderr).toBe(0);
-    expect(events(result.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true } });
+    expect(result.events[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true } });
     expect(result.stdout).toContain('hello from nowhere');
     expect(existsSync('/nonexistent')).toBe(false);
   });

@@ -1,5 +1,5 @@
-import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { directoryEntries, pathExists } from '../disk-paths.js';
 import { ToolError } from '../errors.js';
 
 /** What a place of `toolchains.ts` is evaluated with. */
@@ -56,10 +56,6 @@ export function placeOf(place: string, context: PlaceContext): string | undefine
 /** Paths a wildcard place matches at most: past that, the rest are not looked for. */
 const maxMatches = 1000;
 
-function exists(candidate: string): boolean {
-  return lstatSync(candidate, { throwIfNoEntry: false }) !== undefined;
-}
-
 /**
  * The existing paths an absolute pattern names, where a `*` component stands for any one name
  * (`…/versions/*\/etc/npmrc`); a pattern without one names itself when it exists.
@@ -71,14 +67,8 @@ export function existingMatches(pattern: string): string[] {
       found = found.map((base) => path.join(base, name));
       continue;
     }
-    found = found.flatMap((base) => {
-      try {
-        return readdirSync(base).map((entry) => path.join(base, entry));
-      } catch {
-        return [];
-      }
-    });
+    found = found.flatMap((base) => directoryEntries(base).map((entry) => path.join(base, entry)));
     found = found.slice(0, maxMatches);
   }
-  return found.filter(exists);
+  return found.filter(pathExists);
 }

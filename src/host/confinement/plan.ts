@@ -1,5 +1,6 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { pathExists } from '../disk-paths.js';
 import type { Policy } from '../policy.js';
 import { isUnrestricted, readRuleCovers, type Rule } from '../rules.js';
 import { isWithin } from '../workspace.js';
@@ -157,10 +158,6 @@ function places(specs: readonly string[], context: PlaceContext): string[] {
   return unique(specs.flatMap((spec) => placeOf(spec, context) ?? []));
 }
 
-function exists(candidate: string): boolean {
-  return lstatSync(candidate, { throwIfNoEntry: false }) !== undefined;
-}
-
 /** Every cache directory of the table, as this run places it: where a step may write, whichever caches a policy grants. */
 function everyCache(context: PlaceContext): { name: CacheName; path: string }[] {
   return cacheLayouts.flatMap((layout) => places(layout.writes, context).map((directory) => ({ name: layout.name, path: directory })));
@@ -171,7 +168,7 @@ function everyCache(context: PlaceContext): { name: CacheName; path: string }[] 
  * not exist is left out: rho creates a missing cache directory, never a home.
  */
 function cacheRoots(input: ConfinementInput, context: PlaceContext): WritableRoot[] {
-  const missingHomes = input.homeDirectories.filter((home) => !exists(home));
+  const missingHomes = input.homeDirectories.filter((home) => !pathExists(home));
   return cacheLayouts
     .filter((layout) => input.caches?.includes(layout.name))
     .flatMap((layout) => places(layout.writes, context).map((directory) => ({ path: directory, kind: 'tree' as const, cache: layout.name })))
@@ -184,7 +181,7 @@ function toolchainsFound(input: ConfinementInput, context: PlaceContext): { foun
   const credentials: string[] = [];
   const granted = (file: string) => rulesOf(input.policy.rules.allow, 'read').some((rule) => readRuleCovers(rule, file, input.workspaceRoot));
   for (const layout of toolchainLayouts) {
-    const paths = places(layout.reads, context).filter(exists);
+    const paths = places(layout.reads, context).filter(pathExists);
     if (paths.length === 0) continue;
     found.push({ name: layout.name, paths });
     credentials.push(...places(layout.hides ?? [], context).flatMap(existingMatches).filter((file) => !granted(file)));
