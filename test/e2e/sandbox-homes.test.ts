@@ -51,7 +51,7 @@ steps:
     const plan = await runCli(['plan', 'flow.yml'], { cwd: dir, env });
     expect(plan.stdout).toContain(`Home (~): ${home}`);
     expect(plan.stdout).toContain(`Toolchains (readable to confined processes): rustup (${home}/.cargo, ${home}/.rustup); pyenv (${home}/.pyenv)`);
-    expect(plan.stdout).toContain(`caches: cargo (${home}/.cargo/git, ${home}/.cargo/registry); pip (${home}/.cache/pip)`);
+    expect(plan.stdout).toContain(`caches: cargo (${home}/.cargo/registry, ${home}/.cargo/git); pip (${home}/.cache/pip)`);
     expect(plan.stdout).toContain('allow: run cargo build (rule process(cargo))');
   });
 
