@@ -1,12 +1,13 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { pathExists } from '../disk-paths.js';
 import type { Policy } from '../policy.js';
 import { isUnrestricted, readRuleCovers, type Rule } from '../rules.js';
 import { isWithin } from '../workspace.js';
-import { existingMatches, placeOf, type PlaceContext } from './places.js';
+import { grantedCaches, placedCaches, toolchainsFound, type FoundToolchain, type PlacedCache } from './home-grants.js';
 import { literalPrefix, rulePaths } from './rule-paths.js';
-import { cacheLayouts, toolchainLayouts, type CacheName } from './toolchains.js';
+import type { CacheName } from './toolchains.js';
+
+export type { FoundToolchain } from './home-grants.js';
 
 /**
  * How a confined process reaches the network:
@@ -34,13 +35,6 @@ export interface WritableRoot {
   cache?: CacheName;
 }
 
-/** A toolchain found under the home: its installation stays readable (`toolchains.ts`). */
-export interface FoundToolchain {
-  name: string;
-  /** Its places that exist, as named (links not followed). */
-  paths: readonly string[];
-}
-
 /**
  * What a resolved path is checked against before it reaches the sandbox (`resolve.ts`):
  * - `roots`: the canonical directories a writable root or a read grant may lie in (the workspace,
@@ -59,7 +53,7 @@ export interface ConfinementScope {
   writable: readonly string[];
   places: readonly string[];
   /** Every cache of `toolchains.ts` as this run places it, granted or not: what a failure's hint can name. */
-  caches: readonly { name: CacheName; path: string }[];
+  caches: readonly PlacedCache[];
 }
 
 /**
@@ -150,51 +144,12 @@ function writableRoots(input: ConfinementInput, roots: readonly string[]): Writa
   return outermost(granted);
 }
 
-function placeContext(input: ConfinementInput): PlaceContext {
-  return { home: input.home, variables: input.variables ?? {}, base: input.workspaceRoot };
-}
-
-function places(specs: readonly string[], context: PlaceContext): string[] {
-  return unique(specs.flatMap((spec) => placeOf(spec, context) ?? []));
-}
-
-/** Every cache directory of the table, as this run places it: where a step may write, whichever caches a policy grants. */
-function everyCache(context: PlaceContext): { name: CacheName; path: string }[] {
-  return cacheLayouts.flatMap((layout) => places(layout.writes, context).map((directory) => ({ name: layout.name, path: directory })));
-}
-
-/**
- * The directories of the caches a policy names, writable to processes. A cache whose home does
- * not exist is left out: rho creates a missing cache directory, never a home.
- */
-function cacheRoots(input: ConfinementInput, context: PlaceContext): WritableRoot[] {
-  const missingHomes = input.homeDirectories.filter((home) => !pathExists(home));
-  return cacheLayouts
-    .filter((layout) => input.caches?.includes(layout.name))
-    .flatMap((layout) => places(layout.writes, context).map((directory) => ({ path: directory, kind: 'tree' as const, cache: layout.name })))
-    .filter((root) => !missingHomes.some((home) => isWithin(home, root.path)));
-}
-
-/** The toolchains of `toolchains.ts` that exist here, and their credential files that no read rule grants. */
-function toolchainsFound(input: ConfinementInput, context: PlaceContext): { found: FoundToolchain[]; credentials: string[] } {
-  const found: FoundToolchain[] = [];
-  const credentials: string[] = [];
-  const granted = (file: string) => rulesOf(input.policy.rules.allow, 'read').some((rule) => readRuleCovers(rule, file, input.workspaceRoot));
-  for (const layout of toolchainLayouts) {
-    const paths = places(layout.reads, context).filter(pathExists);
-    if (paths.length === 0) continue;
-    found.push({ name: layout.name, paths });
-    credentials.push(...places(layout.hides ?? [], context).flatMap(existingMatches).filter((file) => !granted(file)));
-  }
-  return { found, credentials };
-}
-
 /**
  * Where some step may write, in this run or an earlier one: the workspace, granted roots that an
  * allow or ask write rule reaches (a file tool may write there once approved), the writable roots
  * and every cache the table names.
  */
-function writablePlaces(input: ConfinementInput, writable: readonly WritableRoot[], caches: readonly { path: string }[]): string[] {
+function writablePlaces(input: ConfinementInput, writable: readonly WritableRoot[], caches: readonly PlacedCache[]): string[] {
   const { policy } = input;
   const writeRules = [...rulesOf(policy.rules.allow, 'write'), ...rulesOf(policy.rules.ask, 'write')];
   const outsideRule = [...policy.rules.allow, ...policy.rules.ask].some((rule) => rule.class === 'outside');
@@ -256,15 +211,20 @@ export function exposedWithin(emptied: readonly string[], paths: readonly string
 /** Computes a policy's confinement plan (once per policy: process launches resolve it on disk, `resolve.ts`). */
 export function planConfinement(input: ConfinementInput): ConfinementPlan {
   const { policy, workspaceRoot } = input;
-  const context = placeContext(input);
+  const context = { home: input.home, variables: input.variables ?? {}, base: workspaceRoot };
   const withheld = [...policy.rules.deny, ...policy.rules.ask];
   const roots = scopeRoots(input);
   const ruleRoots = writableRoots(input, roots);
-  const writable = [...ruleRoots, ...cacheRoots(input, context).filter((cache) => !ruleRoots.some((root) => root.kind === 'tree' && isWithin(root.path, cache.path)))];
+  const caches = placedCaches(context);
+  const cacheRoots = grantedCaches(caches, input.caches ?? [], input.homeDirectories)
+    .filter((cache) => !ruleRoots.some((root) => root.kind === 'tree' && isWithin(root.path, cache.path)))
+    .map((cache): WritableRoot => ({ path: cache.path, kind: 'tree', cache: cache.name }));
+  const writable = [...ruleRoots, ...cacheRoots];
   const readOnly = rulesOf(withheld, 'write')
     .flatMap((rule) => rulePaths(rule, workspaceRoot))
     .filter((target) => writable.some((root) => isWithin(root.path, target)));
-  const toolchains = toolchainsFound(input, context);
+  const readGranted = (file: string) => rulesOf(policy.rules.allow, 'read').some((rule) => readRuleCovers(rule, file, workspaceRoot));
+  const toolchains = toolchainsFound(context, readGranted);
   const hidden = [...rulesOf(withheld, 'read').flatMap((rule) => rulePaths(rule, workspaceRoot)), ...toolchains.credentials];
   // A read grant outside the workspace reaches processes as it reaches the file tools: in a granted root, with `outside`.
   const readGrants = rulesOf(policy.rules.allow, 'read')
@@ -276,7 +236,6 @@ export function planConfinement(input: ConfinementInput): ConfinementPlan {
   const hiddenHomes = existingHomes(input.homeDirectories).filter((home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)));
   const privateTemp = choosePrivateTemp(granted);
   const exposed = exposedWithin([...hiddenHomes, ...(privateTemp ? [privateTemp] : [])], [workspaceRoot, ...readGrants]);
-  const caches = everyCache(context);
   return {
     writable,
     readOnly: unique(readOnly),
