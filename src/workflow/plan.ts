@@ -93,10 +93,13 @@ function plannedConfinement(confinement: CallConfinement | undefined): PlannedCo
   if (!confinement) return undefined;
   let plan: ResolvedPlan | CallConfinement['plan'] = confinement.plan;
   let refused: string | undefined;
-  try {
-    plan = resolveConfinementPlan(confinement.plan, confinement.home);
-  } catch (error) {
-    refused = (error as Error).message;
+  // Resolved as a confined launch resolves it; an unconfined one resolves nothing.
+  if (confinement.status.confined) {
+    try {
+      plan = resolveConfinementPlan(confinement.plan, confinement.home);
+    } catch (error) {
+      refused = (error as Error).message;
+    }
   }
   const roots = plan.writable.filter((root) => root.cache === undefined);
   const caches = new Map<string, string[]>();
