@@ -55,6 +55,28 @@ steps:
     expect(plan.stdout).toContain('allow: run cargo build (rule process(cargo))');
   });
 
+  it('runs a Go toolchain from ~/sdk and a tool from ~/go/bin, with the module and build caches granted as go', async () => {
+    const { dir, home, env } = await setUp({
+      'flow.yml': `version: 1
+name: go
+policy:
+  caches: [go]
+  allow: ["process(go)", "process(golangci-lint)", "write(bin/**)"]
+steps:
+  - go build -o bin/app ./...
+  - golangci-lint run ./...
+`,
+    });
+    const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env });
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('golangci-lint: run ./... (0 issues)');
+    expect(await readFile(path.join(dir, 'bin/app'), 'utf8')).toBe('binary\n');
+    expect(await readFile(path.join(home, 'go/pkg/mod/cache/download/entry'), 'utf8')).toBe('cached\n');
+    expect(await readFile(path.join(home, '.cache/go-build/00/entry'), 'utf8')).toBe('cached\n');
+    const plan = await runCli(['plan', 'flow.yml'], { cwd: dir, env });
+    expect(plan.stdout).toContain(`go (${home}/go/bin, ${home}/sdk)`);
+  });
+
   it('shares a cache between steps, so two that write only it run side by side; the workflow’s variable moves it', async () => {
     const { dir, home, env } = await setUp({
       'flow.yml': `version: 1

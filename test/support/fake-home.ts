@@ -14,6 +14,9 @@ import { writeFiles } from './cli.js';
  *   writes its registry cache (`~/.cargo/registry/cache`) and `target/` as `cargo build`, `test`
  *   and `clippy` do (failing as cargo fails when it cannot), reads the sources for `fmt`, and
  *   says whether `~/.cargo/credentials.toml` (a registry token) was readable.
+ * - Go installed with golang.org/dl: `~/sdk/go1.22.1/bin/go`, whose `build` writes the module
+ *   cache (`~/go/pkg/mod`) and the build cache (`~/.cache/go-build`) and then its `-o` output;
+ *   `~/go/bin/golangci-lint`, installed with `go install`.
  * - `~/.ssh/id_ed25519`, a key no confined process may read.
  */
 
@@ -71,10 +74,30 @@ case "$1" in
     if [ "$1" = test ]; then echo "test tests::greets ... ok"; fi ;;
 esac
 `,
+  'sdk/go1.22.1/bin/go': `#!/bin/sh
+modules="\${GOMODCACHE:-\${GOPATH:-$HOME/go}/pkg/mod}"
+builds="\${GOCACHE:-\${XDG_CACHE_HOME:-$HOME/.cache}/go-build}"
+echo "go1.22.1: $*"
+[ "$1" = build ] || exit 0
+for cache in "$modules/cache/download" "$builds/00"; do
+  mkdir -p "$cache" 2>/dev/null && echo cached > "$cache/entry" || { echo "go: creating work dir: mkdir $cache: read-only file system" >&2; exit 1; }
+done
+while [ "$#" -gt 0 ]; do [ "$1" = -o ] && output="$2"; shift; done
+mkdir -p "$(dirname "$output")" && echo binary > "$output"
+`,
+  'go/bin/golangci-lint': '#!/bin/sh\necho "golangci-lint: $* (0 issues)"\n',
   '.ssh/id_ed25519': 'PRIVATE KEY\n',
 };
 
-const programs = ['.pyenv/shims/python3', '.pyenv/libexec/pyenv', '.pyenv/versions/3.12.1/bin/python3', '.cargo/bin/cargo', `.rustup/toolchains/${toolchain}/bin/cargo`];
+const programs = [
+  '.pyenv/shims/python3',
+  '.pyenv/libexec/pyenv',
+  '.pyenv/versions/3.12.1/bin/python3',
+  '.cargo/bin/cargo',
+  `.rustup/toolchains/${toolchain}/bin/cargo`,
+  'sdk/go1.22.1/bin/go',
+  'go/bin/golangci-lint',
+];
 
 /** Lays out the home at `home`; returns it. */
 export async function fakeHome(home: string): Promise<string> {
@@ -88,10 +111,10 @@ export async function fakeHome(home: string): Promise<string> {
  * variables that move toolchains and caches cleared, whatever the machine running the tests sets.
  */
 export function homeEnvironment(home: string): Record<string, string> {
-  const cleared = ['PYENV_ROOT', 'CARGO_HOME', 'RUSTUP_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'PIP_CACHE_DIR', 'npm_config_cache', 'GOPATH', 'GOROOT'];
+  const cleared = ['PYENV_ROOT', 'CARGO_HOME', 'RUSTUP_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'PIP_CACHE_DIR', 'npm_config_cache', 'GOPATH', 'GOROOT', 'GOMODCACHE', 'GOCACHE', 'GOBIN'];
   return {
     ...Object.fromEntries(cleared.map((name) => [name, ''])),
     HOME: home,
-    PATH: [path.join(home, '.cargo/bin'), path.join(home, '.pyenv/shims'), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
+    PATH: [path.join(home, '.cargo/bin'), path.join(home, '.pyenv/shims'), path.join(home, 'sdk/go1.22.1/bin'), path.join(home, 'go/bin'), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
   };
 }
