@@ -13,7 +13,9 @@ export default class List extends Command {
   async run(): Promise<TaskListing | undefined> {
     const { args } = await this.parse(List);
     const { listTasksCommand } = await import('../src/cli/list-tasks.js');
-    const { exitCode, listing } = await listTasksCommand(args.workflow, { stdout: process.stdout, stderr: process.stderr }, { print: !this.jsonEnabled() });
+    const { readCliEnvironment } = await import('../src/cli/environment.js');
+    const streams = { stdout: process.stdout, stderr: process.stderr };
+    const { exitCode, listing } = await listTasksCommand(args.workflow, streams, readCliEnvironment(), { print: !this.jsonEnabled() });
     if (exitCode !== 0) this.exit(exitCode);
     return listing;
   }

@@ -8,7 +8,7 @@ export default class Run extends RhoCommand {
   static override summary = 'Run a workflow.';
   static override description = `Every step is a tool call that goes through rho's ToolHost: strict argument parsing, a default-deny policy, hooks, approvals and resource-aware scheduling.
 
-Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothing ran), 3 a step was denied, 124 --timeout expired, 130 interrupted.`;
+Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothing ran), 3 a step was denied, 74 an output could not be written while the run went on, 124 --timeout expired, 130 interrupted.`;
 
   static override examples = [
     '<%= config.bin %> run workflows/hello.yml',
@@ -53,6 +53,8 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
         ...(flags.timeout !== undefined && { timeout: flags.timeout }),
         ...(flags.events !== undefined && { eventsFile: flags.events }),
         ...(flags.junit !== undefined && { junitFile: flags.junit }),
+        ...(flags['output-limit'] !== undefined && { outputLimit: flags['output-limit'] }),
+        logs: flags['no-logs'] ? { mode: 'off' } : flags.logs !== undefined ? { mode: 'dir', dir: flags.logs } : { mode: 'default' },
         ...(flags.hooks !== undefined && { hooksFile: flags.hooks }),
         labels: flags.label,
         answer: flags.answer,

@@ -7,6 +7,7 @@ import { cliGrantHints } from '../src/ui/grant-hints.js';
 import type { SelftestResult } from '../src/workflow/extensions/selftest.js';
 import type { ToolCatalog, ToolListing } from '../src/workflow/extensions/tool-catalog.js';
 import { reportStartupError } from '../src/cli/startup-errors.js';
+import { printable, safeText } from '../src/ui/safe-text.js';
 
 type ListedTool = ToolListing & { selftest?: SelftestResult };
 
@@ -48,7 +49,8 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
     const { cliHooks } = await import('../src/hooks/run-hooks.js');
     const { runChoicesOf } = await import('../src/cli/run-choices-of.js');
     const environment = readCliEnvironment();
-    const stderr = (line: string) => process.stderr.write(`${line}\n`);
+    // What servers and modules say (names, descriptions, warnings) is theirs: it is shown, never obeyed by the terminal.
+    const stderr = (line: string) => process.stderr.write(`${safeText(line, false)}\n`);
     // Starting a workflow's MCP servers is authorized as in a run: prompts on a terminal, the
     // workflow's own hooks as gates, and every --approve/--yes decision echoed.
     const approvals = createApprovals({
@@ -116,18 +118,18 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
 
   /** Reports why the tools could not be listed, with the exit code `rho run` would use. */
   private failed(error: unknown): never {
-    this.exit(reportStartupError(error, (line) => process.stderr.write(`${line}\n`)));
+    this.exit(reportStartupError(error, (line) => process.stderr.write(`${safeText(line, false)}\n`)));
   }
 }
 
 function formatTable(tools: readonly ListedTool[]): string {
   const rows = tools.map((tool) => [
-    tool.name,
+    printable(tool.name),
     tool.origin,
     tool.classes.length > 0 ? tool.classes.join(',') : '-',
     tool.execution_policy,
     tool.mode,
-    `${tool.description.split('\n')[0]}${tool.untrusted_content ? ' [results are untrusted content]' : ''}`,
+    `${printable(tool.description.split(/\r\n|\r|\n/)[0] ?? '')}${tool.untrusted_content ? ' [results are untrusted content]' : ''}`,
   ]);
   const header = ['NAME', 'ORIGIN', 'CLASSES', 'POLICY', 'MODE', 'DESCRIPTION'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
@@ -141,7 +143,7 @@ function formatSelftests(tools: readonly ListedTool[]): string {
     .filter((tool) => tool.selftest && tool.selftest.status !== 'none')
     .map(({ name, selftest }) => {
       const took = `(${Math.round(selftest!.durationMs)} ms)`;
-      return selftest!.status === 'passed' ? `selftest ${name}: passed ${took}` : `selftest ${name}: FAILED ${took}: ${selftest!.message}`;
+      return selftest!.status === 'passed' ? `selftest ${printable(name)}: passed ${took}` : `selftest ${printable(name)}: FAILED ${took}: ${printable(selftest!.message ?? '')}`;
     })
     .join('\n') || 'no tool has a selftest';
 }

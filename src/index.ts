@@ -12,10 +12,13 @@ export {
   type EventListener,
   type RunObserver,
 } from './host/tool-host.js';
+export { createToolHost, type ToolHostSetup, type ApproveFunction } from './host/create-host.js';
+export type { ResultRewriter, ResultRewriteInput } from './host/result-rewrite.js';
 export { ToolHostRun, maxQueuedProgress, type ToolHostRunEvent } from './host/tool-host-run.js';
 export { maxProgressChars } from './host/progress.js';
+export { defaultOutputShownBytes, type OutputLog, type OutputLogs, type OutputOptions, type OutputStream } from './host/step-output.js';
 export { SecretMasker } from './host/masking.js';
-export { defineTool, defaultToolTimeoutMs } from './host/tool.js';
+export { defineTool, defaultToolTimeoutMs, maxToolTimeoutMs } from './host/tool.js';
 export type {
   Tool,
   ToolDefinition,
@@ -35,6 +38,7 @@ export type {
   ImageContent,
   ResourceContent,
   ToolProgress,
+  TimeoutMs,
 } from './host/tool.js';
 export type { PreparedCall, ToolCall } from './host/prepared-call.js';
 export { imageFromBase64, imageFromBytes, summarizeImages, type ImageSummary } from './host/content.js';
@@ -47,6 +51,7 @@ export { exitCodes, exitCodeOfError, exitCodeOfRun, type ExitCode } from './host
 export type { CapabilityRequest, CapabilityClass } from './host/capability.js';
 export { describeRequest, grantingRule } from './host/capability.js';
 export type { Approver, ApprovalAnswer, ApprovalRequest, Decider } from './host/approval.js';
+export type { AuthorizationSubject } from './host/denials.js';
 export type { ScriptedApprovals, ScriptedAnswer, ScriptedDecision } from './host/authorization.js';
 export type { PreToolGate, GateInput, GateAnswer } from './host/gates.js';
 export * from './host/hooks/index.js';
@@ -84,3 +89,8 @@ export type { ResourceAccess, Resource } from './host/resources.js';
 export { shared, exclusive, opaqueKey } from './host/resources.js';
 export type { Declaration } from './host/scheduler.js';
 export { builtinTools } from './tools/index.js';
+/** Confining the processes a library host starts: probe bubblewrap once, pass the status as `environment.sandbox`. */
+export { probeSandbox, type SandboxProbeOptions } from './tools/process/sandbox/probe.js';
+/** The filtering proxy through which confined processes reach `network(HOST)` hosts: pass it as `networkProxy`, close it after `dispose()`. */
+export { RunNetworkProxy } from './tools/process/network-proxy/run-proxy.js';
+export { sandboxModes, type SandboxMode, type SandboxStatus } from './host/confinement/index.js';

@@ -7,12 +7,15 @@ import path from 'node:path';
  * run — tests', the CLI's, their children's — is made under one directory of its own (TMPDIR,
  * which the workers and every process they start inherit), so entries of another run on the same
  * machine are never mistaken for this run's; what is left there at the end is reported and removed.
+ * rho's own state (its key, the up-to-date records) lives there too, so no test writes the user's.
  */
 let root: string | undefined;
 
 export function setup(): void {
   root = mkdtempSync(path.join(os.tmpdir(), 'rho-test-run-'));
   process.env.TMPDIR = root;
+  // Step logs go to the user's state directory by default: this run's stay in its own.
+  process.env.XDG_STATE_HOME = path.join(root, 'state');
 }
 
 export function teardown(): void {

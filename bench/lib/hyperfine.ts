@@ -19,6 +19,8 @@ export interface MeasureOptions {
   warmup: number;
   /** `pipe` when output size matters (hyperfine reads it through a pipe), `null` otherwise. */
   output?: 'null' | 'pipe';
+  /** A command run before every timed run, untimed (clearing what the last run left, such as its logs). */
+  prepare?: string;
   cwd: string;
 }
 
@@ -82,6 +84,7 @@ export async function measure(commands: readonly Command[], options: MeasureOpti
       const file = path.join(dir, `round-${round}.json`);
       const args = ['-N', '--style', 'none', '--warmup', String(options.warmup), '--runs', String(options.runs), '--export-json', file];
       if (options.output) args.push('--output', options.output);
+      if (options.prepare) args.push('--prepare', options.prepare);
       for (const command of ordered) args.push('-n', command.name, command.command);
       const run = spawnSync('hyperfine', args, { cwd: options.cwd, env: benchEnv(), encoding: 'utf8' });
       if (run.status !== 0) throw new Error(`hyperfine failed (exit ${run.status}): ${run.stderr.trim()}\n${diagnose(ordered, options.cwd)}`);

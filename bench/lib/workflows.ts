@@ -90,9 +90,9 @@ export async function writeExecaSpawnLoop(dir: string, label: string, count: num
     file,
     [
       `import { execaOptions, loadExeca } from ${built('process-group.js')};`,
-      `import { findOnPath } from ${built('executable.js')};`,
+      `import { findInDirectories, searchDirectories } from ${built('executable.js')};`,
       'const { execa } = await loadExeca();',
-      `const program = findOnPath(${JSON.stringify(command)}, process.env.PATH);`,
+      `const program = findInDirectories(${JSON.stringify(command)}, searchDirectories(process.env.PATH));`,
       'const target = { cwd: process.cwd(), env: { ...process.env } };',
       `for (let i = 0; i < ${count}; i++) await ${once};`,
       '',

@@ -9,7 +9,7 @@ import { ToolRegistry } from '../../src/host/registry.js';
 import { ToolHost } from '../../src/host/tool-host.js';
 import { Workspace } from '../../src/host/workspace.js';
 import { builtinTools } from '../../src/tools/index.js';
-import { findOnPath } from '../../src/tools/process/executable.js';
+import { findInDirectories, searchDirectories } from '../../src/tools/process/executable.js';
 import { execaOptions, loadExeca, ProcessGroup, type ProcessLaunch } from '../../src/tools/process/process-group.js';
 import { runToCompletion } from '../../src/tools/process/run-to-completion.js';
 
@@ -51,7 +51,7 @@ export async function processLayersSuite(sizes: ProcessLayerSizes): Promise<Suit
   // Not `rho-…`: the test suite's teardown checks for leftover `rho-*` entries.
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'rhobench-layers-')));
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  const file = findOnPath('true', env.PATH);
+  const file = findInDirectories('true', searchDirectories(env.PATH));
   if (!file) throw new Error('true is not on PATH');
   const launch: ProcessLaunch = { file, args: [], cwd: root, env, stdin: undefined };
   const host = new ToolHost({
@@ -75,7 +75,7 @@ export async function processLayersSuite(sizes: ProcessLayerSizes): Promise<Suit
         await group.finished;
       },
     ],
-    ['run to completion', () => runToCompletion(launch, { outputLimitBytes: 1024 * 1024, wallLimitMs: 3_600_000 }, { signal: new AbortController().signal, progress() {} })],
+    ['run to completion', () => runToCompletion(launch, { outputLimitBytes: 1024 * 1024, wallLimitMs: 3_600_000 }, { signal: new AbortController().signal, output() {} })],
     [
       'exec call through a ToolHost',
       async () => {

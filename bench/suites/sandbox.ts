@@ -7,10 +7,11 @@ import { formatNumber, marginal } from '../lib/stats.js';
 import { writeExecWorkflow } from '../lib/workflows.js';
 import { planConfinement, resolveConfinementPlan } from '../../src/host/confinement/index.js';
 import { Policy } from '../../src/host/policy.js';
-import { findOnPath } from '../../src/tools/process/executable.js';
-import { bubblewrapArguments } from '../../src/tools/process/sandbox/bubblewrap-arguments.js';
+import { findInDirectories, searchDirectories } from '../../src/tools/process/executable.js';
+import { bubblewrapArguments, filterDescriptor } from '../../src/tools/process/sandbox/bubblewrap-arguments.js';
 import { sandboxLaunch } from '../../src/tools/process/sandbox/sandboxed-launch.js';
 import { probeSandbox } from '../../src/tools/process/sandbox/probe.js';
+import { seccompFilter } from '../../src/tools/process/sandbox/seccomp-filter.js';
 import { homeDirectories } from '../../src/workflow/user-home.js';
 
 /**
@@ -21,10 +22,10 @@ import { homeDirectories } from '../../src/workflow/user-home.js';
  * what rho adds for confinement ÷ what bubblewrap itself adds.
  */
 export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> {
-  const status = await probeSandbox({ mode: 'required', pathVariable: process.env.PATH });
+  const status = await probeSandbox({ mode: 'required', configuredProgram: process.env.RHO_BWRAP });
   if (!status.confined) return { suite: 'sandbox', figures: [], raw: { status }, notes: [`sandbox: left out, ${status.reason}${status.fix ? `; ${status.fix}` : ''}`] };
   const large = context.quick ? 10 : 100;
-  const truePath = findOnPath('true', process.env.PATH) ?? '/usr/bin/true';
+  const truePath = findInDirectories('true', searchDirectories(process.env.PATH)) ?? '/usr/bin/true';
   const workspace = await realpath(context.dir);
   const plan = planConfinement({
     policy: Policy.fromText({ allow: ['process(true)'] }),
@@ -32,7 +33,10 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
     grantedRoots: [],
     homeDirectories: homeDirectories(process.env),
   });
-  const bwrapLine = [status.program, ...bubblewrapArguments(resolveConfinementPlan(plan), { file: truePath, cwd: workspace, proxy: undefined }), '--', truePath].join(' ');
+  // bubblewrap reads the seccomp filter from a descriptor, as rho gives it: here from a file.
+  const filterFile = path.join(context.dir, 'seccomp-filter.bpf');
+  await writeFile(filterFile, seccompFilter({ unixSockets: false }));
+  const bwrapLine = [status.program, ...bubblewrapArguments(resolveConfinementPlan(plan), { file: truePath, cwd: workspace, proxy: undefined }), '--', truePath, `${filterDescriptor}<${filterFile}`].join(' ');
   const loop = async (label: string, line: string, count: number) => {
     const file = path.join(context.dir, `loop-${label}-${count}.sh`);
     await writeFile(file, `for i in $(seq ${count}); do ${line}; done\n`);

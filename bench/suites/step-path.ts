@@ -33,8 +33,8 @@ async function runOnce(file: string): Promise<void> {
   const stdout = countingSink();
   const signalHandlers = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   const code = await runWorkflowCommand(
-    { file, choices: parseRunChoices({}), noInput: true, output: 'plain', labels: [], answer: [] },
-    { env: {}, ci: true, stdinIsTTY: false, stdoutIsTTY: false, githubActions: false, stepSummaryFile: undefined },
+    { file, choices: parseRunChoices({}), noInput: true, output: 'plain', logs: { mode: 'off' }, labels: [], answer: [] },
+    { env: {}, ci: true, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, githubActions: false, stepSummaryFile: undefined },
     { stdout, stderr: stdout },
   );
   // The CLI keeps its signal handlers until it exits; a benchmark that runs many times in one process removes them.

@@ -3,6 +3,7 @@ import { RhoCommand } from '../../src/cli/rho-command.js';
 import { HostError } from '../../src/host/errors.js';
 import type { HookTestResult } from '../../src/hooks/test-hook.js';
 import { readCliEnvironment } from '../../src/cli/environment.js';
+import { safeText } from '../../src/ui/safe-text.js';
 
 export default class HooksTest extends RhoCommand {
   static override summary = 'Run one hook program on a sample envelope and print its parsed decision.';
@@ -33,11 +34,12 @@ HOOK is the program and its arguments, or with --hooks the name (or command) of 
     const { argv, flags } = await this.parse(HooksTest);
     const { testHook } = await import('../../src/hooks/test-hook.js');
     const { standaloneHookSandbox } = await import('../../src/workflow/launch.js');
+    const { privateStoreOf } = await import('../../src/cli/cache-places.js');
     const env = readCliEnvironment().env;
     let result: HookTestResult;
     try {
       result = await testHook({
-        sandbox: await standaloneHookSandbox(env),
+        sandbox: await standaloneHookSandbox(env, privateStoreOf(env)?.paths ?? [], 'auto', [process.cwd()]),
         hook: argv as string[],
         eventFile: flags.event,
         hooksFile: flags.hooks,
@@ -49,7 +51,8 @@ HOOK is the program and its arguments, or with --hooks the name (or command) of 
       if (error instanceof HostError) this.error(error.message, { exit: 2 });
       throw error;
     }
-    this.log(describeResult(result));
+    // The hook's answer and its stderr are the program's words: shown as text, never obeyed by the terminal.
+    this.log(safeText(describeResult(result), false));
     return result;
   }
 }

@@ -1,4 +1,5 @@
 import type { ToolListing } from '../workflow/extensions/tool-catalog.js';
+import { printable } from '../ui/safe-text.js';
 
 /** A JSON Schema node, as `z.toJSONSchema` and MCP servers write them. */
 type JsonSchema = {
@@ -32,13 +33,14 @@ export function describeTool(tool: DescribedTool): string {
     `mode ${tool.mode}`,
     `timeout ${Math.round(tool.timeout_ms / 1000)}s`,
   ];
-  const lines = [tool.name, '', ...tool.description.split('\n').map((line) => `  ${line}`), '', `  ${facts.join(' · ')}`];
+  // Names and descriptions come from the tool's author (an MCP server): every line is shown as text, never obeyed by the terminal.
+  const lines = [printable(tool.name), '', ...tool.description.split(/\r\n|\r|\n/).map((line) => `  ${printable(line)}`), '', `  ${facts.join(' · ')}`];
   if (tool.untrusted_content) lines.push('  results are untrusted content');
   const schema = (tool.schema ?? {}) as JsonSchema;
   lines.push('', 'ARGUMENTS', ...fieldRows(schema, schema, true, 'no arguments'));
   if (tool.data_schema !== undefined) {
     const data = tool.data_schema as JsonSchema;
-    lines.push('', 'DATA (steps.<id>.data)', ...(data.properties ? fieldRows(data, data, false, '') : [`  ${typeName(data, data)}${data.description ? `  ${data.description}` : ''}`]));
+    lines.push('', 'DATA (steps.<id>.data)', ...(data.properties ? fieldRows(data, data, false, '') : [`  ${printable(typeName(data, data))}${data.description ? `  ${printable(data.description)}` : ''}`]));
   }
   return lines.join('\n');
 }
@@ -55,7 +57,7 @@ function fieldRows(object: JsonSchema, root: JsonSchema, withDefaults: boolean, 
       if (withDefaults && required.has(name)) notes.push('required');
       if (withDefaults && resolved.default !== undefined) notes.push(`default: ${JSON.stringify(resolved.default)}`);
       const description = [resolved.description ?? property.description, notes.length > 0 ? `[${notes.join(', ')}]` : undefined].filter(Boolean).join(' ');
-      rows.push([`${prefix}${name}`, typeName(property, root), description]);
+      rows.push([printable(`${prefix}${name}`), printable(typeName(property, root)), printable(description)]);
       if (depth >= 2) continue;
       const items = resolved.type === 'array' && resolved.items ? resolve(resolved.items, root) : undefined;
       if (resolved.properties) add(resolved, `${prefix}${name}.`, depth + 1);

@@ -1,3 +1,4 @@
+import type { StreamTargets } from '../ui/render/guarded-sink.js';
 import { isCiEnvironment } from '../workflow/run-context.js';
 
 /** Facts about where the CLI runs, read once from the process (never inside src/host). */
@@ -6,6 +7,7 @@ export interface CliEnvironment {
   ci: boolean;
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
   githubActions: boolean;
   stepSummaryFile: string | undefined;
 }
@@ -18,9 +20,21 @@ export function readCliEnvironment(): CliEnvironment {
     ci,
     stdinIsTTY: process.stdin.isTTY === true,
     stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
     githubActions: env.GITHUB_ACTIONS === 'true',
     stepSummaryFile: env.GITHUB_STEP_SUMMARY || undefined,
   };
+}
+
+/**
+ * Where the CLI's streams go: colour codes a step prints pass to a terminal and to the GitHub
+ * Actions log (which shows them), unless NO_COLOR is set (https://no-color.org); anywhere else
+ * they are removed.
+ */
+export function streamTargets(environment: Pick<CliEnvironment, 'env' | 'stdoutIsTTY' | 'stderrIsTTY' | 'githubActions'>): StreamTargets {
+  const noColour = (environment.env['NO_COLOR'] ?? '') !== '';
+  const shows = (isTTY: boolean) => !noColour && (isTTY || environment.githubActions);
+  return { githubActions: environment.githubActions, colours: { stdout: shows(environment.stdoutIsTTY), stderr: shows(environment.stderrIsTTY) } };
 }
 
 /** Whether anyone can be asked anything: a TTY on stdin, not CI, and not --no-input. */

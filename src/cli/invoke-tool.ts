@@ -11,10 +11,11 @@ import { buildHost } from '../workflow/build-host.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { standaloneHookSandbox } from '../workflow/launch.js';
 import { runningUserHome } from '../workflow/user-home.js';
+import { privateStoreOf } from './cache-places.js';
 import { createApprovals } from '../ui/approver/index.js';
 import { createQuestioner } from '../ui/questioner/index.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
-import { canPrompt, type CliEnvironment } from './environment.js';
+import { canPrompt, streamTargets, type CliEnvironment } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
 import type { RunStreams } from './run-workflow.js';
 import type { RunChoices } from '../workflow/run-choices.js';
@@ -39,6 +40,16 @@ export function invokeExitCode(result: ToolResult): number {
   return exitCodeOfError(result.error);
 }
 
+/** How many of a failed process's last stderr lines `invoke` shows: nothing showed them as they came. */
+const stderrTailLines = 5;
+
+/** The last lines a failed call's process wrote to stderr, when it ran one. */
+function stderrTail(result: ToolResult): string[] {
+  const stderr = result.error?.details['stderr'];
+  if (typeof stderr !== 'string' || stderr.trim() === '') return [];
+  return ['its last stderr lines:', ...stderr.trimEnd().split(/\r\n|\r|\n/).slice(-stderrTailLines).map((line) => `  ${line}`)];
+}
+
 function parseArgsJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -54,7 +65,7 @@ export async function invokeToolCommand(
   streams: RunStreams,
 ): Promise<{ exitCode: number; result?: ToolResult }> {
   const masker = new SecretMasker();
-  const guarded = guardStreams(streams, masker, environment.githubActions);
+  const guarded = guardStreams(streams, masker, streamTargets(environment));
   const stderr = (line: string) => guarded.stderr.write(`${line}\n`);
   const controller = new AbortController();
   const stopListening = abortOnSignals(controller, () => process.exit(130));
@@ -63,7 +74,9 @@ export async function invokeToolCommand(
     const args = parseArgsJson(request.args);
     const timeoutMs = request.timeout === undefined ? undefined : parseDurationFlag('--timeout', request.timeout);
     const cwd = process.cwd();
-    const sandbox = await standaloneHookSandbox(environment.env, request.choices.sandbox);
+    const root = path.resolve(cwd, request.choices.workspace ?? '.');
+    const privatePaths = privateStoreOf(environment.env)?.paths ?? [];
+    const sandbox = await standaloneHookSandbox(environment.env, privatePaths, request.choices.sandbox, [root]);
     const hooks = request.hooksFile
       ? await loadHooks({ file: request.hooksFile, cwd, env: environment.env, labels: {}, runId: `invoke-${Date.now()}`, onWarning: stderr, sandbox })
       : undefined;
@@ -76,7 +89,7 @@ export async function invokeToolCommand(
     const { choices } = request;
     const host = await buildHost(
       {
-        root: path.resolve(cwd, choices.workspace ?? '.'),
+        root,
         grantedRoots: [],
         rules: choices.rules,
         approve: choices.approve,
@@ -88,6 +101,7 @@ export async function invokeToolCommand(
         sandbox: sandbox.status,
         homeDirectories: sandbox.homeDirectories,
         home: runningUserHome(environment.env),
+        privatePaths,
       },
       {
         hostEnv: environment.env,
@@ -104,7 +118,7 @@ export async function invokeToolCommand(
     try {
       const result = await host.invoke({ id: `invoke-1`, tool: request.tool, args, ...(timeoutMs !== undefined && { timeoutMs }) }, controller.signal);
       if (result.status === 'success') guarded.stdout.write(`${result.output?.text ?? ''}\n`);
-      else stderr(`rho: ${request.tool} ${result.status}: ${result.error?.message ?? ''}`);
+      else for (const line of [`rho: ${request.tool} ${result.status}: ${result.error?.message ?? ''}`, ...stderrTail(result)]) stderr(line);
       return { exitCode: invokeExitCode(result), result };
     } finally {
       for (const notice of await host.dispose()) stderr(`rho: ${notice}`);

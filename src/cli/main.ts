@@ -1,6 +1,6 @@
 import { Errors, flush, handle, run } from '@oclif/core';
 import { useParseCache } from '../workflow/parse-cache-place.js';
-import { parseCacheDir } from './cache-places.js';
+import { parseCacheDir, privateStoreOf } from './cache-places.js';
 import { closestNames } from '../workflow/suggest.js';
 
 /**
@@ -9,7 +9,9 @@ import { closestNames } from '../workflow/suggest.js';
  * name it reports (`command rnu:wf.yml not found`).
  */
 export async function main(dir: string, commandIds: readonly string[], argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  useParseCache(parseCacheDir(process.env));
+  const parses = parseCacheDir(process.env);
+  // The key is read only by a command that reads a workflow file.
+  useParseCache(parses === undefined ? undefined : { dir: parses, key: () => privateStoreOf(process.env)?.key });
   try {
     await run([...argv], dir);
     flush();

@@ -69,6 +69,12 @@ export const runFlags = {
   'question-timeout': Flags.integer({ summary: 'Enable questionnaire timeouts: fallback answers apply after SECONDS.', min: 1, helpValue: 'SECONDS' }),
   events: Flags.string({ summary: 'Also write NDJSON events to FILE.', helpValue: 'FILE' }),
   junit: Flags.string({ summary: 'Write a JUnit XML report (one testcase per step) to FILE.', helpValue: 'FILE' }),
+  'output-limit': Flags.string({
+    summary: 'Most of each step’s output shown (plain, GitHub Actions, JSON, JUnit); the rest is counted in one line and kept in its log. Default 10MiB; none for no limit.',
+    helpValue: 'SIZE',
+  }),
+  logs: Flags.string({ summary: 'Keep each step’s whole output under DIR (default: the user’s state directory, ~/.local/state/rho/logs).', helpValue: 'DIR', exclusive: ['no-logs'] }),
+  'no-logs': Flags.boolean({ summary: 'Keep no step logs.', default: false }),
   timeout: Flags.string({ summary: 'Whole-run wall limit (90s, 5m); exit 124 when it expires.', helpValue: 'DURATION' }),
   force: Flags.boolean({ summary: 'Run every step, even those that are up to date.', default: false }),
   'force-step': repeatable('Run step STEP even if it is up to date. Repeatable.', 'STEP'),

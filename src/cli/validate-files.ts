@@ -4,8 +4,8 @@ import { formatProblem } from '../workflow/problems.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
 import { runningUserHome } from '../workflow/user-home.js';
-import type { CliEnvironment } from './environment.js';
 import type { RunStreams } from './run-workflow.js';
+import { streamTargets, type CliEnvironment } from './environment.js';
 
 /**
  * Validates each file, printing every problem; returns 2 when any file is invalid. No workflow
@@ -13,8 +13,8 @@ import type { RunStreams } from './run-workflow.js';
  * uninspected is printed as notes. Problems quote the file (an untrusted pull request's, in CI),
  * so they go through the guarded streams.
  */
-export async function validateWorkflowFiles(files: readonly string[], rawStreams: RunStreams, environment: Pick<CliEnvironment, 'env' | 'githubActions'>): Promise<number> {
-  const streams = guardStreams(rawStreams, new SecretMasker(), environment.githubActions);
+export async function validateWorkflowFiles(files: readonly string[], rawStreams: RunStreams, environment: CliEnvironment): Promise<number> {
+  const streams = guardStreams(rawStreams, new SecretMasker(), streamTargets(environment));
   const tools = builtinRegistry();
   const homeDirectory = runningUserHome(environment.env) ?? null;
   let invalid = 0;

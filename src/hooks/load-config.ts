@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { HostError } from '../host/errors.js';
 import { hooksConfigSchema, type HooksConfig } from './config.js';
+import { decodeTextFile } from '../host/utf8.js';
 
 /** One place hooks were declared: its checked configuration and the directory its relative paths start from. */
 export interface HooksSource {
@@ -16,14 +17,17 @@ export interface HooksSource {
 export async function readHooksFile(file: string, cwd: string): Promise<HooksSource> {
   const absolute = path.resolve(cwd, file);
   const origin = `hooks file ${file}`;
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(absolute, 'utf8');
+    bytes = await readFile(absolute);
   } catch (cause) {
     throw new HostError('invalid_hooks', `${origin} cannot be read (${(cause as NodeJS.ErrnoException).code ?? 'error'}); check the --hooks path`, {
       cause,
     });
   }
+  const decoded = decodeTextFile(bytes);
+  if ('problem' in decoded) throw new HostError('invalid_hooks', `${file}:${decoded.problem.line}:${decoded.problem.col}: ${decoded.problem.message}`);
+  const { text } = decoded;
   // Loaded only here, so runs without a hooks file never pay for the TOML parser.
   const { parse, TomlError } = await import('smol-toml');
   let raw: unknown;

@@ -9,6 +9,8 @@ import type { HookSourceEvent } from '../host/hooks/payloads.js';
 import type { PreToolGate } from '../host/gates.js';
 import { hookConfinementPlan } from '../host/confinement/index.js';
 import type { HookSandbox } from '../host/run-observer.js';
+import { HostError } from '../host/errors.js';
+import { findSystemProgram, systemDirectories } from '../tools/process/trusted-programs.js';
 import { hookEnvironment } from './hook-environment.js';
 import { parseInlineHooks, readHooksFile, type HooksSource } from './load-config.js';
 import { ProgramGate } from './program-gate.js';
@@ -131,13 +133,29 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
 
 export function programOf(entry: GateEntry | ObserverEntry, baseDir: string, env: Record<string, string>, sandbox?: HookSandbox): HookProgram {
   const [program, ...args] = entry.command;
-  // A program named by a relative path lives beside the file that declares it; a bare name is looked up on PATH.
-  const file = program.includes('/') ? path.resolve(baseDir, program) : program;
+  const file = resolveHookProgram(program, baseDir);
   const confinement = sandbox && {
     status: sandbox.status,
-    plan: hookConfinementPlan({ baseDirectory: baseDir, writes: entry.writes ?? [], homeDirectories: sandbox.homeDirectories }),
+    plan: hookConfinementPlan({ baseDirectory: baseDir, writes: entry.writes ?? [], homeDirectories: sandbox.homeDirectories, privatePaths: sandbox.privatePaths ?? [] }),
   };
   return { command: [file, ...args], cwd: baseDir, env, timeoutMs: entry.timeout_ms, ...(confinement && { confinement }) };
+}
+
+/**
+ * The file a hook's program names. A path (with a `/`) is the user's own choice, relative to the
+ * file that declares the hook. A bare name is never looked up on PATH, where a step may have
+ * planted a program of that name (`node_modules/.bin/node`, which `npm run` puts first): `node`
+ * is the Node that runs rho, any other name is found in the system directories only.
+ */
+export function resolveHookProgram(program: string, baseDir: string): string {
+  if (program.includes('/')) return path.resolve(baseDir, program);
+  if (program === 'node') return process.execPath;
+  const found = findSystemProgram(program);
+  if (found) return found;
+  throw new HostError(
+    'invalid_hooks',
+    `hook program ${JSON.stringify(program)} was not found in the system directories (${systemDirectories.join(', ')}); a hook's program is never looked up on PATH, where a step could plant one: name it by its absolute path`,
+  );
 }
 
 /** Hook names as the summary and denials show them: the configured name or the command, made unique. */

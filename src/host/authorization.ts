@@ -17,7 +17,9 @@ import {
 import type { ToolError } from './errors.js';
 import type { AuditRecord, HostEvent } from './events.js';
 import { requestFingerprint } from './fingerprint.js';
+import { freezeRequest } from './frozen-request.js';
 import type { PreToolGate } from './gates.js';
+import { hostWithPort } from './network-host.js';
 import type { PolicyEvaluation, PolicyEvaluator } from './policy.js';
 import { environmentNotGranted, ruleMatches, type Rule } from './rules.js';
 
@@ -51,15 +53,24 @@ export interface AuthorizerOptions {
   approver: Approver | undefined;
   /** Reports an approval event of the call `callId`. */
   emit(callId: string, event: HostEvent): void;
+  /** Whether the tool lets an "allow for this run" answer cover its later identical requests; yes when absent. */
+  remembersApprovals?(tool: string): boolean;
 }
 
 type GateVerdict = { decision: 'continue' } | { decision: 'deny'; reason: string; hook: string };
 
-/** One request on its way through the path, numbered for the audit. */
+/** One request on its way through the path, numbered for the audit: the frozen value every step decides on. */
 interface Pending {
   subject: AuthorizationSubject;
   request: CapabilityRequest;
   seq: number;
+}
+
+/** What approval would go by, computed from the frozen request before any gate runs. */
+interface ApprovalFacts {
+  /** Its remembered-approval identity; undefined when the tool's approvals are never remembered. */
+  fingerprint: string | undefined;
+  scripted: ScriptedAnswer | undefined;
 }
 
 const answers: ReadonlySet<unknown> = new Set<ApprovalAnswer>(['allow_once', 'allow_run', 'deny']);
@@ -86,39 +97,50 @@ export class Authorizer {
     return this.audit.snapshot();
   }
 
-  /** Resolves when the request is allowed; rejects with a typed denial or `cancelled`. */
-  async authorize(subject: AuthorizationSubject, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
+  /**
+   * Resolves when the request is allowed; rejects with a typed denial or `cancelled`. The
+   * request is frozen first (a copy of what the asker passed): the policy decides on that value,
+   * and the fingerprint and scripted match are taken from it before any gate runs; gates and the
+   * approver get the same frozen value.
+   */
+  async authorize(subject: AuthorizationSubject, asked: CapabilityRequest, signal: AbortSignal): Promise<void> {
+    const request = freezeRequest(asked);
     if (signal.aborted) throw cancelled(subject, request);
-    const pending: Pending = { subject, request, seq: ++this.seq };
+    const pending: Pending = { subject: Object.freeze({ ...subject }), request, seq: ++this.seq };
     const evaluation = this.options.policy.evaluate(request, this.options.workspaceRoot);
     if (evaluation.decision === 'deny') throw this.deny(pending, 'policy', policyDenied(subject, request, evaluation, this.hints));
+    const facts = evaluation.decision === 'ask' ? this.approvalFacts(pending) : undefined;
     const gate = await this.consultGates(pending, evaluation.decision, signal);
     if (gate.decision === 'deny') throw this.deny(pending, 'hook', hookDenied(subject, request, gate.hook, gate.reason));
-    if (evaluation.decision === 'allow') return this.record(pending, 'allow', 'policy');
-    return this.approve(pending, evaluation, signal);
+    if (!facts) return this.record(pending, 'allow', 'policy');
+    return this.approve(pending, evaluation, facts, signal);
+  }
+
+  private approvalFacts({ subject, request }: Pending): ApprovalFacts {
+    const remembers = this.options.remembersApprovals?.(subject.tool) ?? true;
+    return { fingerprint: remembers ? requestFingerprint(request, subject.tool) : undefined, scripted: this.scriptedAnswer(request) };
   }
 
   /** Approval is required: remembered, then scripted, then the approver (or a denial when there is none). */
-  private async approve(pending: Pending, evaluation: PolicyEvaluation, signal: AbortSignal): Promise<void> {
+  private async approve(pending: Pending, evaluation: PolicyEvaluation, { fingerprint, scripted }: ApprovalFacts, signal: AbortSignal): Promise<void> {
     const { subject, request } = pending;
-    const fingerprint = requestFingerprint(request, subject.tool);
-    if (this.remembered.has(fingerprint)) return this.record(pending, 'allow', 'remembered');
-    const scripted = this.scriptedAnswer(request);
+    const remembered = () => fingerprint !== undefined && this.remembered.has(fingerprint);
+    if (remembered()) return this.record(pending, 'allow', 'remembered');
     if (scripted) {
       this.record(pending, 'allow', 'flag');
-      this.options.scripted.onDecision?.({ ...subject, request, answeredBy: scripted });
+      this.options.scripted.onDecision?.(Object.freeze({ ...subject, request, answeredBy: scripted }));
       return;
     }
     const approver = this.options.approver;
     if (!approver) throw this.deny(pending, 'policy', unanswered(subject, request, evaluation.rule?.text, this.hints));
-    this.options.emit(subject.callId, { type: 'approval_requested', stepId: subject.stepId ?? subject.callId, request: pending.seq, class: request.class });
+    this.options.emit(subject.callId, { type: 'approval_requested', stepId: subject.stepId ?? subject.callId, request: pending.seq, class: request.class, ...hostOf(request) });
     const release = await this.turns.acquire(signal, () => cancelled(subject, request));
     try {
       // An identical request ahead in the queue may have been allowed for the run meanwhile.
-      if (this.remembered.has(fingerprint)) return this.record(pending, 'allow', 'remembered');
-      const answer = await this.ask(approver, pending, evaluation, signal);
+      if (remembered()) return this.record(pending, 'allow', 'remembered');
+      const answer = await this.ask(approver, pending, evaluation, fingerprint !== undefined, signal);
       if (answer === 'deny') throw this.deny(pending, 'user', approvalDenied(subject, request, this.hints));
-      if (answer === 'allow_run') this.remembered.add(fingerprint);
+      if (answer === 'allow_run' && fingerprint !== undefined) this.remembered.add(fingerprint);
       this.record(pending, 'allow', 'user');
     } finally {
       release();
@@ -136,11 +158,12 @@ export class Authorizer {
   }
 
   /** Asks the approver; a cancellation wins at once and the answer that may follow is ignored. */
-  private async ask(approver: Approver, pending: Pending, evaluation: PolicyEvaluation, signal: AbortSignal): Promise<ApprovalAnswer> {
+  private async ask(approver: Approver, pending: Pending, evaluation: PolicyEvaluation, rememberable: boolean, signal: AbortSignal): Promise<ApprovalAnswer> {
     const { subject, request, seq } = pending;
     let answer: unknown;
     try {
-      answer = await raceAbort(approver.approve({ ...subject, seq, request, askedBy: evaluation.rule?.text }, signal), signal);
+      const asked = Object.freeze({ ...subject, seq, request, askedBy: evaluation.rule?.text, rememberable });
+      answer = await raceAbort(Promise.resolve(approver.approve(asked, signal)), signal);
     } catch (cause) {
       if (signal.aborted) throw cancelled(subject, request);
       throw this.deny(pending, 'user', approverFailed(subject, request, cause));
@@ -159,7 +182,7 @@ export class Authorizer {
     }
     const verdicts = this.options.gates.map(async (gate): Promise<GateVerdict> => {
       try {
-        const answer = await gate.evaluate({ ...subject, request, policyDecision }, signal);
+        const answer = await gate.evaluate(Object.freeze({ ...subject, request, policyDecision }), signal);
         if (answer.decision === 'continue') return { decision: 'continue' };
         const reason = answer.decision === 'deny' && typeof answer.reason === 'string' ? answer.reason : 'malformed answer';
         return { decision: 'deny', reason, hook: gate.name };
@@ -185,8 +208,13 @@ export class Authorizer {
 
   private record({ subject, request, seq }: Pending, result: 'allow' | 'deny', decider: Decider): void {
     this.audit.add({ seq, class: request.class, result, decider });
-    this.options.emit(subject.callId, { type: 'approval_decided', stepId: subject.stepId ?? subject.callId, request: seq, class: request.class, result, decider });
+    this.options.emit(subject.callId, { type: 'approval_decided', stepId: subject.stepId ?? subject.callId, request: seq, class: request.class, ...hostOf(request), result, decider });
   }
+}
+
+/** What an approval event names of a network request: its host and port, so a refused host can be told from the events alone. */
+function hostOf(request: CapabilityRequest): { host?: string } {
+  return request.class === 'network' ? { host: hostWithPort(request.hostname, request.port) } : {};
 }
 
 function messageOf(thrown: unknown): string {

@@ -6,13 +6,18 @@ import type { HostEvent } from './events.js';
 import { formatMs } from './format-ms.js';
 import { isHostInput, validateHostInputResponse, type HostInput, type HostInputResponse, type Questioner } from './host-input.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
+import type { SecretMasker } from './masking.js';
+import { checkToolOutput } from './output-contract.js';
 import { boundedProgress } from './progress.js';
+import { StepOutput, type OutputOptions } from './step-output.js';
 import type { ExecuteContext, PrepareContext, ToolOutput } from './tool.js';
 
 /** What executing one authorized call needs from its host. */
 export interface ExecutionDeps {
-  /** The context a tool was prepared with; execution adds progress, questions and walks. */
+  /** The context a tool was prepared with; execution adds progress, output, questions and walks. */
   base: Omit<PrepareContext, 'timeoutMs' | 'signal'>;
+  /** Where the attempt's output goes: how much its events carry, its log, and the secrets masked in both. */
+  output: { options: OutputOptions; attempt: number; masker: SecretMasker | undefined };
   withheld(absolutePath: string, links?: number): boolean;
   questioner: Questioner | undefined;
   /** Masks secrets in progress text before it is cut to its bound. */
@@ -22,7 +27,8 @@ export interface ExecutionDeps {
   authorize(request: CapabilityRequest, signal: AbortSignal): Promise<void>;
 }
 
-export type ExecutionOutcome = { status: 'success'; output: ToolOutput } | { status: 'failed'; error: ToolError };
+/** How an attempt ended, and where its whole output is kept when it printed any. */
+export type ExecutionOutcome = ({ status: 'success'; output: ToolOutput } | { status: 'failed'; error: ToolError }) & { log?: string };
 
 /**
  * Executes an authorized call under its wall limit: the tool gets a context that can no longer
@@ -33,12 +39,15 @@ export async function executeCall(prepared: PreparedCall, signal: AbortSignal, d
   const { controller, dispose: unlink } = followingController(signal);
   const deadline = new Deadline(prepared.timeoutMs, () => controller.abort(new Error('timeout')));
   const callSignal = controller.signal;
+  const stepId = stepIdOf(call);
+  const output = new StepOutput({ stepId, attempt: deps.output.attempt, options: deps.output.options, masker: deps.output.masker, emit: deps.emit });
   const context: ExecuteContext = {
     ...deps.base,
     signal: callSignal,
     timeoutMs: prepared.timeoutMs,
     withheld: deps.withheld,
-    progress: boundedProgress((update) => deps.emit({ type: 'step_progress', stepId: stepIdOf(call), ...update }), deps.redact),
+    progress: boundedProgress((update) => deps.emit({ type: 'step_progress', stepId, ...update }), deps.redact),
+    output: (stream, chunk) => output.write(stream, chunk),
     ask: (input) =>
       detached
         ? Promise.reject(new ToolError('unsupported', `${call.tool} asked a question, but a detached (async) step cannot ask questions`))
@@ -52,14 +61,22 @@ export async function executeCall(prepared: PreparedCall, signal: AbortSignal, d
       toolFailure = error;
       throw error;
     });
-    return { status: 'success', output: await raceAbort(work, callSignal, abortGraceMs) };
+    const result = checkToolOutput(prepared.tool, await raceAbort(work, callSignal, abortGraceMs));
+    output.end();
+    return { status: 'success', output: result, ...logOf(output) };
   } catch (thrown) {
     const error = deadline.expired ? stepTimeout(call, prepared.timeoutMs, toolFailure ?? thrown) : toToolError(thrown);
-    return { status: 'failed', error };
+    output.end();
+    return { status: 'failed', error, ...logOf(output) };
   } finally {
     deadline.dispose();
     unlink();
   }
+}
+
+function logOf(output: StepOutput): { log?: string } {
+  const place = output.logPlace;
+  return place === undefined ? {} : { log: place };
 }
 
 /** The call's own limit expired: what the tool had produced is kept, marked as timed out. */

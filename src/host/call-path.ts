@@ -4,7 +4,8 @@ import { failedResult, succeeded } from './call-result.js';
 import { ToolError } from './errors.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
 import type { Resource } from './resources.js';
-import { validateAsyncPlan, type Declaration } from './scheduler.js';
+import { detachRefusal } from './detach.js';
+import type { Declaration } from './scheduler.js';
 import { executeWithRetry, type FailedAttempt, type RetryPolicy } from './retry.js';
 import type { ToolResult } from './tool.js';
 
@@ -18,7 +19,12 @@ export interface SubmitOptions {
   waitSignal?: AbortSignal;
   /** What the call touches, replacing the tool's own declaration. */
   resources?: Declaration;
-  /** Runs detached (`async: true`): nobody waits for it, it may not ask questions. */
+  /**
+   * Asks to run the call detached: nobody waits for it, it may not ask questions. It runs
+   * detached only when its tool declares `mode: 'async'` and everything it touches (the tool's
+   * plan, and `resources` when given) is declared with shared access; otherwise it fails
+   * (`unsupported`) without running.
+   */
   detached?: boolean;
   /** Executes a failed call again, holding its slot, until it succeeds or the attempts run out. */
   retry?: RetryPolicy;
@@ -39,12 +45,14 @@ export interface CallPathSteps {
   /** An attempt failed and another follows. */
   retrying(prepared: PreparedCall, failed: FailedAttempt): void;
   execute(prepared: PreparedCall, signal: AbortSignal, detached: boolean): Promise<ExecutionOutcome>;
+  /** The call's result on its way to the caller (the host's result rewriter). */
+  finish(prepared: PreparedCall, result: ToolResult, signal: AbortSignal): Promise<ToolResult>;
 }
 
 /**
  * The whole path of one call, the same for a workflow step, a library `invoke` and a call of
  * `start`: prepare → declare → wait for earlier calls (prepare again when one changed what this
- * one touches) → authorize → acquire a slot → execute → finish. Resources are declared before
+ * one touches) → authorize → acquire a slot → execute → finish (rewrite the result). Resources are declared before
  * authorization, so a call waiting for approval holds back only later calls that conflict with
  * it, and no slot is taken until it is authorized.
  */
@@ -67,8 +75,10 @@ export async function runCallPath(steps: CallPathSteps, order: CallOrder, index:
   if (prepared instanceof ToolError) return refuse(prepared);
 
   const declaration = options.resources ?? prepared.resources ?? 'exclusive';
-  const detachProblem = detached ? validateAsyncPlan(declaration) : undefined;
-  if (detachProblem) return refuse(new ToolError('unsupported', `${subjectOf(call)} cannot run detached: ${detachProblem}`));
+  const detachProblem = detached ? detachRefusal(prepared.tool, prepared.resources ?? 'exclusive', options.resources) : undefined;
+  if (detachProblem) {
+    return refuse(new ToolError('unsupported', `${subjectOf(call)} cannot run detached: ${detachProblem}; submit it without detached`, { details: { refusal: 'detached', reason: detachProblem } }));
+  }
   order.declare(index, declaration, detached);
   if (detached) {
     order.detach(index);
@@ -82,8 +92,9 @@ export async function runCallPath(steps: CallPathSteps, order: CallOrder, index:
     if (waiting.aborted) return refuse();
     if (prepared instanceof ToolError) return refuse(prepared);
     if (!isCoveredBy(options.resources ?? prepared.resources ?? 'exclusive', declaration)) {
+      const reason = 'what it touches resolved differently after the earlier calls it waited for';
       return refuse(
-        new ToolError('conflict', `${subjectOf(call)}: what it touches resolved differently after the earlier steps it waited for; make it depend on them with needs:`),
+        new ToolError('conflict', `${subjectOf(call)}: ${reason}; submit it once those calls have finished`, { details: { refusal: 'changed_after_wait', reason } }),
       );
     }
   }
@@ -106,14 +117,16 @@ export async function runCallPath(steps: CallPathSteps, order: CallOrder, index:
   const attempt = async () => {
     const outcome = await steps.execute(prepared!, signal, detached);
     const durationMs = performance.now() - startedAt;
-    return outcome.status === 'success' ? succeeded(call, outcome.output, durationMs) : failedResult(call, outcome.error, signal, durationMs);
+    const result = outcome.status === 'success' ? succeeded(call, outcome.output, durationMs) : failedResult(call, outcome.error, signal, durationMs);
+    return outcome.log === undefined ? result : { ...result, log: outcome.log };
   };
   const { result, attempts } = await executeWithRetry(options.retry, attempt, {
     signal: waiting,
     onRetry: (failed) => steps.retrying(prepared!, failed),
     onAttempt: (number, of) => steps.started(prepared!, index, { attempt: number, of }),
   });
-  return settle({ kind: 'result', result, ...(attempts > 1 && { attempts }) }, lease);
+  const finished = await steps.finish(prepared, result, signal);
+  return settle({ kind: 'result', result: finished, ...(attempts > 1 && { attempts }) }, lease);
 }
 
 /**

@@ -1,8 +1,10 @@
 import { parseArguments } from './arguments.js';
 import { ToolError, toToolError } from './errors.js';
+import { freezeRequest } from './frozen-request.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
 import type { ToolRegistry } from './registry.js';
-import type { PrepareContext } from './tool.js';
+import { isValidTimeout, timeoutExpectation } from './tool-declaration.js';
+import { toolBody, type PrepareContext, type PreparedExecution, type ToolContext } from './tool.js';
 
 /**
  * Parses a call's arguments strictly and lets a resource-aware tool resolve what it will ask for
@@ -14,36 +16,46 @@ export async function prepareCall(tools: ToolRegistry, call: ToolCall, context: 
   const tool = tools.get(call.tool) ?? (await tools.resolve(call.tool, context.signal));
   if (tool instanceof ToolError) return tool;
   if (!tool) return new ToolError('unknown_tool', `no tool named ${call.tool} is registered`);
+  if (call.timeoutMs !== undefined && !isValidTimeout(call.timeoutMs)) {
+    return new ToolError('invalid_arguments', `call ${call.id}: timeoutMs should be ${timeoutExpectation} (got ${call.timeoutMs}); leave it out for the tool's own limit`);
+  }
   const timeoutMs = call.timeoutMs ?? tool.timeoutMs;
+  const body = toolBody(tool);
   try {
     const args = parseArguments(tool.name, tool.schema, call.args);
-    if (!('prepare' in tool) || tool.executionPolicy !== 'resource-aware') {
-      if (!('run' in tool)) return new ToolError('internal', `tool ${call.tool} has neither prepare nor run`);
-      const run = tool.run.bind(tool, args);
+    if (body.executionPolicy === 'exclusive') {
+      const run = (ctx: ToolContext) => body.run(args, ctx);
       return { kind: 'exclusive', call, tool, timeoutMs, requests: [], resources: undefined, summary: undefined, run };
     }
-    const plan = await tool.prepare(args, { ...context, timeoutMs });
-    const requests = plan.requests.map(deepFreeze);
+    const plan = checkPlan(tool.name, await body.prepare(args, { ...context, timeoutMs }));
     return {
       kind: 'planned',
       call,
       tool,
       timeoutMs,
-      requests,
+      requests: plan.requests.map(freezeRequest),
       resources: plan.resources,
       summary: plan.summary,
       confinement: plan.confinement,
-      execute: plan.execute,
+      execute: async (ctx) => plan.execute(ctx),
     };
   } catch (thrown) {
     return toToolError(thrown, 'invalid_arguments');
   }
 }
 
-/** Freezes a value and everything it holds (class instances keep their private state). */
-export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key]);
-  return value;
+/** What `prepare` returned, checked against the contract: the requests and resources it declares, and how to execute. */
+function checkPlan(tool: string, plan: unknown): PreparedExecution {
+  const problem = planProblem(plan);
+  if (problem) throw new ToolError('execution_failed', `tool ${tool}: prepare returned ${problem}; return { requests: [...], resources: [...], execute(ctx) { ... } }`);
+  return plan as PreparedExecution;
+}
+
+function planProblem(plan: unknown): string | undefined {
+  if (typeof plan !== 'object' || plan === null) return `${plan === null ? 'null' : typeof plan} instead of a plan`;
+  const { requests, resources, execute } = plan as Record<string, unknown>;
+  if (!Array.isArray(requests)) return 'a plan without a requests list';
+  if (!Array.isArray(resources)) return 'a plan without a resources list';
+  if (typeof execute !== 'function') return 'a plan without an execute function';
+  return undefined;
 }

@@ -41,8 +41,8 @@ interface ProcessFacts {
   outputLimitBytes: number;
   wallLimitMs: number;
   /**
-   * sha256 (hex) of the text written to stdin; absent when stdin is closed. Part of the exact
-   * identity a remembered approval covers; never shown, logged or given to hooks.
+   * Keyed digest (`contentDigest`) of the text written to stdin; absent when stdin is closed.
+   * Part of the exact identity a remembered approval covers; never logged or given to hooks.
    */
   stdinDigest?: string;
 }
@@ -99,8 +99,8 @@ export interface NetworkRequest {
   /** scheme://host/path — never user info or a query string. */
   url: string;
   /*
-   * What the call sends beyond the facts rules match, as digests (sha256, hex) so that no
-   * value travels with the request into events, hooks or logs. Part of the exact identity a
+   * What the call sends beyond the facts rules match, as keyed digests (`contentDigest`) so that
+   * no value travels with the request into events, hooks or logs, and none can be guessed back. Part of the exact identity a
    * remembered "allow for this run" covers: a changed query, header or body needs a new approval.
    */
   /** Digest of the query string; absent when there is none. */
@@ -170,8 +170,12 @@ export type { CapabilityClass };
 
 export { capabilityClasses } from './capability-classes.js';
 
-/** Rule names that exist only as policy rules, not as request classes. */
-export type RuleClass = CapabilityClass | 'outside';
+/**
+ * Rule classes besides the request classes, which exist only as policy rules: `outside` (paths
+ * outside the workspace, on top of their own rule) and `unix_socket` (confined processes may
+ * create unix sockets, which a seccomp filter otherwise refuses).
+ */
+export type RuleClass = CapabilityClass | 'outside' | 'unix_socket';
 
 function quoteIfNeeded(part: string): string {
   return /^[\w./@:+,=-]+$/.test(part) ? part : JSON.stringify(part);

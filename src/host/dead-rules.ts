@@ -20,12 +20,17 @@ function namespaceOf(name: string): string | undefined {
 }
 
 /**
- * Why a rule can never match anything the run's tools can request, or undefined when it might.
+ * Why a rule can never match anything the run's tools can request (in `list`, where that
+ * matters), or undefined when it might.
  * A class no tool declares is dead; a `network_tool(NAME)` rule is dead unless a tool of that
  * name (or, for `SERVER.PREFIX*`, of that family) is registered or its server is still starting.
  */
-export function deadRuleReason(rule: Rule, targets: RuleTargets): string | undefined {
+export function deadRuleReason(rule: Rule, targets: RuleTargets, list?: 'allow' | 'ask' | 'deny'): string | undefined {
   if (rule.class === 'outside') return declares(targets, 'read', 'write') ? undefined : 'no registered tool reads or writes paths';
+  if (rule.class === 'unix_socket') {
+    if (list === 'ask') return 'a connection to a unix socket cannot be stopped to ask about it, so an ask rule keeps unix sockets closed, as a deny does: allow it or leave it out';
+    return declares(targets, 'process', 'shell') ? undefined : 'no registered tool starts processes';
+  }
   if (!declares(targets, rule.class) && !(rule.class === 'network_tool' && targets.pendingNamespaces.length > 0)) {
     return `no registered tool makes ${rule.class} requests`;
   }
@@ -44,7 +49,7 @@ export function deadRuleWarnings(rules: { allow: readonly Rule[]; ask: readonly 
   const warnings: string[] = [];
   for (const list of ['allow', 'ask', 'deny'] as const) {
     for (const rule of rules[list]) {
-      const reason = deadRuleReason(rule, targets);
+      const reason = deadRuleReason(rule, targets, list);
       if (reason) warnings.push(`warning: ${list} rule ${JSON.stringify(rule.text)} can never match: ${reason}`);
     }
   }

@@ -2,6 +2,7 @@ import { describeRequest, grantingRule, type CapabilityRequest } from './capabil
 import { ToolError } from './errors.js';
 import type { Delegation } from './hooks/delegation.js';
 import type { PolicyEvaluation } from './policy.js';
+import type { ToolOrigin } from './tool.js';
 import { environmentNotGranted } from './rules.js';
 
 /** Who asks: enough to name the step in a message. */
@@ -9,6 +10,13 @@ export interface AuthorizationSubject {
   callId: string;
   stepId: string | undefined;
   tool: string;
+  /**
+   * Where the request comes from: a built-in tool (which enforces what it declares), a
+   * host-provided tool (trusted in-process code, which policy cannot sandbox if it ignores its
+   * context), or an MCP server's tool. A request the embedding code makes itself (a workflow's
+   * env file) is `host`.
+   */
+  source: ToolOrigin;
   /** The call's delegation identity, for the gates' envelopes. */
   delegation?: Delegation | undefined;
 }
@@ -80,7 +88,7 @@ export function policyDenied(subject: AuthorizationSubject, request: CapabilityR
 export function hookDenied(subject: AuthorizationSubject, request: CapabilityRequest, hook: string, reason: string): ToolError {
   return new ToolError(
     'hook_denied',
-    `${describe(subject, request)} was denied by hook ${hook}: ${reason}; a hook's deny cannot be overridden by flags, change the hook or the request`,
+    `${describe(subject, request)} was denied by hook ${hook}: ${reason}; no approval can override a hook's deny: change the hook or the request`,
     { details: details(request, { hook }) },
   );
 }

@@ -25,7 +25,7 @@ export type ToolErrorKind = (typeof toolErrorKinds)[number];
 export const denialKinds: ReadonlySet<ToolErrorKind> = new Set(['policy_denied', 'hook_denied', 'approval_denied']);
 
 /** Faults of the host or of its input (a bad workflow, flag or configuration): never a tool's result. */
-export const hostErrorKinds = ['usage', 'invalid_workflow', 'invalid_configuration', 'invalid_hooks', 'invalid_label', 'invalid_event'] as const;
+export const hostErrorKinds = ['usage', 'invalid_workflow', 'invalid_configuration', 'invalid_tool', 'invalid_hooks', 'invalid_label', 'invalid_event', 'output_failed'] as const;
 export type HostErrorKind = (typeof hostErrorKinds)[number];
 
 /** Every kind an error of rho's can have: a closed set, each mapped to an exit code (`exit-codes.ts`). */

@@ -42,23 +42,40 @@ const stepStarted = z.strictObject({
 const stepProgress = z.strictObject({
   type: z.literal('step_progress'),
   stepId: z.string(),
-  message: z.string(),
+  message: z
+    .string()
+    .describe('With a stream: one or more whole lines the step printed on it, in order, joined by \\n (a line longer than 16 KiB comes in pieces); without: a line of the tool’s or rho’s own'),
   stream: z.enum(['stdout', 'stderr']).optional(),
 });
-const approvalRequested = z.strictObject({ type: z.literal('approval_requested'), stepId: z.string(), request: auditSeq, class: capabilityClassSchema });
+const requestHost = z.string().optional().describe('For a network request: the host and port it names (host:port), never its path or query');
+const stepOutputOmitted = z
+  .strictObject({
+    type: z.literal('step_output_omitted'),
+    stepId: z.string(),
+    lines: z.number().int().nonnegative().describe('Lines of output past the bound, not carried by step_progress events'),
+    bytes: z.number().int().nonnegative().describe('Bytes of output past the bound'),
+    limitBytes: z.number().describe('The bound: bytes of a step’s output the events carry (--output-limit)'),
+    log: z.string().optional().describe('The file that holds the whole output; absent when logs are off'),
+  })
+  .describe('Sent once when a step (an attempt of it) ends, if it printed more than the events carry');
+const approvalRequested = z.strictObject({ type: z.literal('approval_requested'), stepId: z.string(), request: auditSeq, class: capabilityClassSchema, host: requestHost });
 const approvalDecided = z.strictObject({
   type: z.literal('approval_decided'),
   stepId: z.string(),
   request: auditSeq,
   class: capabilityClassSchema,
+  host: requestHost,
   result: z.enum(['allow', 'deny']),
   decider: deciderSchema,
 });
 const questionAsked = z.strictObject({ type: z.literal('question_asked'), stepId: z.string(), questionIds: z.array(z.string()).readonly() });
 const questionAnswered = z.strictObject({ type: z.literal('question_answered'), stepId: z.string(), source: z.enum(['user', 'timeout_fallback']) });
+const outputRewritten = z
+  .strictObject({ type: z.literal('step_output_rewritten'), stepId: z.string(), by: z.string().describe('The result rewriter that replaced the output') })
+  .describe('The output a tool returned was replaced before it reached the caller (a library host’s result rewriter)');
 
 /** The events a host emits for the calls it runs. */
-export const hostEventSchema = z.discriminatedUnion('type', [stepStarted, stepProgress, approvalRequested, approvalDecided, questionAsked, questionAnswered]);
+export const hostEventSchema = z.discriminatedUnion('type', [stepStarted, stepProgress, stepOutputOmitted, approvalRequested, approvalDecided, questionAsked, questionAnswered, outputRewritten]);
 
 export const runEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -101,6 +118,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
       .optional()
       .describe('Images the step returned: media type and size only, never their bytes'),
     attempts: z.number().int().min(2).optional().describe('How many attempts the step took, when it was retried'),
+    log: z.string().optional().describe('The file that holds everything the step printed (its last attempt), when it printed anything and logs are on'),
   }),
   z.strictObject({
     type: z.literal('run_finished'),

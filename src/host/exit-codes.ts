@@ -9,6 +9,8 @@ export const exitCodes = {
   usage: 2,
   /** Denied by the policy, a hook or an approval. */
   denied: 3,
+  /** Every step succeeded, but an output could not be written while the run went on (a report, the events, a log, rho's own stdout): `EX_IOERR` of sysexits.h. */
+  outputFailed: 74,
   /** `--timeout` expired. */
   timedOut: 124,
   /** Interrupted (SIGINT/SIGTERM) or cancelled. */
@@ -21,9 +23,11 @@ const byKind: Readonly<Record<ErrorKind, ExitCode>> = {
   usage: exitCodes.usage,
   invalid_workflow: exitCodes.usage,
   invalid_configuration: exitCodes.usage,
+  invalid_tool: exitCodes.usage,
   invalid_hooks: exitCodes.usage,
   invalid_label: exitCodes.usage,
   invalid_event: exitCodes.usage,
+  output_failed: exitCodes.outputFailed,
   invalid_arguments: exitCodes.usage,
   unknown_tool: exitCodes.usage,
   policy_denied: exitCodes.denied,

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { CapabilityRequest } from './capability.js';
+import { processDigest } from './keyed-digest.js';
 import { ResolvedPath } from './workspace.js';
 
 /**
@@ -38,9 +38,13 @@ function factsOf(value: unknown): unknown {
   return value;
 }
 
-/** sha256 (hex) of a text a request sends (a body, stdin): requests carry digests, not the text. */
+/**
+ * The digest of a text a request sends (a body, stdin, a header value): requests carry digests,
+ * not the text. It is keyed with this process's own key, so a digest shown to a person or a
+ * program (an approval prompt, an approver, a gate) gives away nothing of a short secret.
+ */
 export function contentDigest(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return processDigest(text);
 }
 
 /**
@@ -49,12 +53,11 @@ export function contentDigest(text: string): string {
  * to carry is covered without a change here. A remembered "allow for this run" matches only a
  * request with the same fingerprint: any change of class, path, scope, command, executable,
  * argv, cwd, env, limit, stdin, URL, query, method, header, body or skill needs a new approval.
- * It is a digest, so the values it covers (header values, query strings) are not kept in memory.
+ * It is a keyed digest, so the values it covers (header values, query strings, env values) are
+ * neither kept in memory nor open to guessing.
  */
 export function requestFingerprint(request: CapabilityRequest, tool: string): string {
   // A preview is what a person is shown of a request, not one of its facts.
   const { preview: _shown, ...facts } = request as CapabilityRequest & { preview?: unknown };
-  return createHash('sha256')
-    .update(JSON.stringify({ tool, request: factsOf(facts) }))
-    .digest('hex');
+  return processDigest(JSON.stringify({ tool, request: factsOf(facts) }));
 }

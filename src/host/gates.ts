@@ -1,15 +1,19 @@
 import type { CapabilityRequest } from './capability.js';
 import type { Delegation } from './hooks/delegation.js';
 import type { PolicyDecision } from './policy.js';
+import type { ToolOrigin } from './tool.js';
 
+/** What a gate is asked: frozen, the very value the policy decided on. */
 export interface GateInput {
-  callId: string;
-  stepId: string | undefined;
-  tool: string;
+  readonly callId: string;
+  readonly stepId: string | undefined;
+  readonly tool: string;
+  /** The kind of tool that asks (see `AuthorizationSubject.source`). */
+  readonly source: ToolOrigin;
   /** The call's delegation identity (a call of a nested workflow group); the run's when absent. */
-  delegation?: Delegation | undefined;
-  request: CapabilityRequest;
-  policyDecision: Exclude<PolicyDecision, 'deny'>;
+  readonly delegation?: Delegation | undefined;
+  readonly request: CapabilityRequest;
+  readonly policyDecision: Exclude<PolicyDecision, 'deny'>;
 }
 
 export type GateAnswer = { decision: 'continue' } | { decision: 'deny'; reason: string };

@@ -1,8 +1,9 @@
-import { ToolError } from './errors.js';
-import type { Tool } from './tool.js';
+import { HostError, ToolError } from './errors.js';
+import { isTool, type Tool } from './tool.js';
 
 /**
- * The tools a host can call, by name. Registering a tool grants it nothing. A namespace can be
+ * The tools a host can call, by name. Registering a tool grants it nothing, and what the
+ * registry hands out cannot run: only a ToolHost runs a tool. A namespace can be
  * expected (an MCP server that is still starting): a call to one of its tools waits until the
  * namespace's tools are registered, or gets the error that kept them from being registered.
  */
@@ -15,8 +16,13 @@ export class ToolRegistry {
     for (const tool of tools) this.register(tool);
   }
 
+  /** Adds a tool made by `defineTool`; a second tool of the same name is refused. */
   register(tool: Tool): void {
-    if (this.tools.has(tool.name)) throw new ToolError('invalid_arguments', `a tool named ${tool.name} is already registered`);
+    if (!isTool(tool)) {
+      const named = typeof (tool as { name?: unknown } | null)?.name === 'string' ? ` ${(tool as Tool).name}` : '';
+      throw new HostError('invalid_tool', `cannot register tool${named}: it was not made by defineTool (build it with defineTool({ name, description, schema, run }))`);
+    }
+    if (this.tools.has(tool.name)) throw new HostError('invalid_tool', `a tool named ${tool.name} is already registered; give each tool its own name`);
     this.tools.set(tool.name, tool);
   }
 

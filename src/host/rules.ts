@@ -15,7 +15,7 @@ import type { ResolvedPath } from './workspace.js';
 export type Rule =
   | { class: 'read' | 'write'; text: string; glob?: string }
   | { class: 'process'; text: string; executable?: string; args?: readonly string[]; env?: readonly EnvAssignment[] }
-  | { class: 'shell' | 'instructions' | 'outside'; text: string }
+  | { class: 'shell' | 'instructions' | 'outside' | 'unix_socket'; text: string }
   | { class: 'network'; text: string; host?: HostPattern }
   | { class: 'network_tool' | 'skill'; text: string; name?: string };
 
@@ -29,7 +29,7 @@ export interface EnvAssignment {
 }
 
 /** Every request class is a rule class; `outside` exists only as a rule. */
-const ruleClasses: ReadonlySet<string> = new Set<RuleClass>([...capabilityClasses, 'outside']);
+const ruleClasses: ReadonlySet<string> = new Set<RuleClass>([...capabilityClasses, 'outside', 'unix_socket']);
 
 export const maxRuleLength = 4096;
 
@@ -144,7 +144,7 @@ export function parseRule(text: string, home?: string): Rule {
       return { class: ruleClass, text, ...(argument !== undefined && { name: argument }) };
     default:
       if (argument !== undefined) throw ruleError(text, `"${ruleClass}" takes no argument`);
-      return { class: ruleClass as 'shell' | 'instructions' | 'outside', text };
+      return { class: ruleClass as 'shell' | 'instructions' | 'outside' | 'unix_socket', text };
   }
 }
 
@@ -319,6 +319,9 @@ export function ruleMatches(rule: Rule, request: CapabilityRequest, workspaceRoo
       return request.class === 'instructions';
     case 'outside':
       return 'path' in request && request.path.scope !== 'workspace';
+    case 'unix_socket':
+      // No request asks for it: the confinement plan reads it (`unixSocketConfinement`).
+      return false;
   }
 }
 

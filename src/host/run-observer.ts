@@ -34,10 +34,11 @@ export interface HookDeclarations {
   sandbox?: HookSandbox;
 }
 
-/** How a run's hook programs are confined: the run's sandbox status and the homes they must not see. */
+/** How a run's hook programs are confined: the run's sandbox status, and the homes and rho's own directories they must not see. */
 export interface HookSandbox {
   status: SandboxStatus;
   homeDirectories: readonly string[];
+  privatePaths?: readonly string[];
 }
 
 /** Builds a run's hooks once its workflow is known (the workflow may declare `hooks:`). */

@@ -15,7 +15,7 @@ export function validateMaxParallel(maxParallel: number): void {
   if (!Number.isInteger(maxParallel) || maxParallel < 1) {
     throw new HostError(
       'invalid_configuration',
-      `max_parallel must be a whole number of at least 1 (got ${maxParallel}); pass -j 1 or more`,
+      `maxParallel must be a whole number of at least 1 (got ${maxParallel})`,
     );
   }
 }

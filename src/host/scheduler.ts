@@ -1,4 +1,3 @@
-import { describeResourceKind } from './resources.js';
 import { ScheduleBook } from './schedule-book.js';
 import type { Declaration, WaitReason } from './schedule-types.js';
 
@@ -56,11 +55,10 @@ class Lease implements SlotLease {
  * index. Every decision is taken synchronously inside these methods, so the same sequence of
  * calls gives the same start order.
  *
- * Detached (`async: true`) calls take their leases from a second pool of `maxParallel` slots:
- * nobody waits for them, so they must never starve the calls in model order (at `-j 1` a
- * detached call and the next step run side by side). Their plans are shared-only (see
- * `validateAsyncPlan`), so later calls wait for one only when they take exclusive access to a
- * resource it touches or are exclusive.
+ * Detached calls take their leases from a second pool of `maxParallel` slots: nobody waits for
+ * them, so they must never starve the calls in model order (at one slot a detached call and the
+ * next call run side by side). Their plans are shared-only (see `detachRefusal`), so later calls
+ * wait for one only when they take exclusive access to a resource it touches or are exclusive.
  */
 export class Scheduler {
   private readonly book: ScheduleBook;
@@ -143,20 +141,4 @@ export class Scheduler {
       waiter.resolve(new Lease(index, this.finishLeased));
     }
   }
-}
-
-/** Why a call cannot be detached (`async: true`), or undefined when its plan allows it. */
-export function validateAsyncPlan(declaration: Declaration): string | undefined {
-  if (declaration === 'exclusive') {
-    return (
-      'an async step must declare its resources with shared access only, but this tool cannot declare ' +
-      'its resources and runs exclusively; remove `async: true` from the step'
-    );
-  }
-  const exclusiveAccess = declaration.find((access) => access.mode === 'exclusive');
-  if (exclusiveAccess) {
-    const kind = describeResourceKind(exclusiveAccess.resource);
-    return `an async step may take only shared access, but this call takes exclusive access to its ${kind}; remove \`async: true\` from the step`;
-  }
-  return undefined;
 }

@@ -1,6 +1,7 @@
 import { HostError } from './errors.js';
 import type { HostEvent } from './events.js';
 import type { HostInputRequest, HostInputResponse, Questioner } from './host-input.js';
+import { droppedProgressMessage, maxQueuedProgress, ProgressQueue } from './progress-queue.js';
 import type { ToolResult } from './tool.js';
 
 /** What a started call reports: its host events, questions waiting for `respond()`, and last its result. */
@@ -9,8 +10,7 @@ export type ToolHostRunEvent =
   | { type: 'input_requested'; callId: string; requestId: string; request: HostInputRequest }
   | { type: 'call_finished'; callId: string; result: ToolResult };
 
-/** Progress events a run keeps for a slow reader; more are dropped (and counted), other events never are. */
-export const maxQueuedProgress = 1024;
+export { maxQueuedProgress };
 
 interface PendingQuestion {
   resolve(response: HostInputResponse): void;
@@ -24,21 +24,20 @@ interface PendingQuestion {
  */
 export class ToolHostRun implements AsyncDisposable {
   readonly result: Promise<ToolResult>;
-  private readonly queue: ToolHostRunEvent[] = [];
+  private readonly queue: ProgressQueue<ToolHostRunEvent>;
   private readonly waiting: ((event: IteratorResult<ToolHostRunEvent>) => void)[] = [];
   private readonly questions = new Map<string, PendingQuestion>();
   private nextQuestion = 0;
   private finished = false;
-  private queuedProgress = 0;
-  private droppedProgress = 0;
 
   /** @param launch runs the call with the given questioner and signal; it is called once, at once. */
   constructor(
     readonly callId: string,
-    private readonly stepId: string,
+    stepId: string,
     private readonly controller: AbortController,
     launch: (questioner: Questioner) => Promise<ToolResult>,
   ) {
+    this.queue = new ProgressQueue((dropped) => ({ type: 'step_progress', stepId, message: droppedProgressMessage(dropped) }));
     const questioner: Questioner = { ask: (request, signal) => this.ask(request, signal) };
     this.result = launch(questioner).then((result) => {
       this.push({ type: 'call_finished', callId, result });
@@ -68,7 +67,7 @@ export class ToolHostRun implements AsyncDisposable {
 
   events(): AsyncIterableIterator<ToolHostRunEvent> {
     const next = (): Promise<IteratorResult<ToolHostRunEvent>> => {
-      const event = this.take();
+      const event = this.queue.take();
       if (event) return Promise.resolve({ value: event, done: false });
       if (this.finished) return Promise.resolve({ value: undefined, done: true });
       return new Promise((resolve) => this.waiting.push(resolve));
@@ -112,27 +111,6 @@ export class ToolHostRun implements AsyncDisposable {
   private push(event: ToolHostRunEvent): void {
     const resolve = this.waiting.shift();
     if (resolve) return resolve({ value: event, done: false });
-    if (event.type === 'step_progress') {
-      // Progress is cosmetic: a reader that falls behind loses some of it, never memory without bound.
-      if (this.queuedProgress >= maxQueuedProgress) {
-        this.droppedProgress += 1;
-        return;
-      }
-      this.queuedProgress += 1;
-    }
     this.queue.push(event);
-  }
-
-  /** The next queued event; where progress was dropped, a notice of it comes before the next other event. */
-  private take(): ToolHostRunEvent | undefined {
-    const next = this.queue[0];
-    if (this.droppedProgress > 0 && next?.type !== 'step_progress') {
-      const dropped = this.droppedProgress;
-      this.droppedProgress = 0;
-      return { type: 'step_progress', stepId: this.stepId, message: `(${dropped} progress messages were dropped while the reader was behind)` };
-    }
-    const event = this.queue.shift();
-    if (event?.type === 'step_progress') this.queuedProgress -= 1;
-    return event;
   }
 }

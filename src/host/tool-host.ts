@@ -8,7 +8,10 @@ import { runCallPath, type CallOutcome, type CallPathSteps, type SubmitOptions }
 import { prepareCall } from './call-preparation.js';
 import { failedResult, interruptReason } from './call-result.js';
 import type { CapabilityRequest } from './capability.js';
-import type { GrantHints } from './denials.js';
+import type { AuthorizationSubject, GrantHints } from './denials.js';
+import { EventDelivery, type EventListener } from './event-delivery.js';
+import { freezeRequest } from './frozen-request.js';
+import { rewriteResult, type ResultRewriter } from './result-rewrite.js';
 import type { RunObserver } from './run-observer.js';
 import { narrowWritable, planConfinement, type CacheName, type CallConfinement, type ConfinementPlan, type NetworkProxy } from './confinement/index.js';
 import { ToolError, toToolError } from './errors.js';
@@ -20,19 +23,25 @@ import type { PreparedCall, ToolCall } from './prepared-call.js';
 import type { ToolRegistry } from './registry.js';
 import { validateMaxParallel } from './schedule-book.js';
 import { SessionState } from './session-state.js';
-import type { HostEnvironment, ToolOutput, ToolResult } from './tool.js';
+import type { OutputOptions } from './step-output.js';
+import type { HostEnvironment, Tool, ToolOutput, ToolResult } from './tool.js';
 import { ToolHostRun } from './tool-host-run.js';
 import type { Workspace } from './workspace.js';
 
-/** Receives every event of the host's calls and of the runs it reports. Listeners never change an outcome: one that throws is reported and ignored. */
-export type EventListener = (event: RunEvent) => void;
+/** What a host gives tools when the embedder passes no `environment`: no variables and no secrets, so a process it starts gets an empty environment. */
+const emptyEnvironment: HostEnvironment = Object.freeze({ env: Object.freeze({}), secretNames: Object.freeze([]), processEnv: Object.freeze({ mode: 'empty' as const }) });
 
 
 export interface ToolHostOptions {
   workspace: Workspace;
   policy: Policy;
   tools: ToolRegistry;
-  environment: HostEnvironment;
+  /**
+   * Facts tools use to start processes (the variables they may inherit, secrets, the default
+   * environment mode, confinement). A host that starts no process can leave it out: processes
+   * then get an empty environment and run unconfined.
+   */
+  environment?: HostEnvironment;
   /** How many calls execute at once (default 1); conflicting calls keep their submission order. */
   maxParallel?: number;
   approver?: Approver;
@@ -44,7 +53,7 @@ export interface ToolHostOptions {
   redact?: (text: string) => string;
   /** How denials say what would grant a request (the CLI names its flags); rules and options when absent. */
   grantHints?: GrantHints;
-  /** Problems that must not change an outcome (a listener that threw, an observer that failed). */
+  /** Problems that must not change an outcome (a listener that failed, an observer that failed, a tool declaration that fell back to a default). */
   onWarning?: (message: string) => void;
   /**
    * Watches every event and every finished call, beside the path (hook observers: see
@@ -55,6 +64,10 @@ export interface ToolHostOptions {
   networkProxy?: NetworkProxy;
   /** The well-known caches confined processes may write (`policy.caches`). */
   caches?: readonly CacheName[];
+  /** How much of a call's output (`ctx.output`) its progress events carry, and where all of it is kept. */
+  output?: OutputOptions;
+  /** Sees every call's output before the caller does and may replace it (to redact a secret): see `ResultRewriter`. */
+  rewriteResult?: ResultRewriter;
 }
 
 /** One place in a host's model order, taken before the call is known (a workflow reserves one per step). */
@@ -83,6 +96,8 @@ interface InFlight extends CallExtras {
   done: Promise<void>;
   /** The first request the call put to authorization. */
   authorized: CapabilityRequest | undefined;
+  /** How many times it has begun executing (a retried call executes again). */
+  executions: number;
 }
 
 /**
@@ -99,8 +114,11 @@ export class ToolHost {
   /** State shared by this host's calls (background processes), cleaned up by `dispose()`. */
   readonly session = new SessionState();
   readonly #authorizer: Authorizer;
-  readonly #listeners: EventListener[] = [];
-  readonly #failedListeners = new Set<EventListener>();
+  readonly #delivery: EventDelivery;
+  readonly #environment: HostEnvironment;
+  /** Tools whose declaration warnings were reported. */
+  readonly #reportedTools = new WeakSet<Tool>();
+  #observerFailed = false;
   readonly #inFlight = new Map<string, InFlight>();
   #order: CallOrder;
   readonly #steps: CallPathSteps;
@@ -117,7 +135,9 @@ export class ToolHost {
     this.maxParallel = options.maxParallel ?? 1;
     validateMaxParallel(this.maxParallel);
     this.#order = new CallOrder(this.maxParallel);
-    if (options.onEvent) this.#listeners.push(options.onEvent);
+    this.#environment = options.environment ?? emptyEnvironment;
+    this.#delivery = new EventDelivery((message) => this.#warn(message));
+    if (options.onEvent) this.#delivery.add(options.onEvent);
     this.#observer = options.observer;
     this.#authorizer = new Authorizer({
       policy: options.policy,
@@ -127,9 +147,11 @@ export class ToolHost {
       approver: options.approver,
       ...(options.grantHints && { hints: options.grantHints }),
       emit: (callId: string, event: HostEvent) => this.#emitFor(callId, event),
+      remembersApprovals: (tool) => this.tools.get(tool)?.rememberApprovals ?? true,
     });
+    for (const tool of this.tools.list()) this.#reportWarnings(tool);
     this.#steps = {
-      prepare: (call, signal) => prepareCall(this.tools, call, this.#baseContext(call, signal)),
+      prepare: (call, signal) => this.#prepare(call, signal),
       authorize: (prepared, signal) => this.#authorizeAll(prepared, signal),
       started: (prepared, index, attempt) =>
         this.#emitFor(prepared.call.id, {
@@ -146,16 +168,27 @@ export class ToolHost {
           message: `attempt ${attempt} of ${of} failed: ${result.error?.message ?? result.status}; trying again${delayMs > 0 ? ` in ${formatMs(delayMs)}` : ''}`,
         }),
       execute: (prepared, signal, detached) => this.#execute(prepared, signal, detached),
+      finish: async (prepared, result, signal) => {
+        const rewriter = options.rewriteResult;
+        if (!rewriter) return result;
+        const { call } = prepared;
+        const announce = () => this.#emitFor(call.id, { type: 'step_output_rewritten', stepId: call.stepId ?? call.id, by: rewriter.name });
+        return rewriteResult(rewriter, prepared.tool, call.stepId, result, signal, announce);
+      },
     };
   }
 
-  /** Adds an event listener; returns a function that removes it. */
+  /**
+   * Adds an event listener (sync or async); returns a function that removes it. Listeners are
+   * off the calls' path: see `EventDelivery` for the order and bounds they get.
+   */
   subscribe(listener: EventListener): () => void {
-    this.#listeners.push(listener);
-    return () => {
-      const index = this.#listeners.indexOf(listener);
-      if (index >= 0) this.#listeners.splice(index, 1);
-    };
+    return this.#delivery.add(listener);
+  }
+
+  /** Resolves once every event so far has reached every listener, and their promises have settled. */
+  flushEvents(): Promise<void> {
+    return this.#delivery.flushed();
   }
 
   /** Reports a run-level event (a workflow's start, a step's end in model order) to this host's listeners. */
@@ -165,7 +198,7 @@ export class ToolHost {
 
   /** The host facts calls see (environment, secret names, process env mode). */
   get environment(): HostEnvironment {
-    return this.#options.environment;
+    return this.#environment;
   }
 
   /** What the policy alone would decide for a request (for `rho plan`); no gate or approver is asked. */
@@ -175,7 +208,7 @@ export class ToolHost {
 
   /** What the policy lets every confined process touch (writable roots, hidden paths, network). */
   get confinementPlan(): ConfinementPlan {
-    const { environment } = this.#options;
+    const environment = this.#environment;
     this.#plan ??= planConfinement({
       policy: this.#options.policy,
       workspaceRoot: this.workspace.root,
@@ -185,6 +218,7 @@ export class ToolHost {
       // Where a tool keeps its cache or installation follows the variables its processes get.
       variables: { ...environment.env, ...environment.processVariables },
       caches: this.#options.caches ?? [],
+      privatePaths: this.workspace.privatePaths,
     });
     return this.#plan;
   }
@@ -197,9 +231,9 @@ export class ToolHost {
    * long as the process runs (a background process outlives its call).
    */
   callConfinement(call: ToolCall): CallConfinement {
-    const status = this.#options.environment.sandbox ?? { confined: false, mode: 'off', reason: 'this host does not confine processes' };
+    const status = this.#environment.sandbox ?? { confined: false, mode: 'off', reason: 'this host does not confine processes' };
     const narrowed = call.writes !== undefined;
-    const { home } = this.#options.environment;
+    const { home } = this.#environment;
     const plan = call.writes ? narrowWritable(this.confinementPlan, call.writes, this.workspace.root, home) : this.confinementPlan;
     const proxy =
       status.confined && plan.network.mode === 'proxy'
@@ -208,9 +242,9 @@ export class ToolHost {
     return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }), ...(home !== undefined && { home }) };
   }
 
-  /** Whether a path inside a tree read that was authorized is still kept back by a `deny` or `ask` read rule. */
-  withholdsRead(absolute: string): boolean {
-    return this.#options.policy.withholdsRead(absolute, this.workspace.root);
+  /** Whether a path inside a tree read that was authorized is still kept back: by a `deny` or `ask` read rule, or as one of rho's own. */
+  withholdsRead(absolute: string, links?: number): boolean {
+    return this.workspace.isPrivate(absolute) || this.#options.policy.withholdsRead(absolute, this.workspace.root, links);
   }
 
   auditSnapshot(): readonly AuditRecord[] {
@@ -222,7 +256,7 @@ export class ToolHost {
    * executed, and what comes back cannot be executed.
    */
   async preview(call: ToolCall, signal: AbortSignal): Promise<CallPreview | ToolError> {
-    const prepared = await prepareCall(this.tools, call, this.#baseContext(call, signal));
+    const prepared = await this.#prepare(call, signal);
     if (prepared instanceof ToolError) return prepared;
     return { kind: prepared.kind, requests: prepared.requests, resources: prepared.resources, summary: prepared.summary, confinement: prepared.confinement };
   }
@@ -277,20 +311,26 @@ export class ToolHost {
    */
   async authorizeRequest(subject: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<ToolError | undefined> {
     try {
-      await this.#authorizer.authorize({ callId: subject.id, stepId: subject.stepId, tool: subject.tool, delegation: subject.delegation }, request, signal);
+      await this.#authorizer.authorize(this.#subjectOf(subject), request, signal);
       return undefined;
     } catch (thrown) {
       return toToolError(thrown, 'policy_denied');
     }
   }
 
-  /** Ends the host: cancels calls in flight, waits for them briefly, stops what calls left running; returns notices about it. */
+  /**
+   * Ends the host: cancels calls in flight, waits for them briefly, stops what calls left
+   * running, and lets listeners and the observer catch up (listeners for at most a few seconds);
+   * returns notices about it.
+   */
   async dispose(): Promise<readonly string[]> {
     const flights = [...this.#inFlight.values()];
     for (const flight of flights) flight.stop();
     await raceAbort(Promise.all(flights.map((flight) => flight.done)), AbortSignal.timeout(abortGraceMs)).catch(() => {});
-    const notices = await this.session.dispose();
+    const notices = [...(await this.session.dispose())];
     await this.#observer?.drain?.();
+    const caughtUp = await raceAbort(this.#delivery.flushed().then(() => true), AbortSignal.timeout(abortGraceMs)).catch(() => false);
+    if (!caughtUp) notices.push(`event listeners had not caught up ${formatMs(abortGraceMs)} after the host was disposed; the events still queued for them were not delivered`);
     return notices;
   }
 
@@ -323,6 +363,7 @@ export class ToolHost {
       sink: extras.sink,
       questioner: extras.questioner,
       authorized: undefined,
+      executions: 0,
     };
     this.#inFlight.set(call.id, flight);
     try {
@@ -349,21 +390,51 @@ export class ToolHost {
     return undefined;
   }
 
-  #authorizeOne(call: ToolCall, request: CapabilityRequest, signal: AbortSignal): Promise<void> {
+  /** Authorizes one request of a call; the first it asks is kept, frozen as it was decided on, for the after_tool_use hooks. */
+  async #authorizeOne(call: ToolCall, asked: CapabilityRequest, signal: AbortSignal): Promise<void> {
+    const request = freezeRequest(asked);
     const flight = this.#inFlight.get(call.id);
     if (flight && !flight.authorized) flight.authorized = request;
-    return this.#authorizer.authorize({ callId: call.id, stepId: call.stepId, tool: call.tool, delegation: call.delegation }, request, signal);
+    return this.#authorizer.authorize(this.#subjectOf(call), request, signal);
+  }
+
+  /** Who asks: the call, and the kind of tool it calls (`host` for a request of the embedder's own). */
+  #subjectOf(call: ToolCall): AuthorizationSubject {
+    return { callId: call.id, stepId: call.stepId, tool: call.tool, source: this.tools.get(call.tool)?.origin ?? 'host', delegation: call.delegation };
+  }
+
+  async #prepare(call: ToolCall, signal: AbortSignal): Promise<PreparedCall | ToolError> {
+    const prepared = await prepareCall(this.tools, call, this.#baseContext(call, signal));
+    if (!(prepared instanceof ToolError)) this.#reportWarnings(prepared.tool);
+    return prepared;
+  }
+
+  /** A tool's declaration warnings, once per host. */
+  #reportWarnings(tool: Tool): void {
+    if (this.#reportedTools.has(tool)) return;
+    this.#reportedTools.add(tool);
+    for (const warning of tool.warnings) this.#warn(warning);
+  }
+
+  #warn(message: string): void {
+    try {
+      this.#options.onWarning?.(message);
+    } catch {
+      // A warning sink that fails has nowhere left to report to.
+    }
   }
 
   #execute(prepared: PreparedCall, signal: AbortSignal, detached: boolean) {
     const { call } = prepared;
     const flight = this.#inFlight.get(call.id);
+    const attempt = flight ? ++flight.executions : 1;
     return executeCall(
       prepared,
       signal,
       {
         base: this.#baseContext(call, signal),
-        withheld: (absolutePath, links) => this.#options.policy.withholdsRead(absolutePath, this.workspace.root, links),
+        output: { options: this.#options.output ?? {}, attempt, masker: this.#environment.masker },
+        withheld: (absolutePath, links) => this.withholdsRead(absolutePath, links),
         questioner: flight?.questioner ?? this.#options.questioner,
         redact: this.#options.redact ?? ((text) => text),
         emit: (event) => this.#emitFor(call.id, event),
@@ -379,7 +450,7 @@ export class ToolHost {
       callId: call.id,
       stepId: call.stepId,
       workspace: this.workspace,
-      host: this.#options.environment,
+      host: this.#environment,
       signal,
       session: this.session,
       // A getter: read when the context is spread for the tool, inside preparation's error handling.
@@ -391,39 +462,36 @@ export class ToolHost {
 
   #notifyFinished(call: ToolCall, result: ToolResult, authorized: CapabilityRequest | undefined): void {
     const observer = this.#observer;
-    if (!observer) return;
-    try {
-      observer.callFinished(call, result, authorized);
-    } catch (thrown) {
-      this.#options.onWarning?.(`the run observer threw: ${(thrown as Error)?.message ?? String(thrown)}`);
-    }
+    if (observer) this.#guard(() => observer.callFinished(call, result, authorized));
   }
 
   #emitFor(callId: string, event: HostEvent): void {
     const sink = this.#inFlight.get(callId)?.sink;
-    if (sink) this.#guard(sink, event);
+    sink?.(event);
     this.#deliver(event);
   }
 
   #deliver(event: RunEvent): void {
-    if (this.#observer) this.#guard(this.#observerEvent, event);
-    for (const listener of this.#listeners) this.#guard(listener, event);
+    const observer = this.#observer;
+    if (observer) this.#guard(() => observer.event(event));
+    this.#delivery.deliver(event);
   }
 
-  readonly #observerEvent = (event: RunEvent) => this.#observer?.event(event);
-
-  /** A listener sits beside the call's path, never on it: what it throws is reported once and ignored. */
-  #guard(listener: (event: never) => void, event: RunEvent): void {
+  /** The observer is called in line (it must only enqueue): what it throws or rejects with is reported once and ignored. */
+  #guard(notify: () => unknown): void {
+    const report = (thrown: unknown) => {
+      if (this.#observerFailed) return;
+      this.#observerFailed = true;
+      this.#warn(`the run observer failed (${(thrown as Error)?.message ?? String(thrown)}); its later failures are not reported`);
+    };
     try {
-      (listener as (event: RunEvent) => void)(event);
+      const returned = notify();
+      if (returned instanceof Promise) returned.catch(report);
     } catch (thrown) {
-      const key = listener as EventListener;
-      if (this.#failedListeners.has(key)) return;
-      this.#failedListeners.add(key);
-      this.#options.onWarning?.(`an event listener threw (${(thrown as Error)?.message ?? String(thrown)}); its later failures are not reported`);
+      report(thrown);
     }
   }
 }
 
 export { interruptReason };
-export type { ToolOutput, CallOutcome, SubmitOptions, RunObserver };
+export type { ToolOutput, CallOutcome, SubmitOptions, RunObserver, EventListener };

@@ -1,167 +1,154 @@
 import type { z } from 'zod';
-import type { CapabilityClass, CapabilityRequest } from './capability.js';
-import type { ImageContent, ResourceContent } from './content.js';
-import type { CallConfinement, SandboxStatus } from './confinement/index.js';
-import type { ToolError } from './errors.js';
-import type { HostInput, HostInputResponse } from './host-input.js';
-import type { SecretMasker } from './masking.js';
-import type { ResourceAccess } from './resources.js';
-import type { SessionState } from './session-state.js';
-import type { Workspace } from './workspace.js';
+import type { CapabilityClass } from './capability.js';
+import { HostError, ToolError } from './errors.js';
+import type { ExecutionMode, ExecutionPolicy, PrepareContext, PreparedExecution, ToolContext, ToolOrigin, ToolOutput } from './tool-contract.js';
+import { checkToolDefinition, type CheckedDefinition, type ToolBody } from './tool-declaration.js';
 
-/** `built-in`: ships with rho. `host`: a module the workflow loads (trusted in-process code). `mcp`: a tool of an MCP server (a separate program). */
-export type ToolOrigin = 'built-in' | 'host' | 'mcp';
-/** `exclusive`: runs alone, a barrier in model order. `resource-aware`: declares what it touches. */
-export type ExecutionPolicy = 'exclusive' | 'resource-aware';
-export type ExecutionMode = 'sync' | 'async';
-
-export const defaultToolTimeoutMs = 30_000;
-
-export type { ImageContent, ResourceContent } from './content.js';
+export type {
+  ToolOrigin,
+  ExecutionPolicy,
+  ExecutionMode,
+  ToolOutput,
+  ToolProgress,
+  OutputStream,
+  HostEnvironment,
+  PrepareContext,
+  ExecuteContext,
+  ToolContext,
+  PreparedExecution,
+  ImageContent,
+  ResourceContent,
+} from './tool-contract.js';
+export { defaultToolTimeoutMs, maxToolTimeoutMs } from './tool-declaration.js';
 
 /**
- * What a successful tool call returns. `text` is the step's `output`, `data` its structured
- * result; images and resources are kept as the tool sent them (see `content.ts`).
+ * A whole number of milliseconds from 1 to `maxToolTimeoutMs`, as far as a literal shows it
+ * (at most 8 digits: 0, negative, fractional and overlong literals are type errors); a bad value
+ * that only shows at run time means the default.
  */
-export interface ToolOutput {
-  text: string;
-  data?: unknown;
-  images?: readonly ImageContent[];
-  resources?: readonly ResourceContent[];
-  /** Presentation values (diffs, summaries): never used to authorize anything. */
-  metadata?: Readonly<Record<string, unknown>>;
-}
+export type TimeoutMs<T extends number> = number extends T ? T : `${T}` extends `-${string}` | '0' | `${string}.${string}` | `${string}e${string}` ? never : MoreDigitsThan8<`${T}`> extends true ? never : T;
+type MoreDigitsThan8<S extends string, Seen extends unknown[] = []> = Seen['length'] extends 9 ? true : S extends `${string}${infer Rest}` ? (S extends '' ? false : MoreDigitsThan8<Rest, [...Seen, unknown]>) : false;
 
-export interface ToolProgress {
-  message: string;
-  stream?: 'stdout' | 'stderr';
-}
-
-/** Facts about the host that tools may use: rho's `src/host` never reads the process's globals. */
-export interface HostEnvironment {
-  /** The environment a child process may inherit from (already scrubbed of nothing: tools scrub). */
-  env: Readonly<Record<string, string | undefined>>;
-  /** Names of `secrets:` the workflow passes to processes. */
-  secretNames: readonly string[];
-  /** Default environment mode for processes (the workflow's `policy.process_env`). */
-  processEnv: import('./capability.js').EnvMode;
-  /** Variables every process gets, set as a step's own `env` is (the workflow's `env:`); a step's `env` wins. */
-  processVariables?: Readonly<Record<string, string>>;
-  /**
-   * The run's secret values. Output a tool cuts, slices or keeps (a process's stdout and stderr)
-   * is masked with it at the source, before any cut could split a secret; events are masked again.
-   */
-  masker?: SecretMasker;
-  /** Whether processes are confined, as probed once for the run; processes run unconfined when absent. */
-  sandbox?: SandboxStatus;
-  /** The user's home directories (`$HOME`, the account's): hidden from confined processes unless a rule grants them. */
-  homeDirectories?: readonly string[];
-  /** The running user's home: what `~` stands for in paths (a step's `writes:`), and where toolchains and caches are looked for. */
-  home?: string;
-}
-
-/** Context available while a call is prepared: resolution only, no side effects. */
-export interface PrepareContext {
-  callId: string;
-  stepId: string | undefined;
-  workspace: Workspace;
-  host: HostEnvironment;
-  signal: AbortSignal;
-  /** The per-call wall limit the host will enforce (step `timeout` or the tool's default). */
-  timeoutMs: number;
-  /** State shared by the calls of one run (background processes); absent on hosts without runs. */
-  session?: SessionState;
-  /** How the processes this call starts are confined (the policy's plan, narrowed by the call's `writes`). */
-  confinement?: CallConfinement;
-}
-
-/** Context for executing an authorized call: it has no way to authorize anything further. */
-export interface ExecuteContext {
-  callId: string;
-  stepId: string | undefined;
-  workspace: Workspace;
-  host: HostEnvironment;
-  signal: AbortSignal;
-  timeoutMs: number;
-  /** State shared by the calls of one run (background processes); absent on hosts without runs. */
-  session?: SessionState;
-  progress(update: ToolProgress): void;
-  /**
-   * Whether a path met while walking an authorized directory tree is still kept back by a deny
-   * or ask read rule; walks skip such paths (a tree read is authorized as one request). A file with
-   * more than one name (`links`) is withheld whenever such rules name paths, as a read of it is.
-   */
-  withheld(absolutePath: string, links?: number): boolean;
-  /** Ask a person (or the scripted answers) questions; time spent here does not count against the timeout. */
-  ask(input: HostInput): Promise<HostInputResponse>;
-}
-
-/** Context for an exclusive tool that authorizes as it goes. */
-export interface ToolContext extends ExecuteContext {
-  authorize(request: CapabilityRequest): Promise<void>;
-}
-
-/** The result of preparing a resource-aware call: everything it will need, declared up front. */
-export interface PreparedExecution {
-  requests: readonly CapabilityRequest[];
-  resources: readonly ResourceAccess[];
-  /** One short line for progress displays (never used to authorize). */
-  summary?: string;
-  /** How the process the call starts will be confined (for plans); absent for calls that start none. */
-  confinement?: CallConfinement;
-  execute(ctx: ExecuteContext): Promise<ToolOutput>;
-}
-
-interface ToolDefinitionBase<S extends z.ZodType> {
+interface ToolDefinitionBase<S extends z.ZodType, T extends number> {
+  /** Letters, digits, `_`, `-` and `.`; unique in a registry. */
   name: string;
   description: string;
-  /** Strict zod schema of the arguments: the single source of validation, types and JSON Schema. */
+  /** Strict zod object schema of the arguments (`z.strictObject`): the single source of validation, types and JSON Schema. */
   schema: S;
-  /** The shape of a result's `data`, when the tool declares it (shown by `rho tools NAME`; references are checked against it). */
+  /** The shape of a result's `data`, when the tool declares it (shown by `rho tools NAME`; a result whose data does not match it fails). */
   data?: z.ZodType;
-  origin?: ToolOrigin;
   /** Capability classes the tool enforces (inspectable metadata, not a sandbox). */
   classes?: readonly CapabilityClass[];
-  mode?: ExecutionMode;
-  timeoutMs?: number;
+  /** Per-call wall limit (default `defaultToolTimeoutMs`); a value that is not a whole number from 1 to `maxToolTimeoutMs` means the default. */
+  timeoutMs?: TimeoutMs<T>;
   /** Results bring in content from outside the workspace (web pages, issues, mail): treat them as untrusted input. */
   untrustedContent?: boolean;
+  /**
+   * Whether an approver's "allow for this run" may cover later identical requests of this tool
+   * (default true). False for a tool whose calls are not idempotent: each request is asked anew.
+   */
+  rememberApprovals?: boolean;
   /** Checks the tool works, without side effects outside the given temp dir. */
+  selftest?(tempDir: string): void | Promise<void>;
+}
+
+export interface ResourceAwareToolDefinition<S extends z.ZodType, T extends number = number> extends ToolDefinitionBase<S, T> {
+  executionPolicy: 'resource-aware';
+  mode?: ExecutionMode;
+  prepare(args: z.infer<S>, ctx: PrepareContext): PreparedExecution | Promise<PreparedExecution>;
+}
+
+export interface ExclusiveToolDefinition<S extends z.ZodType, T extends number = number> extends ToolDefinitionBase<S, T> {
+  executionPolicy?: 'exclusive';
+  /** An exclusive tool never runs detached: only a resource-aware one may declare `async`. */
+  mode?: 'sync';
+  run(args: z.infer<S>, ctx: ToolContext): ToolOutput | Promise<ToolOutput>;
+}
+
+export type ToolDefinition<S extends z.ZodType = z.ZodType, T extends number = number> = ResourceAwareToolDefinition<S, T> | ExclusiveToolDefinition<S, T>;
+
+/**
+ * A registered tool: its declaration, checked, with every default filled in. It has no way to
+ * run: only a ToolHost runs a tool, through the whole path (policy, gates, approvals,
+ * scheduling, limits, audit).
+ */
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: S;
+  readonly data: z.ZodType | undefined;
+  readonly origin: ToolOrigin;
+  readonly classes: readonly CapabilityClass[];
+  readonly executionPolicy: ExecutionPolicy;
+  readonly mode: ExecutionMode;
+  readonly timeoutMs: number;
+  readonly untrustedContent: boolean;
+  readonly rememberApprovals: boolean;
+  /** What the declaration got wrong that fell back to a default (a host reports them once through `onWarning`). */
+  readonly warnings: readonly string[];
   selftest?(tempDir: string): Promise<void>;
 }
 
-export interface ResourceAwareToolDefinition<S extends z.ZodType> extends ToolDefinitionBase<S> {
-  executionPolicy: 'resource-aware';
-  prepare(args: z.infer<S>, ctx: PrepareContext): Promise<PreparedExecution>;
+/** What each tool runs, reachable only from here: a tool object alone cannot execute. */
+const bodies = new WeakMap<object, ToolBody>();
+
+/**
+ * Where a host-provided tool keeps the definition it was made from, for the workflow's module
+ * loader: a module's `defineTool` may come from another copy of rho than the CLI that loads it,
+ * which checks the definition again. Only host-provided tools have it: their functions are the
+ * embedder's own, so handing them back grants nothing. Built-in and MCP tools never do.
+ */
+export const toolDefinitionKey: unique symbol = Symbol.for('rho.tool.definition') as never;
+
+function toolFrom<S extends z.ZodType>(checked: CheckedDefinition, origin: ToolOrigin, warnings: readonly string[], definition?: unknown): Tool<S> {
+  const { body, selftest, ...declaration } = checked;
+  const tool = { ...declaration, executionPolicy: body.executionPolicy, origin, warnings: Object.freeze([...warnings]), ...(selftest && { selftest }) };
+  if (definition !== undefined) Object.defineProperty(tool, toolDefinitionKey, { value: definition, enumerable: false });
+  Object.freeze(tool);
+  bodies.set(tool, body);
+  return tool as unknown as Tool<S>;
 }
 
-export interface ExclusiveToolDefinition<S extends z.ZodType> extends ToolDefinitionBase<S> {
-  executionPolicy?: 'exclusive';
-  run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+/** A tool from a definition already checked (the module loader's, which reports its own warnings). */
+export function toolFromCheckedDefinition(checked: CheckedDefinition, origin: ToolOrigin): Tool {
+  return toolFrom(checked, origin, []);
 }
 
-export type ToolDefinition<S extends z.ZodType = z.ZodType> = ResourceAwareToolDefinition<S> | ExclusiveToolDefinition<S>;
+function checkedOrThrow(definition: unknown): { checked: CheckedDefinition; warnings: string[] } {
+  const check = checkToolDefinition(definition);
+  if (!check.ok) throw new HostError('invalid_tool', `cannot define ${check.name === undefined ? 'a tool' : `tool ${check.name}`}: ${check.problem}`);
+  return { checked: check.definition, warnings: check.warnings.map((warning) => `tool ${check.definition.name}: ${warning}`) };
+}
 
-/** A registered tool with every default filled in. */
-export type Tool<S extends z.ZodType = z.ZodType> = ToolDefinition<S> & {
-  origin: ToolOrigin;
-  classes: readonly CapabilityClass[];
-  executionPolicy: ExecutionPolicy;
-  mode: ExecutionMode;
-  timeoutMs: number;
-};
-
-export function defineTool<S extends z.ZodType>(definition: ResourceAwareToolDefinition<S>): Tool<S>;
-export function defineTool<S extends z.ZodType>(definition: ExclusiveToolDefinition<S>): Tool<S>;
+/**
+ * Defines a host-provided tool. The declaration is checked once, here: a bad name, description
+ * or schema (or neither `run` nor `prepare`) throws a HostError `invalid_tool`; a bad timeout,
+ * mode or flag means its default and is listed in `tool.warnings`.
+ */
+export function defineTool<S extends z.ZodType, const T extends number = number>(definition: ResourceAwareToolDefinition<S, T>): Tool<S>;
+export function defineTool<S extends z.ZodType, const T extends number = number>(definition: ExclusiveToolDefinition<S, T>): Tool<S>;
 export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<S> {
-  return {
-    ...definition,
-    origin: definition.origin ?? 'host',
-    classes: definition.classes ?? [],
-    executionPolicy: definition.executionPolicy ?? 'exclusive',
-    mode: definition.mode ?? 'sync',
-    timeoutMs: definition.timeoutMs ?? defaultToolTimeoutMs,
-  } as Tool<S>;
+  const { checked, warnings } = checkedOrThrow(definition);
+  return toolFrom<S>(checked, 'host', warnings, definition);
+}
+
+/** Defines one of rho's own tools (a built-in, or an MCP server's tool as rho wraps it). */
+export function defineBuiltinTool<S extends z.ZodType>(definition: ToolDefinition<S> & { origin: 'built-in' | 'mcp' }): Tool<S> {
+  const { checked, warnings } = checkedOrThrow(definition);
+  if (warnings.length > 0) throw new HostError('invalid_tool', warnings.join('; '));
+  return toolFrom<S>(checked, definition.origin, []);
+}
+
+/** Whether a value is a tool this copy of rho defined. */
+export function isTool(value: unknown): value is Tool {
+  return typeof value === 'object' && value !== null && bodies.has(value);
+}
+
+/** What a tool runs; for the host's call path alone. */
+export function toolBody(tool: Tool): ToolBody {
+  const body = bodies.get(tool);
+  if (!body) throw new ToolError('internal', `tool ${tool.name} was not made by defineTool`);
+  return body;
 }
 
 import type { ToolStatus } from './events.js';
@@ -172,6 +159,10 @@ interface ToolResultBase {
   callId: string;
   tool: string;
   durationMs: number;
+  /** The host's result rewriter replaced the output the tool returned (`ToolHostOptions.rewriteResult`); its name. */
+  rewrittenBy?: string;
+  /** Where everything the call printed (its last attempt) is kept, when it printed any and the host keeps logs. */
+  log?: string;
 }
 
 /**

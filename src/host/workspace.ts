@@ -82,6 +82,11 @@ export class ResolvedPath {
 export interface WorkspaceOptions {
   grantedRoots?: readonly string[];
   unrestricted?: boolean;
+  /**
+   * Directories of the host's own (rho's state and caches), absolute and canonical: no path in
+   * them resolves, whatever the roots and rules, and confined processes do not see them.
+   */
+  privatePaths?: readonly string[];
 }
 
 /** A root as the host named it and as it really is; requests may use either spelling. */
@@ -179,12 +184,17 @@ export class Workspace {
     private readonly primary: Root,
     private readonly granted: readonly Root[],
     readonly unrestricted: boolean,
+    /** See `WorkspaceOptions.privatePaths`. */
+    readonly privatePaths: readonly string[],
   ) {}
 
   static async create(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
     const primary = await parseRoot(root);
     const granted = await Promise.all((options.grantedRoots ?? []).map((dir) => parseRoot(dir, 'granted root')));
-    return new Workspace(primary, granted, options.unrestricted ?? false);
+    const privatePaths = (options.privatePaths ?? []).map((dir) => path.resolve(dir));
+    const holding = privatePaths.find((dir) => isWithin(dir, primary.canonical));
+    if (holding) throw refuse(root, `the workspace lies inside ${holding}, a directory of rho's own`, 'choose a workspace elsewhere');
+    return new Workspace(primary, granted, options.unrestricted ?? false, privatePaths);
   }
 
   /** The canonical primary root. */
@@ -199,12 +209,12 @@ export class Workspace {
 
   /** A workspace that also accepts paths under `dir` (scope `granted_root`). */
   async withGrantedRoot(dir: string): Promise<Workspace> {
-    return new Workspace(this.primary, [...this.granted, await parseRoot(dir, 'granted root')], this.unrestricted);
+    return new Workspace(this.primary, [...this.granted, await parseRoot(dir, 'granted root')], this.unrestricted, this.privatePaths);
   }
 
   /** A workspace that accepts any path, `..` included (scope `unrestricted` outside the roots). Grants nothing by itself. */
   withUnrestrictedFileAccess(): Workspace {
-    return new Workspace(this.primary, this.granted, true);
+    return new Workspace(this.primary, this.granted, true, this.privatePaths);
   }
 
   /** Resolves an existing path for reading; symlinks are followed and must stay in scope. */
@@ -267,6 +277,12 @@ export class Workspace {
     const difference = differenceBetween(resolved, again);
     if (difference) throw changed(resolved, difference);
     return resolved;
+  }
+
+  /** Whether a canonical path lies in one of the host's own directories (`WorkspaceOptions.privatePaths`). */
+  isPrivate(canonical: string): boolean {
+    // Called for every entry of a walk: a prefix test, not path.relative.
+    return this.privatePaths.some((dir) => canonical === dir || (canonical.startsWith(dir) && canonical[dir.length] === path.sep));
   }
 
   /** The scope a canonical path falls in, or undefined when it is outside every root. */
@@ -384,6 +400,7 @@ export class Workspace {
   }
 
   private place(requested: string, canonical: string): { scope: PathScope; root: string } {
+    if (this.isPrivate(canonical)) throw refuse(requested, `${canonical} lies in a directory of rho's own (its state and caches), which no tool reads or writes`);
     const placed = this.scopeOf(canonical);
     if (!placed) throw refuse(requested, `resolves to ${canonical}, outside the workspace and every granted root`, fixes.outside);
     return placed;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { shared } from '../host/resources.js';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { discoveryLimits, findInstructionFiles, instructionFileNames } from './instructions/discovery.js';
 import { readBoundedText } from './instructions/read-text.js';
 import { resultData } from './result-data.js';
@@ -12,7 +12,7 @@ const discoverInstructionsArgs = z.strictObject({
   max_files: z.number().int().min(1).max(discoveryLimits.maxFiles).default(discoveryLimits.defaultFiles),
 });
 
-export const discoverInstructionsTool = defineTool({
+export const discoverInstructionsTool = defineBuiltinTool({
   name: 'discover_instructions',
   description:
     `Find instruction files (${instructionFileNames.join(', ')}) from the workspace root down, skipping dot-directories and ` +

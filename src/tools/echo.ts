@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { resultData } from './result-data.js';
 
 const echoArgs = z.strictObject({
   value: z.json().describe('Any JSON value; returned unchanged as the step data'),
 });
 
-export const echoTool = defineTool({
+export const echoTool = defineBuiltinTool({
   name: 'echo',
   description: 'Show a value and return it unchanged as the step data (no capability; for wiring steps together and tests)',
   origin: 'built-in',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { displayPath, previewText, type WritePreview } from '../host/capability.js';
 import { ToolError } from '../host/errors.js';
 import { exclusive } from '../host/resources.js';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { applyEdits } from './files/apply-edits.js';
 import { mebibyte, pathArgument } from './files/arguments.js';
 import { rewriteFile } from './files/checked-rewrite.js';
@@ -45,7 +45,7 @@ function editPreview(edits: readonly { old: string; new: string }[]): WritePrevi
   return { ...preview, bytes: edits.reduce((total, edit) => total + Buffer.byteLength(edit.new, 'utf8'), 0) };
 }
 
-export const editFileTool = defineTool({
+export const editFileTool = defineBuiltinTool({
   name: 'edit_file',
   description:
     'Replace exact text in a file; fails if an `old` text is missing or ambiguous, or if the file changed while it was being edited (conflict)',

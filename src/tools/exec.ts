@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { commandShape, defaultProcessTimeoutMs, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
 import { callWallLimitMs, planDirectProcess } from './process/launch-plan.js';
 import { runUntilExit } from './process/run-until-exit.js';
@@ -11,7 +11,7 @@ const execArgs = z.strictObject({
   ok_exit_codes: okExitCodesSchema,
 });
 
-export const execTool = defineTool({
+export const execTool = defineBuiltinTool({
   name: 'exec',
   description: 'Run a program directly with an argument vector (no shell), with bounded output, in its own process group',
   origin: 'built-in',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ToolError } from '../host/errors.js';
 import type { SecretMasker } from '../host/masking.js';
-import { defineTool, type ToolContext, type ToolOutput } from '../host/tool.js';
-import { completeUtf8Length } from './process/output-capture.js';
+import { defineBuiltinTool, type ToolContext, type ToolOutput } from '../host/tool.js';
+import { completeUtf8Length } from '../host/utf8.js';
 import { parseJsonBody, readBoundedBody, type BoundedBody } from './network/body.js';
 import { boundedResponseHeaders, headerNamePattern, headerValuePattern, managedHeaders } from './network/headers.js';
 import { isRedirect, nextHop, type Hop } from './network/redirects.js';
@@ -205,7 +205,7 @@ async function request(args: HttpRequestArgs, ctx: ToolContext): Promise<ToolOut
   }
 }
 
-export const httpRequestTool = defineTool({
+export const httpRequestTool = defineBuiltinTool({
   name: 'http_request',
   description:
     'Send an HTTP(S) request to a host the policy allows (network(HOST)); every redirect is checked against the policy ' +

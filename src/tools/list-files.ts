@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { displayPath } from '../host/capability.js';
 import { shared } from '../host/resources.js';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { globArgument, pathArgument } from './files/arguments.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
@@ -46,7 +46,7 @@ function shownLine(entry: ListedEntry): string {
   return entry.size === undefined ? entry.path : `${entry.path} (${entry.size} bytes)`;
 }
 
-export const listFilesTool = defineTool({
+export const listFilesTool = defineBuiltinTool({
   name: 'list_files',
   description:
     'List a directory: its direct children, or with `glob` every matching path below it (bounded; symlinks are listed, never followed; .git and node_modules are not walked)',

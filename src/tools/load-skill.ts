@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../host/errors.js';
 import { shared } from '../host/resources.js';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { readBoundedText } from './instructions/read-text.js';
 import { resolveSkillFile, skillFilePath, skillNamePattern } from './instructions/skill-file.js';
 import { resultData } from './result-data.js';
@@ -12,7 +12,7 @@ const loadSkillArgs = z.strictObject({
   name: z.string().regex(skillNamePattern, 'a skill name is 1-64 lower-case letters, digits or "-", not starting with "-"'),
 });
 
-export const loadSkillTool = defineTool({
+export const loadSkillTool = defineBuiltinTool({
   name: 'load_skill',
   description:
     'Read a skill from .agents/skills/<name>/SKILL.md in the workspace. Needs skill(NAME); ' +

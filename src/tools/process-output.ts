@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { shared } from '../host/resources.js';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { backgroundProcesses, processStatus } from './process/background.js';
 import { backgroundProcessResource } from './process/resources.js';
 import { resultData } from './result-data.js';
@@ -21,7 +21,7 @@ const processOutputArgs = z.strictObject({
     .describe('Wait until this text appears in the stream after offset, or the process ends (bounded by the step timeout)'),
 });
 
-export const processOutputTool = defineTool({
+export const processOutputTool = defineBuiltinTool({
   name: 'process_output',
   description: 'Read the bounded output of a background process from an offset, optionally waiting for a text to appear',
   origin: 'built-in',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describeRequest } from '../host/capability.js';
 import { exclusive } from '../host/resources.js';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { backgroundProcesses, validateProcessId } from './process/background.js';
 import { commandShape, launchOptionsShape } from './process/launch-options.js';
 import { launchFromRequest, planDirectProcess } from './process/launch-plan.js';
@@ -18,7 +18,7 @@ const processStartArgs = z.strictObject({
   max_output_bytes: launchOptionsShape.max_output_bytes.describe('Newest bytes of stdout and of stderr kept for process_output (each)'),
 });
 
-export const processStartTool = defineTool({
+export const processStartTool = defineBuiltinTool({
   name: 'process_start',
   description: 'Start a background process (direct argv, own process group); read it with process_output, stop it with process_stop',
   origin: 'built-in',

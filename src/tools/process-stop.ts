@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { exclusive } from '../host/resources.js';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { backgroundProcesses, processStatus } from './process/background.js';
 import { backgroundProcessResource } from './process/resources.js';
 import { resultData } from './result-data.js';
@@ -9,7 +9,7 @@ const processStopArgs = z.strictObject({
   process_id: z.string().min(1).max(64).describe('Id returned by process_start'),
 });
 
-export const processStopTool = defineTool({
+export const processStopTool = defineBuiltinTool({
   name: 'process_stop',
   description: 'Stop a background process and everything it started (SIGTERM, then SIGKILL after a grace period)',
   origin: 'built-in',

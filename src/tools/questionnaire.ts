@@ -1,5 +1,5 @@
 import { createHostInput, questionnaireSchema, type Answer, type HostInput, type HostInputResponse } from '../host/host-input.js';
-import { defineTool, type ToolOutput } from '../host/tool.js';
+import { defineBuiltinTool, type ToolOutput } from '../host/tool.js';
 import { resultData } from './result-data.js';
 
 function displayAnswer(value: Answer): string {
@@ -24,7 +24,7 @@ function questionnaireOutput(input: HostInput, response: HostInputResponse): Too
   };
 }
 
-export const questionnaireTool = defineTool({
+export const questionnaireTool = defineBuiltinTool({
   name: 'questionnaire',
   description:
     'Ask the person running the workflow questions (text, choice, multi, confirm). on_timeout gives safe, reversible ' +

@@ -3,7 +3,7 @@ import { displayPath } from '../host/capability.js';
 import { imageFromBytes } from '../host/content.js';
 import { ToolError } from '../host/errors.js';
 import { shared } from '../host/resources.js';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { mebibyte, pathArgument } from './files/arguments.js';
 import { imageMediaType, looksBinary, sniffLength } from './files/content.js';
 import { refuseEntry } from './files/entry-checks.js';
@@ -27,7 +27,7 @@ const readFileArgs = z.strictObject({
     .describe(`Byte cap: text is cut at a line boundary (default ${defaultTextBytes}); larger images are refused (default ${defaultImageBytes})`),
 });
 
-export const readFileTool = defineTool({
+export const readFileTool = defineBuiltinTool({
   name: 'read_file',
   description: 'Read a text file (optionally a range of lines, within a byte cap), or an image (PNG, JPEG, GIF, WebP) as an image',
   origin: 'built-in',

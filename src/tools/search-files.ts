@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { displayPath } from '../host/capability.js';
 import { ToolError } from '../host/errors.js';
 import { shared } from '../host/resources.js';
-import { defineTool, type ExecuteContext } from '../host/tool.js';
+import { defineBuiltinTool, type ExecuteContext } from '../host/tool.js';
 import type { FileIdentity, ResolvedPath } from '../host/workspace.js';
 import { globArgument, mebibyte, pathArgument } from './files/arguments.js';
 import { looksBinary } from './files/content.js';
@@ -187,7 +187,7 @@ async function searchAll(candidates: AsyncIterable<readonly Candidate[]>, matche
   return { matches: batches.matches, full: batches.flush() };
 }
 
-export const searchFilesTool = defineTool({
+export const searchFilesTool = defineBuiltinTool({
   name: 'search_files',
   description:
     'Search files for lines matching a regular expression (bounded; skips .git, node_modules, binary and very large files; follows no symlink out of the searched tree)',

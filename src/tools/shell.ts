@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import { resolveExecutable } from './process/executable.js';
 import { argumentText, defaultProcessTimeoutMs, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
 import { callWallLimitMs, executableSearch, planLaunch } from './process/launch-plan.js';
@@ -14,7 +14,7 @@ const shellArgs = z.strictObject({
   ok_exit_codes: okExitCodesSchema,
 });
 
-export const shellTool = defineTool({
+export const shellTool = defineBuiltinTool({
   name: 'shell',
   description: 'Run a shell script with sh -c or bash -c (needs the shell rule: process rules never grant it), with bounded output',
   origin: 'built-in',

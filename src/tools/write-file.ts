@@ -4,7 +4,7 @@ import { maxArgumentBytes } from '../host/arguments.js';
 import { displayPath, previewText } from '../host/capability.js';
 import { ToolError } from '../host/errors.js';
 import { exclusive } from '../host/resources.js';
-import { defineTool } from '../host/tool.js';
+import { defineBuiltinTool } from '../host/tool.js';
 import type { ResolvedPath } from '../host/workspace.js';
 import { mebibyte, pathArgument } from './files/arguments.js';
 import { rewriteFile } from './files/checked-rewrite.js';
@@ -66,7 +66,7 @@ async function writeContent(resolved: ResolvedPath, shown: string, mode: WriteMo
   }
 }
 
-export const writeFileTool = defineTool({
+export const writeFileTool = defineBuiltinTool({
   name: 'write_file',
   description: 'Create, overwrite or append to a text file atomically (temp file + rename); the result metadata holds a unified diff',
   origin: 'built-in',

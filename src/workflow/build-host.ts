@@ -12,6 +12,7 @@ import type { ToolRegistry } from '../host/registry.js';
 import { parseRule } from '../host/rules.js';
 import { ToolHost, type RunObserver } from '../host/tool-host.js';
 import { Workspace } from '../host/workspace.js';
+import type { OutputOptions } from '../host/step-output.js';
 
 /** A run's host as configured: the front end's choices and the workflow file's settings, resolved once. */
 export interface HostConfig {
@@ -34,6 +35,8 @@ export interface HostConfig {
   home?: string | undefined;
   /** The well-known caches processes may write (`policy.caches`). */
   caches?: readonly CacheName[];
+  /** rho's own directories (`PrivateStore.paths`): no tool and no confined process reads or writes them. */
+  privatePaths?: readonly string[];
 }
 
 /** The people and programs a front end plugs into a host: who decides, who is asked, who watches. */
@@ -51,6 +54,8 @@ export interface HostPorts {
   masker?: SecretMasker;
   onWarning?: (message: string) => void;
   observer?: RunObserver;
+  /** How much of each step's output its events carry, and where all of it is kept. */
+  output?: OutputOptions;
 }
 
 function parseRules(rules: readonly string[], home: string | undefined) {
@@ -67,7 +72,7 @@ function parseRules(rules: readonly string[], home: string | undefined) {
 export async function buildHost(config: HostConfig, ports: HostPorts, tools: ToolRegistry): Promise<ToolHost> {
   let workspace: Workspace;
   try {
-    workspace = await Workspace.create(config.root, { grantedRoots: config.grantedRoots });
+    workspace = await Workspace.create(config.root, { grantedRoots: config.grantedRoots, privatePaths: config.privatePaths ?? [] });
   } catch (error) {
     throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
   }
@@ -106,6 +111,7 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
     ...(ports.onWarning && { onWarning: ports.onWarning }),
     ...(ports.observer && { observer: ports.observer }),
     ...(networkProxy && { networkProxy }),
+    ...(ports.output && { output: ports.output }),
   });
   if (networkProxy) host.session.onDispose(() => networkProxy.close());
   return host;

@@ -11,8 +11,9 @@ import type { HookSandbox, RunHooks, RunHooksFactory } from '../host/run-observe
 import { buildHost, type HostConfig, type HostPorts } from './build-host.js';
 import type { RunChoices } from './run-choices.js';
 import { builtinRegistry } from './builtin-registry.js';
-import { probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
+import { distrustWritableProgram, probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
 import type { RunEvent } from '../host/events.js';
+import type { OutputLogs } from '../host/step-output.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs, type InputValue } from './inputs.js';
 import { parseMatrixFilter } from './matrix.js';
@@ -31,12 +32,20 @@ import type { ProcessEnvSetting } from './schema.js';
 import { UpToDateChecks, type CheckAuthorizer } from './up-to-date/checks.js';
 import { homeDirectories, runningUserHome } from './user-home.js';
 import { expandHomePath } from '../host/home-path.js';
+import { StateFile, stateFileName, unkeptState } from './up-to-date/state-file.js';
+import { newDigestKey } from '../host/keyed-digest.js';
+import type { PrivateStore } from './private/store.js';
 
 /** Shortest secret value rho accepts: masking a shorter one would hide ordinary text. */
 export const minSecretLength = 4;
 
 /** What a front end plugs into a run: the host's ports, its hooks, and where lines for a person go. */
-export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'observer'> {
+export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'observer' | 'output'> {
+  /**
+   * How much of each step's output the events carry (bytes; 10 MiB when absent), and the logs
+   * that keep all of it: opened for the run's canonical workspace root once the file is valid.
+   */
+  output?: { limitBytes?: number; openLogs?(workspaceRoot: string): Promise<OutputLogs | undefined> };
   /** Hook programs (or any other gate and observer) for this run. */
   hooks?: RunHooksFactory;
   /** Shows one line to the person running rho (tools left out, what the run's end had to stop). */
@@ -47,6 +56,13 @@ export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'obse
   probeSandbox?: (options: SandboxProbeOptions) => Promise<SandboxStatus>;
   /** Ids the questioner has answers for ahead of time, with where each came from: each must be a question the workflow asks. */
   scriptedAnswers?: readonly { id: string; origin: string }[];
+  /** rho's own directories and key: where up-to-date records are kept, and what no step may touch. Without it nothing is kept. */
+  privateStore?: PrivateStore;
+  /**
+   * Decides, once the file is loaded and valid and before anything else, whether a run of it may
+   * go on; throws to refuse (`--watch` refuses a workflow whose authority is not the one it started with).
+   */
+  admitWorkflow?: (workflow: CompiledWorkflow) => void;
 }
 
 /** One run as a front end asks for it: the file, its choices (parsed once), and its ports. */
@@ -106,18 +122,21 @@ function hostVariables(names: readonly string[], hostEnv: HostPorts['hostEnv']):
 
 /**
  * Whether a run confines its processes, probed once. `required` without a working sandbox is a
- * usage error, so nothing runs. `started` is a probe begun before the mode was known (it runs
+ * usage error, so nothing runs. A bubblewrap under `writableRoots` (the workspace and the
+ * granted roots) is not trusted. `started` is a probe begun before the mode was known (it runs
  * while the workflow loads); its answer holds for `auto` and `required` alike.
  */
 export async function decideSandbox(
   mode: SandboxMode,
   options: { hostEnv: HostPorts['hostEnv']; probeSandbox?: RunPorts['probeSandbox'] },
+  writableRoots: readonly string[],
   started?: Promise<SandboxStatus>,
 ): Promise<SandboxStatus> {
-  const status =
+  const probed =
     mode !== 'off' && started
       ? { ...(await started), mode }
-      : await (options.probeSandbox ?? probeSandbox)({ mode, pathVariable: options.hostEnv.PATH, homes: homeDirectories(options.hostEnv) });
+      : await (options.probeSandbox ?? probeSandbox)({ mode, configuredProgram: options.hostEnv.RHO_BWRAP, homes: homeDirectories(options.hostEnv) });
+  const status = distrustWritableProgram(probed, writableRoots);
   if (mode === 'required' && !status.confined) {
     throw new HostError('usage', `sandbox: required, but ${describeUnconfined(status)}; nothing was run`);
   }
@@ -125,8 +144,18 @@ export async function decideSandbox(
 }
 
 /** How hook programs outside a workflow run (`rho hooks test`, `rho invoke --hooks`) are confined: as in an `auto` run. */
-export async function standaloneHookSandbox(hostEnv: HostPorts['hostEnv'], mode: SandboxMode = 'auto'): Promise<HookSandbox> {
-  return { status: await decideSandbox(mode, { hostEnv }), homeDirectories: homeDirectories(hostEnv) };
+export async function standaloneHookSandbox(
+  hostEnv: HostPorts['hostEnv'],
+  privatePaths: readonly string[],
+  mode: SandboxMode = 'auto',
+  writableRoots: readonly string[] = [],
+): Promise<HookSandbox> {
+  return { status: await decideSandbox(mode, { hostEnv }, writableRoots), homeDirectories: homeDirectories(hostEnv), privatePaths };
+}
+
+/** The directories `policy.granted_roots` names, absolute (relative ones start at the file's directory, `~` is `home`). */
+function grantedRootsOf(workflow: CompiledWorkflow, home: string | undefined): string[] {
+  return (workflow.file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, expandHomePath(dir, home)));
 }
 
 /**
@@ -144,7 +173,7 @@ export function resolveHostConfig(
   const root = workspaceRoot(workflow, choices, cwd);
   return {
     root,
-    grantedRoots: (file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, expandHomePath(dir, home))),
+    grantedRoots: grantedRootsOf(workflow, home),
     home,
     ...(file.policy?.caches && { caches: file.policy.caches }),
     rules: {
@@ -179,6 +208,8 @@ export interface OpenedWorkflow {
   masker: SecretMasker;
   /** Whether the run's processes are confined. */
   sandbox: SandboxStatus;
+  /** rho's own directories and key, when it has them. */
+  privateStore: PrivateStore | undefined;
 }
 
 /**
@@ -189,7 +220,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const { ports, choices } = options;
   // The probe starts bubblewrap once; it runs while the file is loaded, unless the flag turns the sandbox off.
   const homes = homeDirectories(ports.hostEnv);
-  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', pathVariable: ports.hostEnv.PATH, homes });
+  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', configuredProgram: ports.hostEnv.RHO_BWRAP, homes });
   probing?.catch(() => undefined);
   const home = runningUserHome(ports.hostEnv);
   const { workflow, extensions, warnings, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading, {
@@ -198,22 +229,24 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     workspace: { flag: choices.workspace, cwd: options.cwd },
     homeDirectory: home ?? null,
   });
+  ports.admitWorkflow?.(workflow);
   for (const warning of warnings) ports.warn?.(formatProblem(warning));
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
   const inputs = parseInputs(choices.inputs, workflow.inputs, choices.passThrough);
   checkScriptedAnswerIds(workflow, ports.scriptedAnswers ?? []);
   const runId = randomUUID();
   // The --sandbox flag wins over the file's policy.sandbox; both default to auto.
-  const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, probing);
+  const given = workspaceRoot(workflow, choices, options.cwd);
+  const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, [given, ...grantedRootsOf(workflow, home)], probing);
+  const privatePaths = ports.privateStore?.paths ?? [];
   const declared = {
     inline: workflow.file.hooks,
     directory: workflow.source.directory,
     secretNames: workflow.file.secrets ?? [],
-    sandbox: { status: sandbox, homeDirectories: homes },
+    sandbox: { status: sandbox, homeDirectories: homes, privatePaths },
   };
   const hooks = ports.hooks ? await ports.hooks(declared, runId) : undefined;
   // Canonical as the host will make it, so env: sees the same rho.workspace as the steps.
-  const given = workspaceRoot(workflow, choices, options.cwd);
   const context = runContextOf({
     workspace: await realpath(given).catch(() => given),
     workflowDir: workflow.source.directory,
@@ -223,9 +256,11 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   });
   const fromHost = hostVariables(workflow.file.host_env ?? [], ports.hostEnv);
   const masker = ports.masker ?? new SecretMasker();
+  const logs = await ports.output?.openLogs?.(context.workspace);
+  const output = ports.output && { ...(ports.output.limitBytes !== undefined && { limitBytes: ports.output.limitBytes }), ...(logs && { logs }) };
   // Filled below, once the env files are read through the host, before any call runs.
   const env: Record<string, string> = {};
-  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env, home), sandbox, homeDirectories: homes };
+  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env, home), sandbox, homeDirectories: homes, privatePaths };
   const host = await buildHost(
     config,
     {
@@ -235,6 +270,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
       masker,
       ...(ports.warn && { onWarning: (message: string) => ports.warn?.(`rho: ${message}`) }),
       ...(hooks && { observer: hooks.observer }),
+      ...(output && { output }),
     },
     extensions.tools,
   );
@@ -252,7 +288,8 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const envContext: ExpressionContext = { inputs, steps: {}, env: { ...env }, secrets, extra: { rho: context }, run: { failed: false, cancelled: false } };
   for (const [name, value] of Object.entries(workflow.file.env ?? {})) env[name] = String(evaluateDeep(value, envContext) ?? '');
   const rho = { ...context, workspace: host.workspace.root };
-  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker, sandbox };
+  const { privateStore } = ports;
+  return { workflow, host, inputs, secrets, env, maxParallel: config.maxParallel, rho, servers: extensions.servers, runId, hooks, masker, sandbox, privateStore };
 }
 
 function definedOnly(variables: Readonly<Record<string, string | undefined>>): Record<string, string> {
@@ -270,6 +307,8 @@ export function upToDateChecksOf(
   const unknown = Array.isArray(force) ? force.filter((id) => !workflow.steps.some((step) => step.id === id)) : [];
   if (unknown.length > 0) throw new HostError('usage', `--force-step: no step ${unknown.join(', ')} in ${workflow.file.name}`);
   const relative = path.relative(host.workspace.root, workflow.source.file);
+  const kept = opened.privateStore;
+  if (!kept && workflow.steps.some((step) => step.sources !== undefined)) warn('rho: the up-to-date state is not kept: rho has no state directory (set XDG_STATE_HOME, or HOME); every step with sources runs');
   return new UpToDateChecks({
     workspace: host.workspace,
     authorize,
@@ -278,6 +317,9 @@ export function upToDateChecksOf(
     env: opened.env,
     secrets: opened.secrets,
     force,
+    store: kept ? new StateFile(path.join(kept.workspaceDirectory(host.workspace.root), stateFileName), kept.key, host.workspace.root) : unkeptState,
+    // Nothing is kept without a store: a key of this run alone keys what is compared within it.
+    digestKey: kept?.key ?? newDigestKey(),
     warn,
   });
 }

@@ -2,7 +2,8 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { parseCachePlace } from './parse-cache-place.js';
+import { keyedDigest, openSealed, sealText, type DigestKey } from '../host/keyed-digest.js';
+import { parseCachePlace, type ParseCachePlace } from './parse-cache-place.js';
 
 /*
  * What a valid workflow file parsed to, kept per user: the next load of the same text at the
@@ -10,7 +11,10 @@ import { parseCachePlace } from './parse-cache-place.js';
  * parse is most of what loading a large file costs (bench/README.md, *Workflow load, session 5*).
  * Only a parse that found nothing wrong is kept; the data is validated and compiled again on
  * every load, so every check still runs, and a position no earlier load asked for is answered
- * by parsing the text then.
+ * by parsing the text then. An entry names its text by a keyed digest, not a copy, and is
+ * sealed with the user's key: an entry anyone else wrote or changed is ignored (the file is
+ * parsed afresh), so no one who can write the cache's directory can make rho load a policy the
+ * file does not hold.
  */
 
 /** A position in the file, as problems and compiled steps carry it. */
@@ -19,7 +23,7 @@ export interface Position {
   col: number;
 }
 
-/** A parse that can be kept: the file's text, its plain data, and the positions asked of it, by query. */
+/** A parse that can be kept: the file's text (only its digest is kept), its plain data, and the positions asked of it, by query. */
 export interface CachedParse {
   text: string;
   data: unknown;
@@ -41,7 +45,7 @@ let build: string | undefined;
 function buildOf(): string {
   if (build === undefined) {
     const { size, mtimeMs } = statSync(fileURLToPath(import.meta.url));
-    build = `rho-workflow-parse 1, ${size}:${mtimeMs}`;
+    build = `rho-workflow-parse 2, ${size}:${mtimeMs}`;
   }
   return build;
 }
@@ -49,22 +53,33 @@ function buildOf(): string {
 const position = z.tuple([z.number().int().min(1), z.number().int().min(1)]);
 const entrySchema = z.strictObject({
   format: z.string(),
-  text: z.string(),
+  /** Keyed digest of the file's text. */
+  textDigest: z.string(),
   data: z.unknown(),
   positions: z.record(z.string(), position),
 });
 
-/** A directory of kept parses, one file per workflow path; anything unreadable there is a miss. */
+/** What a seal of an entry is for: the parse of this one file. */
+const purposeOf = (file: string) => `rho workflow parse ${file}`;
+
+/** A directory of kept parses, one file per workflow path; anything unreadable or unsealed there is a miss. */
 export class ParseCache {
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly key: () => DigestKey | undefined,
+  ) {}
 
   /** The kept parse of `file` when its text is exactly `text`. */
   read(file: string, text: string): CachedParse | undefined {
     const entry = this.entryOf(file);
     try {
       if (statSync(entry).size > maxEntryBytes) return undefined;
-      const parsed = entrySchema.safeParse(JSON.parse(readFileSync(entry, 'utf8')));
-      if (!parsed.success || parsed.data.format !== buildOf() || parsed.data.text !== text) return undefined;
+      const key = this.key();
+      if (!key) return undefined;
+      const body = openSealed(key, purposeOf(path.resolve(file)), readFileSync(entry, 'utf8'));
+      if (body === undefined) return undefined;
+      const parsed = entrySchema.safeParse(JSON.parse(body));
+      if (!parsed.success || parsed.data.format !== buildOf() || parsed.data.textDigest !== keyedDigest(key, text)) return undefined;
       const positions = new Map(Object.entries(parsed.data.positions).map(([query, [line, col]]) => [query, { line, col }]));
       return { text, data: parsed.data.data, positions };
     } catch {
@@ -79,7 +94,9 @@ export class ParseCache {
     const entry = this.entryOf(file);
     const partial = `${entry}.${process.pid}.tmp`;
     try {
-      const body = JSON.stringify({ format: buildOf(), text: parse.text, data: parse.data, positions });
+      const key = this.key();
+      if (!key) return;
+      const body = sealText(key, purposeOf(path.resolve(file)), JSON.stringify({ format: buildOf(), textDigest: keyedDigest(key, parse.text), data: parse.data, positions }));
       if (body.length > maxEntryBytes) return;
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       writeFileSync(partial, body, { mode: 0o600 });
@@ -121,12 +138,12 @@ function isJsonData(value: unknown): boolean {
   return (prototype === Object.prototype || prototype === null) && Object.values(value).every(isJsonData);
 }
 
-let shared: { dir: string; cache: ParseCache } | undefined;
+let shared: { place: ParseCachePlace; cache: ParseCache } | undefined;
 
 /** The cache workflow files are read through, if the CLI set a place for one (`useParseCache`). */
 export function parseCache(): ParseCache | undefined {
-  const dir = parseCachePlace();
-  if (dir === undefined) return undefined;
-  if (shared?.dir !== dir) shared = { dir, cache: new ParseCache(dir) };
+  const place = parseCachePlace();
+  if (place === undefined) return undefined;
+  if (shared?.place !== place) shared = { place, cache: new ParseCache(place.dir, () => place.key()) };
   return shared.cache;
 }

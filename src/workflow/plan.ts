@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describeRequest, grantingRule, type CapabilityRequest } from '../host/capability.js';
 import { resolveConfinementPlan, type CallConfinement, type FoundToolchain, type NetworkConfinement, type ResolvedPlan, type SandboxStatus } from '../host/confinement/index.js';
 import type { PreToolGate } from '../host/gates.js';
+import type { ToolOrigin } from '../host/tool.js';
 import { isHttpServer, type McpServerDeclaration } from '../tools/mcp/server-launch.js';
 import type { PolicyDecision } from '../host/policy.js';
 import { describeResourceKind, type Resource } from '../host/resources.js';
@@ -61,6 +62,8 @@ export interface PlannedConfinement {
   network: string;
   /** Why a launch would be refused as the disk stands now (a writable root a link moves out of what is granted). */
   refused?: string;
+  /** Whether it may reach the host's unix sockets (a `unix_socket` rule), as a person reads it. */
+  unixSockets: string;
 }
 
 export interface WorkflowPlan {
@@ -110,6 +113,9 @@ function plannedConfinement(confinement: CallConfinement | undefined): PlannedCo
     caches: [...caches].map(([name, paths]) => ({ name, paths })),
     network: describeNetwork(confinement.plan.network),
     ...(refused !== undefined && { refused }),
+    unixSockets: confinement.plan.unixSockets
+      ? 'every host unix socket it can see (unix_socket): the ssh agent, Docker, D-Bus, tmux…'
+      : 'none (its seccomp filter refuses them; a unix_socket rule opens them)',
   };
 }
 
@@ -179,7 +185,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
           rule: evaluation.rule?.text,
           grant: evaluation.reason === 'outside' ? 'outside' : grantingRule(request),
         };
-        if (gates && gates.length > 0 && evaluation.decision !== 'deny') planned.gates = await consultGates(gates, step, request, evaluation.decision, signal);
+        if (gates && gates.length > 0 && evaluation.decision !== 'deny') planned.gates = await consultGates(gates, step, host.tools.get(step.tool)?.origin ?? 'host', request, evaluation.decision, signal);
         return planned;
       }),
     }));
@@ -226,11 +232,12 @@ function decidedCondition(step: CompiledStep, context: ExpressionContext): boole
 async function consultGates(
   gates: readonly PreToolGate[],
   step: CompiledStep,
+  source: ToolOrigin,
   request: CapabilityRequest,
   policyDecision: 'allow' | 'ask',
   signal: AbortSignal,
 ): Promise<NonNullable<PlannedRequest['gates']>> {
-  const input = { callId: `${step.id}#plan`, stepId: step.id, tool: step.tool, ...(step.scope && { delegation: nestedDelegation(step.scope) }), request, policyDecision };
+  const input = Object.freeze({ callId: `${step.id}#plan`, stepId: step.id, tool: step.tool, source, ...(step.scope && { delegation: nestedDelegation(step.scope) }), request, policyDecision });
   const answers = await Promise.all(
     gates.map(async (gate) => {
       try {

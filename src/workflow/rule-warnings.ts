@@ -25,7 +25,7 @@ export function deadFileRuleWarnings(source: WorkflowSource, file: WorkflowFile,
   for (const list of lists) {
     file.policy?.[list]?.forEach((text, index) => {
       const rule = parsedOrUndefined(text);
-      const reason = rule && (!only || only(rule)) ? deadRuleReason(rule, targets) : undefined;
+      const reason = rule && (!only || only(rule)) ? deadRuleReason(rule, targets, list) : undefined;
       if (reason) warnings.push({ file: source.file, ...source.position(['policy', list, index]), message: `warning: ${list} rule ${JSON.stringify(text)} can never match: ${reason}` });
     });
   }
@@ -38,7 +38,7 @@ export function deadFlagRuleWarnings(rules: { allow: readonly string[]; ask: rea
   for (const list of lists) {
     for (const text of rules[list]) {
       const rule = parsedOrUndefined(text);
-      const reason = rule && (!only || only(rule)) ? deadRuleReason(rule, targets) : undefined;
+      const reason = rule && (!only || only(rule)) ? deadRuleReason(rule, targets, list) : undefined;
       if (reason) warnings.push(`rho: warning: --${list} ${JSON.stringify(text)} can never match: ${reason}`);
     }
   }

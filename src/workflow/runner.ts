@@ -14,6 +14,7 @@ import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroupRecord, u
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
+import { stepErrorMessage } from './step-refusals.js';
 import { parseStepResources } from './step-resources.js';
 import type { PendingRecord, UpToDateChecks } from './up-to-date/checks.js';
 
@@ -51,6 +52,8 @@ export interface StepRecord {
   images?: readonly ImageContent[];
   /** How many attempts it took, when its retry: ran it more than once. */
   attempts?: number;
+  /** The file holding everything it printed (its last attempt). */
+  log?: string;
 }
 
 export interface RunSummary {
@@ -188,6 +191,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       ...(continueOnError && { continueOnError }),
       ...(complete.images && { images: summarizeImages(complete.images) }),
       ...(complete.attempts !== undefined && complete.attempts > 1 && { attempts: complete.attempts }),
+      ...(complete.log !== undefined && { log: complete.log }),
     });
   };
   const stopped = () => ({ status: 'cancelled' as const, reason: options.signal.reason === timeoutReason ? 'the run timed out' : 'the run was interrupted' });
@@ -301,7 +305,8 @@ function executedRecord(step: CompiledStep, result: ToolResult, signal: AbortSig
     output: result.output?.text ?? '',
     data: result.output?.data ?? null,
     ...(result.output?.images?.length && { images: result.output.images }),
-    ...(result.error && { error: { kind: result.error.kind, message: result.error.message } }),
+    ...(result.error && { error: { kind: result.error.kind, message: stepErrorMessage(step.id, result.error) } }),
+    ...(result.log !== undefined && { log: result.log }),
     ...(stoppedWhileDetached && { reason: detachedStopReason(signal, state) }),
   };
 }

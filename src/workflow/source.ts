@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node, type YAMLError } from 'yaml';
 import { findProtoKey } from '../host/prototype-keys.js';
+import { decodeTextFile } from '../host/utf8.js';
 import { parseCache, type CachedParse, type Position } from './parse-cache.js';
 import type { Problem } from './problems.js';
 
@@ -59,7 +60,9 @@ export class WorkflowSource {
       return at(`cannot read the workflow: ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (cause as Error).message}`);
     }
     if (size > maxWorkflowBytes) return at(`the file is ${size} bytes; workflows are limited to ${maxWorkflowBytes} bytes`);
-    const text = await readFile(file, 'utf8');
+    const decoded = decodeTextFile(await readFile(file));
+    if ('problem' in decoded) return { problems: [{ file, ...decoded.problem }] };
+    const { text } = decoded;
     const kept = parseCache()?.read(file, text);
     // Checked again: the entry is a file on disk like any other.
     if (kept && findProtoKey(kept.data) === undefined) return { source: new WorkflowSource(file, text, kept), problems: [] };

@@ -319,6 +319,19 @@ tasks:
     expect(planned.stderr).toContain('flow.yml:9:15: note: step a: tool planted was not inspected');
   });
 
+  it('rho tools shows what a server says of its tools as text: no sequence of it reaches the terminal', async () => {
+    await writeFiles(dir, { 'flow.yml': notesWorkflow().replace('--grandchild]', '--hostile-text]') });
+    const listed = await runCli(['tools', '-f', 'flow.yml'], { cwd: dir });
+    const one = await runCli(['tools', '-f', 'flow.yml', 'notes.shout'], { cwd: dir });
+    for (const result of [listed, one]) {
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout + result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    }
+    expect(listed.stdout).toMatch(/^notes\.shout .* Shouts\\e\]0;pwned title\\u\{7\}\\e\]52;c;cm0gLXJmIH4=\\u\{7\}\\e\[2J( \[results are untrusted content\])?$/m);
+    expect(one.stdout).toContain('  Shouts\\e]0;pwned title\\u{7}\\e]52;c;cm0gLXJmIH4=\\u{7}\\e[2J\n  second line\n  over\n');
+    expect(one.stdout).toMatch(/word +string +the word\\e\[1A\\e\[2K\\u\{9b\}31m/);
+  });
+
   it('rho tools says in its help that --file loads the workflow’s modules', async () => {
     const help = await runCli(['tools', '--help'], { cwd: dir });
     expect(help.stdout).toMatch(/imports its modules: runs their code/);

@@ -49,7 +49,7 @@ describe('rho run --output fancy at a terminal', () => {
     cleanups.push(cleanup);
     await writeFiles(dir, { 'flow.yml': workflow, 'secret.txt': 'key' });
     const command = `env -u CI -u GITHUB_ACTIONS node ${cliPath} run flow.yml --yes; echo $? > exit-code; sleep 300`;
-    await tmux('new-session', '-d', '-s', 'after', '-x', '140', '-y', '60', '-c', dir, command);
+    await tmux('new-session', '-d', '-s', 'after', '-x', '200', '-y', '60', '-c', dir, command);
     socketPath ??= (await tmux('display-message', '-p', '#{socket_path}')).stdout.trim();
 
     // While the slow step runs, its first line is on screen and its last is not yet.
@@ -67,8 +67,12 @@ describe('rho run --output fancy at a terminal', () => {
     expect(final).toMatch(/✔ Takes a while \[(1\.[5-9]|[2-9]\.\d)s\]\n\s+› slow start\n\s+slow done/);
     expect(final).toMatch(/✔ Quick \[\d+ms\]\n\s+› quick red\n/);
     expect(final).toMatch(/✔ Writes \[\d+ms\]\n\s+› ✔ allowed by flag: write request #\d+\n\s+approved by --yes: write request "write out\.txt \(new\)"/);
-    // A failed step keeps its last five lines and the reason.
-    expect(final).toMatch(/✖ Breaks \[\d+ms\]\n\s+› ✖ failure .*exited with code 3[^\n]*\n\s+the reason\n\s+› out 5\n\s+out 6\n\s+out 7\n\s+out 8\n\s+the reason\n/);
+    // A failed step keeps its last five lines under a count of the earlier ones, and how it ended.
+    expect(final).toMatch(/✖ Breaks \[[\d.]+m?s\]\n\s+› ✖ failure .*exited with code 3 \(expected 0\)\n\s+› … 4 earlier lines\n\s+out 5\n\s+out 6\n\s+out 7\n\s+out 8\n\s+the reason\n/);
+    // After the list, everything it printed, then where the whole of it is kept.
+    expect(final).toMatch(
+      /Everything broken printed before it failed:\n(\[broken\] out \d\n){8}\[broken\] the reason\n\[broken\] ✖ failure .*\n\[broken\] its whole output: \/\S+\/broken\.log\n/,
+    );
     // A skipped step is marked skipped, not warned about.
     expect(final).toMatch(/↓ Never runs — skipped: broken failed/);
     expect(final).not.toContain('⚠');
@@ -78,5 +82,30 @@ describe('rho run --output fancy at a terminal', () => {
     const statusColumn = rows.map((row) => columns(row.slice(0, row.search(/ (success|failure|denied|skipped) /))));
     expect(new Set(statusColumn).size, rows.join('\n')).toBe(1);
     expect(rows.find((row) => row.includes('refused'))).toContain('⛔');
+  });
+  it('counts the lines it skipped while a step ran, and shows all of them after the list when it failed', { timeout: 120_000 }, async () => {
+    const { dir, cleanup } = await makeTempDir('rho-fancy-output-');
+    cleanups.push(cleanup);
+    const printer = "for (let i = 1; i <= 3000; i++) console.log('test ' + i + (i === 1500 ? ' FAILED: expected 29, got 28' : ' ok')); process.exitCode = 1;";
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: big
+policy:
+  allow: [process]
+steps:
+  - { id: big, name: Many tests, tool: exec, with: { command: ${node}, args: ["-e", ${JSON.stringify(printer)}] } }
+`,
+    });
+    const command = `env -u CI -u GITHUB_ACTIONS node ${cliPath} run flow.yml --no-logs; echo $? > exit-code; sleep 300`;
+    // Scrollback for the whole run: everything the failed step printed is shown after the list.
+    await tmux('set-option', '-g', 'history-limit', '20000', ';', 'new-session', '-d', '-s', 'big', '-x', '140', '-y', '40', '-c', dir, command);
+    socketPath ??= (await tmux('display-message', '-p', '#{socket_path}')).stdout.trim();
+    const code = await waitFor(async () => (existsSync(path.join(dir, 'exit-code')) ? readFile(path.join(dir, 'exit-code'), 'utf8') : undefined), 'the run to end');
+    expect(code.trim()).toBe('1');
+    const history = (await tmux('capture-pane', '-p', '-S', '-', '-t', 'big')).stdout;
+    expect(history).toMatch(/✖ Many tests \[[\d.]+m?s\]\n\s+› ✖ failure .*\n\s+› … 2,995 earlier lines\n\s+test 2996 ok\n\s+test 2997 ok\n\s+test 2998 ok\n\s+test 2999 ok\n\s+test 3000 ok\n/);
+    const after = history.slice(history.indexOf('Everything big printed before it failed:'));
+    const shown = after.split('\n').filter((line) => line.startsWith('[big] test ')).map((line) => line.slice('[big] '.length));
+    expect(shown).toEqual(Array.from({ length: 3000 }, (_, i) => `test ${i + 1}${i === 1499 ? ' FAILED: expected 29, got 28' : ' ok'}`));
   });
 });

@@ -56,8 +56,8 @@ describe('rho run --output fancy', () => {
     await tmux('new-session', '-d', '-s', 'fancy', '-x', '120', '-y', '30', '-c', dir, command);
     socketPath ??= (await tmux('display-message', '-p', '#{socket_path}')).stdout.trim();
 
-    // Each running step shows its latest lines (up to five) under its title.
-    const lines = (name: string) => `\\s+› ${name} tick \\d+\\n(?:\\s+${name} tick \\d+\\n){0,4}`;
+    // Each running step shows its latest lines (up to five) under its title, after a count of the earlier ones.
+    const lines = (name: string) => `\\s+› (?:… [\\d,]+ earlier lines?\\n\\s+)?${name} tick \\d+\\n(?:\\s+${name} tick \\d+\\n){0,4}`;
     const running = new RegExp(`^${spinner} Alpha ticks\\n${lines('alpha')}${spinner} Beta ticks\\n${lines('beta')}${spinner} Gamma ticks \\(waiting\\)$`, 'm');
     const both = await waitFor(async () => {
       const text = await screen();

@@ -117,6 +117,7 @@ describe('parallel runs (end to end)', () => {
       // writes: [] narrows what the policy lets processes write (out/ and reports/) to nothing.
       '  writes: nothing (and its private TMPDIR)',
       '  network: none',
+      '  unix sockets: none (its seccomp filter refuses them; a unix_socket rule opens them)',
       '  allow: run sleep 1 (rule process(sleep))',
     ]);
     expect(section('log_more')).toEqual([

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
+import { answers, proxyClient } from '../support/proxy-client.js';
 import { startServer, type TestServer } from '../tools/network/servers.js';
 
 // Every run here is confined (CI installs bubblewrap): a process reaches 127.0.0.1 only
@@ -15,25 +16,16 @@ afterEach(async () => {
   server = undefined;
 });
 
-const client = path.resolve(import.meta.dirname, '../fixtures/scripts/proxy-client.mjs');
-
 async function workspace(rules: string[], steps: Record<string, string[]>): Promise<string> {
   const dir = await temp.make();
   const stepText = Object.entries(steps)
     .map(([id, args]) => `  - id: ${id}\n    tool: exec\n    with: { command: node, args: ${JSON.stringify(['client.mjs', ...args])} }\n    continue_on_error: true\n`)
     .join('');
   await writeFiles(dir, {
-    'client.mjs': await readFile(client, 'utf8'),
+    'client.mjs': await readFile(proxyClient, 'utf8'),
     'flow.yml': `version: 1\nname: net\npolicy:\n  allow: ${JSON.stringify(['process(node client.mjs)', ...rules])}\nsteps:\n${stepText}`,
   });
   return dir;
-}
-
-/** Each step's one JSON line, from plain output (`[step] {...}`). */
-function answers(stdout: string): Record<string, unknown> {
-  const found: Record<string, unknown> = {};
-  for (const match of stdout.matchAll(/^\[([a-z_]+)\] (\{.*\})$/gm)) found[match[1]!] = JSON.parse(match[2]!);
-  return found;
 }
 
 describe('the network of confined processes (end to end)', () => {
@@ -74,7 +66,7 @@ describe('the network of confined processes (end to end)', () => {
     server = await startServer((request, response) => response.end(`hello from ${request.url}`));
     const dir = await temp.make();
     await writeFiles(dir, {
-      'client.mjs': await readFile(client, 'utf8'),
+      'client.mjs': await readFile(proxyClient, 'utf8'),
       'flow.yml': `version: 1
 name: background
 policy:

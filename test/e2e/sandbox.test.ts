@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, symlink } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -328,16 +328,6 @@ steps:
 });
 
 describe('sandbox control (end to end)', () => {
-  /** A PATH with node and the shell tools, but no bwrap. */
-  /** A PATH without bwrap, beside the workspace: a bare-name rule is not met by programs inside it. */
-  async function pathWithoutBwrap(workspace: string): Promise<string> {
-    const bin = path.join(path.dirname(workspace), 'bin');
-    await mkdir(bin, { recursive: true });
-    for (const tool of ['sh', 'touch', 'cat']) await symlink(path.join('/usr/bin', tool), path.join(bin, tool)).catch(() => symlink(path.join('/bin', tool), path.join(bin, tool)));
-    await symlink(process.execPath, path.join(bin, 'node'));
-    return bin;
-  }
-
   const flow = `version: 1
 name: control
 policy:
@@ -347,14 +337,16 @@ steps:
     tool: exec
     with: { command: touch, args: [made] }
 `;
+  /** RHO_BWRAP naming no program: a run with it has no bubblewrap to confine with. */
+  const noBwrap = { RHO_BWRAP: '/nonexistent/bwrap' };
+  const noBwrapReason = 'RHO_BWRAP=/nonexistent/bwrap is not the absolute path of an executable file';
 
   it('--sandbox required without bwrap exits 2 before any step runs; so does policy.sandbox: required', async () => {
     const { dir, env } = await setUp({ 'flow.yml': flow, 'required.yml': flow.replace('policy:\n', 'policy:\n  sandbox: required\n') });
-    const bin = await pathWithoutBwrap(dir);
     for (const args of [['run', 'flow.yml', '--sandbox', 'required'], ['run', 'required.yml']]) {
-      const result = await runCli(args, { cwd: dir, env: { ...env, PATH: bin } });
+      const result = await runCli(args, { cwd: dir, env: { ...env, ...noBwrap } });
       expect(result.exitCode).toBe(2);
-      expect(result.stderr).toContain('rho: sandbox: required, but processes run unconfined: bubblewrap (bwrap) was not found on PATH; install bubblewrap: sudo apt-get install bubblewrap');
+      expect(result.stderr).toContain(`rho: sandbox: required, but processes run unconfined: ${noBwrapReason}; set RHO_BWRAP to the absolute path of bubblewrap`);
       expect(result.stdout).toBe('');
       expect(existsSync(path.join(dir, 'made'))).toBe(false);
     }
@@ -362,15 +354,14 @@ steps:
 
   it('auto without bwrap runs unconfined and says why in run_started and the summary; off says so too', async () => {
     const { dir, env } = await setUp({ 'flow.yml': flow });
-    const bin = await pathWithoutBwrap(dir);
-    const auto = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { ...env, PATH: bin } });
+    const auto = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { ...env, ...noBwrap } });
     expect(auto.exitCode, auto.stderr).toBe(0);
     expect(events(auto.stdout)[0]).toMatchObject({
       type: 'run_started',
-      sandbox: { confined: false, mode: 'auto', reason: 'bubblewrap (bwrap) was not found on PATH', fix: expect.stringContaining('apt-get install bubblewrap') },
+      sandbox: { confined: false, mode: 'auto', reason: noBwrapReason, fix: expect.stringContaining('RHO_BWRAP') },
     });
-    const plain = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env: { ...env, PATH: bin } });
-    const line = 'Sandbox auto: processes run unconfined: bubblewrap (bwrap) was not found on PATH; install bubblewrap';
+    const plain = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env: { ...env, ...noBwrap } });
+    const line = `Sandbox auto: processes run unconfined: ${noBwrapReason}`;
     expect(plain.stdout.split('\n').filter((text) => text.startsWith(line))).toHaveLength(2);
 
     const off = await runCli(['run', 'flow.yml', '--output', 'plain', '--sandbox', 'off'], { cwd: dir, env });
@@ -380,21 +371,46 @@ steps:
     expect(plan.stdout).toContain('  confined: no (see Sandbox above)');
 
     const confined = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env });
-    expect(events(confined.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true, mode: 'auto', program: expect.stringMatching(/\/bwrap$/) } });
+    expect(events(confined.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true, mode: 'auto', program: expect.stringMatching(/^\/(usr\/)?(local\/)?s?bin\/bwrap$/) } });
   });
 
-  it('does not trust a bwrap on PATH that does not confine: the run says it is unconfined', async () => {
+  it('never runs a bwrap found on PATH: one planted in node_modules/.bin, first on PATH as npm run puts it, is ignored', async () => {
     const { dir, env } = await setUp({ 'flow.yml': flow });
-    const bin = path.join(dir, 'fake-bin');
+    const marker = path.join(path.dirname(dir), 'planted-bwrap-ran');
+    const bin = path.join(dir, 'node_modules', '.bin');
+    // What a step allowed to write node_modules could plant: the real bwrap, with the host's whole file system writable.
+    await writeFiles(bin, { bwrap: `#!/bin/sh\ntouch '${marker}'\nexec /usr/bin/bwrap --bind / / "$@"\n` });
+    await chmod(path.join(bin, 'bwrap'), 0o755);
+    const planted = { ...env, PATH: `${bin}:${process.env.PATH}` };
+    const plan = await runCli(['plan', 'flow.yml'], { cwd: dir, env: planted });
+    expect(plan.stdout).toMatch(/^Sandbox auto: process steps run confined by \/(usr\/)?(local\/)?s?bin\/bwrap$/m);
+    const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: planted });
+    expect(events(result.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true, program: expect.not.stringContaining(dir) } });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('does not trust a bwrap that does not confine, nor one RHO_BWRAP places where steps write', async () => {
+    const { dir, env } = await setUp({ 'flow.yml': flow });
+    const bin = path.join(path.dirname(dir), 'fake-bin');
     // Runs the command as it is, outside any namespace.
     await writeFiles(bin, { bwrap: '#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n' });
     await chmod(path.join(bin, 'bwrap'), 0o755);
-    const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { ...env, PATH: `${bin}:${process.env.PATH}` } });
+    const fake = { ...env, RHO_BWRAP: path.join(bin, 'bwrap') };
+    const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: fake });
     expect(events(result.stdout)[0]).toMatchObject({
       type: 'run_started',
       sandbox: { confined: false, reason: `${path.join(bin, 'bwrap')} did not start a confined process` },
     });
-    const required = await runCli(['run', 'flow.yml', '--sandbox', 'required'], { cwd: dir, env: { ...env, PATH: `${bin}:${process.env.PATH}` } });
+    const required = await runCli(['run', 'flow.yml', '--sandbox', 'required'], { cwd: dir, env: fake });
     expect(required.exitCode).toBe(2);
+
+    // The real bubblewrap, copied into the workspace: a step could replace it, so it confines nothing.
+    await mkdir(path.join(dir, 'tools'));
+    await execa('cp', ['/usr/bin/bwrap', path.join(dir, 'tools', 'bwrap')]);
+    const inside = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { ...env, RHO_BWRAP: path.join(dir, 'tools', 'bwrap') } });
+    expect(events(inside.stdout)[0]).toMatchObject({
+      type: 'run_started',
+      sandbox: { confined: false, reason: expect.stringContaining('lies where steps can write (the workspace or a granted root)') },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { cliPath, runCli, temporaryDirectories, writeFiles } from '../support/cl
 const directories = temporaryDirectories();
 afterAll(() => directories.removeAll());
 
-const grants = '["read(src/**)", "read(dist/**)", "read(.rho/**)", "write(.rho/**)", "write(dist/**)", "write(*.log)", "shell"]';
+const grants = '["read(src/**)", "read(dist/**)", "write(dist/**)", "write(*.log)", "shell"]';
 
 /** A build step that concatenates its sources into dist/out.txt and counts its runs in runs.log. */
 function buildFlow(options: { name?: string; script?: string; extra?: string } = {}): string {
@@ -29,10 +29,30 @@ steps:
 ${options.extra ?? ''}`;
 }
 
+/** Each project's environment: a state home of its own, beside the workspace. */
+const environments = new Map<string, Record<string, string>>();
+
 async function project(files: Record<string, string> = {}): Promise<string> {
-  const dir = await directories.make();
+  const base = await directories.make();
+  const dir = path.join(base, 'work');
   await writeFiles(dir, { 'flow.yml': buildFlow(), 'src/a.txt': 'a\n', ...files });
+  environments.set(dir, { CI: 'true', XDG_STATE_HOME: path.join(base, 'state') });
   return dir;
+}
+
+/** The directory of what rho keeps for the project's workspace. */
+async function stateDirectory(dir: string): Promise<string> {
+  const workspaces = path.join(environments.get(dir)!.XDG_STATE_HOME!, 'rho', 'workspaces');
+  const [only, ...others] = await readdir(workspaces);
+  expect(others).toEqual([]);
+  expect(only).toMatch(/^work-[0-9a-f]{16}$/);
+  return path.join(workspaces, only!);
+}
+
+/** The state file's records (the JSON after its seal), or none when there is no state yet. */
+async function stateRecords(dir: string): Promise<Record<string, unknown>> {
+  const text = await readFile(path.join(await stateDirectory(dir).catch(() => dir), 'up-to-date.sealed'), 'utf8').catch(() => '\n{"steps": {}}');
+  return (JSON.parse(text.slice(text.indexOf('\n') + 1)) as { steps: Record<string, unknown> }).steps;
 }
 
 /** The step_finished events of a run (--output json). */
@@ -56,8 +76,7 @@ ${['a', 'b']
 `;
 
 async function recordedSteps(dir: string): Promise<string[]> {
-  const text = await readFile(path.join(dir, '.rho/up-to-date.json'), 'utf8').catch(() => '{"steps": {}}');
-  return Object.keys((JSON.parse(text) as { steps: Record<string, unknown> }).steps).sort();
+  return Object.keys(await stateRecords(dir)).sort();
 }
 
 async function until(condition: () => Promise<boolean>): Promise<void> {
@@ -71,7 +90,7 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 async function killInStepC(dir: string, recorded: string[], ...args: string[]): Promise<void> {
   await writeFile(path.join(dir, 'hold.log'), '');
   await rm(path.join(dir, 'started.log'), { force: true });
-  const child = execa('node', [cliPath, 'run', 'flow.yml', '--output', 'json', ...args], { cwd: dir, env: { CI: 'true' }, reject: false, stdin: 'ignore' });
+  const child = execa('node', [cliPath, 'run', 'flow.yml', '--output', 'json', ...args], { cwd: dir, env: environments.get(dir)!, reject: false, stdin: 'ignore' });
   try {
     await until(async () => (await access(path.join(dir, 'started.log')).then(() => true, () => false)) && String(await recordedSteps(dir)) === String(recorded));
   } finally {
@@ -82,7 +101,8 @@ async function killInStepC(dir: string, recorded: string[], ...args: string[]): 
   }
 }
 
-const run = (dir: string, ...args: string[]) => runCli(['run', 'flow.yml', '--output', 'json', ...args], { cwd: dir });
+const run = (dir: string, ...args: string[]) => runCli(['run', 'flow.yml', '--output', 'json', ...args], { cwd: dir, env: environments.get(dir)! });
+const plan = (dir: string) => runCli(['plan', 'flow.yml'], { cwd: dir, env: environments.get(dir)! });
 const runs = async (dir: string) => (await readFile(path.join(dir, 'runs.log'), 'utf8')).split('\n').filter(Boolean).length;
 
 describe.concurrent('up-to-date checks (end to end)', () => {
@@ -135,16 +155,20 @@ describe.concurrent('up-to-date checks (end to end)', () => {
     expect(unknown.stderr).toMatch(/--force-step: no step nope/);
   });
 
-  it('reports a corrupt state file, runs every step and writes the file anew', async () => {
+  it('reports a state file rho did not write as it is (edited, or corrupt), runs every step and writes the file anew', async () => {
     const dir = await project();
     await run(dir);
-    await writeFile(path.join(dir, '.rho/up-to-date.json'), '{"version": 1, "steps": [');
-    const result = await run(dir);
-    expect(result.exitCode).toBe(0);
-    expect(result.stderr).toMatch(/\.rho\/up-to-date\.json is unreadable \(it is not valid JSON\); every step with sources runs/);
-    expect(finished(result.stdout).build).toEqual({ status: 'success', reason: 'no successful run is recorded' });
-    expect(JSON.parse(await readFile(path.join(dir, '.rho/up-to-date.json'), 'utf8')).version).toBe(1);
-    expect(finished((await run(dir)).stdout).build?.status).toBe('up_to_date');
+    const file = path.join(await stateDirectory(dir), 'up-to-date.sealed');
+    expect(((await stat(file)).mode & 0o777).toString(8)).toBe('600');
+    const sealed = await readFile(file, 'utf8');
+    for (const tampered of [sealed.replace(/"tool":"shell"/, '"tool":"echo"'), '{"version": 2, "steps": [']) {
+      await writeFile(file, tampered);
+      const result = await run(dir);
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).toContain(`rho: the up-to-date state in ${file} is unreadable (it is not sealed with this user’s key for this workspace); every step with sources runs`);
+      expect(finished(result.stdout).build).toEqual({ status: 'success', reason: 'no successful run is recorded' });
+      expect(finished((await run(dir)).stdout).build?.status).toBe('up_to_date');
+    }
   });
 
   it('keeps the state whole when two runs of different workflows race, and both are recorded', async () => {
@@ -152,32 +176,30 @@ describe.concurrent('up-to-date checks (end to end)', () => {
       'one.yml': buildFlow({ name: 'one', script: 'echo one >> one.log' }),
       'two.yml': buildFlow({ name: 'two', script: 'echo two >> two.log' }),
     });
-    const both = () => Promise.all(['one.yml', 'two.yml'].map((file) => runCli(['run', file, '--output', 'json'], { cwd: dir })));
+    const both = () => Promise.all(['one.yml', 'two.yml'].map((file) => runCli(['run', file, '--output', 'json'], { cwd: dir, env: environments.get(dir)! })));
     for (const result of await both()) expect(result.exitCode).toBe(0);
-    const state = JSON.parse(await readFile(path.join(dir, '.rho/up-to-date.json'), 'utf8')) as { steps: Record<string, unknown> };
     // One rename wins; whichever lost is recorded by its next run.
-    expect(Object.keys(state.steps).some((key) => key === 'one.yml#build' || key === 'two.yml#build')).toBe(true);
+    expect((await recordedSteps(dir)).some((key) => key === 'one.yml#build' || key === 'two.yml#build')).toBe(true);
     await both();
     const again = await both();
     for (const result of again) expect(finished(result.stdout).build?.status).toBe('up_to_date');
-    const final = JSON.parse(await readFile(path.join(dir, '.rho/up-to-date.json'), 'utf8')) as { steps: Record<string, unknown> };
-    expect(Object.keys(final.steps).sort()).toEqual(['one.yml#build', 'two.yml#build']);
+    expect(await recordedSteps(dir)).toEqual(['one.yml#build', 'two.yml#build']);
   });
 
   it('refuses the check when the policy does not grant reading the sources, and rho plan says why a step would run', async () => {
-    const dir = await project({ 'flow.yml': buildFlow().replace(grants, '["read(dist/**)", "read(.rho/**)", "write(.rho/**)", "write(dist/**)", "write(*.log)", "shell"]') });
+    const dir = await project({ 'flow.yml': buildFlow().replace(grants, '["read(dist/**)", "write(dist/**)", "write(*.log)", "shell"]') });
     const denied = await run(dir);
     expect(denied.exitCode).toBe(3);
     expect(finished(denied.stdout).build?.status).toBe('denied');
     expect(denied.stdout).toMatch(/checking whether it is up to date: .*read\(src\/\*\*\)/);
 
     await writeFile(path.join(dir, 'flow.yml'), buildFlow());
-    const before = await runCli(['plan', 'flow.yml'], { cwd: dir });
+    const before = await plan(dir);
     expect(before.stdout).toMatch(/up to date: no — no successful run is recorded/);
     await run(dir);
-    expect((await runCli(['plan', 'flow.yml'], { cwd: dir })).stdout).toMatch(/up to date: yes/);
+    expect((await plan(dir)).stdout).toMatch(/up to date: yes/);
     await writeFile(path.join(dir, 'src/a.txt'), 'edited\n');
-    expect((await runCli(['plan', 'flow.yml'], { cwd: dir })).stdout).toMatch(/up to date: no — source src\/a\.txt changed/);
+    expect((await plan(dir)).stdout).toMatch(/up to date: no — source src\/a\.txt changed/);
     expect(await runs(dir)).toBe(1);
   });
 
@@ -198,22 +220,23 @@ describe.concurrent('up-to-date checks (end to end)', () => {
     expect(finished((await run(dir)).stdout).c?.status).toBe('up_to_date');
   });
 
-  it('asks for the state once per run, not once per step', async () => {
-    const flow = holdingFlow.replace(`allow: ${grants}`, `allow: ${grants.replace('"write(.rho/**)", ', '')}\n  ask: ["write(.rho/**)"]`);
-    const dir = await project({ 'flow.yml': flow });
-    const approve = ['--output', 'plain', '--approve', 'write(.rho/up-to-date.json)'];
-    for (const expected of ['success', 'up_to_date']) {
-      const result = await runCli(['run', 'flow.yml', ...approve], { cwd: dir });
-      expect(result.exitCode).toBe(0);
-      expect(result.stdout.match(/approved by --approve 'write\(\.rho\/up-to-date\.json\)'/g)).toHaveLength(1);
-      expect(result.stdout).toMatch(new RegExp(`\\(3 ${expected}\\)`));
-    }
+  it('keeps the state outside the workspace, per workspace: removing its directory clears it', async () => {
+    const dir = await project();
+    await run(dir);
+    expect(finished((await run(dir)).stdout).build?.status).toBe('up_to_date');
+    await expect(access(path.join(dir, '.rho'))).rejects.toThrow(/ENOENT/);
+    await rm(await stateDirectory(dir), { recursive: true });
+    expect(finished((await run(dir)).stdout).build).toEqual({ status: 'success', reason: 'no successful run is recorded' });
+    // A copy of the workspace elsewhere has a state of its own.
+    const copy = await project();
+    environments.set(copy, environments.get(dir)!);
+    expect(finished((await run(copy)).stdout).build).toEqual({ status: 'success', reason: 'no successful run is recorded' });
   });
 
   it('shows up_to_date in the summary and as a passed JUnit testcase with a note', async () => {
     const dir = await project();
     await run(dir);
-    const result = await runCli(['run', 'flow.yml', '--output', 'plain', '--junit', 'junit.xml'], { cwd: dir });
+    const result = await runCli(['run', 'flow.yml', '--output', 'plain', '--junit', 'junit.xml'], { cwd: dir, env: environments.get(dir)! });
     expect(result.stdout).toMatch(/≡ {2}build {2}up_to_date .*\(nothing it depends on changed since its last successful run\)/);
     expect(result.stdout).toMatch(/Result: exit 0 \(1 success, 1 up_to_date\)/);
     const junit = await readFile(path.join(dir, 'junit.xml'), 'utf8');

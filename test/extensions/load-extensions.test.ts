@@ -3,7 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Policy } from '../../src/host/policy.js';
+import { ToolRegistry } from '../../src/host/registry.js';
 import { defaultToolTimeoutMs } from '../../src/host/tool.js';
+import { ToolHost } from '../../src/host/tool-host.js';
+import { Workspace } from '../../src/host/workspace.js';
 import { builtinRegistry } from '../../src/workflow/builtin-registry.js';
 import { checkWorkflowFile } from '../../src/workflow/load.js';
 import { formatProblem } from '../../src/workflow/problems.js';
@@ -75,7 +79,8 @@ describe('loading a workflow’s module tools before validation', () => {
     const checked = await check(flow(`  - module: ${path.join(modulesDir, 'reverse.ts')}`, '  - { id: a, tool: reverse, with: { text: abc } }'));
     expect(checked.problems).toEqual([]);
     const tool = checked.extensions!.tools.get('reverse')!;
-    expect('run' in tool && (await tool.run({ text: 'abc' }, undefined as never))).toMatchObject({ text: 'cba' });
+    const host = new ToolHost({ workspace: await Workspace.create(modulesDir), policy: new Policy(), tools: new ToolRegistry([tool]) });
+    expect((await host.invoke({ id: 'r', tool: 'reverse', args: { text: 'abc' } })).output).toMatchObject({ text: 'cba' });
   });
 
   it.each([

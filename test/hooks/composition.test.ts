@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sampleProcessRequest } from '../../src/host/hooks/testing.js';
-import { counted, fixture, hostWith, inlineHooks, recordingApprover, requestingTool } from './harness.js';
+import { counted, fixture, hostWith, inlineHooks, recordingApprover, executionsOf, requestingTool } from './harness.js';
 
 let root: string;
 beforeEach(async () => {
@@ -19,7 +19,7 @@ async function runRow(policy: 'allow' | 'ask' | 'deny', gateScript: 'continue.mj
   const tool = requestingTool('fake_exec', () => [sampleProcessRequest({ cwd: root })]);
   const host = await hostWith({ root, tools: [tool], policy: { [policy]: ['process'] }, gates: [gate], approver });
   const result = await host.invoke({ id: 'call-1', tool: 'fake_exec', args: {} });
-  return { result, gateCalls: gate.calls, approvals: approver.asked, executions: tool.executions, audit: host.auditSnapshot() };
+  return { result, gateCalls: gate.calls, approvals: approver.asked, executions: executionsOf(tool), audit: host.auditSnapshot() };
 }
 
 describe('gates compose with the policy and can only tighten it', () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sampleProcessRequest } from '../../src/host/hooks/testing.js';
-import { fixture, hostWith, inlineHooks, requestingTool } from './harness.js';
+import { fixture, hostWith, inlineHooks, executionsOf, requestingTool } from './harness.js';
 
 let root: string;
 beforeEach(async () => {
@@ -27,7 +27,7 @@ describe('several gates for one call', () => {
     const result = await host.invoke({ id: 'call-1', tool: 'fake_exec', args: {} });
     expect(result.status).toBe('denied');
     expect(result.error?.message).toMatch(/denied by hook meet-deny: deny after meeting/);
-    expect(tool.executions).toBe(0);
+    expect(executionsOf(tool)).toBe(0);
     expect(hooks.summary().hooks.map((entry) => [entry.name, entry.runs, entry.failures])).toEqual([
       ['meet-continue', 1, 0],
       ['meet-deny', 1, 0],

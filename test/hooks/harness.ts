@@ -48,9 +48,16 @@ export function recordingApprover(): Approver & { asked: number } {
   return approver;
 }
 
+const executions = new WeakMap<object, { executions: number }>();
+
+/** How often a tool made by `requestingTool` really executed. */
+export function executionsOf(tool: object): number {
+  return executions.get(tool)?.executions ?? 0;
+}
+
 /**
  * A tool whose calls declare the given capability requests (built from the parsed args) and
- * count how often they really execute.
+ * count how often they really execute (`executionsOf`).
  */
 export function requestingTool(name: string, requestsFor: (args: Record<string, unknown>) => CapabilityRequest[], output?: ToolOutput) {
   const counter = { executions: 0 };
@@ -58,7 +65,7 @@ export function requestingTool(name: string, requestsFor: (args: Record<string, 
     name,
     description: 'declares capability requests for hook tests',
     executionPolicy: 'resource-aware',
-    schema: z.record(z.string(), z.unknown()),
+    schema: z.looseObject({}),
     async prepare(args) {
       return {
         requests: requestsFor(args),
@@ -70,7 +77,8 @@ export function requestingTool(name: string, requestsFor: (args: Record<string, 
       };
     },
   });
-  return Object.defineProperty(tool, 'executions', { get: () => counter.executions }) as typeof tool & { readonly executions: number };
+  executions.set(tool, counter);
+  return tool;
 }
 
 export async function hostWith(options: {

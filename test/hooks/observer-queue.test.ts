@@ -7,7 +7,7 @@ import type { HookEnvelope } from '../../src/host/hooks/envelope.js';
 import { HookLatency } from '../../src/host/hooks/latency.js';
 import { ObserverQueue, type AsyncHookObserver } from '../../src/host/hooks/observer.js';
 import { sampleEnvelope, sampleProcessRequest } from '../../src/host/hooks/testing.js';
-import { fixture, hostWith, inlineHooks, requestingTool } from './harness.js';
+import { fixture, hostWith, inlineHooks, executionsOf, requestingTool } from './harness.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -147,7 +147,7 @@ describe('an observer program that sleeps 10 s', () => {
     }
     hooks.notify({ kind: 'run_completed', exitCode: 0, durationMs: performance.now() - runStartedAt, counts: { success: 8 } });
     const runMs = performance.now() - runStartedAt;
-    expect(tool.executions).toBe(8);
+    expect(executionsOf(tool)).toBe(8);
     expect(runMs).toBeLessThan(1000);
 
     const drainStartedAt = performance.now();

@@ -6,6 +6,7 @@ import type { NetworkRequest } from '../../src/host/capability.js';
 import { afterToolUseCapability } from '../../src/host/hooks/capability-summary.js';
 import { hookEnvelopeSchema } from '../../src/host/hooks/envelope.js';
 import { sampleProcessRequest, sampleShellRequest } from '../../src/host/hooks/testing.js';
+import { trustedSearchPath } from '../../src/tools/process/trusted-programs.js';
 import { fixture, hostWith, inlineHooks, requestingTool } from './harness.js';
 
 let dir: string;
@@ -114,7 +115,7 @@ describe('what reaches a hook', () => {
       expect.objectContaining({ class: 'shell', script: 'rm -rf "$HOME/cache" # ***' }),
     ]);
     for (const seen of seenByGate) {
-      expect(seen.env.PATH).toBe(process.env.PATH);
+      expect(seen.env.PATH).toBe(trustedSearchPath());
       expect(Object.keys(seen.env)).not.toContain('GITHUB_TOKEN');
       expect(seen.argv.slice(1)).toEqual([path.join(path.dirname(seen.argv[1]!), 'record-input.mjs'), gateLog]);
     }

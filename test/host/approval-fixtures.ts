@@ -133,7 +133,7 @@ export function makeAuthorizer(setup: AuthorizerSetup = {}) {
   return { authorizer, events, echoed };
 }
 
-export const subject = (stepId = 'publish') => ({ callId: `call-${stepId}`, stepId, tool: 'exec' });
+export const subject = (stepId = 'publish') => ({ callId: `call-${stepId}`, stepId, tool: 'exec', source: 'built-in' as const });
 
 /** Waits until queued promise callbacks have run. */
 export function settle(): Promise<void> {

@@ -96,8 +96,11 @@ describe('authorization invariants', () => {
           await authorizer.authorize(subject(), request, live());
           await authorizer.authorize(subject(), request, live());
           expect(approver.asked).toHaveLength(1);
-          await authorizer.authorize(subject(), withChange(request, location, paths), live());
-          expect(approver.asked).toHaveLength(2);
+          const changed = authorizer.authorize(subject(), withChange(request, location, paths), live());
+          // A request of no known class is refused before any decision: no approval can answer it.
+          if (location[0] === 'class') await expect(changed).rejects.toMatchObject({ kind: 'internal' });
+          else await changed;
+          expect(approver.asked).toHaveLength(location[0] === 'class' ? 1 : 2);
         },
       ),
       { numRuns: 300 },
@@ -154,14 +157,14 @@ describe('authorization invariants', () => {
 describe('the audit', () => {
   const canary = 'CANARY-7f3a';
 
-  it('holds only sequence, class, result and decider, never a path, command, argument, env name or value, URL or script', async () => {
+  it('holds only sequence, class, result and decider, never a path, command, argument, env name or value, URL or script; events add only a network host', async () => {
     await writeFile(path.join(box.root, `${canary}.txt`), 'x');
     const secretFile = await box.workspace.resolveForRead(`${canary}.txt`);
     const requests: CapabilityRequest[] = [
       processRequest({ argv: ['publish', `--token=${canary}`], cwd: `/w/${canary}`, env: { [`${canary}_NAME`]: `value-${canary}` } }),
       processRequest({ executable: { requested: canary, resolved: `/usr/bin/${canary}`, lookup: 'path_search' } }),
       shellRequest({ script: `echo ${canary}` }),
-      networkRequest(`https://${canary.toLowerCase()}.example.org/${canary}?q=${canary}`, 'POST'),
+      networkRequest(`https://api.example.org/${canary}?q=${canary}`, 'POST'),
       { class: 'read', path: secretFile, target: 'file' },
       { class: 'write', path: secretFile },
       { class: 'skill', name: canary, path: secretFile },
@@ -186,6 +189,8 @@ describe('the audit', () => {
           for (const record of audit) expect(Object.keys(record).sort()).toEqual(['class', 'decider', 'result', 'seq']);
           expect(JSON.stringify(audit)).not.toMatch(/canary/i);
           expect(JSON.stringify(events)).not.toMatch(/canary/i);
+          // A network request's events name its host and port (so a refused host can be told), nothing more of its URL.
+          for (const event of events) if ('host' in event) expect([event.class, event.host]).toEqual(['network', 'api.example.org:443']);
         },
       ),
       { numRuns: 100 },

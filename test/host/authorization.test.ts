@@ -183,7 +183,7 @@ describe('the approver', () => {
     const error = await refusal(authorizer.authorize(subject(), publish, live()));
     expect(error.kind).toBe('approval_denied');
     expect(error.message).toContain(`denied at the approval prompt; to approve it without a prompt, run again with --approve 'process(npm publish --tag next)'`);
-    expect(approver.asked).toEqual([{ ...subject(), seq: 1, request: publish, askedBy: 'process(npm publish)' }]);
+    expect(approver.asked).toEqual([{ ...subject(), seq: 1, request: publish, askedBy: 'process(npm publish)', rememberable: true }]);
     expect(events.map((event) => event.type)).toEqual(['approval_requested', 'approval_decided']);
     expect(authorizer.auditSnapshot()).toEqual([{ seq: 1, class: 'process', result: 'deny', decider: 'user' }]);
   });

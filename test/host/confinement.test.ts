@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { narrowWritable, planConfinement } from '../../src/host/confinement/index.js';
+import { hookConfinementPlan } from '../../src/host/confinement/hook-plan.js';
 import { literalPrefix, rulePaths } from '../../src/host/confinement/rule-paths.js';
 import { Policy } from '../../src/host/policy.js';
 import { parseRule } from '../../src/host/rules.js';
@@ -48,6 +49,15 @@ describe('confinement plan', () => {
     expect(result.hidden).toEqual(['/work/project/.env', '/work/project/secrets']);
   });
 
+  it('opens unix sockets only for an allowed unix_socket rule that no deny or ask rule names', () => {
+    expect(plan({ allow: ['process'] }).unixSockets).toBe(false);
+    expect(plan({ allow: ['process', 'unix_socket'] }).unixSockets).toBe(true);
+    expect(plan({ allow: ['unix_socket'], deny: ['unix_socket'] }).unixSockets).toBe(false);
+    expect(plan({ allow: ['unix_socket'], ask: ['unix_socket'] }).unixSockets).toBe(false);
+    // The unrestricted network rule is the host's network, not its unix sockets.
+    expect(plan({ allow: ['network'] }).unixSockets).toBe(false);
+  });
+
   it('finds the entries on disk that a wildcard deny names', async () => {
     const dir = await temp.make();
     await mkdir(path.join(dir, 'keys/nested'), { recursive: true });
@@ -87,6 +97,23 @@ describe('confinement plan', () => {
       privateTemp: '/dev/shm',
       exposed: [],
     });
+  });
+
+  it('keeps rho’s own directories out of every plan: a write rule naming them grants nothing, and hooks hide them too', () => {
+    const own = '/work/project/.cache/rho';
+    const withOwn = planConfinement({
+      policy: Policy.fromText({ allow: ['write(**)', 'write(.cache/rho/**)', 'write(.cache/rho/x.txt)'] }),
+      workspaceRoot: root,
+      grantedRoots: [],
+      homeDirectories: [],
+      privatePaths: [own],
+    });
+    expect(withOwn.writable).toEqual([{ path: root, kind: 'tree' }]);
+    expect(withOwn.privatePaths).toEqual([own]);
+    expect(narrowWritable(withOwn, ['dist/**'], root).privatePaths).toEqual([own]);
+    const hook = hookConfinementPlan({ baseDirectory: root, writes: ['.cache/rho', 'logs'], homeDirectories: [], privatePaths: [own] });
+    expect(hook.writable).toEqual([{ path: path.join(root, 'logs'), kind: 'tree' }]);
+    expect(hook.privatePaths).toEqual([own]);
   });
 
   it('gives no network without a rule, the host network for an unrestricted one, and the proxy for host rules', () => {

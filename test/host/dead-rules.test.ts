@@ -33,6 +33,15 @@ describe('rules that can never match', () => {
     expect(deadRuleReason(parseRule('outside'), { tools: [tools[1]!], pendingNamespaces: [] })).toBe('no registered tool reads or writes paths');
   });
 
+  it('keeps unix_socket while a tool starts processes, and warns that an ask rule cannot ask about it', () => {
+    expect(reason('unix_socket')).toBeUndefined();
+    expect(deadRuleReason(parseRule('unix_socket'), { tools: [tools[0]!], pendingNamespaces: [] })).toBe('no registered tool starts processes');
+    const rules = { allow: [parseRule('unix_socket')], ask: [parseRule('unix_socket')], deny: [parseRule('unix_socket')] };
+    expect(deadRuleWarnings(rules, { tools, pendingNamespaces: [] })).toEqual([
+      'warning: ask rule "unix_socket" can never match: a connection to a unix socket cannot be stopped to ask about it, so an ask rule keeps unix sockets closed, as a deny does: allow it or leave it out',
+    ]);
+  });
+
   it('says which list a dead rule is in', () => {
     const rules = { allow: [parseRule('network_tool(ev.*)')], ask: [], deny: [parseRule('skill(x)')] };
     expect(deadRuleWarnings(rules, { tools, pendingNamespaces: [] })).toEqual(['warning: deny rule "skill(x)" can never match: no registered tool makes skill requests']);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { HostError } from '../../src/host/errors.js';
 import { exclusive, opaqueKey, shared, type ResourceAccess } from '../../src/host/resources.js';
-import { Scheduler, validateAsyncPlan } from '../../src/host/scheduler.js';
+import { z } from 'zod';
+import { detachRefusal } from '../../src/host/detach.js';
+import { Scheduler } from '../../src/host/scheduler.js';
+import { defineTool } from '../../src/host/tool.js';
 import { FakeCalls, settle } from './scheduler-harness.js';
 
 const writes = (path: string): ResourceAccess[] => [exclusive({ kind: 'path', path })];
@@ -308,11 +311,20 @@ describe('determinism', () => {
   });
 });
 
+const asyncTool = defineTool({
+  name: 'watch',
+  description: 'd',
+  schema: z.strictObject({}),
+  executionPolicy: 'resource-aware',
+  mode: 'async',
+  prepare: () => ({ requests: [], resources: [], execute: () => ({ text: '' }) }),
+});
+
 describe('detached calls', () => {
   it('hold their slot but do not delay later calls that touch nothing of theirs exclusively', async () => {
     const calls = new FakeCalls(4, 3);
     const detachedPlan = reads('/w/log');
-    expect(validateAsyncPlan(detachedPlan)).toBeUndefined();
+    expect(detachRefusal(asyncTool, detachedPlan, undefined)).toBeUndefined();
     calls.ready(0, detachedPlan);
     calls.ready(1, reads('/w/log'));
     calls.ready(2, writes('/w/other'));
@@ -328,11 +340,17 @@ describe('detached calls', () => {
     expect(calls.log.at(-1)).toBe('start 3');
   });
 
-  it('refuses detached plans that are exclusive or take exclusive access', () => {
-    expect(validateAsyncPlan('exclusive')).toMatch(/cannot declare its resources.*remove `async: true`/);
-    expect(validateAsyncPlan([shared({ kind: 'session' }), exclusive({ kind: 'path', path: '/home/alice/x' })])).toMatch(
-      /exclusive access to its file path; remove `async: true`/,
+  it('refuses detached plans that are exclusive or take exclusive access, by the tool or by the caller, naming no path', () => {
+    expect(detachRefusal(asyncTool, 'exclusive', undefined)).toMatch(/runs exclusively .*shared access only/);
+    expect(detachRefusal(asyncTool, [shared({ kind: 'session' }), exclusive({ kind: 'path', path: '/home/alice/x' })], undefined)).toMatch(
+      /exclusive access to its file path; a detached call may take shared access only/,
     );
-    expect(validateAsyncPlan([exclusive({ kind: 'path', path: '/home/alice/x' })])).not.toContain('alice');
+    expect(detachRefusal(asyncTool, reads('/w/log'), writes('/home/alice/x'))).toMatch(/exclusive access to its file path/);
+    expect(detachRefusal(asyncTool, [exclusive({ kind: 'path', path: '/home/alice/x' })], undefined)).not.toContain('alice');
+  });
+
+  it('needs both keys: a tool that does not declare async mode never runs detached, whatever the caller declares', () => {
+    const syncTool = defineTool({ name: 'tail', description: 'd', schema: z.strictObject({}), executionPolicy: 'resource-aware', prepare: () => ({ requests: [], resources: [], execute: () => ({ text: '' }) }) });
+    expect(detachRefusal(syncTool, reads('/w/log'), reads('/w/log'))).toMatch(/does not declare mode "async"/);
   });
 });

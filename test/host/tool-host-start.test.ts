@@ -74,17 +74,6 @@ describe('ToolHost.start', () => {
     expect((await disposed.result).status).toBe('cancelled');
   });
 
-  it('refuses questions from a detached call instead of waiting for an answer nobody gives', async () => {
-    const call = { id: 'ask-2', tool: 'questionnaire', args: { questions: [{ id: 'go', question: 'Go?', type: 'confirm' }] } };
-    const signal = new AbortController().signal;
-    const outcome = await host.reserve().submit(call, { signal, detached: true });
-    if (outcome.kind !== 'result') throw new Error('the call was withdrawn');
-    const result = outcome.result;
-    expect(result.status).toBe('failure');
-    expect(result.error?.kind).toBe('unsupported');
-    expect(result.error?.message).toMatch(/detached \(async\) step cannot ask questions/);
-  });
-
   it('refuses an answer to a question nobody asked', () => {
     const run = host.start({ id: 'w-4', tool: 'wait', args: {} });
     expect(() => run.respond('q9', { answers: {}, source: 'user' })).toThrow(/no question q9/);

@@ -66,6 +66,41 @@ describe('Workspace.create', () => {
   });
 });
 
+describe('rho’s own directories (privatePaths)', () => {
+  it('refuse every path in them, for reading and writing, existing or not, through a link, whatever the roots', async () => {
+    const own = path.join(ws, '.cache', 'rho');
+    await mkdir(own, { recursive: true });
+    await writeFile(path.join(own, 'key'), 'k');
+    await symlink(own, path.join(ws, 'alias'));
+    const workspace = (await Workspace.create(ws, { grantedRoots: [granted], privatePaths: [own] })).withUnrestrictedFileAccess();
+    const attempts = [
+      () => workspace.resolveForRead('.cache/rho/key'),
+      () => workspace.resolveForRead('.cache/rho'),
+      () => workspace.resolveForRead('.cache/rho/missing'),
+      () => workspace.resolveForRead('alias/key'),
+      () => workspace.resolveForWrite('.cache/rho/key'),
+      () => workspace.resolveForWrite('.cache/rho/new/file'),
+      () => workspace.resolveForRead(path.join(own, 'key')),
+    ];
+    for (const attempt of attempts) {
+      const error = await failure(attempt());
+      expect(error.kind).toBe('path_refused');
+      expect(error.message).toContain("a directory of rho's own");
+    }
+    // Beside them, and above them, paths resolve as ever.
+    expect((await workspace.resolveForRead('.cache')).entry).toBe('directory');
+    expect((await workspace.resolveForWrite('.cache/other')).state).toBe('missing');
+    expect(workspace.isPrivate(path.join(own, 'key'))).toBe(true);
+    expect(workspace.isPrivate(`${own}-not`)).toBe(false);
+    expect((await workspace.withGrantedRoot(outside)).privatePaths).toEqual([own]);
+  });
+
+  it('refuse a workspace inside one of them', async () => {
+    const error = await failure(Workspace.create(ws, { privatePaths: [base] }));
+    expect(error.message).toContain("a directory of rho's own");
+  });
+});
+
 describe('resolveForRead', () => {
   it('resolves relative paths under the root with scope workspace', async () => {
     const workspace = await Workspace.create(ws);

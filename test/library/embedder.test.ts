@@ -22,6 +22,7 @@ import {
   HostObservers,
   type Approver,
   type HookEnvelope,
+  type HostInputResponse,
   type PreToolGate,
   type RunEvent,
   type ToolHostOptions,
@@ -174,8 +175,9 @@ describe('listeners beside the path', () => {
     const result = await host.invoke({ id: 'w', tool: 'write_file', args: { path: 'out.txt', content: 'kept' } });
     expect(result.status).toBe('success');
     expect(existsSync(path.join(dir, 'out.txt'))).toBe(true);
+    await host.flushEvents();
     expect(warnings).toHaveLength(2);
-    expect(warnings[0]).toMatch(/an event listener threw \(listener bug\)/);
+    expect(warnings[0]).toMatch(/an event listener failed \(listener bug\)/);
   });
 });
 
@@ -228,26 +230,28 @@ describe('progress from a tool of one’s own', () => {
     const seen: RunEvent[] = [];
     const host = await hostWith({ tools: new ToolRegistry([chatty]), onEvent: (event) => seen.push(event) });
     await host.invoke({ id: 'c', tool: 'chatty', args: { count: 1, size: 10 * 1024 * 1024 } });
+    await host.flushEvents();
     const message = seen.find((event) => event.type === 'step_progress');
     expect(message?.type === 'step_progress' && message.message.length).toBe(maxProgressChars + 1);
   });
 });
 
 describe('questions from a tool of one’s own', () => {
+  const asking = defineTool({
+    name: 'asking',
+    description: 'asks which color',
+    schema: z.strictObject({}),
+    async run(_args, ctx) {
+      const input = createHostInput({
+        questions: [{ id: 'color', question: 'Color?', type: 'choice', choices: ['red', 'blue'] }],
+        on_timeout: { answers: { color: 'blue' }, reason: 'reversible preview' },
+      });
+      const response = await ctx.ask(input);
+      return { text: String(response.answers.color), data: response };
+    },
+  });
+
   it('builds a validated questionnaire with a fallback and gets the answer through the host’s questioner', async () => {
-    const asking = defineTool({
-      name: 'asking',
-      description: 'asks which color',
-      schema: z.strictObject({}),
-      async run(_args, ctx) {
-        const input = createHostInput({
-          questions: [{ id: 'color', question: 'Color?', type: 'choice', choices: ['red', 'blue'] }],
-          on_timeout: { answers: { color: 'blue' }, reason: 'reversible preview' },
-        });
-        const response = await ctx.ask(input);
-        return { text: String(response.answers.color), data: response };
-      },
-    });
     const host = await hostWith({
       tools: new ToolRegistry([asking]),
       questioner: { ask: async (request) => userResponse(request, { color: 'red' }) },
@@ -255,6 +259,18 @@ describe('questions from a tool of one’s own', () => {
     const result = await host.invoke({ id: 'q', tool: 'asking', args: {} });
     expect(result.status).toBe('success');
     expect(result.output?.text).toBe('red');
+  });
+
+  it('a timeout_fallback answer must be exactly the questionnaire’s fallback: an invented one fails the call', async () => {
+    const invented: HostInputResponse = { answers: { color: 'red' }, source: 'timeout_fallback' };
+    const host = await hostWith({ tools: new ToolRegistry([asking]), questioner: { ask: async () => invented } });
+    const result = await host.invoke({ id: 'a', tool: 'asking', args: {} });
+    expect(result.error?.message).toContain("a timeout_fallback response must be exactly the questionnaire's on_timeout answers");
+  });
+
+  it('a host with no questioner fails a call that asks, instead of waiting', async () => {
+    const host = await hostWith({ tools: new ToolRegistry([asking]) });
+    expect((await host.invoke({ id: 'a', tool: 'asking', args: {} })).error?.message).toContain('this host has no way to ask one');
   });
 });
 

@@ -2,7 +2,8 @@
  * How the GitHub Actions runner reads a step's output as workflow commands, modelled on its
  * parser (actions/runner `ActionCommand.TryParseV2` / `TryParse` and `ActionCommandManager`):
  * lines end at `\n`, `\r\n` or a lone `\r` (.NET `StreamReader.ReadLine`); `::name ...::data`
- * counts when the line starts with it after leading white space; the legacy `##[name ...]data`
+ * counts when the line starts with it after leading white space (.NET's `TrimStart`, whose white
+ * space includes U+0085 and excludes U+FEFF, unlike JavaScript's); the legacy `##[name ...]data`
  * counts wherever its first `##[` stands; names are case-insensitive; after `::stop-commands::T`
  * only `T` (in either form) is a command until it appears.
  */
@@ -26,8 +27,11 @@ interface Parsed {
   data: string;
 }
 
+/** The characters .NET's `Char.IsWhiteSpace` accepts. */
+const dotnetLeadingSpace = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/;
+
 function parseV2(line: string, names: ReadonlySet<string>): Parsed | undefined {
-  const text = line.trimStart();
+  const text = line.replace(dotnetLeadingSpace, '');
   if (!text.startsWith('::')) return undefined;
   const end = text.indexOf('::', 2);
   if (end < 0) return undefined;

@@ -13,9 +13,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI as a user would (no TTY, CI=true unless overridden). */
+/**
+ * Runs the built CLI as a user would (no TTY, CI=true unless overridden), on this Node: a PATH
+ * the test gives the CLI cannot change which Node runs it.
+ */
 export async function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string>; timeoutMs?: number } & Pick<Options, 'input'>): Promise<CliResult> {
-  const result = await execa('node', [cliPath, ...args], {
+  const result = await execa(process.execPath, [cliPath, ...args], {
     cwd: options.cwd,
     env: { CI: 'true', NO_COLOR: '1', ...options.env },
     reject: false,

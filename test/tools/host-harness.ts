@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Approver } from '../../src/host/approval.js';
 import type { RunEvent } from '../../src/host/events.js';
+import type { PreToolGate } from '../../src/host/gates.js';
 import type { Questioner } from '../../src/host/host-input.js';
 import type { SecretMasker } from '../../src/host/masking.js';
 import { Policy } from '../../src/host/policy.js';
@@ -25,6 +26,8 @@ export interface HarnessSetup {
   tools?: readonly Tool[];
   /** The run's secrets, as the CLI passes them. */
   masker?: SecretMasker;
+  /** Gates run while a call is authorized: after it was prepared, before it executes. */
+  gates?: readonly PreToolGate[];
 }
 
 /** A ToolHost over a fresh temp workspace with the built-in tools, recording its events. */
@@ -47,14 +50,18 @@ export class HostHarness {
       environment: { env: {}, secretNames: [], processEnv: { mode: 'inherit' }, ...(setup.masker && { masker: setup.masker }) },
       ...(setup.questioner && { questioner: setup.questioner }),
       ...(setup.approver && { approver: setup.approver }),
+      ...(setup.gates && { gates: setup.gates }),
     });
     const harness = new HostHarness(root, host);
     host.subscribe((event) => harness.events.push(event));
     return harness;
   }
 
-  invoke(tool: string, args: unknown, options: { timeoutMs?: number; stepId?: string } = {}): Promise<ToolResult> {
-    return this.host.invoke({ id: `call-${++this.calls}`, tool, args, ...options });
+  async invoke(tool: string, args: unknown, options: { timeoutMs?: number; stepId?: string } = {}): Promise<ToolResult> {
+    const result = await this.host.invoke({ id: `call-${++this.calls}`, tool, args, ...options });
+    // Listeners get events on a later turn: once this returns, `events` has the call's events.
+    await this.host.flushEvents();
+    return result;
   }
 
   async dispose(): Promise<void> {

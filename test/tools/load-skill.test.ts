@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/host/errors.js';
+import type { PreToolGate } from '../../src/host/gates.js';
 import { maxSkillBytes } from '../../src/tools/load-skill.js';
 import { dataOf, HostHarness } from './host-harness.js';
 
@@ -91,18 +92,20 @@ describe('load_skill', () => {
   });
 
   it('revalidates the path after authorization: a file swapped in between is refused', async () => {
-    await withSkill(['skill(deploy)']);
+    // The file is swapped while the call is authorized (a gate runs), after it was prepared.
+    const swap: PreToolGate = {
+      name: 'swapper',
+      evaluate: async () => {
+        const skillFile = path.join(harness!.root, '.agents/skills/deploy/SKILL.md');
+        renameSync(skillFile, `${skillFile}.old`);
+        symlinkSync(path.join(harness!.root, 'secret.txt'), skillFile);
+        return { decision: 'continue' };
+      },
+    };
+    harness = await HostHarness.create({ allow: ['skill(deploy)'], gates: [swap] });
+    await write('.agents/skills/deploy/SKILL.md', '# Deploy\nSteps.');
     await write('secret.txt', 'do not read');
-    const call = { id: 'swap', tool: 'load_skill', args: { name: 'deploy' } };
-    const signal = new AbortController().signal;
-    const skillFile = path.join(harness!.root, '.agents/skills/deploy/SKILL.md');
-    // The file is swapped once the call is authorized, before it executes.
-    harness!.host.subscribe((event) => {
-      if (event.type !== 'approval_decided' || event.result !== 'allow') return;
-      renameSync(skillFile, `${skillFile}.old`);
-      symlinkSync(path.join(harness!.root, 'secret.txt'), skillFile);
-    });
-    const result = await harness!.host.invoke(call, signal);
+    const result = await harness.host.invoke({ id: 'swap', tool: 'load_skill', args: { name: 'deploy' } });
     expect(result.error?.kind).toBe('path_refused');
     expect(JSON.stringify(result)).not.toContain('do not read');
   });

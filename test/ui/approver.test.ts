@@ -19,8 +19,10 @@ const approvalOf = (request: CapabilityRequest, askedBy?: string): ApprovalReque
   callId: 'call-1',
   stepId: 'publish',
   tool: 'exec',
+  source: 'built-in',
   request,
   askedBy,
+  rememberable: true,
 });
 
 /** A terminal whose keys a test types and whose screen it reads. */
@@ -165,6 +167,7 @@ describe('createApprovals', () => {
     callId: 'c',
     stepId: 'publish',
     tool: 'exec',
+    source: 'built-in',
     request: processRequest(),
     answeredBy,
   });

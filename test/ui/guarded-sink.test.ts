@@ -45,13 +45,31 @@ describe('the guarded streams', () => {
     for (const githubActions of [false, true]) {
       const { written, raw } = capture();
       const masker = new SecretMasker([secret]);
-      const streams = guardStreams(raw, masker, githubActions);
+      const streams = guardStreams(raw, masker, { githubActions, colours: { stdout: githubActions, stderr: githubActions } });
       streams.stdout.write(`token ${secret}\n`);
       streams.stderr.write(`::error::${secret}\n`);
       streams.stdout.command('::group::mine');
       expect(written.stdout).toBe('token ***\n::group::mine\n');
       expect(written.stderr).toBe(githubActions ? '\\::error::***\n' : '::error::***\n');
     }
+  });
+
+  it('write out control characters and escape sequences after masking, keeping colours only on a stream that shows them', () => {
+    const { written, raw } = capture();
+    const streams = guardStreams(raw, new SecretMasker([secret]), { githubActions: false, colours: { stdout: true, stderr: false } });
+    const text = `\u001b]0;${secret}\u0007 \u001b[32mgreen\u001b[0m bell\u0007\n`;
+    streams.stdout.write(text);
+    streams.stderr.write(text);
+    expect(written.stdout).toBe('\\e]0;***\\u{7} \u001b[32mgreen\u001b[0m bell\\u{7}\u001b[0m\n');
+    expect(written.stderr).toBe('\\e]0;***\\u{7} green bell\\u{7}\n');
+  });
+
+  it('escape a line-leading :: after any white space the runner trims, U+0085 included', () => {
+    const text = '\u0085::add-mask::x\n\u3000::set-output name=a::b\n';
+    expect(runnerCommands(text).map((command) => command.name)).toEqual(['add-mask', 'set-output']);
+    const safe = neutralizeWorkflowCommands(text);
+    expect(runnerCommands(safe)).toEqual([]);
+    expect(safe).toBe('\\\u0085::add-mask::x\n\\\u3000::set-output name=a::b\n');
   });
 
   it('hand every event to the renderer masked, whoever sent it', async () => {

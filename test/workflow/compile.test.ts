@@ -212,7 +212,7 @@ describe('compiled steps and the released source', () => {
 });
 
 describe('short steps', () => {
-  const execTools = new ToolRegistry([echoTool, defineTool({ name: 'exec', description: 'test exec', schema: z.object({ command: z.string(), args: z.array(z.string()).optional(), cwd: z.string().optional() }), async run() { return { text: '' }; } })]);
+  const execTools = new ToolRegistry([echoTool, defineTool({ name: 'exec', description: 'test exec', schema: z.strictObject({ command: z.string(), args: z.array(z.string()).optional(), cwd: z.string().optional() }), async run() { return { text: '' }; } })]);
   const compiled = (text: string, task?: string) => {
     const parsed = WorkflowSource.parse('w.yml', `${header}${text}`);
     return compileWorkflow(parsed.source!, execTools, task === undefined ? {} : { task });

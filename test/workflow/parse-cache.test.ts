@@ -6,6 +6,7 @@ import { builtinRegistry } from '../../src/workflow/builtin-registry.js';
 import { checkWorkflowFile } from '../../src/workflow/load.js';
 import { parseCacheDir } from '../../src/cli/cache-places.js';
 import { useParseCache } from '../../src/workflow/parse-cache-place.js';
+import { newDigestKey, openSealed, sealText } from '../../src/host/keyed-digest.js';
 import { WorkflowSource, type NodePath } from '../../src/workflow/source.js';
 import { temporaryDirectories } from '../support/cli.js';
 
@@ -27,15 +28,21 @@ const workflow = [
   '',
 ].join('\n');
 
+/** The key entries are sealed with in these tests. */
+const key = newDigestKey();
+
 /** A workspace with the workflow and a cache directory of its own, in use. */
 async function setup(text = workflow): Promise<{ file: string; cacheDir: string }> {
   const dir = await directories.make();
   const file = path.join(dir, 'flow.yml');
   await writeFile(file, text);
   const cacheDir = path.join(dir, 'cache');
-  useParseCache(cacheDir);
+  useParseCache({ dir: cacheDir, key: () => key });
   return { file, cacheDir };
 }
+
+/** What the one entry's seal is for (the parse of `file`). */
+const purposeOf = (file: string) => `rho workflow parse ${file}`;
 
 async function entries(cacheDir: string): Promise<string[]> {
   return readdir(cacheDir).catch(() => []);
@@ -47,13 +54,15 @@ async function read(file: string): Promise<WorkflowSource> {
   return source!;
 }
 
-/** Rewrites the one entry's data (what a read from the cache would hand out). */
-async function editEntry(cacheDir: string, edit: (entry: { data: { name: string } } & Record<string, unknown>) => void): Promise<void> {
+/** Rewrites the one entry's data (what a read from the cache would hand out), sealed again with the key unless `forged`. */
+async function editEntry(cacheDir: string, file: string, edit: (entry: { data: { name: string } } & Record<string, unknown>) => void, forged = false): Promise<void> {
   const [name] = await entries(cacheDir);
   const entryFile = path.join(cacheDir, name!);
-  const entry = JSON.parse(await readFile(entryFile, 'utf8'));
+  const sealed = await readFile(entryFile, 'utf8');
+  const entry = JSON.parse(openSealed(key, purposeOf(file), sealed)!);
   edit(entry);
-  await writeFile(entryFile, JSON.stringify(entry));
+  const body = JSON.stringify(entry);
+  await writeFile(entryFile, forged ? `${sealed.slice(0, sealed.indexOf('\n'))}\n${body}` : sealText(key, purposeOf(file), body));
 }
 
 const queries: { path: NodePath; key?: boolean; offset?: number }[] = [
@@ -109,10 +118,40 @@ describe('the workflow parse cache', () => {
   it('reads the kept data instead of parsing the text again', async () => {
     const { file, cacheDir } = await setup();
     (await read(file)).keep();
-    await editEntry(cacheDir, (entry) => {
+    await editEntry(cacheDir, file, (entry) => {
       entry.data.name = 'from the cache';
     });
     expect(((await read(file)).toData() as { name: string }).name).toBe('from the cache');
+  });
+
+  it('ignores an entry changed by anyone without the key (a forged policy), another key’s, or one moved from another file, and parses afresh', async () => {
+    const { file, cacheDir } = await setup();
+    const named = async (target = file) => ((await read(target)).toData() as { name: string }).name;
+    (await read(file)).keep();
+    await editEntry(cacheDir, file, (entry) => void (entry.data.name = 'forged'), true);
+    expect(await named()).toBe('cached');
+    (await read(file)).keep();
+    await editEntry(cacheDir, file, (entry) => void (entry.data.name = 'sealed'));
+    expect(await named()).toBe('sealed');
+    useParseCache({ dir: cacheDir, key: () => newDigestKey() });
+    expect(await named()).toBe('cached');
+    // Sealed for another path: its seal does not hold for this one.
+    useParseCache({ dir: cacheDir, key: () => key });
+    const [name] = await entries(cacheDir);
+    const moved = path.join(path.dirname(file), 'moved.yml');
+    await writeFile(moved, workflow);
+    await writeFile(path.join(cacheDir, name!.replace('flow.yml', 'moved.yml')), await readFile(path.join(cacheDir, name!), 'utf8'));
+    expect(await named()).toBe('sealed');
+    expect(await named(moved)).toBe('cached');
+  });
+
+  it('keeps a digest of the text, not the text: a token in a comment is not copied into the cache', async () => {
+    const { file, cacheDir } = await setup(`# deploy token: ghp_abcdefghijklmnop\n${workflow}`);
+    (await read(file)).keep();
+    const [name] = await entries(cacheDir);
+    const kept = await readFile(path.join(cacheDir, name!), 'utf8');
+    expect(kept).not.toContain('ghp_abcdefghijklmnop');
+    expect(kept).not.toContain('version: 1');
   });
 
   it('parses again when the text changed, and keeps the new parse in place of the old', async () => {
@@ -131,12 +170,13 @@ describe('the workflow parse cache', () => {
     (await read(file)).keep();
     const [name] = await entries(cacheDir);
     const entryFile = path.join(cacheDir, name!);
-    const good = await readFile(entryFile, 'utf8');
-    for (const bad of ['not json', '{}', good.replace('"format":"rho-workflow-parse 1', '"format":"rho-workflow-parse 0'), good.replace('"positions":{', '"positions":{"x":[0,1],')]) {
-      await writeFile(entryFile, bad);
+    const good = openSealed(key, purposeOf(file), await readFile(entryFile, 'utf8'))!;
+    const seal = (body: string) => sealText(key, purposeOf(file), body);
+    for (const bad of ['not json', '{}', good.replace('"format":"rho-workflow-parse 2', '"format":"rho-workflow-parse 0'), good.replace('"positions":{', '"positions":{"x":[0,1],')]) {
+      await writeFile(entryFile, seal(bad));
       expect(((await read(file)).toData() as { name: string }).name, bad.slice(0, 40)).toBe('cached');
     }
-    await writeFile(entryFile, good.replace('"name":"cached"', '"name":"cached","__proto__":{"polluted":true}'));
+    await writeFile(entryFile, seal(good.replace('"name":"cached"', '"name":"cached","__proto__":{"polluted":true}')));
     expect((await read(file)).toData()).not.toHaveProperty('__proto__.polluted');
     expect(((await read(file)).toData() as { name: string }).name).toBe('cached');
   });

@@ -172,7 +172,7 @@ steps:
     expect(summary.exitCode).toBe(1);
     expect(summary.steps[0]).toMatchObject({ status: 'failure', error: { kind: 'unsupported' } });
     expect(summary.steps[0]!.error!.message).toBe(
-      'step bad cannot run detached: an async step may take only shared access, but this call takes exclusive access to its opaque key; remove `async: true` from the step',
+      'step bad cannot run detached: it takes exclusive access to its opaque key; a detached call may take shared access only; remove `async: true` from the step',
     );
     expect(summary.steps[1]).toMatchObject({ status: 'skipped', reason: 'bad failed' });
 

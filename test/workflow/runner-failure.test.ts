@@ -37,7 +37,7 @@ describe('failure semantics under parallelism', () => {
     expect(run.reported()).toEqual(['a', 'b', 'c', 'cleanup']);
 
     const lines: string[] = [];
-    const renderer = new PlainRenderer({ write: (text) => lines.push(text.trimEnd()) });
+    const renderer = new PlainRenderer({ write: (text) => lines.push(...text.trimEnd().split('\n')) });
     for (const event of run.events) renderer.handle(event);
     const summaryAt = lines.findIndex((line) => line.startsWith('First failure:'));
     expect(lines.slice(summaryAt, summaryAt + 6)).toEqual([

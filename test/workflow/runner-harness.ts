@@ -204,6 +204,10 @@ export function startRun(steps: string, setup: RunSetup): StartedRun {
     secrets: {},
     env: {},
     signal: setup.signal ?? new AbortController().signal,
+  }).then(async (summary) => {
+    // Listeners get events on a later turn: the run's last ones have reached `events` once this settles.
+    await host.flushEvents();
+    return summary;
   });
   return {
     stage,

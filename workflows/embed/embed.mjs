@@ -1,13 +1,12 @@
 // Embedding rho's ToolHost in a program of your own: the same policy path as `rho run`,
 // without YAML or the CLI. Run it from the repository root: node workflows/embed/embed.mjs
-import { Policy, ToolHost, ToolRegistry, Workspace, builtinTools } from 'rho';
+// The guide for embedders is docs/embedding.md.
+import { builtinTools, createToolHost } from 'rho';
 
-const workspace = await Workspace.create(process.cwd());
-const host = new ToolHost({
-  workspace,
-  policy: Policy.fromText({ allow: ['read(package.json)'] }),
-  tools: new ToolRegistry(builtinTools()),
-  environment: { env: {}, secretNames: [], processEnv: { mode: 'empty' } },
+const host = await createToolHost({
+  workspace: process.cwd(),
+  policy: { allow: ['read(package.json)'] },
+  tools: builtinTools(),
 });
 
 // invoke: one call to completion.

@@ -1,7 +1,7 @@
 // Calls on one host are scheduled as workflow steps are: at most `maxParallel` execute at once,
 // and calls that conflict on a resource keep their submission order.
 // Run it from the repository root: node workflows/embed/parallel.mjs
-import { Policy, ToolHost, ToolRegistry, Workspace, defineTool, opaqueKey, shared, z } from 'rho';
+import { createToolHost, defineTool, opaqueKey, shared, z } from 'rho';
 
 const log = [];
 const pause = defineTool({
@@ -23,13 +23,7 @@ const pause = defineTool({
   },
 });
 
-const host = new ToolHost({
-  workspace: await Workspace.create(process.cwd()),
-  policy: new Policy(),
-  tools: new ToolRegistry([pause]),
-  environment: { env: {}, secretNames: [], processEnv: { mode: 'empty' } },
-  maxParallel: 2,
-});
+const host = await createToolHost({ workspace: process.cwd(), tools: [pause], maxParallel: 2 });
 
 // Three calls at once, two slots: a and b run together, c waits for the first free slot.
 const results = await Promise.all(['a', 'b', 'c'].map((name) => host.invoke({ id: name, tool: 'pause', args: { name } })));

@@ -1,4 +1,5 @@
 import type { NetworkRequest } from '../capability.js';
+import type { ToolError } from '../errors.js';
 import type { ConfinementPlan } from './plan.js';
 import type { SandboxStatus } from './status.js';
 
@@ -10,15 +11,30 @@ export interface SandboxCommand {
 }
 
 /**
- * One confined process's way to the run's network proxy, open until `close`: what the sandbox
- * needs (a socket bound in) and the command it runs instead of the program (a forwarder that
- * reaches the proxy from inside the namespace, then the program with `HTTP_PROXY` and the like).
+ * The channel between rho and the first process of a sandbox: the IPC channel of the child rho
+ * spawned (a connected socket pair, inherited through bubblewrap), which carries messages and
+ * file descriptors (`handle`). A child process of Node's satisfies it.
+ */
+export interface SandboxChannel {
+  send(message: unknown, callback: (error: Error | null) => void): boolean;
+  on(event: 'message', listener: (message: unknown, handle: unknown) => void): unknown;
+}
+
+/**
+ * One confined process's way to the run's network proxy, open until `close`. No path leads to
+ * it: the sandbox runs a forwarder instead of the program (`command`), and once it is spawned
+ * `attach` sends the forwarder the program to start and takes every connection the program opens,
+ * handed over the sandbox's own channel, so each is decided for this process and no other.
  */
 export interface ProxyConnection {
-  sandboxArguments: readonly string[];
   /** A program the sandbox runs besides the target's (the forwarder's runtime): kept readable. */
   program: string;
-  command(target: SandboxCommand): SandboxCommand;
+  /** What the sandbox starts instead of the target: nothing of the target is on its argv or in its environment. */
+  command(): SandboxCommand;
+  /** Starts `target` behind the forwarder over the spawned sandbox's channel, and serves what it hands over. */
+  attach(channel: SandboxChannel, target: SandboxCommand): void;
+  /** The first connection the proxy refused this process: the denial the authorization path gave. */
+  refusal(): ToolError | undefined;
   close(): void;
 }
 

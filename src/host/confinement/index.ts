@@ -3,6 +3,7 @@ export {
   existingHomes,
   planConfinement,
   networkConfinement,
+  unixSocketConfinement,
   outermost,
   type ConfinementPlan,
   type ConfinementInput,
@@ -15,5 +16,5 @@ export { resolveConfinementPlan, type ResolvedPlan } from './resolve.js';
 export { cacheLayouts, cacheNames, toolchainLayouts, toolchainVariables, type CacheName } from './toolchains.js';
 export { narrowWritable } from './narrow.js';
 export { sandboxModes, sandboxStatusSchema, describeUnconfined, type SandboxMode, type SandboxStatus } from './status.js';
-export type { AuthorizeConnection, CallConfinement, NetworkProxy, ProxyConnection, ProxyEndpoint, SandboxCommand } from './call.js';
+export type { AuthorizeConnection, CallConfinement, NetworkProxy, ProxyConnection, ProxyEndpoint, SandboxChannel, SandboxCommand } from './call.js';
 export { hookConfinementPlan, type HookConfinementInput } from './hook-plan.js';

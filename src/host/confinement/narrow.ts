@@ -28,7 +28,7 @@ export function narrowWritable(plan: ConfinementPlan, declared: readonly string[
       const roots = granted.map((root) => root.path).join(', ') || 'nothing';
       throw new ToolError(
         'policy_denied',
-        `writes: ${JSON.stringify(glob)} is not inside what the policy's write rules grant to processes (${roots}); a step can only narrow them: grant it with --allow 'write(${glob})' first`,
+        `writes: ${JSON.stringify(glob)} is not inside what the policy's write rules grant to processes (${roots}); a call's writes can only narrow them: grant it first with the allow rule "write(${glob})"`,
       );
     }
   }

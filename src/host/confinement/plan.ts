@@ -82,7 +82,15 @@ export interface ConfinementPlan {
   exposed: readonly string[];
   /** Toolchains found under the home: readable (their `paths` are exposed), their credential files hidden. */
   toolchains: readonly FoundToolchain[];
+  /**
+   * rho's own directories (its state, key and caches): hidden whatever the rules, even inside a
+   * writable root, and kept where they are (a process cannot move them, or a directory above
+   * them, aside and put its own in their place).
+   */
+  privatePaths: readonly string[];
   network: NetworkConfinement;
+  /** Whether the process may create unix sockets (`unixSocketConfinement`); otherwise its seccomp filter refuses them. */
+  unixSockets: boolean;
   scope: ConfinementScope;
 }
 
@@ -98,6 +106,8 @@ export interface ConfinementInput {
   variables?: Readonly<Record<string, string | undefined>>;
   /** The caches `policy.caches` names: writable to processes. */
   caches?: readonly CacheName[];
+  /** rho's own directories, absolute and canonical (`ConfinementPlan.privatePaths`). */
+  privatePaths?: readonly string[];
 }
 
 type PathRule = Extract<Rule, { class: 'read' | 'write' }>;
@@ -112,6 +122,11 @@ export function outermost<T extends { path: string }>(entries: readonly T[]): T[
   const kept: T[] = [];
   for (const entry of sorted) if (!kept.some((held) => isWithin(held.path, entry.path))) kept.push(entry);
   return kept;
+}
+
+/** Of `entries`, those outside rho's own directories: a rule naming them grants nothing there. */
+export function outsidePrivate<T extends { path: string }>(entries: readonly T[], privatePaths: readonly string[]): T[] {
+  return entries.filter((entry) => !privatePaths.some((dir) => isWithin(dir, entry.path)));
 }
 
 function unique(paths: readonly string[]): string[] {
@@ -192,6 +207,17 @@ export function networkConfinement(policy: Policy): NetworkConfinement {
 }
 
 /**
+ * Whether confined processes may create unix sockets: an allowed `unix_socket` rule that no
+ * deny or ask rule names. Such a process reaches every unix socket it can see (the ssh agent,
+ * Docker, D-Bus, tmux): a connect(2) cannot be decided socket by socket, so there is nothing to
+ * ask about one at a time, and an ask rule keeps them closed as a deny does.
+ */
+export function unixSocketConfinement(policy: Policy): boolean {
+  const named = (rules: readonly Rule[]) => rules.some((rule) => rule.class === 'unix_socket');
+  return named(policy.rules.allow) && !named(policy.rules.deny) && !named(policy.rules.ask);
+}
+
+/**
  * Where a private temporary file system is mounted: bubblewrap's own /dev, which holds no host
  * file. Mounting it over the host's /tmp would hide whatever a step reads there (a checkout, a
  * script a command names), so the host's /tmp stays visible read-only like the rest.
@@ -213,10 +239,11 @@ export function planConfinement(input: ConfinementInput): ConfinementPlan {
   const { policy, workspaceRoot } = input;
   const context = { home: input.home, variables: input.variables ?? {}, base: workspaceRoot };
   const withheld = [...policy.rules.deny, ...policy.rules.ask];
+  const privatePaths = unique(input.privatePaths ?? []);
   const roots = scopeRoots(input);
-  const ruleRoots = writableRoots(input, roots);
+  const ruleRoots = outsidePrivate(writableRoots(input, roots), privatePaths);
   const caches = placedCaches(context);
-  const cacheRoots = grantedCaches(caches, input.caches ?? [], input.homeDirectories)
+  const cacheRoots = outsidePrivate(grantedCaches(caches, input.caches ?? [], input.homeDirectories), privatePaths)
     .filter((cache) => !ruleRoots.some((root) => root.kind === 'tree' && isWithin(root.path, cache.path)))
     .map((cache): WritableRoot => ({ path: cache.path, kind: 'tree', cache: cache.name }));
   const writable = [...ruleRoots, ...cacheRoots];
@@ -244,7 +271,9 @@ export function planConfinement(input: ConfinementInput): ConfinementPlan {
     hidden: unique(hidden),
     exposed,
     toolchains: toolchains.found,
+    privatePaths,
     network: networkConfinement(policy),
+    unixSockets: unixSocketConfinement(policy),
     scope: { workspace: workspaceRoot, roots, writable: ruleRoots.map((root) => root.path), places: writablePlaces(input, writable, caches), caches },
   };
 }

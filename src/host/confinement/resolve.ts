@@ -3,7 +3,7 @@ import { locateOnDisk, locateThroughTrustedLinks, spellingsOnDisk, UntrustedLink
 import { ToolError } from '../errors.js';
 import { showHomePath } from '../home-path.js';
 import { isWithin } from '../workspace.js';
-import { outermost, type ConfinementPlan, type WritableRoot } from './plan.js';
+import { outermost, outsidePrivate, type ConfinementPlan, type WritableRoot } from './plan.js';
 
 declare const resolvedOnDisk: unique symbol;
 
@@ -100,9 +100,10 @@ export function resolveConfinementPlan(plan: ConfinementPlan, home?: string): Re
     links.push(...placed.links);
     return placed.root;
   });
-  // The policy's own roots, outermost; then the caches in the order of the table.
-  const granted = outermost(resolved.filter((root) => root.cache === undefined));
-  const writable = [...granted, ...resolved.filter((root) => root.cache !== undefined && !granted.some((other) => other.kind === 'tree' && isWithin(other.path, root.path)))];
+  // The policy's own roots, outermost; then the caches in the order of the table. None inside rho's own directories, wherever a link led.
+  const kept = outsidePrivate(resolved, plan.privatePaths);
+  const granted = outermost(kept.filter((root) => root.cache === undefined));
+  const writable = [...granted, ...kept.filter((root) => root.cache !== undefined && !granted.some((other) => other.kind === 'tree' && isWithin(other.path, root.path)))];
   const readOnly = unique(plan.readOnly.flatMap(canonicalSpellings)).filter((kept) => writable.some((root) => isWithin(root.path, kept)));
   const hidden = unique(plan.hidden.flatMap(canonicalSpellings));
   const readable = plan.exposed.flatMap(canonicalSpellings).filter((exposed) => plan.scope.roots.some((root) => isWithin(root, exposed)));

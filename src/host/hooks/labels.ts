@@ -9,12 +9,12 @@ const labelKeyPattern = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
  */
 export type HostLabels = Readonly<Record<string, string>>;
 
-/** Parses `--label KEY=VALUE` entries; a repeated key keeps its last value. */
+/** Parses `KEY=VALUE` entries (the CLI's `--label`); a repeated key keeps its last value. */
 export function parseHostLabels(entries: readonly string[]): HostLabels {
   const labels = new Map<string, string>();
   for (const entry of entries) {
     const equals = entry.indexOf('=');
-    if (equals <= 0) throw new HostError('invalid_label', `label "${entry}" is not KEY=VALUE; write it as --label ci_job=1234`);
+    if (equals <= 0) throw new HostError('invalid_label', `label "${entry}" is not KEY=VALUE; write it as ci_job=1234`);
     labels.set(entry.slice(0, equals), entry.slice(equals + 1));
   }
   // fromEntries defines keys (an assignment of `__proto__` would drop it before the check).

@@ -48,7 +48,7 @@ export function sampleNetworkRequest(url: string, method = 'GET'): NetworkReques
 }
 
 export function sampleGateInput(overrides: Partial<GateInput> = {}): GateInput {
-  return { callId: 'call-1', stepId: 'step-1', tool: 'exec', request: sampleProcessRequest(), policyDecision: 'allow', ...overrides };
+  return { callId: 'call-1', stepId: 'step-1', tool: 'exec', source: 'built-in', request: sampleProcessRequest(), policyDecision: 'allow', ...overrides };
 }
 
 const samplePayloads: { [K in HookEventKind]: () => HookPayloads[K] } = {

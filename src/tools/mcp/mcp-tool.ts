@@ -3,14 +3,13 @@ import type { NetworkToolRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
 import { opaqueKey, shared } from '../../host/resources.js';
 import { imageFromBase64, resourceContent, type ImageContent, type ResourceContent } from '../../host/content.js';
-import { defineTool, type ExecuteContext, type Tool, type ToolOutput } from '../../host/tool.js';
+import { maxDescriptionLength } from '../../host/tool-declaration.js';
+import { defineBuiltinTool, type ExecuteContext, type Tool, type ToolOutput } from '../../host/tool.js';
 import { argumentSchemaFromJsonSchema, parseArgumentsJsonSchema } from './argument-schema.js';
 import type { ServerConnection } from './server-connection.js';
 
 /** MCP tool names (the protocol allows letters, digits, `_`, `-` and `.`, up to 128 characters). */
 const toolNamePattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-/** Longest tool description rho keeps. */
-export const maxDescriptionLength = 4096;
 
 /** What rho takes from one entry of a server's `tools/list`, checked. */
 export interface McpToolDeclaration {
@@ -83,7 +82,7 @@ export function mcpTool(connection: ServerConnection, declaration: McpToolDeclar
   };
   const common = { name, description, schema, origin: 'mcp' as const, classes: ['network_tool' as const], untrustedContent: declaration.openWorld };
   if (declaration.readOnly) {
-    return defineTool({
+    return defineBuiltinTool({
       ...common,
       executionPolicy: 'resource-aware',
       async prepare(args) {
@@ -96,7 +95,7 @@ export function mcpTool(connection: ServerConnection, declaration: McpToolDeclar
       },
     });
   }
-  return defineTool({
+  return defineBuiltinTool({
     ...common,
     executionPolicy: 'exclusive',
     async run(args, ctx) {

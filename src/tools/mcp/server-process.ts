@@ -84,11 +84,12 @@ export class ServerProcess implements Transport {
     const child = spawn(sandboxed.file, [...sandboxed.args], {
       cwd: sandboxed.cwd,
       env: { ...sandboxed.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', ...sandboxed.extraStdio],
       detached: true,
       shell: false,
-    });
+    }) as ChildProcessWithoutNullStreams;
     this.child = child;
+    sandboxed.attach(child);
     this.exited = new Promise<void>((resolve) => {
       child.once('exit', (code, signal) => void this.onExit(child, code, signal).then(resolve));
       // A program that could not be started never exits: nothing is left to wait for.

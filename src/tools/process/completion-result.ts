@@ -8,17 +8,6 @@ import type { resultData } from '../result-data.js';
 /** The structured result of a process that ran to completion (a step's `data`), failed or not. */
 export type CompletionData = z.infer<typeof resultData.exec>;
 
-const stderrTailLines = 5;
-const stderrTailChars = 2000;
-
-/** The last few lines of stderr, for a failure message. */
-function stderrTail(stderr: string): string {
-  const lines = stderr.trimEnd().split('\n').slice(-stderrTailLines).join('\n');
-  if (lines.length === 0) return '';
-  const text = lines.length > stderrTailChars ? `…${lines.slice(-stderrTailChars)}` : lines;
-  return `; last stderr lines:\n${text}`;
-}
-
 /** What the sandbox kept from a failed process, each with its grant (`confinementHints`), for the failure message. */
 function sandboxNote(hints: readonly string[]): string {
   return hints.length === 0 ? '' : `; confinement: ${hints.join('; ')}`;
@@ -26,8 +15,12 @@ function sandboxNote(hints: readonly string[]): string {
 
 /**
  * Turns an outcome into the call's output: success when the exit code is one of `okExitCodes`,
- * otherwise a typed error whose details carry the same data a success would have had. `explain`
- * says, for a failure, what a sandbox kept from the process.
+ * otherwise a typed error whose details carry the same data a success would have had. A process
+ * that failed after rho's network proxy refused it a host fails with that denial (exit 3), not
+ * as the program's own failure; one that succeeded anyway (it did without the host) succeeds.
+ * A failure's message says how the process ended and quotes none of its output (that was shown
+ * as it came, and is whole in the step's log), only the paths `explain` finds the sandbox kept
+ * from the process, each with the grant that allows it.
  */
 export function completionOutput(
   label: string,
@@ -53,15 +46,18 @@ export function completionOutput(
     case 'exited':
       break;
   }
-  if (outcome.exitCode === null) {
-    throw new ToolError('execution_failed', `${label} was killed by ${outcome.signal ?? 'a signal'}${stderrTail(outcome.stderr)}`, { details, output });
-  }
-  if (!okExitCodes.includes(outcome.exitCode)) {
-    const expected = okExitCodes.length === 1 ? `${okExitCodes[0]}` : `one of ${okExitCodes.join(', ')}`;
-    throw new ToolError('execution_failed', `${label} exited with code ${outcome.exitCode} (expected ${expected})${sandboxNote(explain(outcome))}${stderrTail(outcome.stderr)}`, {
-      details,
+  const ended = outcome.exitCode === null ? `was killed by ${outcome.signal ?? 'a signal'}` : `exited with code ${outcome.exitCode}`;
+  if (outcome.exitCode !== null && okExitCodes.includes(outcome.exitCode)) return { text: outcome.stdout, data, metadata: { truncated: outcome.truncated } };
+  const refusal = outcome.networkRefusal;
+  if (refusal) {
+    // The program most likely failed because of it: the step is denied, naming the host and what grants it.
+    throw new ToolError(refusal.kind, `${label} ${ended} after rho's network proxy refused it a connection: ${refusal.message}`, {
+      cause: refusal,
+      details: { ...details, ...refusal.details },
       output,
     });
   }
-  return { text: outcome.stdout, data, metadata: { truncated: outcome.truncated } };
+  if (outcome.exitCode === null) throw new ToolError('execution_failed', `${label} ${ended}`, { details, output });
+  const expected = okExitCodes.length === 1 ? `${okExitCodes[0]}` : `one of ${okExitCodes.join(', ')}`;
+  throw new ToolError('execution_failed', `${label} ${ended} (expected ${expected})${sandboxNote(explain(outcome))}`, { details, output });
 }

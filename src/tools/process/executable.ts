@@ -9,7 +9,7 @@ import { ToolError } from '../../host/errors.js';
  * (and a thrown error for each directory that lacks the name), which made up a large part of
  * a process step's preparation.
  */
-function isExecutableFile(candidate: string): boolean {
+export function isExecutableFile(candidate: string): boolean {
   try {
     // A missing name (the common case while searching) returns undefined instead of throwing.
     if (!statSync(candidate, { throwIfNoEntry: false })?.isFile()) return false;
@@ -61,15 +61,15 @@ export interface ExecutableSearch {
   writableRoots: readonly string[];
 }
 
-function isUnder(file: string, roots: readonly string[]): boolean {
+export function isUnder(file: string, roots: readonly string[]): boolean {
   return roots.some((root) => file === root || file.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`));
 }
 
 /**
- * Whether a program found on PATH lies where steps can write, as a directory on PATH or as the
- * target of a link in one: a step could have planted it there.
+ * Whether a program lies where steps can write, as named or as the target of a link: a step
+ * could have planted it there.
  */
-function isWritableLocation(candidate: string, writableRoots: readonly string[]): boolean {
+export function isWritableLocation(candidate: string, writableRoots: readonly string[]): boolean {
   if (isUnder(candidate, writableRoots)) return true;
   try {
     // One realpath(3) call: the JavaScript realpathSync walks every component with lstat.
@@ -113,9 +113,7 @@ export async function resolveExecutable(command: string, options: ExecutableSear
   );
 }
 
-/** The first executable file named `name` in the absolute directories of a PATH value, or undefined. */
-export function findOnPath(name: string, pathVariable: string | undefined): string | undefined {
-  return searchDirectories(pathVariable)
-    .map((directory) => path.join(directory, name))
-    .find(isExecutableFile);
+/** The first executable file named `name` in `directories` (absolute), or undefined. */
+export function findInDirectories(name: string, directories: readonly string[]): string | undefined {
+  return directories.map((directory) => path.join(directory, name)).find(isExecutableFile);
 }

@@ -1,17 +1,8 @@
+import { completeUtf8Length } from '../../host/utf8.js';
+
 /** Default and largest `max_output_bytes` for each of stdout and stderr. */
 export const defaultOutputLimitBytes = 1024 * 1024;
 export const maxOutputLimitBytes = 64 * 1024 * 1024;
-
-/** How many leading bytes hold only whole UTF-8 characters (a byte limit can cut the last one in half). */
-export function completeUtf8Length(bytes: Uint8Array): number {
-  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
-    const byte = bytes[bytes.length - back]!;
-    if ((byte & 0xc0) === 0x80) continue;
-    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    return needed > back ? bytes.length - back : bytes.length;
-  }
-  return bytes.length;
-}
 
 /** Decodes bytes as UTF-8, dropping a character cut in half at the end. */
 export function decodeUtf8(bytes: Buffer): string {
@@ -36,6 +27,16 @@ export class BoundedCapture {
     const kept = chunk.length <= room ? chunk : Buffer.from(chunk.subarray(0, room));
     this.chunks.push(kept);
     this.keptBytes += kept.length;
+  }
+
+  /** Whether nothing more will be kept (the rest need only be counted, with `skip`). */
+  get full(): boolean {
+    return this.keptBytes >= this.limitBytes;
+  }
+
+  /** Counts bytes that are not kept. */
+  skip(bytes: number): void {
+    this.seenBytes += bytes;
   }
 
   get truncated(): boolean {

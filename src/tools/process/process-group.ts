@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { CallConfinement } from '../../host/confinement/index.js';
 import { ToolError } from '../../host/errors.js';
-import { sandboxLaunch } from './sandbox/sandboxed-launch.js';
+import { sandboxLaunch, type SandboxedLaunch } from './sandbox/sandboxed-launch.js';
 import { isGroupAlive, terminateGroup, terminationGraceMs, trackGroup, untrackGroup } from './process-tree.js';
 
 /** Everything needed to start one child: no shell, an absolute program, an explicit environment. */
@@ -59,20 +59,26 @@ export function preloadExeca(): void {
  * split into lines here). execa's other per-call work is off already: its exit hook (`cleanup`)
  * is skipped for a detached child, its kill timer (`forceKillAfterDelay`) only follows its own
  * `kill()`, which rho never calls (it signals the group), and verbose, ipc, `all` and `lines`
- * are off by default. Exported so the benchmark measures exactly this.
+ * are off by default. A sandboxed child gets the descriptors its sandbox reads (`extraStdio`:
+ * the seccomp filter, the proxy's IPC channel) after the three standard ones. Exported so the
+ * benchmark measures exactly this.
  */
-export function execaOptions(target: { cwd: string; env: Readonly<Record<string, string>> }, stdin: string | undefined) {
-  return {
+export function execaOptions(target: { cwd: string; env: Readonly<Record<string, string>>; extraStdio?: readonly ('pipe' | 'ipc')[] }, stdin: string | undefined) {
+  const common = {
     cwd: target.cwd,
     env: target.env,
     extendEnv: false,
-    ...(stdin === undefined ? { stdin: 'ignore' as const } : { input: stdin }),
     buffer: false,
     // Raw chunks: no decoding or line handling inside execa.
     encoding: 'buffer' as const,
     detached: true,
     reject: false,
   };
+  const input = stdin === undefined ? {} : { input: stdin };
+  const extra = target.extraStdio ?? [];
+  if (extra.length === 0) return { ...common, ...(stdin === undefined ? { stdin: 'ignore' as const } : input) };
+  const stdio = [stdin === undefined ? ('ignore' as const) : ('pipe' as const), 'pipe', 'pipe', ...extra] as const;
+  return { ...common, ...input, stdio, serialization: 'json' as const };
 }
 
 /**
@@ -90,9 +96,14 @@ export class ProcessGroup {
     readonly stdout: Readable,
     readonly stderr: Readable,
     exited: Promise<ExitStatus>,
-    release: () => void,
+    private readonly sandbox: Pick<SandboxedLaunch, 'release' | 'networkRefusal'>,
   ) {
-    this.finished = this.settle(exited).finally(release);
+    this.finished = this.settle(exited).finally(() => sandbox.release());
+  }
+
+  /** The first connection rho's network proxy refused the process, if any: a failure after one is that denial. */
+  networkRefusal(): ToolError | undefined {
+    return this.sandbox.networkRefusal();
   }
 
   /**
@@ -111,11 +122,12 @@ export class ProcessGroup {
         cause: result.cause,
       });
     }
+    sandboxed.attach(subprocess);
     trackGroup(pid);
     const exited = new Promise<ExitStatus>((resolve) => {
       subprocess.once('exit', (exitCode, signal) => resolve({ exitCode, signal }));
     });
-    return new ProcessGroup(pid, stdout, stderr, exited, sandboxed.release);
+    return new ProcessGroup(pid, stdout, stderr, exited, sandboxed);
   }
 
   /** The exit status once the child has exited; undefined while it runs. */

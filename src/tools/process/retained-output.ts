@@ -1,4 +1,4 @@
-import { completeUtf8Length } from './output-capture.js';
+import { completeUtf8Length } from '../../host/utf8.js';
 
 export interface OutputSlice {
   /** Where the returned content starts (later than asked when older output was already dropped). */

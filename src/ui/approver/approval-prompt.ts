@@ -26,9 +26,10 @@ interface Keypress {
 /**
  * Shows one approval prompt and waits for its answer. Escape denies; Ctrl-C ends as
  * `interrupt`; an aborted signal closes the prompt at once (the result no longer matters, so
- * it ends as `deny`). Nothing is left on the terminal waiting for a key.
+ * it ends as `deny`). Nothing is left on the terminal waiting for a key. A request whose tool
+ * never has its approvals remembered is not offered "Allow for this run".
  */
-export async function promptForApproval(terminal: PromptTerminal, header: string, signal: AbortSignal): Promise<PromptEnding> {
+export async function promptForApproval(terminal: PromptTerminal, header: string, signal: AbortSignal, rememberable = true): Promise<PromptEnding> {
   // enquirer loads only when a prompt is shown, not with every run.
   const { Select } = (await import('enquirer')).default as unknown as { Select: SelectClass };
   if (signal.aborted) return 'deny';
@@ -37,7 +38,7 @@ export async function promptForApproval(terminal: PromptTerminal, header: string
     name: 'approval',
     message: 'Allow this request?',
     header,
-    choices: approvalChoices.map((choice) => ({ ...choice })),
+    choices: approvalChoices.filter((choice) => rememberable || choice.name !== 'allow_run').map((choice) => ({ ...choice })),
     stdin: terminal.input,
     stdout: terminal.output,
   });

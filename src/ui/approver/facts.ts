@@ -3,23 +3,12 @@ import { describeRequest, displayPath, grantingRule, type CapabilityRequest, typ
 import { approveFlag } from '../grant-hints.js';
 import { isProtectedEnvName } from '../../host/protected-env.js';
 import type { ResolvedPath } from '../../host/workspace.js';
+import { printable } from '../safe-text.js';
 
 /** One labelled line of an approval prompt. */
 export interface Fact {
   label: string;
   value: string;
-}
-
-/**
- * Text from a request made safe for a terminal: control characters, DEL, C1 codes and
- * bidirectional overrides are shown as escapes, so an argument cannot repaint the prompt
- * or disguise what is being approved.
- */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (character) => {
-    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\e' };
-    return named[character] ?? `\\u{${character.codePointAt(0)!.toString(16)}}`;
-  });
 }
 
 /** Words as `describeRequest` writes them: plain when safe, else a JSON string (which also escapes control characters). */
@@ -140,7 +129,7 @@ export function requestFacts(request: CapabilityRequest): Fact[] {
         { label: 'timeout', value: formatLimit(request.wallLimitMs) },
         { label: 'output', value: `at most ${formatBytes(request.outputLimitBytes)}` },
         { label: 'runs', value: request.class === 'shell' ? `as a ${request.shell} script (a shell can run anything)` : 'directly, no shell' },
-        ...(request.stdinDigest ? [{ label: 'stdin', value: `given (sha256 ${request.stdinDigest.slice(0, 12)}…)` }] : []),
+        ...(request.stdinDigest ? [{ label: 'stdin', value: `given (digest ${request.stdinDigest.slice(0, 12)}…)` }] : []),
       ];
     }
     case 'network':

@@ -4,7 +4,8 @@ import { createPromptLock, type PromptTerminal } from '../questioner/index.js';
 import { InteractiveApprover } from './interactive-approver.js';
 import { formatScriptedDecision } from './scripted-echo.js';
 
-export { approvalHeader, requestFacts, printable } from './facts.js';
+export { approvalHeader, requestFacts } from './facts.js';
+export { printable } from '../safe-text.js';
 export { InteractiveApprover, type InteractiveApproverOptions } from './interactive-approver.js';
 export { formatScriptedDecision } from './scripted-echo.js';
 

@@ -24,7 +24,7 @@ export class InteractiveApprover implements Approver {
   approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const { terminal, mask = (text: string) => text } = this.options;
     return terminal.lock.run(async () => {
-      const ending = await promptForApproval(terminal, mask(approvalHeader(request)), signal);
+      const ending = await promptForApproval(terminal, mask(approvalHeader(request)), signal, request.rememberable);
       if (ending !== 'interrupt') return ending;
       this.options.onInterrupt();
       throw new ToolError('interrupted', 'the run was interrupted at the approval prompt (Ctrl-C)');

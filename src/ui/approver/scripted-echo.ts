@@ -1,7 +1,7 @@
 import type { ScriptedDecision } from '../../host/authorization.js';
 import { describeRequest } from '../../host/capability.js';
 import { shellQuote } from '../../host/denials.js';
-import { printable } from './facts.js';
+import { printable } from '../safe-text.js';
 
 /** The line a log shows for a request a flag answered: which flag, and what it allowed. */
 export function formatScriptedDecision(decision: ScriptedDecision): string {

@@ -4,6 +4,7 @@ import { answerProblem, type Answer, type HostInputRequest, type Question } from
 import { Countdown } from './countdown.js';
 import type { PromptLock } from './prompt-lock.js';
 import { askedBy } from './request-label.js';
+import { printable, safeText } from '../safe-text.js';
 
 /** Where prompts read keys and draw. */
 export interface PromptTerminal {
@@ -52,13 +53,14 @@ function promptOptions(question: Question, terminal: PromptTerminal, message: st
     case 'confirm':
       return { type: 'Confirm', options: { ...base, initial: question.default } };
     case 'choice': {
-      const choices = (question.choices ?? []).map((label) => ({ name: label }));
+      // A choice is shown as text (`message`) and answered as it is (`name`).
+      const choices = (question.choices ?? []).map((label) => ({ name: label, message: printable(label) }));
       const initial = question.default === undefined ? undefined : question.choices?.indexOf(question.default as string);
       return { type: 'Select', options: { ...base, choices, initial } };
     }
     case 'multi': {
       const preselected = Array.isArray(question.default) ? question.default : [];
-      const choices = (question.choices ?? []).map((label) => ({ name: label, enabled: preselected.includes(label) }));
+      const choices = (question.choices ?? []).map((label) => ({ name: label, message: printable(label), enabled: preselected.includes(label) }));
       // enquirer tells a selected choice from another only by colour; boxes read without it.
       return { type: 'MultiSelect', options: { ...base, choices, initial: preselected, indicator: { on: '[x]', off: '[ ]' } } };
     }
@@ -108,14 +110,15 @@ export async function promptForAnswers(
       countdownSeconds === undefined
         ? undefined
         : new Countdown(countdownSeconds, { tick: () => void active?.render(), expire: () => void active?.cancel() });
-    const reason = mask(request.timeoutFallback?.reason ?? '');
+    // Questions come from tools and MCP servers: what they ask is shown as text, never obeyed by the terminal.
+    const reason = printable(mask(request.timeoutFallback?.reason ?? ''));
     const footer = () => (countdown?.running ? countdownLine(countdown, reason) : '');
     const onAbort = () => void active?.cancel();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       for (const question of questions) {
         if (signal.aborted) break;
-        const message = mask(`${request.stepId ? `[${request.stepId}] ` : ''}${question.question}`);
+        const message = safeText(mask(`${request.stepId ? `[${request.stepId}] ` : ''}${question.question}`), false);
         const { type, options } = promptOptions(question, terminal, message);
         active = new prompts[type]({ ...options, footer });
         const ending = await runPrompt(active, countdown);

@@ -1,9 +1,9 @@
 import type { SandboxStatus } from '../../host/confinement/status.js';
 import type { RunEvent } from '../../host/events.js';
 import { ListrPromptHost } from '../approver/listr-prompt-host.js';
-import { printable } from '../approver/facts.js';
-import { describeFinish, formatDuration, formatSummary } from './format.js';
-import { runnerLineBreak } from './guarded-sink.js';
+import { printable, safeText } from '../safe-text.js';
+import { describeFinish, describeOmission, finishLines, formatCount, formatDuration, formatSummary, hostSuffix } from './format.js';
+import { prefixLines } from './plain.js';
 import type { Renderer, TextSink } from './renderer.js';
 
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
@@ -13,28 +13,35 @@ interface TaskHandle {
   output: string;
 }
 
-/** Colour and cursor sequences (CSI, OSC) a process prints; they would repaint the list. */
-const terminalSequence = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g;
-
-/** A line of step output made safe to draw inside the list: no sequences, tabs as spaces, other control characters escaped. */
+/** A line of step output made safe to draw inside the list: colours kept, tabs as spaces, everything else that acts on a terminal written out. */
 function drawable(line: string): string {
-  return printable(line.replace(terminalSequence, '').replace(/\t/g, '  '));
+  return safeText(line.replace(/\t/g, '  '), true);
 }
 
 /** How many of a step's latest output lines are shown under it. */
 export const outputLinesShown = 5;
 
+/** How often a step's output is drawn again at most: a step printing thousands of lines a second repaints ten times. */
+export const drawIntervalMs = 100;
+
 /**
- * What a step's task shows: its title, every decision made for it and its latest output lines,
- * all kept after the run, so the screen keeps what each step said and who allowed what. Events can arrive before listr2 has started the task (the first steps start while
- * listr2 is still loading), so the state is kept here and copied onto the task when it attaches.
+ * What a step's task shows: its title, every decision made for it and its latest output lines
+ * (under a count of the earlier ones), all kept after the run, so the screen keeps what each step
+ * said and who allowed what. Everything it printed is kept too (the host bounds it per step),
+ * for the run's end to show in full if the step fails. Events can arrive before listr2 has
+ * started the task (the first steps start while listr2 is still loading), so the state is kept
+ * here and copied onto the task when it attaches.
  */
 class StepTask {
   private started = false;
   private status: string | undefined;
   private readonly decisions: string[] = [];
-  private lines: string[] = [];
+  private latest: string[] = [];
+  private printedLines = 0;
+  private printed: string[] = [];
+  private omission: string | undefined;
   private handle: TaskHandle | undefined;
+  private drawing: NodeJS.Timeout | undefined;
   readonly finished: Promise<StepFinished>;
   settle: (event: StepFinished) => void = () => {};
 
@@ -43,7 +50,7 @@ class StepTask {
   }
 
   get title(): string {
-    return this.started ? this.name : `${this.name} (waiting)`;
+    return this.started ? printable(this.name) : `${printable(this.name)} (waiting)`;
   }
 
   attach(handle: TaskHandle): void {
@@ -57,11 +64,22 @@ class StepTask {
     if (this.handle) this.handle.title = this.title;
   }
 
-  /** Lines the step printed; only the latest few are kept. */
+  /** Lines the step printed: the latest few are drawn, at most every `drawIntervalMs`. */
   print(text: string): void {
     this.status = undefined;
-    this.lines.push(...text.split(runnerLineBreak).map(drawable));
-    if (this.lines.length > outputLinesShown) this.lines = this.lines.slice(-outputLinesShown);
+    const lines = (text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).split('\n');
+    this.printedLines += lines.length;
+    this.printed.push(text);
+    this.latest = lines.length >= outputLinesShown ? lines.slice(-outputLinesShown) : [...this.latest, ...lines].slice(-outputLinesShown);
+    this.drawing ??= setTimeout(() => {
+      this.drawing = undefined;
+      this.draw();
+    }, drawIntervalMs).unref();
+  }
+
+  /** The step printed more than the host passes on (`--output-limit`). */
+  omitted(line: string): void {
+    this.omission = line;
     this.draw();
   }
 
@@ -83,9 +101,28 @@ class StepTask {
     this.draw();
   }
 
+  /** Everything the step printed, and what was left out of it. */
+  get output(): { texts: readonly string[]; omission: string | undefined } {
+    return { texts: this.printed, omission: this.omission };
+  }
+
+  /** A step that succeeded is not shown again: what it printed need not be kept. */
+  forgetOutput(): void {
+    this.printed = [];
+  }
+
   private draw(): void {
+    clearTimeout(this.drawing);
+    this.drawing = undefined;
     if (!this.handle) return;
-    const shown = [...this.decisions, ...this.lines, ...(this.status ? [this.status] : [])];
+    const earlier = this.printedLines - this.latest.length;
+    const shown = [
+      ...this.decisions,
+      ...(earlier > 0 ? [`… ${formatCount(earlier, 'earlier line')}`] : []),
+      ...this.latest.map(drawable),
+      ...(this.omission ? [this.omission] : []),
+      ...(this.status ? [this.status] : []),
+    ];
     this.handle.output = shown.join('\n');
   }
 }
@@ -124,13 +161,16 @@ export class FancyRenderer implements Renderer {
       case 'step_progress':
         this.tasks.get(event.stepId)?.print(event.message);
         return;
+      case 'step_output_omitted':
+        this.tasks.get(event.stepId)?.omitted(describeOmission(event));
+        return;
       case 'approval_requested':
-        this.tasks.get(event.stepId)?.wait(`waiting for approval of a ${event.class} request (#${event.request})`);
+        this.tasks.get(event.stepId)?.wait(`waiting for approval of a ${event.class} request${hostSuffix(event)} (#${event.request})`);
         return;
       case 'approval_decided':
         if (event.decider !== 'policy') {
           const verdict = event.result === 'allow' ? '✔ allowed' : '✖ denied';
-          this.tasks.get(event.stepId)?.decide(`${verdict} by ${event.decider}: ${event.class} request #${event.request}`);
+          this.tasks.get(event.stepId)?.decide(`${verdict} by ${event.decider}: ${event.class} request #${event.request}${hostSuffix(event)}`);
         }
         return;
       case 'question_asked':
@@ -139,8 +179,12 @@ export class FancyRenderer implements Renderer {
       case 'question_answered':
         this.tasks.get(event.stepId)?.decide(`answered (${event.source === 'user' ? 'by you' : 'by the timeout fallback'})`);
         return;
+      case 'step_output_rewritten':
+        this.tasks.get(event.stepId)?.decide(`output rewritten by ${event.by}`);
+        return;
       case 'step_finished':
         this.finished.push(event);
+        if (!showsOutputAgain(event)) this.tasks.get(event.stepId)?.forgetOutput();
         this.tasks.get(event.stepId)?.settle(event);
         return;
       case 'run_finished':
@@ -152,7 +196,18 @@ export class FancyRenderer implements Renderer {
   async close(): Promise<void> {
     this.prompts.close();
     await this.listDone;
-    for (const line of this.summary) this.out.write(`${line}\n`);
+    for (const event of this.finished.filter(showsOutputAgain)) this.showOutput(event);
+    this.out.write(this.summary.map((line) => `${line}\n`).join(''));
+  }
+
+  /** Under the list, everything a failed step printed (the list kept only its latest lines). */
+  private showOutput(event: StepFinished): void {
+    const task = this.tasks.get(event.stepId);
+    if (!task || task.output.texts.length === 0) return;
+    const { texts, omission } = task.output;
+    this.out.write(`Everything ${printable(event.stepId)} printed before it failed:\n`);
+    for (const text of texts) this.out.write(prefixLines(`[${event.stepId}] `, text));
+    this.out.write(prefixLines(`[${event.stepId}] `, ...(omission ? [omission] : []), ...finishLines(event)));
   }
 
   private async start(steps: readonly { id: string; name: string }[]): Promise<void> {
@@ -168,9 +223,9 @@ export class FancyRenderer implements Renderer {
               entry.attach(task);
               const event = await entry.finished;
               entry.end();
-              task.title = `${step.name} [${formatDuration(event.durationMs)}]`;
+              task.title = `${printable(step.name)} [${formatDuration(event.durationMs)}]`;
               if (event.status === 'success') return;
-              if (neverRan(event)) return task.skip(`${step.name} — ${event.status}: ${event.reason ?? describeFinish(event)}`);
+              if (neverRan(event)) return task.skip(`${printable(step.name)} — ${event.status}: ${event.reason ?? describeFinish(event)}`);
               throw new Error(describeFinish(event));
             },
           };
@@ -186,6 +241,11 @@ export class FancyRenderer implements Renderer {
     );
     await list.run().catch(() => undefined);
   }
+}
+
+/** A step that ran and failed: its whole output is shown again after the list. */
+function showsOutputAgain(event: StepFinished): boolean {
+  return event.status === 'failure';
 }
 
 /** A step that never executed: skipped by its `if:` or a failure, up to date, or cancelled before it started. */

@@ -1,3 +1,4 @@
+import { HostError } from '../../host/errors.js';
 import type { RunEvent } from '../../host/events.js';
 import type { Renderer } from './renderer.js';
 
@@ -13,7 +14,14 @@ export class FanoutRenderer implements Renderer {
     for (const renderer of this.renderers) renderer.handle(event);
   }
 
+  /** Closes every renderer, even when one fails; a failure of one is thrown, of several one error naming each. */
   async close(): Promise<void> {
-    await Promise.all(this.renderers.map((renderer) => renderer.close()));
+    const failures = (await Promise.allSettled(this.renderers.map((renderer) => renderer.close())))
+      .filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+      .map((outcome) => outcome.reason as unknown);
+    const [first, ...others] = failures;
+    if (failures.length === 0) return;
+    if (others.length === 0) throw first;
+    throw new HostError(first instanceof HostError ? first.kind : 'output_failed', failures.map((failure) => (failure as Error).message).join('; '), { cause: first });
   }
 }

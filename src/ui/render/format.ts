@@ -4,6 +4,7 @@ import type { RunEvent, StepStatus } from '../../host/events.js';
 
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
 type RunFinished = Extract<RunEvent, { type: 'run_finished' }>;
+type OutputOmitted = Extract<RunEvent, { type: 'step_output_omitted' }>;
 
 export const statusSymbol: Readonly<Record<StepStatus, string>> = {
   success: '✔',
@@ -35,6 +36,29 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
 }
 
+/** A size as a person reads it: `512 bytes`, `1.5 KiB`, `10 MiB`. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} byte${bytes === 1 ? '' : 's'}`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+export function formatCount(count: number, what: string): string {
+  return `${count.toLocaleString('en-US')} ${what}${count === 1 ? '' : 's'}`;
+}
+
+/** The one line that says how much of a step's output was not shown, and where all of it is. */
+export function describeOmission(event: OutputOmitted): string {
+  const where = event.log === undefined ? 'logs are off (--no-logs), so it was not kept' : `all of it is in ${event.log}`;
+  return `… ${formatCount(event.lines, 'more line')} (${formatSize(event.bytes)}) not shown: past the ${formatSize(event.limitBytes)} of output a step shows (--output-limit); ${where}`;
+}
+
 /** One line describing how a step ended. */
 export function describeFinish(event: StepFinished): string {
   const tries = event.attempts === undefined ? '' : `, ${event.attempts} attempts`;
@@ -43,6 +67,26 @@ export function describeFinish(event: StepFinished): string {
   if (event.error) return `${base}${note}: ${event.error.message}`;
   if (event.reason) return `${base}: ${event.reason}`;
   return base;
+}
+
+/** How an approval line names the host of a network request (` to host:port`); nothing for other classes. */
+export function hostSuffix(event: { host?: string | undefined }): string {
+  return event.host === undefined ? '' : ` to ${event.host}`;
+}
+
+/** Whether a step ended badly enough that where its output is deserves a line of its own. */
+function failed(event: StepFinished): boolean {
+  return event.status === 'failure' || event.status === 'denied' || event.status === 'interrupted' || (event.status === 'cancelled' && event.error !== undefined);
+}
+
+/**
+ * The lines a step's end adds to a log: how it ended and, for a step that failed, where everything
+ * it printed is kept. Its output itself was shown as it came, so none of it is repeated here.
+ */
+export function finishLines(event: StepFinished): string[] {
+  const lines = [describeFinish(event)];
+  if (failed(event) && event.log !== undefined) lines.push(`its whole output: ${event.log}`);
+  return lines;
 }
 
 /** The line that says a run's processes are not confined, and why; undefined when they are. */
@@ -66,6 +110,7 @@ export function formatSummary(
   if (first) {
     const [headline = '', ...rest] = (first.error?.message ?? first.status).split(/\r\n|\r|\n/);
     lines.push(`First failure: ${first.stepId} — ${headline}`, ...rest.map((line) => `  [${first.stepId}] ${line}`));
+    if (first.log !== undefined) lines.push(`  [${first.stepId}] its whole output: ${first.log}`);
   }
   const width = Math.max(...finished.map((event) => event.stepId.length), 4);
   lines.push('Summary:');

@@ -4,6 +4,7 @@ import type { FileSink } from './file-sink.js';
 import type { CommandSink } from './guarded-sink.js';
 import { PlainFormatter } from './plain.js';
 import type { Renderer } from './renderer.js';
+import { printable } from '../safe-text.js';
 
 type RunStarted = Extract<RunEvent, { type: 'run_started' }>;
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
@@ -29,7 +30,8 @@ function escapeProperty(text: string): string {
  */
 export class GitHubActionsRenderer implements Renderer {
   private readonly formatter = new PlainFormatter();
-  private readonly held = new Map<string, string[]>();
+  /** Lines of steps that are not live, until their group opens; at most the output bound of each. */
+  private readonly held = new Map<string, string>();
   private readonly running = new Set<string>();
   private readonly order = new Map<string, number>();
   private live: string | undefined;
@@ -47,18 +49,18 @@ export class GitHubActionsRenderer implements Renderer {
       this.started = event;
       event.steps.forEach((step, index) => this.order.set(step.id, index));
     }
-    const { stepId, lines } = this.formatter.format(event);
+    const { stepId, text } = this.formatter.format(event);
     if (stepId === undefined) {
-      for (const line of lines) this.write(line);
+      this.write(text);
       if (event.type === 'run_finished') this.summaryMarkdown = this.markdownSummary(event);
       return;
     }
     if (event.type === 'step_started') this.running.add(stepId);
-    if (event.type === 'step_finished') return this.finish(event, lines);
-    if (lines.length === 0) return;
+    if (event.type === 'step_finished') return this.finish(event, text);
+    if (text === '') return;
     if (this.live === undefined) this.open(stepId);
-    if (this.live === stepId) for (const line of lines) this.write(line);
-    else this.hold(stepId, lines);
+    if (this.live === stepId) this.write(text);
+    else this.held.set(stepId, (this.held.get(stepId) ?? '') + text);
   }
 
   async close(): Promise<void> {
@@ -67,7 +69,7 @@ export class GitHubActionsRenderer implements Renderer {
     await this.stepSummary.end();
   }
 
-  private finish(event: StepFinished, lines: readonly string[]): void {
+  private finish(event: StepFinished, text: string): void {
     this.running.delete(event.stepId);
     const wasLive = this.live === event.stepId;
     // A step reported while another is live (a detached one finishing early) gets a group of its
@@ -75,7 +77,7 @@ export class GitHubActionsRenderer implements Renderer {
     const paused = wasLive ? undefined : this.live;
     if (paused !== undefined) this.closeGroup();
     if (!wasLive) this.open(event.stepId);
-    for (const line of lines) this.write(line);
+    this.write(text);
     this.closeGroup();
     this.annotate(event);
     if (paused !== undefined) this.open(paused, ' (continued)');
@@ -91,19 +93,13 @@ export class GitHubActionsRenderer implements Renderer {
   private open(stepId: string, suffix = ''): void {
     this.live = stepId;
     this.out.command(`::group::${escapeData(oneLine(`${this.formatter.names.get(stepId) ?? stepId}${suffix}`))}`);
-    for (const line of this.held.get(stepId) ?? []) this.write(line);
+    this.write(this.held.get(stepId) ?? '');
     this.held.delete(stepId);
   }
 
   private closeGroup(): void {
     this.out.command('::endgroup::');
     this.live = undefined;
-  }
-
-  private hold(stepId: string, lines: readonly string[]): void {
-    const held = this.held.get(stepId);
-    if (held) held.push(...lines);
-    else this.held.set(stepId, [...lines]);
   }
 
   private annotate(event: StepFinished): void {
@@ -116,7 +112,12 @@ export class GitHubActionsRenderer implements Renderer {
   }
 
   private markdownSummary(run: Extract<RunEvent, { type: 'run_finished' }>): string {
-    const cell = (text: string) => oneLine(text).replace(/\|/g, '\\|');
+    // A cell is one line of Markdown: no control characters, no table break, no HTML tag.
+    const cell = (text: string) =>
+      printable(oneLine(text))
+        .replace(/\|/g, '\\|')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;');
     const rows = [...this.formatter.finished]
       .sort((a, b) => a.index - b.index)
       .map((event) => {
@@ -127,7 +128,7 @@ export class GitHubActionsRenderer implements Renderer {
     return [title, '', '| | step | status | duration | detail |', '|---|---|---|---|---|', ...rows, '', ''].join('\n');
   }
 
-  private write(line: string): void {
-    this.out.write(`${line}\n`);
+  private write(text: string): void {
+    if (text !== '') this.out.write(text);
   }
 }

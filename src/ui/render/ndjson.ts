@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../host/events.js';
 import type { Renderer, TextSink } from './renderer.js';
+import { safeJson } from '../safe-text.js';
 
 /** Version of the event line format (`v`); bumped only on incompatible changes. */
 export const eventFormatVersion = 1;
@@ -24,7 +25,8 @@ export class NdjsonRenderer implements Renderer {
     const line = { v: eventFormatVersion, seq: ++this.seq, time: this.now().toISOString(), run_id: this.runId, type, ...fields };
     // `##[` can only stand inside a JSON string, where `\u0023` is the same `#`: the GitHub Actions
     // runner would read `##[name]` anywhere in a line as a workflow command.
-    this.out.write(`${JSON.stringify(line).replaceAll('##[', '\\u0023#[')}\n`);
+    // An events line read at a terminal is as safe as any other output (`safeJson`), and means the same.
+    this.out.write(`${safeJson(JSON.stringify(line).replaceAll('##[', '\\u0023#['))}\n`);
   }
 
   async close(): Promise<void> {

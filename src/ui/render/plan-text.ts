@@ -47,6 +47,7 @@ function confinementLines(confinement: PlannedConfinement): string[] {
     `  writes: ${confinement.writable.length > 0 ? confinement.writable.join(', ') : 'nothing'} (and its private TMPDIR)`,
     ...(confinement.caches.length > 0 ? [`  caches: ${confinement.caches.map((cache) => `${cache.name} (${cache.paths.join(', ')})`).join('; ')}`] : []),
     `  network: ${confinement.network}`,
+    `  unix sockets: ${confinement.unixSockets}`,
     ...(confinement.refused ? [`  REFUSED when it starts: ${confinement.refused}`] : []),
   ];
 }

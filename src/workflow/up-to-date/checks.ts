@@ -1,13 +1,14 @@
 import type { CapabilityRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
+import { keyedDigest, type DigestKey } from '../../host/keyed-digest.js';
 import type { ToolCall } from '../../host/prepared-call.js';
-import type { ResolvedPath, Workspace } from '../../host/workspace.js';
+import type { Workspace } from '../../host/workspace.js';
 import type { CompiledStep } from '../model.js';
 import { describeChange } from './changes.js';
 import { digestFileSet } from './file-set.js';
-import { canonicalJson, digestEnvironment, sha256 } from './fingerprint.js';
+import { canonicalJson, digestEnvironment } from './fingerprint.js';
 import { StateRecorder } from './state-recorder.js';
-import { emptyState, loadState, stateFilePath, stepKey, type StepStateRecord, type UpToDateState } from './state-file.js';
+import { stepKey, type StateStore, type StepStateRecord, type UpToDateState } from './state-file.js';
 
 /** Decides one request a step's check makes, with the step's call as its subject. */
 export type CheckAuthorizer = (subject: ToolCall, request: CapabilityRequest, signal: AbortSignal) => Promise<ToolError | undefined>;
@@ -25,6 +26,10 @@ export interface UpToDateOptions {
   env: Readonly<Record<string, string>>;
   secrets: Readonly<Record<string, string>>;
   force: ForceChoice;
+  /** Where the records are kept: rho's own, never a request of the run. */
+  store: StateStore;
+  /** Keys every digest the records hold. */
+  digestKey: DigestKey;
   warn(line: string): void;
 }
 
@@ -46,19 +51,18 @@ export interface PendingRecord {
  * The up-to-date checks of one run. A step with `sources:` is up to date when its tool, its
  * resolved arguments, the variables it receives and the contents of its sources are what they
  * were at its last successful run, and its generated files are still as that run left them.
- * Every file it reads and the state it writes are requests put to the run's authorization.
+ * Every file of the workspace it reads is a request put to the run's authorization; the records
+ * are rho's own (`options.store`), read once and written as the run goes on, and need no rule.
  */
 export class UpToDateChecks {
   readonly #options: UpToDateOptions;
   #state: Promise<UpToDateState> | undefined;
   #envDigests: Record<string, string> | undefined;
-  #recorder: StateRecorder | undefined;
-  #statePath: ResolvedPath | undefined;
-  /** The state's read and write, granted once for the run: it is read once and written by the run, not by each step. */
-  #stateGrant: Promise<ToolError | undefined> | undefined;
+  readonly #recorder: StateRecorder;
 
   constructor(options: UpToDateOptions) {
     this.#options = options;
+    this.#recorder = new StateRecorder({ store: options.store, warn: options.warn });
   }
 
   /** Whether the step runs regardless of its check. */
@@ -69,16 +73,12 @@ export class UpToDateChecks {
 
   /** Checks a step whose arguments are resolved, before its call is submitted. */
   async check(step: CompiledStep, call: ToolCall, signal: AbortSignal): Promise<CheckVerdict> {
-    const refusal = await this.#grantState(call, signal);
-    if (refusal) return { kind: 'refused', error: refusal };
     const state = await this.#loadState();
-    const { workspace, warn } = this.#options;
-    this.#recorder ??= new StateRecorder({ workspace, authorized: this.#statePath!, base: state, warn });
     const sources = await this.#digest(step.sources ?? [], call, signal);
     if (sources instanceof ToolError) return { kind: 'refused', error: sources };
-    const envDigests = (this.#envDigests ??= digestEnvironment(this.#options.env, this.#options.secrets, state.salt));
+    const envDigests = (this.#envDigests ??= digestEnvironment(this.#options.env, this.#options.secrets, this.#options.digestKey));
     const key = stepKey(this.#options.workflowKey, step.id);
-    const inputs = { tool: step.tool, arguments: sha256(canonicalJson(call.args ?? null)), env: envDigests, sources: Object.fromEntries(sources) };
+    const inputs = { tool: step.tool, arguments: keyedDigest(this.#options.digestKey, canonicalJson(call.args ?? null)), env: envDigests, sources: Object.fromEntries(sources) };
     const previous = state.steps[key];
     const inputChange = previous ? describeChange(previous, inputs) : 'no successful run is recorded';
     const stale = (reason: string): CheckVerdict => ({ kind: 'stale', reason, pending: { key, inputs, forgetFirst: inputChange === undefined } });
@@ -98,7 +98,7 @@ export class UpToDateChecks {
    * a run that dies while the step runs never leaves the step recorded as up to date.
    */
   async starting(pending: PendingRecord): Promise<void> {
-    if (pending.forgetFirst) await this.#recorder?.forget(pending.key, true);
+    if (pending.forgetFirst) await this.#recorder.forget(pending.key, true);
   }
 
   /** Records a step that succeeded: its inputs as checked, and its generated files as it left them. */
@@ -106,72 +106,34 @@ export class UpToDateChecks {
     const generated = await this.#digest(step.generates, call, signal);
     if (generated instanceof ToolError) {
       this.#options.warn(`rho: step ${step.id} ran, but its outputs could not be recorded (${generated.message}); it runs again next time`);
-      void this.#recorder?.forget(pending.key);
+      void this.#recorder.forget(pending.key);
       return;
     }
-    this.#recorder?.record(pending.key, { ...pending.inputs, generates: Object.fromEntries(generated) });
+    this.#recorder.record(pending.key, { ...pending.inputs, generates: Object.fromEntries(generated) });
   }
 
   /** Forgets a step that ran and did not succeed: it runs next time whatever changed. */
   failed(pending: PendingRecord): void {
-    void this.#recorder?.forget(pending.key);
+    void this.#recorder.forget(pending.key);
   }
 
   /** Writes what this run recorded and has not written yet (nothing when no step was checked). */
   async save(): Promise<void> {
-    await this.#recorder?.close();
-  }
-
-  /**
-   * The state's requests, made on behalf of the first step checked; a grant holds for the run,
-   * a refusal does not (the next step asks again). A step whose own signal still holds does not
-   * take another step's cancellation as its answer.
-   */
-  async #grantState(call: ToolCall, signal: AbortSignal): Promise<ToolError | undefined> {
-    for (;;) {
-      const asking = this.#stateGrant === undefined;
-      const grant = (this.#stateGrant ??= this.#authorizeState(call, signal));
-      const refusal = await grant;
-      if (!refusal) return undefined;
-      if (this.#stateGrant === grant) this.#stateGrant = undefined;
-      if (asking || refusal.kind !== 'cancelled' || signal.aborted) return refusal;
-    }
-  }
-
-  /** The state is read and written on a step's behalf: both are requests decided like any other. */
-  async #authorizeState(call: ToolCall, signal: AbortSignal): Promise<ToolError | undefined> {
-    const { workspace, authorize } = this.#options;
-    let forWrite: ResolvedPath;
-    try {
-      forWrite = await workspace.resolveForWrite(stateFilePath);
-    } catch (error) {
-      return error instanceof ToolError ? error : new ToolError('path_refused', `${stateFilePath}: ${(error as Error).message}`, { cause: error });
-    }
-    if (forWrite.state === 'existing') {
-      const read = await workspace.resolveForRead(stateFilePath).catch((error: unknown) => error as Error);
-      if (read instanceof Error) return read instanceof ToolError ? read : new ToolError('path_refused', read.message, { cause: read });
-      const refused = await authorize(call, { class: 'read', path: read, target: 'file' }, signal);
-      if (refused) return refused;
-    }
-    const refused = await authorize(call, { class: 'write', path: forWrite }, signal);
-    if (refused) return refused;
-    this.#statePath ??= forWrite;
-    return undefined;
+    await this.#recorder.close();
   }
 
   #loadState(): Promise<UpToDateState> {
-    this.#state ??= this.#statePath!.state === 'existing'
-      ? loadState(this.#statePath!.canonical).then(({ state, problem }) => {
-          if (problem) this.#options.warn(`rho: ${stateFilePath} is unreadable (${problem}); every step with sources runs, and the file is written anew`);
-          return state;
-        })
-      : Promise.resolve(emptyState());
+    const { store, warn } = this.#options;
+    this.#state ??= store.load().then(({ state, problem }) => {
+      if (problem) warn(`rho: the up-to-date state in ${store.place} is unreadable (${problem}); every step with sources runs, and it is written anew`);
+      return state;
+    });
     return this.#state;
   }
 
   #digest(globs: readonly string[], call: ToolCall, signal: AbortSignal): Promise<Map<string, string> | ToolError> {
-    const { workspace, authorize, withheld } = this.#options;
-    return digestFileSet(globs, { workspace, withheld, signal, authorize: (request) => authorize(call, request, signal) }).catch((error: unknown) =>
+    const { workspace, authorize, withheld, digestKey } = this.#options;
+    return digestFileSet(globs, { workspace, withheld, signal, digestKey, authorize: (request) => authorize(call, request, signal) }).catch((error: unknown) =>
       error instanceof ToolError ? error : new ToolError('execution_failed', (error as Error).message, { cause: error }),
     );
   }

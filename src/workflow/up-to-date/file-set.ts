@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { closeSync, constants, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
 import picomatch from 'picomatch';
 import type { CapabilityRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
+import { keyedHash, type DigestKey } from '../../host/keyed-digest.js';
 import type { ResolvedPath, Workspace } from '../../host/workspace.js';
 import { compileGlob } from '../../tools/files/glob.js';
 import { fileBehindLink, TreeWalk } from '../../tools/files/walk.js';
@@ -17,6 +17,8 @@ export interface FileSetAccess {
   /** Paths a deny or ask read rule keeps back inside an authorized tree. */
   withheld(absolute: string): boolean;
   signal: AbortSignal;
+  /** Keys the digests: a source may hold a secret (an env file), and its digest must not let anyone test guesses. */
+  digestKey: DigestKey;
 }
 
 /**
@@ -48,7 +50,7 @@ export function globProblem(glob: string): string | undefined {
 }
 
 /**
- * The digest of every file the globs match, keyed by workspace-relative path. Each glob's base
+ * The keyed digest of every file the globs match, by workspace-relative path. Each glob's base
  * is read through one authorized request (`read` of the file, or of the directory tree); a base
  * that does not exist matches nothing and asks for nothing.
  */
@@ -69,7 +71,7 @@ export async function digestFileSet(globs: readonly string[], access: FileSetAcc
       if (resolved.entry !== 'file') continue;
       const refusal = await access.authorize({ class: 'read', path: resolved, target: 'file' });
       if (refusal) return refusal;
-      files.set(resolved.relativeToRoot(), await digestFile(resolved.canonical));
+      files.set(resolved.relativeToRoot(), await digestFile(resolved.canonical, access.digestKey));
       continue;
     }
     if (!directory) continue;
@@ -81,10 +83,10 @@ export async function digestFileSet(globs: readonly string[], access: FileSetAcc
     for await (const entry of walk.entries()) {
       const relative = prefix ? `${prefix}/${entry.relative}` : entry.relative;
       if (!matches(relative)) continue;
-      if (entry.kind === 'file') files.set(relative, await digestFile(entry.absolute));
+      if (entry.kind === 'file') files.set(relative, await digestFile(entry.absolute, access.digestKey));
       else if (entry.kind === 'symlink') {
         const target = await fileBehindLink(entry.absolute, resolved.root);
-        if (target) files.set(relative, await digestFile(target.absolute));
+        if (target) files.set(relative, await digestFile(target.absolute, access.digestKey));
       }
     }
     if (walk.limitReached) return new ToolError('unsupported', `"${glob}" matches more entries than rho walks; narrow it`);
@@ -92,8 +94,8 @@ export async function digestFileSet(globs: readonly string[], access: FileSetAcc
   return files;
 }
 
-async function digestFile(absolute: string): Promise<string> {
-  const hash = createHash('sha256');
+async function digestFile(absolute: string, key: DigestKey): Promise<string> {
+  const hash = keyedHash(key);
   try {
     // Non-blocking open: a file swapped for a FIFO since it was resolved must not stall the run.
     const fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK);

@@ -1,4 +1,4 @@
-import { createHash, scryptSync } from 'node:crypto';
+import { keyedDigest, type DigestKey } from '../../host/keyed-digest.js';
 
 /** A value as canonical JSON: object keys sorted, so equal arguments always digest alike. */
 export function canonicalJson(value: unknown): string {
@@ -8,26 +8,13 @@ export function canonicalJson(value: unknown): string {
   });
 }
 
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /**
- * The digests of the variables a step receives, by name. A value that is or holds a secret is
- * digested with scrypt under the state's salt, so the state file never lets anyone test
- * guesses of a secret cheaply; the others with SHA-256.
+ * The digests of the variables a step receives, by name, keyed like every digest in the state:
+ * a value may be or hold a secret, and without the key no guess of it can be tested.
  */
-export function digestEnvironment(
-  env: Readonly<Record<string, string>>,
-  secrets: Readonly<Record<string, string>>,
-  salt: string,
-): Record<string, string> {
-  const secretValues = Object.values(secrets);
-  const slow = (value: string) => scryptSync(value, salt, 32).toString('hex');
+export function digestEnvironment(env: Readonly<Record<string, string>>, secrets: Readonly<Record<string, string>>, key: DigestKey): Record<string, string> {
   const digests: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    digests[`env.${name}`] = secretValues.some((secret) => value.includes(secret)) ? slow(value) : sha256(`${name}\u0000${value}`);
-  }
-  for (const [name, value] of Object.entries(secrets)) digests[`secrets.${name}`] = slow(value);
+  for (const [name, value] of Object.entries(env)) digests[`env.${name}`] = keyedDigest(key, `${name}\u0000${value}`);
+  for (const [name, value] of Object.entries(secrets)) digests[`secrets.${name}`] = keyedDigest(key, `${name}\u0000${value}`);
   return digests;
 }

@@ -1,22 +1,16 @@
-import { ToolError } from '../../host/errors.js';
-import type { ResolvedPath, Workspace } from '../../host/workspace.js';
-import { saveState, stateFilePath, type StepStateRecord, type UpToDateState } from './state-file.js';
+import type { StateStore, StepStateRecord } from './state-file.js';
 
 /** How long a step's record may wait to be written with others while the run goes on. */
 export const stateBatchMs = 250;
 
 export interface StateRecorderOptions {
-  workspace: Workspace;
-  /** The state file as it was authorized for writing. */
-  authorized: ResolvedPath;
-  /** The state as this run read it (its salt is kept). */
-  base: UpToDateState;
+  store: StateStore;
   warn(line: string): void;
   batchMs?: number;
 }
 
 /**
- * This run's changes to the state, written over the file while the run goes on: records of
+ * This run's changes to the state, written over the store while the run goes on: records of
  * steps that succeeded in batches (at most one write per `batchMs`), a record a step must lose
  * before it runs at once, and whatever is left at the end. So a run that dies keeps what had
  * finished a moment before, and never a record its running step would have invalidated.
@@ -71,16 +65,13 @@ export class StateRecorder {
   async #write(): Promise<boolean> {
     if (this.#written === this.#changed) return true;
     const changed = this.#changed;
-    const { workspace, authorized, base, warn } = this.#options;
+    const { store, warn } = this.#options;
     try {
-      // Resolved again: another run may have created the file since; it must still be the one authorized.
-      const resolved = await workspace.resolveForWrite(stateFilePath);
-      if (resolved.canonical !== authorized.canonical) throw new ToolError('path_refused', `${stateFilePath} now resolves to ${resolved.canonical}`);
-      await saveState(resolved.canonical, base, new Map(this.#changes));
+      await store.save(new Map(this.#changes));
       this.#written = changed;
       return true;
     } catch (error) {
-      if (!this.#warned) warn(`rho: could not save ${stateFilePath} (${(error as Error).message}); steps that ran will run again next time`);
+      if (!this.#warned) warn(`rho: could not save the up-to-date state in ${store.place} (${(error as Error).message}); steps that ran will run again next time`);
       this.#warned = true;
       return false;
     }

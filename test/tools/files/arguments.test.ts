@@ -44,6 +44,7 @@ describe('hostile arguments are refused while preparing, naming the field', () =
     const host = box.host({ allow: ['read', 'write'] });
     host.subscribe((event) => events.push(event.type));
     const result = await invoke(host, tool, args);
+    await host.flushEvents();
     expect(result.status).toBe('failure');
     expect(result.error?.kind).toBe('invalid_arguments');
     expect(result.error?.message).toContain(field);

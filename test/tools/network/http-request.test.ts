@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { contentDigest } from '../../../src/host/fingerprint.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/host/approval.js';
 import { dataOf, HostHarness } from '../host-harness.js';
@@ -135,7 +135,7 @@ describe('http_request', () => {
         // A 307 keeps the body: the prompt says it will be sent again.
         preview: { queryNames: [], bodyBytes: 7, credentialHeaders: [], headerNames: [] },
         headers: [],
-        bodyDigest: createHash('sha256').update('payload').digest('hex'),
+        bodyDigest: contentDigest('payload'),
       },
     ]);
     expect(target.requests).toHaveLength(0);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { contentDigest } from '../../../src/host/fingerprint.js';
 import { describe, expect, it } from 'vitest';
 import { Policy } from '../../../src/host/policy.js';
 import { networkRequest, parseHttpTarget, sameOrigin } from '../../../src/tools/network/url.js';
@@ -56,7 +57,7 @@ describe('parseHttpTarget', () => {
   });
 
   it('builds network requests with method, scheme, host and a URL without query; what is sent only as digests', () => {
-    const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+    const digest = contentDigest;
     const request = networkRequest('POST', parseHttpTarget('https://Example.org/api?key=1'), {
       headers: new Headers({ 'X-Api-Key': 'k-123456', accept: 'text/plain' }),
       body: 'payload',
@@ -78,6 +79,8 @@ describe('parseHttpTarget', () => {
       preview: { queryNames: ['key'], bodyBytes: 7, credentialHeaders: ['x-api-key'], headerNames: ['accept'] },
     });
     expect(JSON.stringify(request)).not.toMatch(/key=1|k-123456|payload/);
+    // Keyed: a digest of a guess does not match.
+    expect(request.bodyDigest).not.toBe(createHash('sha256').update('payload').digest('hex'));
   });
 
   it('compares origins by scheme, host and port', () => {

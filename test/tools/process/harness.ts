@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EnvMode } from '../../../src/host/capability.js';
 import type { RunEvent } from '../../../src/host/events.js';
+import type { PreToolGate } from '../../../src/host/gates.js';
 import { Policy } from '../../../src/host/policy.js';
 import { ToolRegistry } from '../../../src/host/registry.js';
 import type { HostEnvironment, ToolResult } from '../../../src/host/tool.js';
@@ -26,6 +27,8 @@ export interface HostSetup {
   processEnv?: EnvMode;
   /** The workflow's `env:`, which every process step gets. */
   processVariables?: Record<string, string>;
+  /** Gates run while a call is authorized: after it was prepared, before it executes. */
+  gates?: readonly PreToolGate[];
 }
 
 /** A ToolHost over a fresh temp workspace with every built-in tool, recording its events. */
@@ -52,15 +55,19 @@ export class ProcessHarness {
       policy: Policy.fromText({ allow: setup.allow ?? ['process', 'shell'] }),
       tools: new ToolRegistry(builtinTools()),
       environment,
+      ...(setup.gates && { gates: setup.gates }),
     });
     const harness = new ProcessHarness(root, host);
     host.subscribe((event) => harness.events.push(event));
     return harness;
   }
 
-  invoke(tool: string, args: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ToolResult> {
+  async invoke(tool: string, args: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ToolResult> {
     const call = { id: `call-${++this.calls}`, tool, args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) };
-    return this.host.invoke(call, options.signal);
+    const result = await this.host.invoke(call, options.signal);
+    // Listeners get events on a later turn: once this returns, `events` has the call's events.
+    await this.host.flushEvents();
+    return result;
   }
 
   /** Stops what the run left behind and removes the workspace. */

@@ -1,6 +1,5 @@
-import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { NetworkRequest } from '../../../host/capability.js';
 import { toToolError } from '../../../host/errors.js';
@@ -15,10 +14,11 @@ import { parseForwardTarget, parseTunnelTarget, type TunnelTarget } from './prox
  */
 type AuthorizeConnection = (request: NetworkRequest) => Promise<void>;
 
-/** One call's way into the proxy: a unix socket whose connections are decided for that call. */
-export interface ProxyListener {
-  readonly socketPath: string;
-  /** Stops accepting, ends the connections still open and removes the socket file. */
+/** One process's way into the proxy: the connections its forwarder hands over, each decided for that process. */
+export interface ProxyChannel {
+  /** Serves one connection the process opened. */
+  accept(socket: Socket): void;
+  /** Ends the connections still open; later ones are closed as they arrive. */
   close(): void;
 }
 
@@ -55,9 +55,9 @@ function messageOf(error: unknown): string {
  * The run's filtering HTTP/HTTPS proxy: plain `http://` requests in absolute form and CONNECT
  * tunnels, each target authorized before anything is sent, then connected to the address its
  * name resolved to right after the check (never resolved again: DNS rebinding cannot redirect
- * an allowed name). It never listens on TCP: each call gets a unix socket of its own
- * (`listen`), bound into that call's sandbox, so every connection is decided for the call
- * that made it.
+ * an allowed name). It never listens anywhere: each confined process gets a channel of its own
+ * (`channel`), and the connections its sandbox hands over through it are served here, so every
+ * connection is decided for the process that made it.
  *
  * Built on node:http's CONNECT handling rather than a proxy package: the well-kept ones
  * (`proxy`, `proxy-chain`) connect to targets by name, so they resolve again after any check
@@ -67,7 +67,7 @@ function messageOf(error: unknown): string {
 export class FilteringProxy {
   private readonly server: Server;
   private readonly callers = new WeakMap<Duplex, AuthorizeConnection>();
-  private readonly listeners = new Set<ProxyListener>();
+  private readonly channels = new Set<ProxyChannel>();
 
   constructor() {
     this.server = createServer((request, response) => void this.forward(request, response));
@@ -75,35 +75,32 @@ export class FilteringProxy {
     this.server.on('clientError', (_error, socket) => socket.destroy());
   }
 
-  /**
-   * Starts accepting on a unix socket at `socketPath`, deciding every connection with
-   * `authorize`. Synchronous: the socket exists when this returns, so a sandbox can bind it.
-   */
-  listen(socketPath: string, authorize: AuthorizeConnection): ProxyListener {
+  /** A channel whose connections are decided by `authorize`. */
+  channel(authorize: AuthorizeConnection): ProxyChannel {
     const open = new Set<Socket>();
-    const listener: NetServer = createNetServer((socket) => {
-      open.add(socket);
-      socket.once('close', () => open.delete(socket));
-      this.callers.set(socket, authorize);
-      this.server.emit('connection', socket);
-    });
-    listener.listen(socketPath);
-    const handle: ProxyListener = {
-      socketPath,
+    let closed = false;
+    const channel: ProxyChannel = {
+      accept: (socket) => {
+        if (closed) return void socket.destroy();
+        open.add(socket);
+        socket.once('close', () => open.delete(socket));
+        this.callers.set(socket, authorize);
+        this.server.emit('connection', socket);
+      },
       close: () => {
-        if (!this.listeners.delete(handle)) return;
-        listener.close();
+        if (closed) return;
+        closed = true;
+        this.channels.delete(channel);
         for (const socket of open) socket.destroy();
-        rmSync(socketPath, { force: true });
       },
     };
-    this.listeners.add(handle);
-    return handle;
+    this.channels.add(channel);
+    return channel;
   }
 
-  /** Closes every listener (the run is over). */
+  /** Closes every channel (the run is over). */
   close(): void {
-    for (const listener of [...this.listeners]) listener.close();
+    for (const channel of [...this.channels]) channel.close();
   }
 
   private authorizeFor(socket: Duplex): AuthorizeConnection {

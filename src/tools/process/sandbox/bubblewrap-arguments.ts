@@ -3,16 +3,19 @@ import path from 'node:path';
 import type { ProxyConnection, ResolvedPlan } from '../../../host/confinement/index.js';
 import { locateThroughTrustedLinks } from '../../../host/disk-paths.js';
 import { isWithin } from '../../../host/workspace.js';
+import { privateMounts } from './private-mounts.js';
 
 /**
  * Namespaces and process settings every confined process gets: its own PID namespace (so every
- * descendant, setsid or double-forked, dies with it), killed when rho dies, a new session (no
- * terminal to inject input into), no capabilities even when rho runs as root, the host's file
- * system read-only, a minimal /dev and its own /proc.
+ * descendant, setsid or double-forked, dies with it) and IPC namespace (SysV objects and POSIX
+ * message queues of its own, gone with it), killed when rho dies, a new session (no terminal to
+ * inject input into), no capabilities even when rho runs as root, the host's file system
+ * read-only, a minimal /dev and its own /proc.
  */
 export const baseArguments: readonly string[] = [
   '--die-with-parent',
   '--unshare-pid',
+  '--unshare-ipc',
   '--new-session',
   '--cap-drop',
   'ALL',
@@ -24,6 +27,12 @@ export const baseArguments: readonly string[] = [
   '--proc',
   '/proc',
 ];
+
+/** The descriptor bubblewrap reads the seccomp filter from (`seccomp-filter.ts`): the first after stdin, stdout and stderr. */
+export const filterDescriptor = 3;
+
+/** Tells bubblewrap to install the filter it reads on `filterDescriptor` before it starts the program. */
+export const seccompArguments: readonly string[] = ['--seccomp', String(filterDescriptor)];
 
 export interface ConfinedProcess {
   /** The program as resolved (it and its installation stay readable, even inside a hidden home). */
@@ -68,9 +77,10 @@ function kindOf(target: string): 'directory' | 'file' | undefined {
  * bubblewrap mounts in argument order: the private temp and the hidden homes become empty
  * directories, the links inside them that lead to what stays visible are recreated, what must
  * stay visible inside them (the workspace, toolchains, the program's installation, the cwd) is
- * mounted back read-only, writable roots over that, read-only exceptions inside those, hidden
- * paths over everything (a deny always wins), and only then are the homes made read-only (mount
- * points inside them must be created first). Missing writable trees must exist before this
+ * mounted back read-only, writable roots over that (with the directories that hold rho's own
+ * pinned in place), read-only exceptions inside those, hidden paths over everything (a deny
+ * always wins) and rho's own directories last, and only then are the homes made read-only
+ * (mount points inside them must be created first). Missing writable trees must exist before this
  * runs (`prepareWritableTrees`): `--bind-try` skips a source that does not.
  */
 export function bubblewrapArguments(plan: ResolvedPlan, target: ConfinedProcess): string[] {
@@ -86,15 +96,17 @@ export function bubblewrapArguments(plan: ResolvedPlan, target: ConfinedProcess)
     for (const exposed of visible) args.push('--ro-bind-try', exposed, exposed);
   }
   for (const root of plan.writable) args.push('--bind-try', root.path, root.path);
+  const own = privateMounts(plan);
+  args.push(...own.pins);
   for (const kept of plan.readOnly) args.push('--ro-bind-try', kept, kept);
   for (const hidden of plan.hidden) {
     const kind = kindOf(hidden);
     if (kind === 'directory') args.push('--tmpfs', hidden, '--remount-ro', hidden);
     else if (kind === 'file') args.push('--ro-bind', '/dev/null', hidden);
   }
+  args.push(...own.hides);
   for (const home of plan.hiddenHomes) args.push('--remount-ro', home);
   if (plan.network.mode !== 'host') args.push('--unshare-net');
-  if (plan.network.mode === 'proxy' && target.proxy) args.push(...target.proxy.sandboxArguments);
-  args.push('--chdir', target.cwd);
+  args.push(...seccompArguments, '--chdir', target.cwd);
   return args;
 }

@@ -1,0 +1,66 @@
+import { chmod, mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { distrustWritableProgram, probeSandbox, resolveBubblewrap } from '../../../src/tools/process/sandbox/probe.js';
+import { systemDirectories } from '../../../src/tools/process/trusted-programs.js';
+import { temporaryDirectories } from '../../support/cli.js';
+
+const temp = temporaryDirectories('rho-probe-');
+afterAll(() => temp.removeAll());
+
+/** An executable file at `file` (its directory created). */
+async function writeProgram(file: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, '#!/bin/sh\n');
+  await chmod(file, 0o755);
+}
+
+describe('which bubblewrap a run trusts', () => {
+  it('is the one RHO_BWRAP names by absolute path, else one in the system directories, never one on PATH', async () => {
+    const dir = await temp.make();
+    const configured = path.join(dir, 'bwrap');
+    await writeProgram(configured);
+    expect(resolveBubblewrap(configured)).toEqual({ program: configured });
+    const found = resolveBubblewrap(undefined);
+    expect('program' in found && systemDirectories.includes(path.dirname(found.program))).toBe(true);
+    expect(resolveBubblewrap('bwrap')).toMatchObject({ reason: 'RHO_BWRAP=bwrap is not the absolute path of an executable file' });
+    expect(resolveBubblewrap(path.join(dir, 'missing'))).toMatchObject({ reason: expect.stringContaining('is not the absolute path of an executable file') });
+  });
+
+  it('is not trusted under the workspace or a granted root, as named or through a link', async () => {
+    const dir = await temp.make();
+    const workspace = path.join(dir, 'work');
+    const planted = path.join(workspace, 'bwrap');
+    await writeProgram(planted);
+    const confined = (program: string) => ({ confined: true as const, mode: 'auto' as const, program });
+    expect(distrustWritableProgram(confined(planted), [workspace])).toMatchObject({ confined: false, reason: expect.stringContaining(`bubblewrap at ${planted} lies where steps can write`) });
+    // A link outside to a program inside is still the program inside.
+    const link = path.join(dir, 'bwrap-link');
+    await symlink(planted, link);
+    expect(distrustWritableProgram(confined(link), [workspace])).toMatchObject({ confined: false });
+    expect(distrustWritableProgram(confined('/usr/bin/bwrap'), [workspace])).toEqual(confined('/usr/bin/bwrap'));
+    const unconfined = { confined: false as const, mode: 'auto' as const, reason: 'off' };
+    expect(distrustWritableProgram(unconfined, [workspace])).toBe(unconfined);
+  });
+});
+
+describe('the sandbox probe', () => {
+  it('starts bubblewrap as a run’s process starts: the homes that exist hidden, a missing one left alone', async () => {
+    const dir = await realpath(await temp.make());
+    const home = path.join(dir, 'home');
+    await mkdir(home);
+    const log = path.join(dir, 'argv');
+    // Answers as a confining bubblewrap would (PID 1, a seccomp filter: mode 2), after noting its arguments one a line.
+    await writeFile(path.join(dir, 'bwrap'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${log}'\necho 1; echo 2\n`);
+    await chmod(path.join(dir, 'bwrap'), 0o755);
+    const status = await probeSandbox({ mode: 'auto', configuredProgram: path.join(dir, 'bwrap'), homes: [home, path.join(dir, 'nonexistent')] });
+    expect(status).toMatchObject({ confined: true });
+    const argv = (await readFile(log, 'utf8')).trimEnd().split('\n');
+    const after = (flag: string) => argv.flatMap((arg, index) => (arg === flag ? [argv[index + 1]] : []));
+    expect(after('--tmpfs')).toEqual(['/dev/shm', home]);
+    expect(after('--remount-ro')).toEqual([home]);
+    expect(argv).not.toContain(path.join(dir, 'nonexistent'));
+    expect(argv).toContain('--unshare-net');
+    expect(after('--seccomp')).toEqual(['3']);
+  });
+});
