@@ -1,7 +1,6 @@
-import { Args } from '@oclif/core';
 import { RhoCommand } from '../src/cli/rho-command.js';
 import { readCliEnvironment } from '../src/cli/environment.js';
-import { planFlags, splitPassThrough, taskArg } from '../src/cli/run-flags.js';
+import { planFlags, splitPassThrough, taskArg, taskArgumentsArg, workflowArg } from '../src/cli/run-flags.js';
 import type { WorkflowPlan } from '../src/workflow/plan.js';
 
 export default class Plan extends RhoCommand {
@@ -9,22 +8,23 @@ export default class Plan extends RhoCommand {
   static override description =
     'Prints the schedule (which steps can run together, and what each waits on: a dependency, a conflict on a resource, or an exclusive step acting as a barrier), each step’s capability requests and what the policy alone would decide. No step runs, no process starts, and none of the workflow\'s code runs: tool modules are not imported and MCP servers are not started (a note names each, and the steps using their tools are planned as known at run time). Same as `rho run --dry-run`.';
 
-  static override examples = ['<%= config.bin %> plan workflows/hello.yml', '<%= config.bin %> plan tasks.yml build', '<%= config.bin %> plan release.yml -j 4 --allow "process(npm)" --json'];
-  static override args = { workflow: Args.string({ ignoreStdin: true, description: 'Workflow file (YAML)', required: true }), task: taskArg };
+  static override examples = ['<%= config.bin %> plan', '<%= config.bin %> plan ci', '<%= config.bin %> plan workflows/hello.yml', '<%= config.bin %> plan tasks.yml build', '<%= config.bin %> plan release.yml -j 4 --allow "process(npm)" --json'];
+  static override strict = false;
+  static override args = { workflow: workflowArg, task: taskArg, arguments: taskArgumentsArg };
   static override flags = planFlags;
   static override enableJsonFlag = true;
 
   async run(): Promise<WorkflowPlan | undefined> {
     const { argv, passThrough } = splitPassThrough(this.argv);
-    const { args, flags } = await this.parse(Plan, argv);
+    const { argv: words, flags } = await this.parse(Plan, argv);
     const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
-    const { planRequestOf } = await import('../src/cli/run-choices-of.js');
-    const { exitCode, plan } = await planWorkflowCommand(
-      planRequestOf(args.workflow, { ...flags, task: args.task, passThrough }),
-      readCliEnvironment(),
-      { stdout: process.stdout, stderr: process.stderr },
-      { print: !this.jsonEnabled() },
-    );
+    const { planRequestOf, targetOf } = await import('../src/cli/run-choices-of.js');
+    const streams = { stdout: process.stdout, stderr: process.stderr };
+    const target = await targetOf('plan', words as string[], streams);
+    if (target === undefined) return this.exit(2);
+    const { exitCode, plan } = await planWorkflowCommand(planRequestOf(target.file, { ...flags, ...target.choices, passThrough }), readCliEnvironment(), streams, {
+      print: !this.jsonEnabled(),
+    });
     if (exitCode !== 0) this.exit(exitCode);
     return plan;
   }

@@ -1,7 +1,6 @@
-import { Args } from '@oclif/core';
 import { RhoCommand } from '../src/cli/rho-command.js';
 import { readCliEnvironment } from '../src/cli/environment.js';
-import { runFlags, splitPassThrough, taskArg } from '../src/cli/run-flags.js';
+import { runFlags, splitPassThrough, taskArg, taskArgumentsArg, workflowArg } from '../src/cli/run-flags.js';
 import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends RhoCommand {
@@ -11,7 +10,9 @@ export default class Run extends RhoCommand {
 Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothing ran), 3 a step was denied, 74 an output could not be written while the run went on, 124 --timeout expired, 130 interrupted.`;
 
   static override examples = [
-    '<%= config.bin %> run workflows/hello.yml',
+    '<%= config.bin %> run',
+    '<%= config.bin %> run test-crate biome_cli',
+    '<%= config.bin %> run workflows/hello.yml who=rho',
     '<%= config.bin %> run tasks.yml build',
     '<%= config.bin %> run tasks.yml test -- --watch src/',
     `<%= config.bin %> run release.yml -i tag=v1.2.0 --allow 'write(dist/**)' --approve 'process(npm publish)'`,
@@ -21,22 +22,23 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     '<%= config.bin %> run build.yml --force-step test',
   ];
 
-  static override args = {
-    workflow: Args.string({ ignoreStdin: true, description: 'Workflow file (YAML)', required: true }),
-    task: taskArg,
-  };
+  static override strict = false;
+  static override args = { workflow: workflowArg, task: taskArg, arguments: taskArgumentsArg };
 
   static override flags = runFlags;
 
   async run(): Promise<void> {
     const { argv, passThrough } = splitPassThrough(this.argv);
-    const { args, flags } = await this.parse(Run, argv);
+    const { argv: words, flags } = await this.parse(Run, argv);
     const environment = readCliEnvironment();
     const streams = { stdout: process.stdout, stderr: process.stderr };
-    const { planRequestOf, runChoicesOf } = await import('../src/cli/run-choices-of.js');
+    const { planRequestOf, runChoicesOf, targetOf } = await import('../src/cli/run-choices-of.js');
+    const target = await targetOf('run', words as string[], streams);
+    if (target === undefined) return this.exit(2);
+    const given = { ...flags, ...target.choices, passThrough };
     if (flags['dry-run']) {
       const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
-      const planned = await planWorkflowCommand(planRequestOf(args.workflow, { ...flags, task: args.task, passThrough }), environment, streams, { print: true });
+      const planned = await planWorkflowCommand(planRequestOf(target.file, given), environment, streams, { print: true });
       if (planned.exitCode !== 0) this.exit(planned.exitCode);
       return;
     }
@@ -46,8 +48,8 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const command = flags.watch ? (await import('../src/cli/watch-workflow.js')).watchWorkflowCommand : runWorkflowCommand;
     const code = await command(
       {
-        file: args.workflow,
-        choices: runChoicesOf({ ...flags, task: args.task, passThrough }),
+        file: target.file,
+        choices: runChoicesOf(given),
         noInput: flags['no-input'],
         output: flags.output as OutputMode,
         ...(flags.timeout !== undefined && { timeout: flags.timeout }),

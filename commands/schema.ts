@@ -13,7 +13,7 @@ export default class Schema extends RhoCommand {
   static override examples = [
     '<%= config.bin %> schema > workflow.schema.json',
     '<%= config.bin %> schema events',
-    '# in a workflow file, for editor completion:\n# yaml-language-server: $schema=./node_modules/rho/schemas/workflow.schema.json',
+    '# in a workflow file, for editor completion:\n# yaml-language-server: $schema=./node_modules/rho-cli/schemas/workflow.schema.json',
   ];
 
   static override args = {

@@ -4,6 +4,8 @@ import type { CompletionCommand } from './completion-script.js';
 
 /** Commands whose first argument is a tool name. */
 const toolArgument = new Set(['invoke', 'tools']);
+/** Commands whose arguments are `[FILE] TASK`. */
+const taskArguments = new Set(['run', 'plan', 'matrix']);
 
 /** What completion needs of oclif's command list: visible commands, their flags and argument values. */
 export function completionCommands(commands: readonly Command.Loadable[]): CompletionCommand[] {
@@ -27,6 +29,7 @@ export function completionCommands(commands: readonly Command.Loadable[]): Compl
             options: flag.type === 'option' ? flag.options : undefined,
           })),
         ...(argumentValues && { argumentValues: [...argumentValues] }),
+        ...(taskArguments.has(command.id) && { takesTask: true }),
       };
     });
 }

@@ -1,7 +1,9 @@
 /**
- * Shell completion scripts for rho. Everything a completion needs (commands, flags, their
- * values, tool names) is written into the script when it is generated, so pressing Tab never
- * starts rho: completion costs nothing at start-up or at the prompt.
+ * Shell completion scripts for rho. What never changes between projects (commands, flags, their
+ * values, tool names) is written into the script when it is generated, so Tab on those never
+ * starts rho. What a project's workflow file says (its task names and aliases, the NAME=VALUE
+ * pairs `--matrix` takes) is asked of `rho list --names` and `rho matrix --pairs` as it is
+ * completed, for the file typed or the one rho finds.
  */
 
 export const completionShells = ['bash', 'zsh', 'fish'] as const;
@@ -24,6 +26,8 @@ export interface CompletionCommand {
   flags: readonly CompletionFlag[];
   /** Words the first argument can be (`schema workflow|events`, a tool name for `invoke`); files otherwise. */
   argumentValues?: readonly string[] | undefined;
+  /** Its arguments are `[FILE] TASK` (`run`, `plan`, `matrix`): the task is completed from the file, and `--matrix` from its cells. */
+  takesTask?: boolean;
 }
 
 export function completionScript(shell: CompletionShell, commands: readonly CompletionCommand[]): string {
@@ -72,18 +76,27 @@ function bashScript(commands: readonly CompletionCommand[], header = true): stri
     const optionCases = valueFlags
       .filter((flag) => flag.options && flag.options.length > 0)
       .map((flag) => `        ${[`--${flag.name}`, ...(flag.char ? [`-${flag.char}`] : [])].join('|')}) COMPREPLY=($(compgen -W ${quote(flag.options!.join(' '))} -- "$cur")); return ;;`);
-    const fileFlags = valueFlags.filter((flag) => !flag.options || flag.options.length === 0).flatMap((flag) => [`--${flag.name}`, ...(flag.char ? [`-${flag.char}`] : [])]);
+    const valueFlagWords = valueFlags.flatMap((flag) => [`--${flag.name}`, ...(flag.char ? [`-${flag.char}`] : [])]);
+    const first = command.id.split(':').length + 1;
+    const fromFile = (helper: string) => `COMPREPLY=($(compgen -W "$(${helper} ${first} ${quote(valueFlagWords.join(' '))})" -- "$cur")); return`;
+    const matrixCase = command.takesTask && valueFlags.some((flag) => flag.name === 'matrix') ? [`        --matrix) ${fromFile('_rho_matrix_pairs')} ;;`] : [];
+    const fileFlags = valueFlags
+      .filter((flag) => (!flag.options || flag.options.length === 0) && !(matrixCase.length > 0 && flag.name === 'matrix'))
+      .flatMap((flag) => [`--${flag.name}`, ...(flag.char ? [`-${flag.char}`] : [])]);
     cases.push(
       [
         `    ${quote(` ${words} `)}*)`,
         '      case "$prev" in',
         ...optionCases,
+        ...matrixCase,
         ...(fileFlags.length > 0 ? [`        ${fileFlags.join('|')}) return ;;`] : []),
         '      esac',
         `      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W ${quote(flagWords.join(' '))} -- "$cur")); return; fi`,
         ...(command.argumentValues && command.argumentValues.length > 0
           ? [`      COMPREPLY=($(compgen -W ${quote(command.argumentValues.join(' '))} -- "$cur")); return ;;`]
-          : ['      return ;;']),
+          : command.takesTask
+            ? [`      ${fromFile('_rho_tasks')} ;;`]
+            : ['      return ;;']),
       ].join('\n'),
     );
   }
@@ -93,6 +106,7 @@ function bashScript(commands: readonly CompletionCommand[], header = true): stri
   cases.push(`    *) COMPREPLY=($(compgen -W ${quote(nextWords(commands, []).join(' '))} -- "$cur")); return ;;`);
   return [
     ...(header ? ['# rho completion for bash. Install: rho autocomplete bash > ~/.local/share/bash-completion/completions/rho'] : []),
+    ...bashFileHelpers,
     '_rho() {',
     '  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"',
     '  local typed=" ${COMP_WORDS[*]:1:COMP_CWORD-1} "',
@@ -106,6 +120,41 @@ function bashScript(commands: readonly CompletionCommand[], header = true): stri
     '',
   ].join('\n');
 }
+
+/**
+ * Bash functions that read the workflow file. Each takes the index of the command's first
+ * argument and the flags that take a value (whose values are not arguments).
+ */
+const bashFileHelpers = [
+  '# The arguments typed before the cursor: no flag, no flag value, nothing after --.',
+  '_rho_arguments() {',
+  '  local skip=0 i word',
+  '  for ((i = $1; i < COMP_CWORD; i++)); do',
+  '    word="${COMP_WORDS[i]}"',
+  '    if ((skip)); then skip=0; continue; fi',
+  '    case "$word" in',
+  '      --) return ;;',
+  '      --*=*) ;;',
+  '      -*) [[ " $2 " == *" $word "* ]] && skip=1 ;;',
+  `      *) printf '%s\\n' "$word" ;;`,
+  '    esac',
+  '  done',
+  '}',
+  '# A first argument ending in .yml or .yaml is the file; without one rho finds rho.yml.',
+  '_rho_is_file() { [[ "$1" == *.yml || "$1" == *.yaml ]]; }',
+  '# Task names and aliases, while the task is still to be typed.',
+  '_rho_tasks() {',
+  '  local words=($(_rho_arguments "$1" "$2"))',
+  '  if ((${#words[@]} == 0)); then rho list --names 2>/dev/null',
+  '  elif ((${#words[@]} == 1)) && _rho_is_file "${words[0]}"; then rho list --names "${words[0]}" 2>/dev/null',
+  '  fi',
+  '}',
+  '# The NAME=VALUE pairs --matrix takes for the file and task typed.',
+  '_rho_matrix_pairs() {',
+  '  local words=($(_rho_arguments "$1" "$2"))',
+  '  if _rho_is_file "${words[0]}"; then rho matrix --pairs "${words[@]:0:2}" 2>/dev/null; else rho matrix --pairs "${words[@]:0:1}" 2>/dev/null; fi',
+  '}',
+];
 
 function fishScript(commands: readonly CompletionCommand[]): string {
   const lines = ['# rho completion for fish. Install: rho autocomplete fish > ~/.config/fish/completions/rho.fish', 'complete -c rho -e'];
@@ -137,6 +186,8 @@ function fishScript(commands: readonly CompletionCommand[]): string {
     if (command.argumentValues && command.argumentValues.length > 0) {
       lines.push(`complete -c rho -f -n ${quote(condition)} -a ${quote(command.argumentValues.join(' '))}`);
     }
+    // The tasks of the file rho finds from the current directory.
+    if (command.takesTask) lines.push(`complete -c rho -n ${quote(condition)} -a '(rho list --names 2>/dev/null)'`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { sandboxModes } from '../host/confinement/modes.js';
+import { exitCodeSources } from '../host/exit-codes.js';
 import { outputModes } from '../ui/render/choose.js';
 
 /**
@@ -26,8 +27,18 @@ export const policyFlags = {
   }),
 };
 
-/** The optional task positional of `run` and `plan`: a name under the file's `tasks:`. */
-export const taskArg = Args.string({ ignoreStdin: true, description: 'Task to run (a name under tasks:); the file’s top-level steps when absent', required: false });
+/** The workflow positional of `run`, `plan` and `matrix`: optional, as the file can be found. */
+export const workflowArg = Args.string({
+  ignoreStdin: true,
+  description: 'Workflow file; without one, rho.yml (or rho.yaml) here or in the nearest directory above, and a word that is a task of that file runs it',
+  required: false,
+});
+
+/** The optional task positional of `run` and `plan`: a name under the file's `tasks:`, or one of its aliases. */
+export const taskArg = Args.string({ ignoreStdin: true, description: 'Task to run (a name under tasks:, or an alias); the file’s top-level steps when absent', required: false });
+
+/** What follows the task: its parameters in order, and NAME=VALUE inputs. */
+export const taskArgumentsArg = Args.string({ ignoreStdin: true, description: 'The task’s parameters, in order, and NAME=VALUE inputs', required: false });
 
 /**
  * Splits a command line at `--`: what follows goes to the task as its `args` input, unparsed
@@ -79,4 +90,9 @@ export const runFlags = {
   force: Flags.boolean({ summary: 'Run every step, even those that are up to date.', default: false }),
   'force-step': repeatable('Run step STEP even if it is up to date. Repeatable.', 'STEP'),
   watch: Flags.boolean({ summary: 'Run again whenever a source file changes (Ctrl-C stops).', default: false }),
+  'exit-code': Flags.string({
+    summary: 'On a failure, exit 1 (rho) or with the exit code of the program that failed first (program), as just does.',
+    options: [...exitCodeSources],
+    default: 'rho',
+  }),
 };

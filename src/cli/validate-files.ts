@@ -6,6 +6,7 @@ import { guardStreams } from '../ui/render/guarded-sink.js';
 import { runningUserHome } from '../workflow/user-home.js';
 import type { RunStreams } from './run-workflow.js';
 import { streamTargets, type CliEnvironment } from './environment.js';
+import { resolveRunTarget } from './run-target.js';
 
 /**
  * Validates each file, printing every problem; returns 2 when any file is invalid. No workflow
@@ -13,8 +14,17 @@ import { streamTargets, type CliEnvironment } from './environment.js';
  * uninspected is printed as notes. Problems quote the file (an untrusted pull request's, in CI),
  * so they go through the guarded streams.
  */
-export async function validateWorkflowFiles(files: readonly string[], rawStreams: RunStreams, environment: CliEnvironment): Promise<number> {
+export async function validateWorkflowFiles(named: readonly string[], rawStreams: RunStreams, environment: CliEnvironment): Promise<number> {
   const streams = guardStreams(rawStreams, new SecretMasker(), streamTargets(environment));
+  let files = named;
+  if (files.length === 0) {
+    try {
+      files = [(await resolveRunTarget([], process.cwd(), false)).file];
+    } catch (error) {
+      streams.stderr.write(`rho: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
   const tools = builtinRegistry();
   const homeDirectory = runningUserHome(environment.env) ?? null;
   let invalid = 0;

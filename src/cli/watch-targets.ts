@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isWithin } from '../host/workspace.js';
 import { compileGlob } from '../tools/files/glob.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
-import { workspaceRoot } from '../workflow/launch.js';
+import { resolveHostConfig } from '../workflow/launch.js';
 import { loadWorkflowFile } from '../workflow/load.js';
 import type { CompiledWorkflow } from '../workflow/model.js';
 import type { RunChoices } from '../workflow/run-choices.js';
@@ -42,7 +42,7 @@ export async function resolveWatchTargets(
     workspace: { flag: choices.workspace, cwd },
     ...(homeDirectory !== undefined && { homeDirectory }),
   });
-  const root = workspaceRoot(workflow, choices, cwd);
+  const root = resolveHostConfig(workflow, choices, cwd, {}, homeDirectory ?? undefined).root;
   const sources = workflow.steps.flatMap((step) => step.sources ?? []).map(compileGlob);
   const generated = workflow.steps.flatMap((step) => step.generates).map(compileGlob);
   const workflowFile = path.resolve(cwd, file);

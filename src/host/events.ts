@@ -77,6 +77,19 @@ const outputRewritten = z
 /** The events a host emits for the calls it runs. */
 export const hostEventSchema = z.discriminatedUnion('type', [stepStarted, stepProgress, stepOutputOmitted, approvalRequested, approvalDecided, questionAsked, questionAnswered, outputRewritten]);
 
+/** A step of the run as it is announced, before it runs. */
+const announcedStep = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  tool: z.string(),
+  line: z.number().int().describe('Where the step starts in its workflow file'),
+  file: z.string().optional().describe('The workflow file the step is in, when it is not the run’s (a step of a task another file holds, run by uses:)'),
+  kind: z
+    .enum(['matrix', 'uses'])
+    .optional()
+    .describe('A group: no call of its own, the combined status of its members, the steps before it (a matrix’s cells, or the steps of the task a uses: step runs, whose ids start with its id and a /)'),
+});
+
 export const runEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('run_started'),
@@ -86,23 +99,14 @@ export const runEventSchema = z.discriminatedUnion('type', [
     file: z.string(),
     workspace: z.string().describe('Canonical primary workspace root'),
     sandbox: sandboxStatusSchema.optional().describe('Whether process steps run confined, and if not, why and how to fix it'),
-    steps: z
-      .array(
-        z.strictObject({
-          id: z.string(),
-          name: z.string(),
-          tool: z.string(),
-          line: z.number().int().describe('Where the step starts in its workflow file'),
-          file: z.string().optional().describe('The workflow file the step is in, when it is not the run’s (a step of a task another file holds, run by uses:)'),
-          kind: z
-            .enum(['matrix', 'uses'])
-            .optional()
-            .describe('A group: no call of its own, the combined status of its members, the steps before it (a matrix’s cells, or the steps of the task a uses: step runs, whose ids start with its id and a /)'),
-        }),
-      )
-      .readonly(),
+    steps: z.array(announcedStep).readonly(),
   }),
   ...hostEventSchema.options,
+  z.strictObject({
+    type: z.literal('steps_added'),
+    group: z.string().describe('The matrix step whose cells these are: its matrix was known only when it was ready (an expression)'),
+    steps: z.array(announcedStep).readonly().describe('The new steps, as run_started lists steps; their index continues where the list so far ends'),
+  }),
   z.strictObject({
     type: z.literal('step_finished'),
     stepId: z.string(),
@@ -119,6 +123,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
       .describe('Images the step returned: media type and size only, never their bytes'),
     attempts: z.number().int().min(2).optional().describe('How many attempts the step took, when it was retried'),
     log: z.string().optional().describe('The file that holds everything the step printed (its last attempt), when it printed anything and logs are on'),
+    exitCode: z.number().int().optional().describe('A step that failed because its program exited with a code it does not accept (exec, shell): that code'),
   }),
   z.strictObject({
     type: z.literal('run_finished'),

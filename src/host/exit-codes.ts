@@ -19,6 +19,10 @@ export const exitCodes = {
 
 export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];
 
+/** Where a failed run's exit code comes from (`--exit-code`): rho's own (1), or the program that failed first (as `just` exits). */
+export const exitCodeSources = ['rho', 'program'] as const;
+export type ExitCodeSource = (typeof exitCodeSources)[number];
+
 const byKind: Readonly<Record<ErrorKind, ExitCode>> = {
   usage: exitCodes.usage,
   invalid_workflow: exitCodes.usage,

@@ -157,7 +157,7 @@ function argumentObject(definition: ZodDefinition): ZodDefinition | undefined {
 export function checkArgumentSchema(value: unknown): z.ZodType {
   if (!isZodSchema(value)) {
     const got = typeof value === 'object' && value !== null ? 'a plain object (a JSON Schema?)' : typeof value;
-    throw new Unusable(`its schema is not a zod schema (got ${got}); write it with rho's zod: import { z } from 'rho', then z.strictObject({ ... })`);
+    throw new Unusable(`its schema is not a zod schema (got ${got}); write it with rho's zod: import { z } from 'rho-cli', then z.strictObject({ ... })`);
   }
   const object = argumentObject(definitionOf(value));
   if (!object) throw new Unusable('its schema must describe an object of arguments (z.strictObject({ ... }))');

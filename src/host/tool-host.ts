@@ -192,7 +192,7 @@ export class ToolHost {
   }
 
   /** Reports a run-level event (a workflow's start, a step's end in model order) to this host's listeners. */
-  publish(event: Extract<RunEvent, { type: 'run_started' | 'step_finished' | 'run_finished' }>): void {
+  publish(event: Extract<RunEvent, { type: 'run_started' | 'steps_added' | 'step_finished' | 'run_finished' }>): void {
     this.#deliver(event);
   }
 

@@ -8,6 +8,7 @@ import type { SourcePosition, TaskReference } from './model.js';
 import type { Problem } from './problems.js';
 import { usesPattern } from './schema.js';
 import { WorkflowSource, type NodePath } from './source.js';
+import { workspaceOf, type WorkspaceChoice } from './workspace-root.js';
 import { calledFileDisplay, callsAnotherFile, parseUsesTarget } from './uses.js';
 
 /** Most other files one run's `uses:` steps may reach. */
@@ -24,15 +25,14 @@ export async function loadCalledFiles(
   root: WorkflowSource,
   tools: ToolRegistry,
   options: Pick<CompileOptions, 'pendingServers' | 'pendingModules' | 'homeDirectory'>,
-  workspace: { flag?: string | undefined; cwd: string },
+  workspace: WorkspaceChoice,
 ): Promise<{ files: Map<string, CompiledFile>; problems: Problem[]; warnings: Problem[]; calledTask: NonNullable<CompileOptions['calledTask']> }> {
   const files = new Map<string, CompiledFile>();
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const calledTask = (reference: TaskReference) => files.get(reference.file)?.tasks.get(reference.task);
   const declared = (root.toData() as { workspace?: unknown } | null)?.workspace;
-  const given =
-    workspace.flag !== undefined ? path.resolve(workspace.cwd, workspace.flag) : typeof declared === 'string' ? path.resolve(root.directory, declared) : workspace.cwd;
+  const given = workspaceOf(root.directory, typeof declared === 'string' ? declared : undefined, workspace);
   const workspaceRoot = await realpath(given).catch(() => given);
   // Every file met so far, the run's own included: each is read once, and a cycle stops here (it is refused later).
   const met = new Set<string>([path.resolve(root.file)]);
@@ -74,16 +74,25 @@ function callsToOtherFiles(source: WorkflowSource): { text: string; target: stri
   const data = source.toData() as { steps?: unknown; tasks?: unknown } | null;
   const lists: [NodePath, unknown][] = [[['steps'], data?.steps]];
   if (data?.tasks !== null && typeof data?.tasks === 'object') {
-    for (const [name, task] of Object.entries(data.tasks as Record<string, unknown>)) lists.push([['tasks', name, 'steps'], (task as { steps?: unknown } | null)?.steps]);
+    for (const [name, task] of Object.entries(data.tasks as Record<string, unknown>)) {
+      // A task written as a list is its steps.
+      lists.push(Array.isArray(task) ? [['tasks', name], task] : [['tasks', name, 'steps'], (task as { steps?: unknown } | null)?.steps]);
+    }
   }
   const calls: { text: string; target: string; at: SourcePosition }[] = [];
+  const add = (text: unknown, at: NodePath) => {
+    if (typeof text !== 'string' || !callsAnotherFile(text) || !usesPattern.test(text)) return;
+    calls.push({ text, target: parseUsesTarget(text, source).file, at: { file: source.file, ...source.position(at) } });
+  };
   for (const [at, steps] of lists) {
-    if (!Array.isArray(steps)) continue;
-    steps.forEach((step, index) => {
-      const text = (step as { uses?: unknown } | null)?.uses;
-      if (typeof text !== 'string' || !callsAnotherFile(text) || !usesPattern.test(text)) return;
-      calls.push({ text, target: parseUsesTarget(text, source).file, at: { file: source.file, ...source.position([...at, index, 'uses']) } });
-    });
+    if (Array.isArray(steps)) steps.forEach((step, index) => add((step as { uses?: unknown } | null)?.uses, [...at, index, 'uses']));
+  }
+  // A task's needs: are uses: steps too.
+  const tasks = data?.tasks !== null && typeof data?.tasks === 'object' ? (data.tasks as Record<string, unknown>) : {};
+  for (const [name, task] of Object.entries(tasks)) {
+    const needs = (task as { needs?: unknown } | null)?.needs;
+    if (Array.isArray(needs)) needs.forEach((text, index) => add(text, ['tasks', name, 'needs', index]));
+    else add(needs, ['tasks', name, 'needs']);
   }
   return calls;
 }

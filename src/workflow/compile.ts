@@ -4,6 +4,7 @@ import { describeIssues } from '../host/arguments.js';
 import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { homePathProblem } from '../host/home-path.js';
+import type { Tool } from '../host/tool.js';
 import { parseRule } from '../host/rules.js';
 import { isCredentialName } from '../tools/process/environment.js';
 import { parseDuration } from './duration.js';
@@ -16,8 +17,8 @@ import {
   type ParseOptions,
   type Template,
 } from './expressions/index.js';
-import type { CompiledStep, CompiledTask, CompiledWorkflow, TaskReference, UsesCall } from './model.js';
-import { matrixCells, type MatrixCell, type MatrixFilter } from './matrix.js';
+import type { CompiledStep, CompiledTask, CompiledWorkflow, TaskCheck, TaskReference, UsesCall } from './model.js';
+import { isDynamicMatrix, matrixCells, type MatrixCell, type MatrixFile, type MatrixFilter, type MatrixSetting } from './matrix.js';
 import { linkWorkflow, type CompiledFile } from './link.js';
 import { callsAnotherFile, parseUsesTarget } from './uses.js';
 import type { Problem } from './problems.js';
@@ -36,10 +37,12 @@ import {
   type WorkflowFile,
 } from './schema.js';
 import { knownKeysAt, missingField } from './schema-keys.js';
-import { withDerivedIds, type CommandAt } from './short-steps.js';
+import { usesId, withDerivedIds, type CommandAt } from './short-steps.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { globProblem } from './up-to-date/file-set.js';
+import { platformSkipReason, type PlatformName } from './platforms.js';
 import { closestNames, closestToolNames, isPendingServerTool } from './suggest.js';
+import { isPrivateTask, publicTaskNames, resolveTaskName } from './task-names.js';
 import { codeArguments, UntrustedValues } from './untrusted-values.js';
 
 export interface CompileOptions {
@@ -59,6 +62,8 @@ export interface CompileOptions {
   task?: string;
   /** `--matrix NAME=VALUE`: the cells a run keeps. */
   matrixFilter?: MatrixFilter;
+  /** The platform `platforms:` is decided for (this machine's by default). */
+  platform?: NodeJS.Platform;
   /**
    * The other files `uses:` steps name, compiled (by absolute path); the loader reads them.
    * Without it, steps that use another file's task are not checked against it, and no task is
@@ -105,19 +110,25 @@ export function assembleWorkflow(
   if (!file) return { problems: compiled.problems, warnings: compiled.warnings };
   // The uses: steps that compiled are checked against their tasks even when others did not, so one pass reports both.
   const valid = compiled.problems.length === 0;
-  if (valid && options.task !== undefined && !file.tasks?.[options.task]) throw unknownTaskError(source.file, file, options.task);
-  const linked = linkWorkflow({ ...compiled, file }, options.calledFiles, { task: valid ? options.task : undefined, matrixFilter: options.matrixFilter ?? {}, expand: valid });
+  // A task is asked for by its name or one of its aliases.
+  const taskName = options.task === undefined ? undefined : resolveTaskName(file, options.task);
+  if (valid && options.task !== undefined && taskName === undefined) throw unknownTaskError(source.file, file, options.task);
+  const linked = linkWorkflow({ ...compiled, file }, options.calledFiles, { task: valid ? taskName : undefined, matrixFilter: options.matrixFilter ?? {}, expand: valid });
   if (!valid || linked.problems.length > 0 || !linked.steps) return { problems: uniqueProblems([...compiled.problems, ...linked.problems]), warnings: compiled.warnings };
-  const task = compiled.tasks.get(options.task);
+  const task = compiled.tasks.get(taskName);
   const workflow: CompiledWorkflow = {
     source,
     file,
-    task: options.task,
+    task: taskName,
     matrixFilter: options.matrixFilter ?? {},
     inputs: task?.inputs ?? file.inputs ?? {},
+    parameters: (taskName === undefined ? undefined : file.tasks?.[taskName]?.inputs) ?? {},
+    ...(task?.check && { check: task.check }),
     steps: linked.steps,
     calledRules: linked.calledRules,
     calledFiles: linked.calledFiles,
+    // A file without the default task asked for has no steps, and so no matrix to expand.
+    expandCells: linked.expandCells ?? (() => ({ steps: [], members: [] })),
   };
   return { workflow, problems: [], warnings: compiled.warnings };
 }
@@ -175,6 +186,16 @@ export function compileFile(
       }
     }
   };
+  checkAliases(file, report);
+  for (const [name, task] of Object.entries(file.tasks ?? {})) {
+    for (const key of ['sources', 'generates'] as const) {
+      task[key]?.forEach((glob, index) => {
+        const problem = globProblem(glob);
+        if (problem) report(['tasks', name, key, index], problem);
+      });
+    }
+    if (task.generates !== undefined && task.sources === undefined) report(['tasks', name, 'generates'], 'generates: goes with sources: (what the task reads decides whether it is up to date)', { key: true });
+  }
   checkDefaults(file.inputs, ['inputs']);
   for (const [name, task] of Object.entries(file.tasks ?? {})) checkDefaults(task.inputs, ['tasks', name, 'inputs']);
   const own = path.resolve(source.file);
@@ -187,7 +208,7 @@ export function compileFile(
       if (file.inputs?.[name] !== undefined) report([...task.path.slice(0, -1), 'inputs', name], `input ${name} is declared by the file and by task ${task.name}; rename one`, { key: true });
     }
     const { steps, outputs, outputsUntrusted } = compileSteps(source, file, task, tools, { ...options, calledTask }, problems, warnings);
-    compiled.set(task.name, { reference: { file: own, task: task.name }, file: source.file, inputs: task.inputs, outputs, outputsUntrusted, steps });
+    compiled.set(task.name, { reference: { file: own, task: task.name }, file: source.file, inputs: task.inputs, outputs, outputsUntrusted, once: task.once, ...(task.check && { check: task.check }), steps });
   }
   // In file order, as problems about them are reported.
   for (const task of fileTasks) tasks.set(task.name, compiled.get(task.name)!);
@@ -232,7 +253,12 @@ interface TaskOf {
   name: string | undefined;
   /** Where its steps are in the file. */
   path: NodePath;
+  /** Its steps: a `uses:` step for each task it `needs:`, then its own. */
   steps: readonly StepFile[];
+  /** Where each step is written: a need's entry under `needs:`, else the step in `path`. */
+  stepAt: (index: number) => NodePath;
+  /** How many of its steps are its `needs:`: every other step waits for them. */
+  needCount: number;
   ownInputs: Readonly<Record<string, InputDeclaration>>;
   /** The file's inputs and the task's own: what `inputs.*` reads. */
   inputs: Readonly<Record<string, InputDeclaration>>;
@@ -245,6 +271,16 @@ interface TaskOf {
   /** `outputs:` as written, and where. */
   outputs: Readonly<Record<string, string>>;
   outputsPath: NodePath;
+  /** `platforms:` of the task: where its steps run. */
+  platforms: readonly PlatformName[] | undefined;
+  /** `run: once` (the default): a second use with the same inputs does not run it again. */
+  once: boolean;
+  /** `sources:` and `generates:` of the task. */
+  check: TaskCheck | undefined;
+  /** `env:` of the task: extra environment of its process steps. */
+  env: Readonly<Record<string, string | number | boolean>>;
+  /** Where the task's `env:` is. */
+  envPath: NodePath;
 }
 
 /** `data` is the file as written: a task written as a list has its steps where the task is. */
@@ -259,6 +295,8 @@ function tasksOf(file: WorkflowFile, data: unknown): TaskOf[] {
       name: undefined,
       path: ['steps'],
       steps: file.steps,
+      stepAt: (index) => ['steps', index],
+      needCount: 0,
       ownInputs: {},
       inputs: file.inputs ?? {},
       defaults: fileDefaults,
@@ -266,16 +304,28 @@ function tasksOf(file: WorkflowFile, data: unknown): TaskOf[] {
       sequential: file.sequential ?? fileDefaults.sequential ?? false,
       outputs: file.outputs ?? {},
       outputsPath: ['outputs'],
+      platforms: undefined,
+      once: true,
+      check: undefined,
+      env: {},
+      envPath: ['env'],
     });
   }
   for (const [name, task] of Object.entries(file.tasks ?? {})) {
     const ownInputs = task.inputs ?? {};
-    const defaults = { ...fileDefaults, ...task.defaults };
-    const defaultsPath = (key: keyof StepDefaults) => (task.defaults?.[key] !== undefined ? ['tasks', name, 'defaults', key] : ['defaults', key]);
+    // A task's writes: is its defaults' writes, written where the task's other keys are.
+    const defaults = { ...fileDefaults, ...task.defaults, ...(task.writes !== undefined && { writes: task.writes }) };
+    const defaultsPath = (key: keyof StepDefaults) =>
+      key === 'writes' && task.writes !== undefined ? ['tasks', name, 'writes'] : task.defaults?.[key] !== undefined ? ['tasks', name, 'defaults', key] : ['defaults', key];
+    const path = isList(name) ? ['tasks', name] : ['tasks', name, 'steps'];
+    const needs = task.needs === undefined ? [] : typeof task.needs === 'string' ? [task.needs] : task.needs;
+    const needAt = (index: number) => (typeof task.needs === 'string' ? ['tasks', name, 'needs'] : ['tasks', name, 'needs', index]);
     tasks.push({
       name,
-      path: isList(name) ? ['tasks', name] : ['tasks', name, 'steps'],
-      steps: task.steps,
+      path,
+      steps: withNeeds(needs, task.steps),
+      stepAt: (index) => (index < needs.length ? needAt(index) : [...path, index - needs.length]),
+      needCount: needs.length,
       ownInputs,
       inputs: { ...file.inputs, ...ownInputs },
       defaults,
@@ -283,18 +333,48 @@ function tasksOf(file: WorkflowFile, data: unknown): TaskOf[] {
       sequential: task.sequential ?? defaults.sequential ?? false,
       outputs: task.outputs ?? {},
       outputsPath: ['tasks', name, 'outputs'],
+      platforms: task.platforms,
+      once: task.run !== 'always',
+      check: task.sources === undefined ? undefined : { sources: task.sources, generates: task.generates ?? [] },
+      env: task.env ?? {},
+      envPath: ['tasks', name, 'env'],
     });
   }
   return tasks;
 }
 
-/** `rho run FILE NAME` with a name the file does not have: a usage error that lists what it has. */
+/** A task's steps after a `uses:` step for each task it needs, whose ids are the tasks' (a step's own id is never taken). */
+function withNeeds(needs: readonly string[], steps: readonly StepFile[]): StepFile[] {
+  if (needs.length === 0) return [...steps];
+  type Unnamed = Omit<StepFile, 'id'> & { id?: string; derivedId?: string };
+  const needSteps = needs.map((uses): Unnamed => {
+    const derivedId = usesId(uses);
+    return derivedId === undefined ? { uses } : { uses, derivedId };
+  });
+  return withDerivedIds<Unnamed>([...needSteps, ...steps]);
+}
+
+/** `rho run FILE NAME` with a name the file does not have: a usage error that lists what it has (private tasks left out). */
 export function unknownTaskError(file: string, workflow: WorkflowFile, name: string): HostError {
-  const names = Object.keys(workflow.tasks ?? {});
+  const names = publicTaskNames(workflow);
   const suggestions = closestNames(name, names);
   const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((task) => `"${task}"`).join(' or ')}?` : '';
-  const known = names.length > 0 ? ` (tasks: ${names.join(', ')})` : ' (it has no tasks:)';
+  const listed = Object.entries(workflow.tasks ?? {}).filter(([task, declared]) => !isPrivateTask(task, declared)).map(([task]) => task);
+  const known = listed.length > 0 ? ` (tasks: ${listed.join(', ')})` : workflow.tasks === undefined ? ' (it has no tasks:)' : '';
   return new HostError('usage', `${file} has no task "${name}"${hint}${known}`);
+}
+
+/** Aliases are names of their own: one that is a task's name or another task's alias is refused. */
+function checkAliases(file: WorkflowFile, report: (nodePath: NodePath, message: string) => void): void {
+  const owner = new Map<string, string>();
+  for (const [name, task] of Object.entries(file.tasks ?? {})) {
+    task.aliases?.forEach((alias, index) => {
+      const at = ['tasks', name, 'aliases', index];
+      if (Object.hasOwn(file.tasks!, alias)) report(at, `alias ${alias} of task ${name} is the name of a task`);
+      else if (owner.has(alias)) report(at, `alias ${alias} of task ${name} is already an alias of task ${owner.get(alias)}`);
+      else owner.set(alias, name);
+    });
+  }
 }
 
 function reportSchemaIssues(
@@ -370,6 +450,7 @@ interface StepContext {
   calledTask: CompileOptions['calledTask'];
   /** What `~` in a step's `writes:` is checked against (`homeForChecks`). */
   home: string | undefined;
+  platform: NodeJS.Platform | undefined;
 }
 
 function compileSteps(
@@ -398,6 +479,7 @@ function compileSteps(
     untrusted: new UntrustedValues({ inputs: task.inputs, env: file.env }),
     calledTask: options.calledTask,
     home: homeForChecks(options),
+    platform: options.platform,
   };
   const compiled: CompiledStep[] = [];
   task.steps.forEach((step, index) => {
@@ -408,7 +490,7 @@ function compileSteps(
       return;
     }
     if (context.indexById.has(step.id)) {
-      reportAt(context, [...task.path, index, 'id'], `duplicate step id "${step.id}" (first used by step ${context.indexById.get(step.id)! + 1})`);
+      reportAt(context, [...task.stepAt(index), 'id'], `duplicate step id "${step.id}" (first used by step ${context.indexById.get(step.id)! + 1})`);
     }
     const result = compileStep(context, step, index);
     if (result) compiled.push(result);
@@ -494,13 +576,15 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   // A short step's arguments are its command line (or its own env:, cwd:, ok_exit_codes:).
   const commandAt = step.commandAt;
   const at = (...rest: PropertyKey[]): NodePath =>
-    commandAt !== undefined && rest[0] === 'with' ? [...context.task.path, index, ...shortArgumentPath(commandAt, rest.slice(1))] : [...context.task.path, index, ...rest];
+    commandAt !== undefined && rest[0] === 'with' ? [...context.task.stepAt(index), ...shortArgumentPath(commandAt, rest.slice(1))] : [...context.task.stepAt(index), ...rest];
   const before = context.problems.length;
   step.writes?.forEach((glob, position) => {
     const problem = homePathProblem(glob, context.home, true);
     if (problem) reportAt(context, at('writes', position), `writes: ${JSON.stringify(glob)}: ${problem}`);
   });
   const dependencies = new Set<number>(context.task.sequential && index > 0 ? [index - 1] : []);
+  // A task's own steps start once the tasks it needs have finished.
+  if (index >= context.task.needCount) for (let need = 0; need < context.task.needCount; need++) dependencies.add(need);
   const needs = step.needs === undefined ? [] : Array.isArray(step.needs) ? step.needs : [step.needs];
   needs.forEach((id, position) => {
     const target = resolveEarlierStep(context, id, step.id);
@@ -509,15 +593,22 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   });
 
   let cells: MatrixCell[] | undefined;
-  if (step.matrix !== undefined) {
+  const dynamicMatrix = step.matrix !== undefined && isDynamicMatrix(step.matrix) ? compileDynamicMatrix(taskContext, step.matrix, at('matrix'), step.id, dependencies) : undefined;
+  if (step.matrix !== undefined && !dynamicMatrix) {
     try {
-      cells = matrixCells(step.matrix);
+      cells = matrixCells(step.matrix as MatrixFile);
     } catch (error) {
       reportAt(context, at('matrix'), (error as Error).message);
     }
   }
   if (step.fail_fast !== undefined && step.matrix === undefined) reportAt(context, at('fail_fast'), 'fail_fast applies to a step with matrix:');
-  const matrixNames = step.matrix === undefined ? undefined : [...new Set((cells ?? []).flatMap((cell) => Object.keys(cell)))];
+  const matrixNames = step.matrix === undefined ? undefined : dynamicMatrix ? dynamicMatrix.names : [...new Set((cells ?? []).flatMap((cell) => Object.keys(cell)))];
+  // A matrix computed from untrusted values makes matrix.* untrusted in the step.
+  const untrustedIn = (template: Template) =>
+    context.untrusted.whyAny(template) ??
+    (dynamicMatrix?.untrusted !== undefined && templateReferences(template).valueSources.some((source) => source.context === 'matrix')
+      ? `matrix.* is computed from untrusted values (${dynamicMatrix.untrusted})`
+      : undefined);
   const toolName = step.tool ?? '';
   if ((step.tool === undefined) === (step.uses === undefined)) {
     reportAt(context, at(), step.tool === undefined ? 'a step names tool: (a tool to call) or uses: (a task to run)' : 'a step names tool: or uses:, not both');
@@ -525,26 +616,32 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   if (step.uses !== undefined) checkUsesStep(context, step, index);
   const tool = step.tool === undefined ? undefined : context.tools.get(step.tool);
   const defaults = context.task.defaults;
-  // A default working directory goes to every tool whose arguments have one, unless the step sets it.
-  const withValue = defaults.cwd !== undefined && step.with?.cwd === undefined && tool && hasArgument(tool, 'cwd') ? { ...step.with, cwd: defaults.cwd } : step.with;
+  const withValue = withTaskDefaults(step.with, context.task, tool);
   if (!tool && step.tool !== undefined) checkUnknownTool(context, step.tool, index);
+  const stepEnv = (step.with?.env ?? {}) as Record<string, unknown>;
+  // A task's env: value a step takes as it is: its problems are where the task writes it.
+  const argumentPath = (valuePath: readonly PropertyKey[]): NodePath =>
+    valuePath[0] === 'env' && valuePath.length > 1 && Object.hasOwn(context.task.env, valuePath[1]!) && !Object.hasOwn(stepEnv, valuePath[1]!)
+      ? [...context.task.envPath, ...valuePath.slice(1)]
+      : at('with', ...valuePath);
 
   let withHasExpressions = false;
   let argumentsReadSteps = false;
   let argumentsUntrusted: string | undefined;
   const withUntrusted: Record<string, string> = {};
   walkTemplates(withValue ?? {}, (text, valuePath) => {
+    const where = argumentPath(valuePath);
     // A word of a command line is not where it starts in the file: its problems point at the line.
-    const template = parseOrReport(context, text, at('with', ...valuePath), commandAt === undefined ? 0 : false);
+    const template = parseOrReport(context, text, where, commandAt === undefined ? 0 : false);
     if (template && !isLiteralTemplate(template)) {
       withHasExpressions = true;
       argumentsReadSteps ||= templateReferences(template).steps.size > 0;
-      checkReferences(context, template, at('with', ...valuePath), step.id, dependencies, matrixNames);
-      const untrusted = context.untrusted.whyAny(template);
+      checkReferences(context, template, where, step.id, dependencies, matrixNames);
+      const untrusted = untrustedIn(template);
       argumentsUntrusted ??= untrusted;
       if (untrusted !== undefined) withUntrusted[String(valuePath[0])] ??= untrusted;
       if (untrusted !== undefined && codeArguments[toolName] === valuePath[0] && valuePath.length === 1) {
-        reportAt(context, at('with', ...valuePath), injectionMessage(toolName, String(valuePath[0]), untrusted));
+        reportAt(context, where, injectionMessage(toolName, String(valuePath[0]), untrusted));
       }
     }
   });
@@ -594,6 +691,7 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     }
   }
   if (context.problems.length > before) return undefined;
+  const platformSkip = platformSkipReason(context.task, step.platforms, context.platform);
   return {
     index,
     id: step.id,
@@ -602,7 +700,7 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     tool: toolName,
     ...(step.uses !== undefined && { uses: usesCall(context, step, index, withUntrusted) }),
     line: context.source.position(at()).line,
-    ...(toolName !== '' && !context.tools.get(toolName) && { toolAt: context.source.position([...context.task.path, index, 'tool']) }),
+    ...(toolName !== '' && !context.tools.get(toolName) && { toolAt: context.source.position([...context.task.stepAt(index), 'tool']) }),
     with: withValue ?? {},
     withHasExpressions,
     argumentsReadSteps,
@@ -614,11 +712,38 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     timeoutMs,
     retry,
     ...(cells && { cells, deferFailure: step.fail_fast === false }),
+    ...(dynamicMatrix && { dynamicMatrix: { matrix: step.matrix!, ...(dynamicMatrix.untrusted !== undefined && { untrusted: dynamicMatrix.untrusted }) }, deferFailure: step.fail_fast === false }),
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
-    writes: step.writes,
+    writes: step.writes ?? (tool && runsProcesses(tool) ? defaults.writes : undefined),
+    ...(platformSkip !== undefined && { platformSkip }),
     sources: step.sources,
     generates: step.generates ?? [],
   };
+}
+
+/**
+ * Checks a matrix that is, or holds, expressions: they may read what the step may (earlier steps,
+ * which it then waits for; not matrix.*). Returns its names when they are written out (else
+ * matrix.* is not checked), and why its values may come from outside the workflow's author.
+ */
+function compileDynamicMatrix(
+  context: StepContext,
+  matrix: MatrixSetting,
+  nodePath: NodePath,
+  from: string,
+  dependencies: Set<number>,
+): { names: string[] | undefined; untrusted: string | undefined } {
+  let untrusted: string | undefined;
+  walkTemplates(matrix, (text, valuePath) => {
+    const at = [...nodePath, ...valuePath];
+    const template = parseOrReport(context, text, at);
+    if (!template) return;
+    checkReferences(context, template, at, from, dependencies, undefined);
+    untrusted ??= context.untrusted.whyAny(template);
+  });
+  if (typeof matrix === 'string' || typeof matrix.include === 'string') return { names: undefined, untrusted };
+  const names = [...Object.keys(matrix).filter((name) => name !== 'include' && name !== 'exclude'), ...(matrix.include ?? []).flatMap((entry) => Object.keys(entry))];
+  return { names: [...new Set(names)], untrusted };
 }
 
 /** Where an argument of a short step is written: the command line for the program and its words, the step's own key otherwise. */
@@ -632,13 +757,13 @@ const toolOnlyKeys = ['async', 'timeout', 'retry', 'resources', 'writes', 'sourc
 
 function checkUsesStep(context: StepContext, step: StepFile, index: number): void {
   for (const key of toolOnlyKeys) {
-    if (step[key] !== undefined) reportAt(context, [...context.task.path, index, key], `${key}: does not apply to a uses: step; set it on the called task’s steps`, undefined);
+    if (step[key] !== undefined) reportAt(context, [...context.task.stepAt(index), key], `${key}: does not apply to a uses: step; set it on the called task’s steps`, undefined);
   }
 }
 
 /** What the linker needs of a `uses:` step: its target and where its parts are. */
 function usesCall(context: StepContext, step: StepFile, index: number, withUntrusted: Record<string, string>): UsesCall {
-  const at = (rest: PropertyKey[], key = false) => ({ file: context.source.file, ...context.source.position([...context.task.path, index, ...rest], { key }) });
+  const at = (rest: PropertyKey[], key = false) => ({ file: context.source.file, ...context.source.position([...context.task.stepAt(index), ...rest], { key }) });
   const withAt = Object.fromEntries(Object.keys(step.with ?? {}).map((key) => [key, at(['with', key], true)]));
   return { target: parseUsesTarget(step.uses!, context.source), text: step.uses!, at: at(['uses']), withAt, withUntrusted };
 }
@@ -647,6 +772,23 @@ function parseRetry(setting: RetrySetting): RetryPolicy | undefined {
   const { attempts, delay, backoff } = typeof setting === 'number' ? { attempts: setting, delay: undefined, backoff: undefined } : setting;
   if (attempts < 2) return undefined;
   return { attempts, delayMs: delay === undefined ? 0 : parseDuration(delay), backoff: backoff ?? 1 };
+}
+
+/**
+ * A step's `with:` with what its task and file give every step that does not say: the default
+ * working directory, and the task's `env:` under the step's own, for every tool whose arguments
+ * have them.
+ */
+function withTaskDefaults(raw: Record<string, unknown> | undefined, task: TaskOf, tool: Tool | undefined): Record<string, unknown> | undefined {
+  if (!tool) return raw;
+  let value = raw;
+  if (task.defaults.cwd !== undefined && raw?.cwd === undefined && hasArgument(tool, 'cwd')) value = { ...value, cwd: task.defaults.cwd };
+  if (Object.keys(task.env).length > 0 && hasArgument(tool, 'env')) value = { ...value, env: { ...task.env, ...(raw?.env as Record<string, unknown> | undefined) } };
+  return value;
+}
+
+function runsProcesses(tool: Tool): boolean {
+  return tool.classes.some((name) => name === 'process' || name === 'shell');
 }
 
 /** Whether a tool's arguments (a zod object) have a key: how a default reaches only the tools it fits. */
@@ -713,7 +855,7 @@ function checkUnknownTool(context: StepContext, name: string, index: number): vo
   if (isPendingServerTool(name, context.pendingServers) || (context.pendingModules && !name.includes('.'))) return;
   const suggestions = closestToolNames(name, context.tools.names(), context.pendingServers);
   const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((suggestion) => `"${suggestion}"`).join(' or ')}?` : '';
-  reportAt(context, [...context.task.path, index, 'tool'], `unknown tool "${name}"${hint}`);
+  reportAt(context, [...context.task.stepAt(index), 'tool'], `unknown tool "${name}"${hint}`);
 }
 
 /** `offsetShift` is where `text` starts in the value written (false: the text is not in it as it is). */

@@ -17,6 +17,7 @@ import type { OutputLogs } from '../host/step-output.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs, type InputValue } from './inputs.js';
 import { parseMatrixFilter } from './matrix.js';
+import { taskArgumentEntries, taskParameters } from './task-parameters.js';
 import { runContextOf, type RunContext } from './run-context.js';
 import { RefusedSteps, serverStepProblems } from './extensions/server-steps.js';
 import { checkScriptedAnswerIds } from './question-ids.js';
@@ -24,6 +25,7 @@ import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
 import type { ModuleLoading } from './extensions/load-extensions.js';
 import { loadWorkflowFile } from './load.js';
+import { workspaceOf } from './workspace-root.js';
 import { formatProblem } from './problems.js';
 import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer } from './rule-warnings.js';
 import type { CompiledWorkflow } from './model.js';
@@ -103,11 +105,9 @@ function processEnvMode(raw: ProcessEnvSetting | undefined): EnvMode {
   return { mode: 'inherit_only', names: raw.inherit_only };
 }
 
-/** The primary workspace root as given: `--workspace`, else the file's `workspace:`, else where rho was invoked. */
-export function workspaceRoot(workflow: CompiledWorkflow, choices: RunChoices, cwd: string): string {
-  if (choices.workspace) return path.resolve(cwd, choices.workspace);
-  if (workflow.file.workspace) return path.resolve(workflow.source.directory, workflow.file.workspace);
-  return cwd;
+/** The primary workspace root as given: `--workspace`, else the file's `workspace:`, else the file's own directory. */
+function workspaceRoot(workflow: CompiledWorkflow, choices: RunChoices, cwd: string): string {
+  return workspaceOf(workflow.source.directory, workflow.file.workspace, { flag: choices.workspace, cwd });
 }
 
 /** The host variables `host_env:` names that are set (credential names were refused at validation). */
@@ -232,7 +232,9 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   ports.admitWorkflow?.(workflow);
   for (const warning of warnings) ports.warn?.(formatProblem(warning));
   if (loading === 'skip') for (const note of notes) ports.warn?.(formatProblem(note));
-  const inputs = parseInputs(choices.inputs, workflow.inputs, choices.passThrough);
+  const commandLine = { words: choices.arguments, passThrough: choices.passThrough, inputs: choices.inputs, invocation: choices.invocation, task: workflow.task ?? '(default)' };
+  const entries = taskArgumentEntries(commandLine, taskParameters(workflow.parameters), workflow.inputs);
+  const inputs = parseInputs(entries.inputs, workflow.inputs, entries.passThrough);
   checkScriptedAnswerIds(workflow, ports.scriptedAnswers ?? []);
   const runId = randomUUID();
   // The --sandbox flag wins over the file's policy.sandbox; both default to auto.
@@ -368,7 +370,7 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
     });
     // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
     void started.then(() => workflow.source.release());
-    return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused, upToDate });
+    return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused, upToDate, exitCodeFrom: options.choices.exitCode });
   } finally {
     await upToDate.save();
     starting.abort();

@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { checkCallInputs, notYetKnown } from './call-inputs.js';
-import { expandTask, ExpansionTooLarge } from './expand.js';
+import { expandTask, ExpansionTooLarge, type CellExpander } from './expand.js';
 import type { MatrixFilter } from './matrix.js';
 import type { CalledRules, CompiledStep, CompiledTask, SourcePosition, TaskReference, UsesCall } from './model.js';
 import type { Problem } from './problems.js';
 import type { WorkflowFile } from './schema.js';
 import type { WorkflowSource } from './source.js';
 import { closestNames } from './suggest.js';
+import { aliasTarget } from './task-names.js';
 import { taskKey, taskLabel } from './uses.js';
 
 /** One workflow file, validated, each of its tasks compiled and not yet expanded. */
@@ -26,7 +27,7 @@ export function linkWorkflow(
   root: CompiledFile,
   called: ReadonlyMap<string, CompiledFile> | undefined,
   selection: { task: string | undefined; matrixFilter: MatrixFilter; expand: boolean },
-): { steps?: CompiledStep[]; problems: Problem[]; calledRules: CalledRules; calledFiles: string[] } {
+): { steps?: CompiledStep[]; expandCells?: CellExpander; problems: Problem[]; calledRules: CalledRules; calledFiles: string[] } {
   const runFile = path.resolve(root.source.file);
   const fileOf = (reference: TaskReference) => (reference.file === runFile ? root : called?.get(reference.file));
   const resolve = (reference: TaskReference) => fileOf(reference)?.tasks.get(reference.task);
@@ -52,13 +53,13 @@ export function linkWorkflow(
   const selected = root.tasks.get(selection.task);
   if (!selected) return { steps: [], problems, calledRules, calledFiles: [] };
   try {
-    const { steps, files: reached } = expandTask(selected, { filter: selection.matrixFilter, resolve: (reference) => resolve(reference)!, label, runFile });
+    const { steps, files: reached, expandCells } = expandTask(selected, { filter: selection.matrixFilter, resolve: (reference) => resolve(reference)!, label, runFile });
     for (const file of reached) {
       const policy = called?.get(file)?.file.policy;
       calledRules.ask.push(...(policy?.ask ?? []));
       calledRules.deny.push(...(policy?.deny ?? []));
     }
-    return { steps, problems, calledRules, calledFiles: [...reached] };
+    return { steps, expandCells, problems, calledRules, calledFiles: [...reached] };
   } catch (error) {
     if (!(error instanceof ExpansionTooLarge)) throw error;
     const where = selection.task === undefined ? ['steps'] : ['tasks', selection.task];
@@ -78,6 +79,8 @@ function missingTaskMessage(uses: UsesCall, target: CompiledFile): string {
   const names = Object.keys(target.file.tasks ?? {});
   const where = uses.at.file === target.source.file ? 'this file' : target.source.file;
   if (uses.target.task === undefined) return `uses: ${uses.text}: ${where} has no default task (steps:); name one of its tasks with #TASK${names.length > 0 ? ` (tasks: ${names.join(', ')})` : ''}`;
+  const alias = aliasTarget(target.file, uses.target.task);
+  if (alias !== undefined) return `uses: ${uses.text}: ${uses.target.task} is an alias of task ${alias}; uses: names the task itself`;
   const suggestion = closestNames(uses.target.task, names)[0];
   const hint = suggestion ? `; did you mean "${suggestion}"?` : names.length > 0 ? ` (tasks: ${names.join(', ')})` : ' (it has no tasks:)';
   return `uses: ${uses.text}: ${where} has no task "${uses.target.task}"${hint}`;

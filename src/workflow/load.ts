@@ -9,6 +9,7 @@ import type { CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings } from './rule-warnings.js';
 import { WorkflowSource } from './source.js';
+import type { WorkspaceChoice } from './workspace-root.js';
 
 export interface CheckedWorkflowFile {
   workflow?: CompiledWorkflow;
@@ -25,10 +26,10 @@ export interface TaskSelection {
   task?: string | undefined;
   matrixFilter?: MatrixFilter;
   /**
-   * Where the run's workspace is (`--workspace`, else the file's `workspace:`, else `cwd`):
-   * files `uses:` steps name must be inside it. `cwd` defaults to the process's.
+   * `--workspace` and where it is relative to (else the file's `workspace:`, else the file's
+   * directory is the workspace): files `uses:` steps name must be inside it.
    */
-  workspace?: { flag?: string | undefined; cwd: string };
+  workspace?: WorkspaceChoice;
   /** What `~` in the file's paths is checked against (`CompileOptions.homeDirectory`). */
   homeDirectory?: string | null;
 }

@@ -1,6 +1,6 @@
 import type { Template } from './expressions/index.js';
 import type { RetryPolicy } from '../host/retry.js';
-import type { MatrixCell, MatrixFilter } from './matrix.js';
+import type { MatrixCell, MatrixFilter, MatrixSetting } from './matrix.js';
 import type { InputDeclaration, WorkflowFile } from './schema.js';
 import type { WorkflowSource } from './source.js';
 
@@ -29,6 +29,12 @@ export interface UsesCall {
   withUntrusted: Readonly<Record<string, string>>;
 }
 
+/** `sources:` and `generates:` of a whole task: it is up to date, or each of its steps runs. */
+export interface TaskCheck {
+  sources: readonly string[];
+  generates: readonly string[];
+}
+
 /** A task after validation, before expansion: what a `uses:` step of any file expands into. */
 export interface CompiledTask {
   reference: TaskReference;
@@ -40,6 +46,10 @@ export interface CompiledTask {
   outputs: Readonly<Record<string, Template>>;
   /** The outputs that may carry text from outside the workflow's author, and why. */
   outputsUntrusted: Readonly<Record<string, string>>;
+  /** `run: once` (the default): used again in a run with the same inputs, it does not run again. */
+  once: boolean;
+  /** `sources:` of the task: whether it is up to date is decided for the whole of it. */
+  check?: TaskCheck;
   steps: readonly CompiledStep[];
 }
 
@@ -92,10 +102,14 @@ export interface CompiledStep {
   /** `retry:` (the step's, else its task's or file's default); undefined: one attempt. */
   retry: RetryPolicy | undefined;
   resources: { shared: readonly string[]; exclusive: readonly string[] } | undefined;
-  /** `writes:`: narrows where the step's processes may write; undefined: what the policy grants. */
+  /** `writes:` (the step's, else its task's or file's default): narrows where the step's processes may write; undefined: what the policy grants. */
   writes: readonly string[] | undefined;
+  /** Why the step does not run on this platform (its `platforms:` or its task's leave it out). */
+  platformSkip?: string;
   /** A matrix step before expansion: its cells (the compiled task holds the cells and the group instead). */
   cells?: readonly MatrixCell[];
+  /** A matrix step whose matrix is, or holds, expressions: its cells are known when it is ready. */
+  dynamicMatrix?: { matrix: MatrixSetting; /** Why its values may come from outside the workflow's author. */ untrusted?: string };
   /** A matrix cell: what `matrix.*` reads. */
   matrix?: MatrixCell;
   /** A cell of a matrix with `fail_fast: false`: its failure stops nothing until the matrix's combined status is known. */
@@ -107,11 +121,36 @@ export interface CompiledStep {
    * steps): no call of its own, the members' combined status. A `uses:` group keeps its `with:`
    * and `if:`, evaluated when its first member is ready, and its task's outputs, its data.
    */
-  group?: { kind: 'matrix'; members: readonly number[] } | UsesGroup;
+  group?: MatrixGroup | UsesGroup;
   /** `sources:` globs: the step has an up-to-date check only when they are declared. */
   sources: readonly string[] | undefined;
   /** `generates:` globs. */
   generates: readonly string[];
+}
+
+/** A matrix step after expansion: its cells, or, for a matrix known only when its step is ready, what they are expanded from. */
+export interface MatrixGroup {
+  kind: 'matrix';
+  members: readonly number[];
+  /** The matrix step and where it is, while its cells are not known yet. */
+  later?: { step: CompiledStep; within: ExpansionScope };
+}
+
+/** Where steps being placed are: inside which nested group, and what that group passes down. */
+export interface ExpansionScope {
+  /** Path ids of the steps here start with it: `release/`. */
+  prefix: string;
+  scope: NestedScope | undefined;
+  /** What the calling step waits for: every step of the group waits for it too. */
+  dependencies: readonly number[];
+  /** The calling step has continue_on_error: a failure inside does not stop the run. */
+  continueOnError: boolean;
+  /** The calling step is a cell of a matrix with fail_fast: false. */
+  deferFailure: boolean;
+  /** The group whose failures alone skip these steps, when a calling step's `if:` reads statuses. */
+  failureScope: string | undefined;
+  /** The file the steps are in, when it is not the run's. */
+  file: string | undefined;
 }
 
 /** A `uses:` step (or one cell of it) after expansion. */
@@ -122,6 +161,13 @@ export interface UsesGroup {
   scope: NestedScope;
   inputs: Readonly<Record<string, InputDeclaration>>;
   outputs: Readonly<Record<string, Template>>;
+  /** The task's `sources:`: its members run only when it is not up to date. */
+  check?: TaskCheck;
+  /**
+   * The index of the group that ran the same task with the same inputs earlier in the run: this
+   * one has no members, waits for that one and records its outcome (`run: once`).
+   */
+  repeats?: number;
 }
 
 /** What files a run's `uses:` steps call add to its policy: only rules that ask or deny. */
@@ -139,9 +185,15 @@ export interface CompiledWorkflow {
   matrixFilter: MatrixFilter;
   /** What `-i` may set: the file's inputs and the task's own. */
   inputs: Readonly<Record<string, InputDeclaration>>;
+  /** The task's own inputs, in order: its parameters (`rho run FILE TASK VALUE...`). */
+  parameters: Readonly<Record<string, InputDeclaration>>;
+  /** The task's `sources:`: the run's steps run only when it is not up to date. */
+  check?: TaskCheck;
   steps: readonly CompiledStep[];
   /** The `deny:` and `ask:` rules of the files its `uses:` steps call, added to the run's policy. */
   calledRules: CalledRules;
   /** The other files (absolute paths) whose tasks its steps run. */
   calledFiles: readonly string[];
+  /** Expands the cells of a matrix known only when its step is ready, numbering them from `firstIndex`. */
+  expandCells(group: CompiledStep, cells: readonly MatrixCell[], firstIndex: number): { steps: CompiledStep[]; members: number[] };
 }

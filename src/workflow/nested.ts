@@ -17,6 +17,7 @@ export type GroupEntry =
 
 /** Decides the entry of a `uses:` group, in the context of the scope its step is in. */
 export function enterGroup(step: UsesGroupStep, context: ExpressionContext): GroupEntry {
+  if (step.platformSkip !== undefined) return { kind: 'skipped', reason: step.platformSkip, membersReason: `${step.id} was skipped (${step.platformSkip})` };
   try {
     const run = step.condition === undefined ? true : typeof step.condition === 'boolean' ? step.condition : isTruthy(evaluateTemplate(step.condition, context));
     if (!run) return { kind: 'skipped', reason: 'its if: condition is false', membersReason: `${step.id} was skipped (its if: condition is false)` };
@@ -31,6 +32,20 @@ export function enterGroup(step: UsesGroupStep, context: ExpressionContext): Gro
 }
 
 export type UsesGroupStep = CompiledStep & { group: UsesGroup };
+
+/**
+ * How a use of a task that ran earlier in the run with the same inputs is recorded: as that run
+ * was, with where it ran (`run: once`).
+ */
+export function repeatedRecord(earlier: { id: string; status: StepStatus; data: unknown; error?: StepError; reason?: string }): {
+  status: StepStatus;
+  data: unknown;
+  reason: string;
+  error?: StepError;
+} {
+  const reason = `the same task with the same inputs ran as ${earlier.id}${earlier.reason === undefined ? '' : ` (${earlier.reason})`}`;
+  return { status: earlier.status, data: earlier.data, reason, ...(earlier.error && { error: earlier.error }) };
+}
 
 /** Whether a step decides whether it runs only after every earlier step: its `if:`, or its group's, reads statuses. */
 export function decidesAlone(step: CompiledStep): boolean {

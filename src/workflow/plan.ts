@@ -8,7 +8,9 @@ import type { PolicyDecision } from '../host/policy.js';
 import { describeResourceKind, type Resource } from '../host/resources.js';
 import { planWaves, type Declaration, type PlanWait } from '../host/scheduler.js';
 import { ToolError } from '../host/errors.js';
-import { evaluateDeep, evaluateTemplate, isTruthy, templateReferences, type ExpressionContext } from './expressions/index.js';
+import { evaluateDeep, evaluateTemplate, isTruthy, parseTemplate, templateReferences, walkTemplates, type ExpressionContext } from './expressions/index.js';
+import { cellId, evaluatedMatrixCells } from './matrix.js';
+import { evaluateArguments } from './step-arguments.js';
 import type { OpenedWorkflow } from './launch.js';
 import type { CompiledStep } from './model.js';
 import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroups, type GroupEntry } from './nested.js';
@@ -153,7 +155,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
     }),
   );
   const checks = planChecks(opened);
-  const upToDate = await Promise.all(workflow.steps.map((step) => planUpToDate(step, checks, contextOf(step), signal)));
+  const upToDate = await Promise.all(workflow.steps.map((step) => planUpToDate(step, checks, contextOf(step), opened, signal)));
   const schedule = planWaves(
     prepared.map((entry) => entry.declaration),
     opened.maxParallel,
@@ -170,7 +172,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
       ],
       condition: step.condition === undefined ? undefined : typeof step.condition === 'boolean' ? String(step.condition) : step.condition.source,
       ...(conditions[index] !== undefined && { conditionValue: conditions[index] }),
-      cells: step.group?.kind === 'matrix' ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
+      cells: step.group?.kind === 'matrix' && !step.group.later ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
       ...(step.group?.kind === 'uses' && { uses: { task: step.group.scope.task, steps: step.group.members.map((member) => workflow.steps[member]!.id) } }),
       detached: step.async,
       confinement: plannedConfinement(prepared[index]!.confinement),
@@ -261,10 +263,10 @@ function planChecks(opened: OpenedWorkflow): UpToDateChecks {
   });
 }
 
-async function planUpToDate(step: CompiledStep, checks: UpToDateChecks, context: ExpressionContext, signal: AbortSignal): Promise<PlannedStep['upToDate']> {
+async function planUpToDate(step: CompiledStep, checks: UpToDateChecks, context: ExpressionContext, opened: OpenedWorkflow, signal: AbortSignal): Promise<PlannedStep['upToDate']> {
   if (step.sources === undefined) return undefined;
   if (step.argumentsReadSteps) return { verdict: 'unknown', reason: 'its arguments read earlier steps’ results, known only at run time' };
-  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id };
+  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateArguments(step, context, opened.host.tools.get(step.tool)), stepId: step.id };
   const verdict = await checks.check(step, call, signal);
   if (verdict.kind === 'refused') return { verdict: 'unknown', reason: verdict.error.message };
   return { verdict: verdict.kind === 'up_to_date' ? 'yes' : 'no', reason: verdict.reason };
@@ -277,11 +279,22 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
     declaration === 'exclusive'
       ? 'exclusive (runs alone)'
       : declaration.map((access) => `${access.mode} ${describeResourceKind(access.resource)} ${resourceName(access.resource, root)}`.trimEnd()).join(', ') || 'none';
+  if (step.group?.kind === 'matrix' && step.group.later) {
+    const note = `its matrix is an expression: ${deferredCells(step.group.later.step, context)}`;
+    return { declaration: [] as Declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: 'known at run time' } };
+  }
   if (step.group) {
     const count = step.group.members.length;
     const members = step.group.kind === 'matrix' ? `${count} cell${count === 1 ? '' : 's'}` : `the ${count} step${count === 1 ? '' : 's'} of ${step.group.scope.task}`;
-    const note = `the combined status of ${members}; runs nothing itself`;
+    const repeats = step.group.kind === 'uses' && step.group.repeats !== undefined ? step.group : undefined;
+    const note =
+      repeats === undefined
+        ? `the combined status of ${members}; runs nothing itself`
+        : `${repeats.scope.task} runs once in a run for the same inputs, as ${opened.workflow.steps[repeats.repeats!]!.id}: this takes its outcome`;
     return { declaration: [] as Declaration, requests: [], report: { preparation: 'group' as const, note, resources: 'none' } };
+  }
+  if (step.platformSkip !== undefined) {
+    return { declaration: [] as Declaration, requests: [], report: { preparation: 'skipped' as const, note: `${step.platformSkip}: it would be skipped`, resources: 'none' } };
   }
   if (condition === false) {
     return { declaration: [] as Declaration, requests: [], report: { preparation: 'skipped' as const, note: 'its if: is false for these inputs: it would be skipped', resources: 'none' } };
@@ -317,7 +330,7 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
     const note = `tool ${step.tool} was not inspected: plan never runs workflow code (tool modules are not loaded, MCP servers not started); its requests are known when the step runs`;
     return { declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: step.resources ? describe(declaration) : 'known at run time (planned as exclusive)' } };
   }
-  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateDeep(step.with, context), stepId: step.id, ...(step.writes && { writes: step.writes }) };
+  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateArguments(step, context, opened.host.tools.get(step.tool)), stepId: step.id, ...(step.writes && { writes: step.writes }) };
   const result = await opened.host.preview(call, signal);
   if (result instanceof ToolError) {
     const declaration = declared('exclusive');
@@ -379,6 +392,25 @@ function resourceName(resource: Resource, root: string): string {
       return `${resource.owner}:${resource.key}`;
     case 'session':
       return '';
+  }
+}
+
+/**
+ * What a plan can say of a matrix known only at run time: its cells, when its expressions read
+ * nothing a run computes (inputs, env, the run's context), else which steps they wait for.
+ */
+function deferredCells(step: CompiledStep, context: ExpressionContext): string {
+  const matrix = step.dynamicMatrix!.matrix;
+  const read = new Set<string>();
+  walkTemplates(matrix, (text) => {
+    for (const id of templateReferences(parseTemplate(text, { contexts: ['rho'] })).steps) read.add(id);
+  });
+  if (read.size > 0) return `its cells come later, once ${[...read].map((id) => `steps.${id}`).join(', ')} ${read.size === 1 ? 'is' : 'are'} known; each runs as a step of its own`;
+  try {
+    const cells = evaluatedMatrixCells(evaluateDeep(matrix, context));
+    return `for these inputs its cells are ${cells.map((cell) => cellId(step.id, cell)).join(', ')}; each is planned when the run expands it`;
+  } catch (error) {
+    return `for these inputs it cannot be evaluated: ${(error as Error).message}`;
   }
 }
 

@@ -4,19 +4,24 @@ import type { StepError, StepStatus } from '../host/events.js';
 import { stepStatuses } from '../host/step-statuses.js';
 import type { CallOutcome, CallTicket, ToolHost } from '../host/tool-host.js';
 import { interruptReason } from '../host/call-result.js';
-import { exitCodeOfRun } from '../host/exit-codes.js';
+import { exitCodeOfRun, exitCodes, type ExitCodeSource } from '../host/exit-codes.js';
 import { summarizeImages, type ImageContent } from '../host/content.js';
 import type { ToolResult } from '../host/tool.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
-import type { CompiledStep, CompiledWorkflow } from './model.js';
+import { evaluateArguments } from './step-arguments.js';
+import type { CompiledStep, CompiledWorkflow, MatrixGroup } from './model.js';
+import { cellId, cellSelected, evaluatedMatrixCells, type MatrixCell } from './matrix.js';
+import { noCellSelected } from './expand.js';
 import { groupRecord } from './groups.js';
-import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
+import { decidesAlone, enterGroup, entryOf, nestedDelegation, repeatedRecord, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
 import { stepErrorMessage } from './step-refusals.js';
 import { parseStepResources } from './step-resources.js';
 import type { PendingRecord, UpToDateChecks } from './up-to-date/checks.js';
+import { Reservation } from './reservation.js';
+import { TaskChecks } from './task-checks.js';
 
 /** Why a run was stopped from outside; decides the exit code (130, 124). */
 export const timeoutReason = 'timeout';
@@ -38,6 +43,8 @@ export interface RunOptions {
   refusedSteps?: { problemOf(stepId: string): string | undefined };
   /** Skips steps with `sources:` that are up to date; without it, every step runs. */
   upToDate?: UpToDateChecks;
+  /** `program`: a run whose first failure is a program's exit code exits with that code (as `just` does); `rho` (the default): 1. */
+  exitCodeFrom?: ExitCodeSource;
 }
 
 export interface StepRecord {
@@ -64,6 +71,8 @@ export interface RunSummary {
 }
 
 interface RunState {
+  /** The run's steps: the workflow's, then the cells of matrices expanded while it runs. */
+  steps: CompiledStep[];
   failed: boolean;
   firstFailure: string | undefined;
   firstFailureDenied: boolean;
@@ -74,7 +83,7 @@ interface RunState {
    */
   finished: Map<string, ExpressionContext['steps']>;
   /** The `uses:` groups, by the id of the scope their members are in. */
-  groups: ReadonlyMap<string, UsesGroupStep>;
+  groups: Map<string, UsesGroupStep>;
   /** Whether each nested group runs, decided when its first member is ready. */
   entries: Map<string, GroupEntry | undefined>;
   /** The first failure inside each nested group that had one, by the group's scope id. */
@@ -82,11 +91,13 @@ interface RunState {
   /** Settles when a step has finished (its result is recorded). */
   done: Promise<void>[];
   /** Each step's place in the host's model order. */
-  tickets: readonly CallTicket[];
+  reservation: Reservation;
   /** Aborted at the run's first failure: steps that have not started stop waiting, detached steps are interrupted. */
   failure: AbortController;
   /** The run stopped or failed: what steps that have not started wait on. Derived once, as a signal per step costs ≈ 30 µs. */
   stopWaiting: AbortSignal;
+  /** The up-to-date checks of whole tasks (`sources:` on a task). */
+  taskChecks: TaskChecks;
 }
 
 type RecordFields = Omit<StepRecord, 'id' | 'durationMs' | 'output' | 'data'> & Partial<StepRecord>;
@@ -100,7 +111,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
   const { workflow, host } = options;
   const runId = options.runId ?? randomUUID();
   const startedAt = performance.now();
-  const steps = workflow.steps;
+  const steps = [...workflow.steps];
   host.publish({
     type: 'run_started',
     runId,
@@ -109,31 +120,42 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     file: workflow.source.file,
     workspace: host.workspace.root,
     ...(host.environment.sandbox && { sandbox: host.environment.sandbox }),
-    steps: steps.map(({ id, name, tool, line, file, group }) => ({ id, name, tool, line, ...(file !== undefined && { file }), ...(group && { kind: group.kind }) })),
+    steps: steps.map(announced),
   });
   const failure = new AbortController();
+  const groups = usesGroups(steps);
+  const entries = new Map<string, GroupEntry | undefined>();
   const state: RunState = {
+    steps,
     failed: false,
     firstFailure: undefined,
     firstFailureDenied: false,
     records: steps.map(() => undefined),
     finished: new Map([['', {}]]),
-    groups: usesGroups(steps),
-    entries: new Map(),
+    groups,
+    entries,
     failedGroups: new Map(),
     done: [],
-    tickets: steps.map(() => host.reserve()),
+    reservation: new Reservation(host, steps.length, (index) => steps[index]!.group?.kind === 'matrix' && steps[index]!.group.later !== undefined),
     failure,
     stopWaiting: AbortSignal.any([options.signal, failure.signal]),
+    taskChecks: new TaskChecks({
+      checks: options.upToDate,
+      workflow,
+      groups,
+      inputsOf: (scope) => (scope === '' ? options.inputs : runInputs(entries.get(scope))),
+      signal: options.signal,
+    }),
   };
   const reporter = new OrderedReporter((event) => host.publish(event));
   for (const step of steps) state.done.push(runStep(step, options, state, reporter));
   await Promise.all(state.done);
+  await state.taskChecks.finished('', !state.failed && !options.signal.aborted);
 
   const records = state.records.map((record) => record!);
-  const exitCode = exitCodeOf(options.signal, state);
+  const exitCode = exitCodeOf(options.signal, state, options.exitCodeFrom ?? 'rho');
   // A matrix's group repeats its cells' outcome: the counts are of steps that ran or could have.
-  const counted = records.filter((_, index) => !steps[index]!.group);
+  const counted = records.filter((_, index) => !state.steps[index]!.group);
   const counts = Object.fromEntries(stepStatuses.map((status) => [status, counted.filter((r) => r.status === status).length])) as Record<
     StepStatus,
     number
@@ -148,52 +170,30 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
   return { runId, exitCode, steps: records, firstFailure: state.firstFailure };
 }
 
-function exitCodeOf(signal: AbortSignal, state: RunState): number {
+function exitCodeOf(signal: AbortSignal, state: RunState, from: ExitCodeSource): number {
   const stopped = signal.aborted ? (signal.reason === timeoutReason ? 'timeout' : 'interrupt') : undefined;
-  return exitCodeOfRun({ stopped, firstFailure: state.failed ? (state.firstFailureDenied ? 'denied' : 'failure') : undefined });
+  const code = exitCodeOfRun({ stopped, firstFailure: state.failed ? (state.firstFailureDenied ? 'denied' : 'failure') : undefined });
+  const program = state.firstFailure === undefined ? undefined : programExitCode(state.records.find((record) => record?.id === state.firstFailure));
+  return from === 'program' && code === exitCodes.failure && program !== undefined ? program : code;
+}
+
+/** The exit code of the program a failed step ran, when it exited with one its step does not accept. */
+function programExitCode(record: Pick<StepRecord, 'status' | 'data'> | undefined): number | undefined {
+  if (record?.status !== 'failure') return undefined;
+  const code = (record.data as { exit_code?: unknown } | null)?.exit_code;
+  return typeof code === 'number' && Number.isInteger(code) && code > 0 && code < 256 ? code : undefined;
 }
 
 async function runStep(step: CompiledStep, options: RunOptions, state: RunState, reporter: OrderedReporter): Promise<void> {
-  const ticket = state.tickets[step.index] as CallTicket;
-  const maxParallel = options.host.maxParallel;
-  // One step at a time reads like a script: a step is prepared only after every earlier step,
-  // so it sees what they did. With more slots, a step is prepared once its dependencies are done.
-  // At -j1 the step before waited for its own predecessors, so waiting for it alone is enough
-  // (and keeps a long run linear: waiting on every earlier step costs steps² promise reactions).
-  const alone = decidesAlone(step);
-  const sequential = maxParallel === 1 || alone;
-  const earlier = maxParallel === 1 ? state.tickets.slice(Math.max(0, step.index - 1), step.index) : state.tickets.slice(0, step.index);
-  await Promise.all(sequential ? earlier.map((t) => t.released) : step.dependencies.map((index) => state.done[index]!));
+  if (step.group?.kind === 'matrix' && step.group.later) return runDeferredMatrix(step, options, state, reporter);
+  const { ticket, position } = await state.reservation.placeOf(step.index);
+  await readyToStart(step, position, options, state);
   // A step's duration is how long it executed; one that never executed counts from when it was ready.
   let startedAt = performance.now();
   // A step is finished (recorded, its failure known to the run, its event reported) before it
   // gives its place in the model order back, so no later step starts ahead of that.
-  const finish = (record: RecordFields, continueOnError = false) => {
-    const complete: StepRecord = { id: step.id, output: '', data: null, durationMs: performance.now() - startedAt, ...record };
-    const failing = (complete.status === 'failure' || complete.status === 'denied') && !step.continueOnError && !step.deferFailure;
-    if (failing && !state.failed) {
-      state.failed = true;
-      state.firstFailure = step.id;
-      state.firstFailureDenied = complete.status === 'denied';
-      state.failure.abort(interruptReason);
-    }
-    if (failing) markFailedGroups(state, step);
-    state.records[step.index] = complete;
-    finishedIn(state, step.scope?.id)[step.localId] = { status: complete.status, output: complete.output, data: complete.data };
-    reporter.finished(step.index, {
-      type: 'step_finished',
-      stepId: step.id,
-      index: step.index,
-      status: complete.status,
-      durationMs: complete.durationMs,
-      ...(complete.error && { error: complete.error }),
-      ...(complete.reason && { reason: complete.reason }),
-      ...(continueOnError && { continueOnError }),
-      ...(complete.images && { images: summarizeImages(complete.images) }),
-      ...(complete.attempts !== undefined && complete.attempts > 1 && { attempts: complete.attempts }),
-      ...(complete.log !== undefined && { log: complete.log }),
-    });
-  };
+  const finish = (record: RecordFields, continueOnError = false) =>
+    finishStep(step, position, { id: step.id, output: '', data: null, durationMs: performance.now() - startedAt, ...record }, continueOnError, state, reporter);
   const stopped = () => ({ status: 'cancelled' as const, reason: options.signal.reason === timeoutReason ? 'the run timed out' : 'the run was interrupted' });
   /** Ends a step that will never execute. */
   const endUnstarted = (record: RecordFields, continueOnError = false) => {
@@ -203,6 +203,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
   if (step.group) {
     await Promise.all(step.group.members.map((index) => state.done[index]));
     const record = recordGroup(step, options, state);
+    if (step.group.kind === 'uses') await state.taskChecks.finished(step.group.scope.id, record.status === 'success');
     return endUnstarted(record, step.continueOnError && (record.status === 'failure' || record.status === 'denied'));
   }
   if (options.signal.aborted) return endUnstarted(stopped());
@@ -214,16 +215,21 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     if (entry.kind !== 'run') return endUnstarted({ status: 'skipped', reason: entry.membersReason });
   }
 
+  if (step.platformSkip !== undefined) return endUnstarted({ status: 'skipped', reason: step.platformSkip });
   let args: unknown;
   try {
     const context = expressionContext(options, state, step);
     const run = step.condition === undefined ? true : typeof step.condition === 'boolean' ? step.condition : isTruthy(evaluateTemplate(step.condition, context));
     if (failedBefore !== undefined && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${failedBefore} failed` });
     if (!run) return endUnstarted({ status: 'skipped', reason: 'its if: condition is false' });
+    const task = await state.taskChecks.blocking(step);
+    if (task && 'upToDate' in task) return endUnstarted({ status: 'up_to_date', reason: task.upToDate });
+    if (task) throw task.refused;
     const refusal = options.refusedSteps?.problemOf(step.id);
     if (refusal) throw new ToolError('invalid_arguments', refusal);
-    args = evaluateDeep(step.with, context);
-    const runsProcesses = options.host.tools.get(step.tool)?.classes.some((c) => c === 'process' || c === 'shell') ?? false;
+    const tool = options.host.tools.get(step.tool);
+    args = evaluateArguments(step, context, tool);
+    const runsProcesses = tool?.classes.some((c) => c === 'process' || c === 'shell') ?? false;
     const leak = runsProcesses ? secretOutsideEnvironment(args, Object.values(options.secrets)) : undefined;
     if (leak) {
       throw new ToolError(
@@ -233,9 +239,11 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     }
   } catch (error) {
     const kind = error instanceof ToolError ? error.kind : 'invalid_arguments';
-    return endUnstarted({ status: 'failure', error: { kind, message: `step ${step.id}: ${(error as Error).message}` } });
+    return endUnstarted({ status: denialKinds.has(kind) ? 'denied' : 'failure', error: { kind, message: `step ${step.id}: ${(error as Error).message}` } });
   }
 
+  const alone = decidesAlone(step);
+  const maxParallel = options.host.maxParallel;
   const call = {
     id: `${step.id}#${step.index}`,
     tool: step.tool,
@@ -275,7 +283,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       startedAt = performance.now();
     },
     // Detached: later steps and their results no longer wait for it.
-    onDetached: () => reporter.detached(step.index),
+    onDetached: () => reporter.detached(position),
     onSettled: (outcome) => recordOutcome(step, outcome, options.signal, state, (record, continueOnError) =>
       finish(staleBecause !== undefined && record.reason === undefined ? { ...record, reason: staleBecause } : record, continueOnError),
     ),
@@ -325,6 +333,119 @@ function failureBefore(state: RunState, step: CompiledStep): string | undefined 
   return state.failed ? state.firstFailure : undefined;
 }
 
+/** Records a step's end: its failure known to the run, its record to later expressions, its event reported in model order. */
+function finishStep(step: CompiledStep, position: number, complete: StepRecord, continueOnError: boolean, state: RunState, reporter: OrderedReporter): void {
+  const failing = (complete.status === 'failure' || complete.status === 'denied') && !step.continueOnError && !step.deferFailure;
+  if (failing && !state.failed) {
+    state.failed = true;
+    state.firstFailure = step.id;
+    state.firstFailureDenied = complete.status === 'denied';
+    state.failure.abort(interruptReason);
+  }
+  if (failing) markFailedGroups(state, step);
+  state.records[step.index] = complete;
+  finishedIn(state, step.scope?.id)[step.localId] = { status: complete.status, output: complete.output, data: complete.data };
+  reporter.finished(position, {
+    type: 'step_finished',
+    stepId: step.id,
+    index: step.index,
+    status: complete.status,
+    durationMs: complete.durationMs,
+    ...(complete.error && { error: complete.error }),
+    ...(complete.reason && { reason: complete.reason }),
+    ...(continueOnError && { continueOnError }),
+    ...(complete.images && { images: summarizeImages(complete.images) }),
+    ...(complete.attempts !== undefined && complete.attempts > 1 && { attempts: complete.attempts }),
+    ...(complete.log !== undefined && { log: complete.log }),
+    ...(!step.group && programExitCode(complete) !== undefined && { exitCode: programExitCode(complete) }),
+  });
+}
+
+/**
+ * A matrix whose cells are known only now: once every step before it has its place and it may
+ * start, its matrix is evaluated in its scope, its cells are expanded after the run's steps
+ * (announced in `steps_added`) and placed before it in model order, and it records their
+ * combined status as any matrix does. A matrix that cannot be evaluated fails; one in a group
+ * that does not run, or after a failure, has no cells and is skipped.
+ */
+async function runDeferredMatrix(step: CompiledStep, options: RunOptions, state: RunState, reporter: OrderedReporter): Promise<void> {
+  const later = (step.group as MatrixGroup).later!;
+  await state.reservation.reached(step.index);
+  await readyToStart(step, state.reservation.order.length, options, state);
+  const startedAt = performance.now();
+  const expansion = expandMatrixNow(step, later.step, options, state);
+  let group = step;
+  if ('cells' in expansion) {
+    const { steps: added, members } = options.workflow.expandCells(step, expansion.cells, state.steps.length);
+    group = { ...step, dependencies: members, group: { kind: 'matrix', members } };
+    state.steps[step.index] = group;
+    for (const cell of added) {
+      state.steps.push(cell);
+      state.records.push(undefined);
+      if (cell.group?.kind === 'uses') state.groups.set(cell.group.scope.id, cell as UsesGroupStep);
+    }
+    options.host.publish({ type: 'steps_added', group: step.id, steps: added.map(announced) });
+    for (const cell of added) state.done[cell.index] = runStep(cell, options, state, reporter);
+    state.reservation.expanded(added.map((cell) => cell.index));
+  } else {
+    state.reservation.expanded([]);
+  }
+  const { ticket, position } = await state.reservation.placeOf(step.index);
+  if (group.group!.members.length > 0) await Promise.all(group.group!.members.map((index) => state.done[index]));
+  const record = 'cells' in expansion ? recordGroup(group, options, state) : expansion.record;
+  const failed = record.status === 'failure' || record.status === 'denied';
+  finishStep(group, position, { id: step.id, output: '', data: null, durationMs: performance.now() - startedAt, ...record }, step.continueOnError && failed, state, reporter);
+  ticket.withdraw();
+}
+
+/** The cells a deferred matrix runs now, or how it is recorded when it runs none. */
+function expandMatrixNow(
+  group: CompiledStep,
+  matrixStep: CompiledStep,
+  options: RunOptions,
+  state: RunState,
+): { cells: MatrixCell[] } | { record: Omit<RecordFields, 'id'> & { data?: unknown } } {
+  if (options.signal.aborted) return { record: { status: 'cancelled', reason: options.signal.reason === timeoutReason ? 'the run timed out' : 'the run was interrupted' } };
+  const failedBefore = failureBefore(state, matrixStep);
+  if (failedBefore !== undefined && !matrixStep.conditionUsesStatus) return { record: { status: 'skipped', reason: `${failedBefore} failed` } };
+  if (group.scope) {
+    const entry = entryOf(group.scope.id, state.groups, state.entries, (uses) => enterGroup(uses, expressionContext(options, state, uses)))!;
+    if (entry.kind !== 'run') return { record: { status: 'skipped', reason: entry.membersReason } };
+  }
+  if (matrixStep.platformSkip !== undefined) return { record: { status: 'skipped', reason: matrixStep.platformSkip } };
+  try {
+    const value = evaluateDeep(matrixStep.dynamicMatrix!.matrix, expressionContext(options, state, group));
+    const cells = evaluatedMatrixCells(value);
+    const filter = options.workflow.matrixFilter;
+    const selected = cells.filter((cell) => cellSelected(cell, filter));
+    if (selected.length === 0 && cells.some((cell) => Object.keys(filter).some((name) => name in cell))) {
+      throw noCellSelected(filter, cells.map((cell) => cellId(group.id, cell)));
+    }
+    return { cells: selected };
+  } catch (error) {
+    return { record: { status: 'failure', error: { kind: 'invalid_arguments', message: `step ${group.id}: matrix: ${(error as Error).message}` } } };
+  }
+}
+
+/** A step as `run_started` and `steps_added` announce it. */
+function announced({ id, name, tool, line, file, group }: CompiledStep) {
+  return { id, name, tool, line, ...(file !== undefined && { file }), ...(group && { kind: group.kind }) };
+}
+
+/**
+ * Waits until a step may be prepared. One step at a time reads like a script: a step is prepared
+ * only after every earlier step, so it sees what they did. With more slots, a step is prepared
+ * once its dependencies are done. At -j1 the step before waited for its own predecessors, so
+ * waiting for it alone is enough (and keeps a long run linear: waiting on every earlier step
+ * costs steps² promise reactions).
+ */
+async function readyToStart(step: CompiledStep, position: number, options: RunOptions, state: RunState): Promise<void> {
+  const maxParallel = options.host.maxParallel;
+  const order = state.reservation.order;
+  const earlier = maxParallel === 1 ? order.slice(Math.max(0, position - 1), position) : order.slice(0, position);
+  await Promise.all(maxParallel === 1 || decidesAlone(step) ? earlier.map((t) => t.released) : step.dependencies.map((index) => state.done[index]!));
+}
+
 /** A step failed: so did each nested group it is in, for the steps that count only their group's failures. */
 function markFailedGroups(state: RunState, step: CompiledStep): void {
   for (let scope = step.scope; scope; scope = state.groups.get(scope.id)?.scope) {
@@ -343,12 +464,15 @@ function finishedIn(state: RunState, scope: string | undefined): ExpressionConte
 /** A group's record once its members have finished: a matrix's cells' combined status, or a `uses:` group's. */
 function recordGroup(step: CompiledStep, options: RunOptions, state: RunState) {
   const group = step.group!;
-  if (group.kind === 'matrix') return groupRecord(group.members.map((index) => ({ record: state.records[index]!, matrix: options.workflow.steps[index]!.matrix })));
+  if (group.kind === 'matrix') return groupRecord(group.members.map((index) => ({ record: state.records[index]!, matrix: state.steps[index]!.matrix })));
   return recordUsesGroup(step as UsesGroupStep, options, state);
 }
 
 function recordUsesGroup(step: UsesGroupStep, options: RunOptions, state: RunState) {
-  const members = step.group.members.map((index) => ({ record: state.records[index]!, continueOnError: options.workflow.steps[index]!.continueOnError }));
+  if (step.group.repeats !== undefined) return repeatedRecord(state.records[step.group.repeats]!);
+  const upToDate = state.taskChecks.upToDateReason(step.group.scope.id);
+  if (upToDate !== undefined) return { status: 'up_to_date' as const, data: null, reason: upToDate };
+  const members = step.group.members.map((index) => ({ record: state.records[index]!, continueOnError: state.steps[index]!.continueOnError }));
   return usesGroupRecord(step, state.entries.get(step.group.scope.id), members, (inputs) => ({
     ...expressionContext(options, state, step),
     inputs,
@@ -358,8 +482,10 @@ function recordUsesGroup(step: UsesGroupStep, options: RunOptions, state: RunSta
 
 /** The inputs a step reads: the run's, or in a nested group the ones its `uses:` step gave. */
 function inputsOf(options: RunOptions, state: RunState, step: CompiledStep): Readonly<Record<string, unknown>> {
-  if (!step.scope) return options.inputs;
-  const entry = state.entries.get(step.scope.id);
+  return step.scope ? runInputs(state.entries.get(step.scope.id)) : options.inputs;
+}
+
+function runInputs(entry: GroupEntry | undefined): Readonly<Record<string, unknown>> {
   return entry?.kind === 'run' ? entry.inputs : {};
 }
 

@@ -62,3 +62,22 @@ export function missingField(schema: z.ZodType, keys: readonly string[]): { inde
   }
   return undefined;
 }
+
+/**
+ * Whether data shaped by `schema` holds text at `path` (a string, through objects, arrays,
+ * records and wrappers; a union only when each of its options there is text): where an
+ * expression's number or boolean is written as text.
+ */
+export function expectsText(schema: z.ZodType, path: readonly PropertyKey[]): boolean {
+  let current: z.ZodType | undefined = unwrap(schema);
+  for (const [index, segment] of path.entries()) {
+    if (current instanceof z.ZodUnion) return (current.options as z.ZodType[]).every((option) => expectsText(option, path.slice(index)));
+    if (current instanceof z.ZodObject) current = (current.shape as Record<string, z.ZodType>)[String(segment)];
+    else if (current instanceof z.ZodArray) current = current.element as z.ZodType;
+    else if (current instanceof z.ZodRecord) current = current.valueType as z.ZodType;
+    else return false;
+    current = unwrap(current);
+  }
+  if (current instanceof z.ZodUnion) return (current.options as z.ZodType[]).every((option) => expectsText(option, []));
+  return current instanceof z.ZodString;
+}

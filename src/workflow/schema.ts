@@ -5,13 +5,18 @@ import { cacheNames } from '../host/confinement/toolchains.js';
 import { prototypeKeyReason, prototypeKeys } from '../host/prototype-keys.js';
 import { durationPattern } from './duration.js';
 import { matrixSchema } from './matrix.js';
+import { platformNames } from './platforms.js';
 import { toToolStep, withDerivedIds } from './short-steps.js';
 
 /** Step ids: lower case, digits, `_` and `-`; usable as `steps.<id>` in expressions. */
 export const stepIdPattern = /^[a-z0-9][a-z0-9_-]*$/;
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** Task names: what `rho run FILE TASK` takes; `:` and `.` allow the `build:web` style of task runners. */
-export const taskNamePattern = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+/**
+ * Task names: what `rho run FILE TASK` takes; `:` and `.` allow the `build:web` style of task
+ * runners, and a leading `_` makes a task private (as in `just`).
+ */
+export const taskNamePattern = /^_?[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+const taskNameMessage = 'task names use letters, digits, _ . : and -, starting with a letter or digit (or one _, for a private task)';
 
 const duration = z
   .union([z.string().regex(durationPattern, 'expected a duration such as 500ms, 90s, 5m or 1h'), z.number().positive()])
@@ -70,12 +75,29 @@ const input = z
     }
   });
 
+type Declared = z.output<typeof input>;
+
+/**
+ * An input written short: its default, whose type it takes (`who: world`, `jobs: 4`,
+ * `files: [a, b]`), or nothing (`name:`), a string that must be given, as a `just` parameter
+ * without a default.
+ */
+function shortInput(value: string | number | boolean | string[] | null | Declared): Declared {
+  if (value === null) return { type: 'string', required: true };
+  if (Array.isArray(value)) return { type: 'array', default: value };
+  if (typeof value === 'object') return value;
+  return { type: typeof value as 'string' | 'number' | 'boolean', default: value };
+}
+
 const inputs = z.record(
   z
     .string()
     .regex(identifierPattern, 'input names are identifiers')
     .refine((name) => !prototypeKeys.has(name), `this input name cannot be used: ${prototypeKeyReason}`),
-  input,
+  z
+    .union([input, z.string().max(65_536), z.number(), z.boolean(), z.array(z.string().max(65_536)).max(10_000), z.null()])
+    .transform(shortInput)
+    .describe('{ type, default, required, options, description, untrusted }, or short: its default (who: world, files: [a, b]), or nothing (name:) for a string that must be given'),
 );
 
 const processEnv = z.union([
@@ -169,6 +191,11 @@ const defaults = z.strictObject({
   continue_on_error: z.boolean().optional(),
   retry: retry.optional(),
   sequential: z.boolean().optional().describe('Run the steps of every task one after another, in order, whatever -j allows (a task’s own sequential: wins)'),
+  writes: z
+    .array(z.string().min(1).max(4096))
+    .max(1000)
+    .optional()
+    .describe('Where the processes of every step that does not say write (as a step’s writes:), so tasks that write apart run side by side under -j'),
 });
 
 const resourceList = z.array(z.string().min(1).max(4096)).max(1000);
@@ -176,7 +203,20 @@ const resourceList = z.array(z.string().min(1).max(4096)).max(1000);
 const globList = z.array(z.string().min(1).max(4096)).min(1).max(1000);
 
 /** `uses:` of a step: a task of this file (`build`), or a task of another file (`./ci/test.yml`, `./ci/test.yml#unit`). */
-export const usesPattern = /^(?:[A-Za-z0-9][A-Za-z0-9_.:-]*|\.\.?\/[^#\0]+?(?:#[A-Za-z0-9][A-Za-z0-9_.:-]*)?)$/;
+export const usesPattern = /^(?:_?[A-Za-z0-9][A-Za-z0-9_.:-]*|\.\.?\/[^#\0]+?(?:#_?[A-Za-z0-9][A-Za-z0-9_.:-]*)?)$/;
+
+const usesText = z
+  .string()
+  .max(4096)
+  .regex(usesPattern, 'uses: names a task of this file (TASK) or of another one (./path/file.yml or ./path/file.yml#TASK)');
+
+const platforms = z
+  .array(z.enum(platformNames))
+  .min(1)
+  .max(platformNames.length)
+  .describe('Where it runs: linux, macos, windows, freebsd, openbsd, unix (every one but windows); elsewhere it is skipped, saying why');
+
+const envValues = z.record(z.string().regex(identifierPattern, 'variable names are identifiers'), z.union([z.string(), z.number(), z.boolean()]));
 
 /** A command line of an `exec:` step, or a step that is one. */
 const commandLine = z.string().min(1).max(65_536);
@@ -192,10 +232,7 @@ const stepObject = z.strictObject({
   cwd: z.string().min(1).max(4096).optional().describe('With exec: or shell: — the working directory, relative to the workspace'),
   ok_exit_codes: z.array(z.number().int().min(0).max(255)).min(1).max(256).optional().describe('With exec: or shell: — the exit codes that count as success (default [0])'),
   tool: z.string().min(1).max(200).optional().describe('The tool this step calls (a step names exec:, shell:, tool: or uses:)'),
-  uses: z
-    .string()
-    .max(4096)
-    .regex(usesPattern, 'uses: names a task of this file (TASK) or of another one (./path/file.yml or ./path/file.yml#TASK)')
+  uses: usesText
     .optional()
     .describe('Run a task as a nested group: TASK of this file, or ./path/file.yml[#TASK] relative to this file (its default task without #TASK); with: is its inputs'),
   with: z.record(z.string(), z.unknown()).optional().describe('The tool’s arguments, or with uses: the called task’s inputs'),
@@ -206,6 +243,7 @@ const stepObject = z.strictObject({
   timeout: duration.optional(),
   retry: retry.optional(),
   matrix: matrixSchema.optional(),
+  platforms: platforms.optional(),
   fail_fast: z.boolean().optional().describe('With matrix: a failing cell stops the cells not yet started (default true)'),
   resources: z
     .strictObject({ shared: resourceList.optional(), exclusive: resourceList.optional() })
@@ -239,10 +277,26 @@ export const stepSchema = z.union([commandLine, stepObject]).transform(toToolSte
 
 const steps = z.array(stepSchema).min(1, 'a task needs at least one step').max(100_000).transform(withDerivedIds);
 
+const taskName = z.string().regex(taskNamePattern, taskNameMessage);
+
 /** A named task: `rho run FILE NAME` runs its steps with the file's policy, hooks, tools and env. */
 export const taskSchema = z.strictObject({
   description: z.string().max(10_000).optional(),
-  inputs: inputs.optional().describe('Inputs of this task, beside the file’s own'),
+  aliases: z.array(taskName).min(1).max(100).optional().describe('Other names `rho run` takes for this task (f for format); rho list shows them beside it'),
+  private: z.boolean().optional().describe('Hidden from rho list and completion, still run by name and by uses: (a name that starts with _ is private too)'),
+  inputs: inputs
+    .optional()
+    .describe('Its parameters, in order: rho run TASK VALUE... fills them (a last array input takes the rest), as do NAME=VALUE and -i NAME=VALUE'),
+  needs: z
+    .union([usesText, z.array(usesText).min(1).max(1000)])
+    .optional()
+    .describe('Tasks that finish before its steps start, each run as by uses: (once in a run for the same inputs)'),
+  run: z.enum(['once', 'always']).optional().describe('once (default): used more than once in a run with the same inputs, it runs once; always: every use runs it'),
+  platforms: platforms.optional(),
+  env: envValues.optional().describe('Extra environment of its process steps (exec, shell, process_start); a step’s own env: wins'),
+  writes: defaults.shape.writes.describe('Where its steps’ processes write: short for defaults: { writes: … }'),
+  sources: globList.optional().describe('Globs of the files the whole task reads: with them, it is skipped as up to date when nothing it depends on changed'),
+  generates: globList.optional().describe('Globs of the files the whole task writes: a task whose outputs are gone or changed runs again'),
   defaults: defaults.optional(),
   sequential: z.boolean().optional().describe('Run the steps one after another, in order, whatever -j allows'),
   outputs: outputs.optional(),
@@ -257,7 +311,7 @@ export const workflowSchema = z.strictObject({
   workspace: z.string().min(1).max(4096).optional(),
   max_parallel: z.number().int().min(1).max(1024).optional(),
   inputs: inputs.optional(),
-  env: z.record(z.string().regex(identifierPattern, 'variable names are identifiers'), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  env: envValues.optional(),
   env_file: z
     .union([z.string().min(1).max(4096), z.array(z.string().min(1).max(4096)).min(1).max(100)])
     .optional()
@@ -277,7 +331,7 @@ export const workflowSchema = z.strictObject({
   outputs: outputs.optional().describe('Outputs of the default task, for a step that uses this file'),
   tasks: z
     .record(
-      z.string().regex(taskNamePattern, 'task names use letters, digits, _ . : and -, starting with a letter or digit'),
+      taskName,
       z.union([steps, taskSchema]).transform((task): TaskFile => (Array.isArray(task) ? { steps: task } : task)),
     )
     .optional()

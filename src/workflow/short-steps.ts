@@ -72,7 +72,7 @@ function programId(command: string): string {
 }
 
 /** A `uses:` step's id: the task it runs (`build`, `./ci.yml#unit` → `unit`), else the file's name (`./ci/test.yml` → `test`). */
-function usesId(uses: string): string | undefined {
+export function usesId(uses: string): string | undefined {
   const [file, task] = uses.split('#');
   return nameId(task ?? path.basename(file!, path.extname(file!)));
 }

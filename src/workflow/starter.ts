@@ -1,5 +1,5 @@
 /** The commented example `rho init` writes: valid, runnable, and a tour of the format. */
-export const starterWorkflow = `# yaml-language-server: $schema=./node_modules/rho/schemas/workflow.schema.json
+export const starterWorkflow = `# yaml-language-server: $schema=./node_modules/rho-cli/schemas/workflow.schema.json
 # A rho workflow. Run it with:   rho run THIS_FILE
 # Check it without running:      rho validate THIS_FILE
 # See what it would do:          rho plan THIS_FILE

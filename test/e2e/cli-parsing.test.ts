@@ -1,6 +1,8 @@
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
+import { chmod } from 'node:fs/promises';
+import path from 'node:path';
+import { cliPath, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 
 const directories = temporaryDirectories();
 afterAll(() => directories.removeAll());
@@ -110,9 +112,9 @@ describe.concurrent('command-line parsing', () => {
 
 describe('shell completion', () => {
   /** Runs the generated bash completion for the words typed so far (the last one being completed). */
-  async function complete(script: string, words: string[]): Promise<string[]> {
+  async function complete(script: string, words: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<string[]> {
     const program = `${script}\nCOMP_WORDS=(${words.map((word) => `'${word}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _rho; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const { stdout } = await execa('bash', ['--norc', '-c', program]);
+    const { stdout } = await execa('bash', ['--norc', '-c', program], options);
     return stdout.split('\n').filter(Boolean);
   }
 
@@ -129,6 +131,28 @@ describe('shell completion', () => {
     // A file argument and a flag's file value are left to the shell's file completion.
     expect(await complete(script, ['rho', 'run', 'w'])).toEqual([]);
     expect(await complete(script, ['rho', 'run', '--junit', ''])).toEqual([]);
+  });
+
+  it('completes the task names and aliases of the file typed or found, and the NAME=VALUE pairs --matrix takes', async () => {
+    const dir = await directories.make();
+    const task = (extra: string) => `    ${extra}\n    steps: [{ id: s, tool: echo, with: { value: x } }]`;
+    await writeFiles(dir, {
+      'rho.yml': `version: 1\nname: found\ntasks:\n  build:\n${task('aliases: [b]')}\n  bench:\n${task('description: timings')}\n  _helper:\n${task('description: private')}\n  test:\n    steps:\n      - id: t\n        tool: echo\n        matrix: { node: [20, 22], mode: [unit] }\n        with: { value: x }\n`,
+      'ci/other.yml': `version: 1\nname: other\ntasks:\n  deploy:\n${task('aliases: [d]')}\n`,
+      'bin/rho': `#!/bin/sh\nexec '${process.execPath}' '${cliPath}' "$@"\n`,
+    });
+    await chmod(path.join(dir, 'bin', 'rho'), 0o755);
+    const { stdout: script } = await runCli(['autocomplete', 'bash'], { cwd: dir });
+    const here = { cwd: dir, env: { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` } };
+    expect(await complete(script, ['rho', 'run', ''], here)).toEqual(['build', 'b', 'bench', 'test']);
+    expect(await complete(script, ['rho', 'run', '--output', 'plain', 'be'], here)).toEqual(['bench']);
+    expect(await complete(script, ['rho', 'plan', 'ci/other.yml', ''], here)).toEqual(['deploy', 'd']);
+    // Once the task is typed, what follows is its arguments or a file.
+    expect(await complete(script, ['rho', 'run', 'build', ''], here)).toEqual([]);
+    expect(await complete(script, ['rho', 'run', 'test', '--matrix', ''], here)).toEqual(['node=20', 'mode=unit', 'node=22']);
+    expect(await complete(script, ['rho', 'run', 'rho.yml', 'test', '-j', '2', '--matrix', 'node'], here)).toEqual(['node=20', 'node=22']);
+    // A file that is not a workflow offers nothing, and the shell completes file names.
+    expect(await complete(script, ['rho', 'run', 'ci/missing.yml', ''], here)).toEqual([]);
   });
 
   it('prints zsh and fish scripts from the same commands', async () => {

@@ -38,7 +38,7 @@ describe.concurrent('commands', () => {
     const dir = await tempDir();
     const { version } = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8'));
     const result = await runCli(['--version'], { cwd: dir });
-    expect(result.stdout).toContain(`rho/${version}`);
+    expect(result.stdout).toContain(`rho-cli/${version}`);
   });
 
   it('init writes a starter workflow that validates and runs, and never overwrites without --force', { timeout: 120_000 }, async () => {

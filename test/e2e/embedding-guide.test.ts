@@ -40,7 +40,7 @@ let compiled: { exitCode: number | undefined; output: string };
 beforeAll(async () => {
   project = await temp.make();
   await mkdir(path.join(project, 'node_modules', '@types'), { recursive: true });
-  await symlink(repoRoot, path.join(project, 'node_modules', 'rho'));
+  await symlink(repoRoot, path.join(project, 'node_modules', 'rho-cli'));
   await symlink(path.join(repoRoot, 'node_modules', '@types', 'node'), path.join(project, 'node_modules', '@types', 'node'));
   await writeFile(path.join(project, 'package.json'), JSON.stringify({ type: 'module' }));
   await writeFile(

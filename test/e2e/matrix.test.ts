@@ -104,6 +104,11 @@ describe.concurrent('matrix (end to end)', () => {
     const unknown = await runCli(['run', example, 'test', '--matrix', 'python=3'], { cwd: dir });
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain('--matrix python: no matrix step of this task has that name (matrix names: node, mode, coverage)');
+    // A value spelt as the CI engine spells it (20.x), which no cell has, runs nothing and says which cells there are.
+    const mismatch = await runCli(['run', example, 'test', '--matrix', 'node=20.x'], { cwd: dir });
+    expect(mismatch.exitCode).toBe(2);
+    expect(mismatch.stderr).toContain('--matrix node=20.x matches no cell; the cells are: test (node=18, mode=unit), test (node=20, mode=unit), test (node=20, mode=e2e)');
+    expect(mismatch.stdout).toBe('');
     const none = await runCli(['matrix', path.join(repoRoot, 'workflows', 'tasks.yml'), 'greet'], { cwd: dir });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain('task greet has no step with matrix:');

@@ -57,7 +57,7 @@ async function projectDirectory(): Promise<string> {
   await cp(path.join(repoRoot, 'workflows'), path.join(dir, 'workflows'), { recursive: true });
   await cp(path.join(repoRoot, 'README.md'), path.join(dir, 'README.md'));
   await mkdir(path.join(dir, 'node_modules'));
-  await symlink(repoRoot, path.join(dir, 'node_modules', 'rho'));
+  await symlink(repoRoot, path.join(dir, 'node_modules', 'rho-cli'));
   // What the example MCP server imports, as a project using the MCP SDK has it.
   for (const dependency of ['@modelcontextprotocol', 'zod']) {
     await symlink(path.join(repoRoot, 'node_modules', dependency), path.join(dir, 'node_modules', dependency));

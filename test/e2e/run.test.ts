@@ -67,6 +67,30 @@ steps:
     expect(result.stdout).toMatch(/\[cleanup\] ✔ success/);
   });
 
+  it('shows a failed program’s exit code in the summary, and exits with it under --exit-code program', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: tests
+policy: { allow: ["process(node)"] }
+steps:
+  - { id: lint, exec: node -e "process.exit(3)", continue_on_error: true }
+  - node -e "process.exit(101)"
+`,
+    });
+    const plain = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir });
+    expect(plain.exitCode).toBe(1);
+    expect(plain.stdout).toMatch(/✖ +node +failure +\S+ \(exit code 101\)$/m);
+    expect(plain.stdout).toMatch(/lint +failure +\S+ \(exit code 3\)/);
+    const program = await runCliEvents(['run', 'flow.yml', '--exit-code', 'program'], { cwd: dir });
+    expect(program.exitCode).toBe(101);
+    expect(program.finished.get('node')).toMatchObject({ status: 'failure', exitCode: 101 });
+    expect(program.events.at(-1)).toMatchObject({ type: 'run_finished', exitCode: 101 });
+    // A failure that is not a program's exit code keeps rho's own.
+    const denied = await runCli(['run', 'flow.yml', '--exit-code', 'program', '--deny', 'process(node)'], { cwd: dir });
+    expect(denied.exitCode).toBe(3);
+  });
+
   it('reports the failure semantics in its events: the failed step, the skip it caused, the cleanup that ran', async () => {
     const dir = await tempDir();
     await writeFiles(dir, { 'flow.yml': failingWorkflow });

@@ -184,6 +184,21 @@ tasks:
     expect(started?.type === 'run_started' && started.steps.find((step) => step.id === 'unit/lint')).toMatchObject({ file: path.join('ci', 'checks.yml'), line: 17 });
   });
 
+  it('loads and checks another file’s task named by a task written as a list, as it does for the object form', async () => {
+    const files = {
+      'main.yml': flow('main', 'tasks:\n  ci:\n    - uses: ./ci/checks.yml#lint\n'),
+      'bad.yml': flow('bad', 'tasks:\n  ci:\n    - uses: ./ci/checks.yml#lnt\n'),
+      'ci/checks.yml': flow('checks', 'tasks:\n  lint: [{ tool: echo, with: { value: linted } }]\n'),
+    };
+    const dir = await dirWith(files);
+    const run = await runCliEvents(['run', 'main.yml', 'ci'], { cwd: dir });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.finished.get('lint/echo')).toMatchObject({ status: 'success' });
+    const validated = await runCli(['validate', 'bad.yml'], { cwd: dir });
+    expect(validated.exitCode).toBe(2);
+    expect(validated.stderr).toContain(`bad.yml:5:13: uses: ./ci/checks.yml#lnt: ${path.join('ci', 'checks.yml')} has no task "lnt"; did you mean "lint"?`);
+  });
+
   it('refuses a called file that tries to allow more, or set hooks, naming the file and the rule (exit 2, nothing run)', async () => {
     const dir = await dirWith({
       'main.yml': flow('main', `steps:

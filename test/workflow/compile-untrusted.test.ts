@@ -32,6 +32,7 @@ describe('template injection', () => {
     ['an http_request result in a script', 'shell', 'script', '"echo ${{ steps.fetch.data.body }}"', /steps\.fetch is a result of http_request/],
     ['an open-world tool result in a command', 'exec', 'command', '"${{ steps.issue.output }}"', /steps\.issue is a result of issues\.get/],
     ['a value computed from an untrusted input', 'shell', 'script', `"echo \${{ format('{0}!', inputs.TITLE) || 'none' }}"`, /inputs\.title is marked untrusted/],
+    ['a case conversion of an untrusted input', 'exec', 'command', '"${{ rho_kebabcase(rho_replace(inputs.title, \'a\', \'b\')) }}"', /inputs\.title is marked untrusted/],
     ['a workflow env value computed from an untrusted input', 'shell', 'script', '"echo ${{ env.TITLE }}"', /env\.TITLE is computed from untrusted values \(inputs\.title/],
     ['a result of a step that read an untrusted value', 'shell', 'script', '"echo ${{ steps.copy.output }}"', /steps\.copy is computed from untrusted values \(steps\.fetch/],
     ['a questionnaire text answer', 'shell', 'script', '"echo ${{ steps.ask.data.answers.name }}"', /steps\.ask holds text a person typed/],

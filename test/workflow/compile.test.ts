@@ -145,7 +145,7 @@ steps:
 
   it('still checks the valid steps when another part of the file is invalid', () => {
     const problems = problemsOf(`${header}steps:\n  - { id: a, tool: ecoh }\n  - { id: b, tool: echo, colour: red }\n  - { id: c, tool: echo, needs: [b, a] }\n`);
-    expect(problems).toEqual(['5:26: unknown key "colour" (expected one of: id, name, exec, shell, env, cwd, ok_exit_codes, tool, uses, with, needs, if, async, continue_on_error, timeout, retry, matrix, fail_fast, resources, writes, sources, generates)', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
+    expect(problems).toEqual(['5:26: unknown key "colour" (expected one of: id, name, exec, shell, env, cwd, ok_exit_codes, tool, uses, with, needs, if, async, continue_on_error, timeout, retry, matrix, platforms, fail_fast, resources, writes, sources, generates)', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
   });
 });
 

@@ -324,6 +324,17 @@ describe("rho's functions", () => {
     expect(evaluate("${{ rho_replace('Aa', 'a', 'x') }}")).toBe('Ax');
   });
 
+  it('converts case word by word: camel humps, acronyms, digits and separators split words', () => {
+    const words = 'HTTPServer fooBar_baz-qux2 ünïcode';
+    expect(evaluate(`\${{ rho_snakecase('${words}') }}`)).toBe('http_server_foo_bar_baz_qux2_ünïcode');
+    expect(evaluate(`\${{ rho_kebabcase('${words}') }}`)).toBe('http-server-foo-bar-baz-qux2-ünïcode');
+    expect(evaluate(`\${{ rho_camelcase('${words}') }}`)).toBe('httpServerFooBarBazQux2Ünïcode');
+    expect(evaluate(`\${{ rho_pascalcase('${words}') }}`)).toBe('HttpServerFooBarBazQux2Ünïcode');
+    expect(evaluate("${{ rho_uppercase('biome_cli') }} ${{ rho_lowercase('Biome CLI') }}")).toBe('BIOME_CLI biome cli');
+    expect(evaluate('${{ rho_snakecase(inputs.tag) }}')).toBe('v1_2_0');
+    expect(evaluate('[${{ rho_kebabcase(null) }}]')).toBe('[]');
+  });
+
   it('refuses an empty separator or search text', () => {
     expect(() => evaluate("${{ rho_split('abc', '') }}")).toThrow(/rho_split\(\): needs a non-empty separator/);
     expect(() => evaluate("${{ rho_replace('abc', '', 'x') }}")).toThrow(/needs a non-empty search text/);

@@ -1,7 +1,7 @@
 // Embedding rho's ToolHost in a program of your own: the same policy path as `rho run`,
 // without YAML or the CLI. Run it from the repository root: node workflows/embed/embed.mjs
 // The guide for embedders is docs/embedding.md.
-import { builtinTools, createToolHost } from 'rho';
+import { builtinTools, createToolHost } from 'rho-cli';
 
 const host = await createToolHost({
   workspace: process.cwd(),

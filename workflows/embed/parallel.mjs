@@ -1,7 +1,7 @@
 // Calls on one host are scheduled as workflow steps are: at most `maxParallel` execute at once,
 // and calls that conflict on a resource keep their submission order.
 // Run it from the repository root: node workflows/embed/parallel.mjs
-import { createToolHost, defineTool, opaqueKey, shared, z } from 'rho';
+import { createToolHost, defineTool, opaqueKey, shared, z } from 'rho-cli';
 
 const log = [];
 const pause = defineTool({

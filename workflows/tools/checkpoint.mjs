@@ -5,7 +5,7 @@
 // it starts, and no later step starts until it has finished. It asks for its write as it goes
 // (`ctx.authorize`), so the workflow's policy still decides.
 import { appendFile } from 'node:fs/promises';
-import { defineTool, z } from 'rho';
+import { defineTool, z } from 'rho-cli';
 
 export default defineTool({
   name: 'checkpoint',

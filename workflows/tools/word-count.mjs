@@ -5,12 +5,12 @@
 // asks for every path through the workspace and declares the read as a capability request, so
 // the workflow's policy decides, exactly as for the built-in read_file.
 //
-// `import ... from 'rho'` resolves to the built package (here through the package's own
-// "exports", elsewhere through node_modules/rho). rho exports the zod it validates with, so a
+// `import ... from 'rho-cli'` resolves to the built package (here through the package's own
+// "exports", elsewhere through node_modules/rho-cli). rho exports the zod it validates with, so a
 // tool's schema needs no zod install of its own.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError, Workspace, defineTool, shared, z } from 'rho';
+import { ToolError, Workspace, defineTool, shared, z } from 'rho-cli';
 
 /** Largest file this tool reads. */
 const maxBytes = 1024 * 1024;

@@ -15,6 +15,9 @@ export class HookEventReader {
       case 'run_started':
         for (const step of event.steps) this.tools.set(step.id, step.tool);
         return { kind: 'session_started', workflow: event.workflow, workspaceRoot: event.workspace };
+      case 'steps_added':
+        for (const step of event.steps) this.tools.set(step.id, step.tool);
+        return undefined;
       case 'step_started':
         this.tools.set(event.stepId, event.tool);
         return { kind: 'step_started', stepId: event.stepId, tool: event.tool };

@@ -135,6 +135,8 @@ class StepTask {
  */
 export class FancyRenderer implements Renderer {
   private readonly tasks = new Map<string, StepTask>();
+  /** The cells of a matrix expanded while the run goes on, by id: the list is drawn already, so they are shown in their group's task. */
+  private readonly cells = new Map<string, StepTask>();
   private readonly finished: StepFinished[] = [];
   private readonly names = new Map<string, string>();
   private listDone: Promise<unknown> = Promise.resolve();
@@ -155,11 +157,21 @@ export class FancyRenderer implements Renderer {
         this.sandbox = event.sandbox;
         this.listDone = this.start(event.steps);
         return;
+      case 'steps_added': {
+        const group = this.tasks.get(event.group) ?? this.cells.get(event.group);
+        for (const step of event.steps) {
+          this.names.set(step.id, step.name);
+          if (group) this.cells.set(step.id, group);
+        }
+        return;
+      }
       case 'step_started':
         this.tasks.get(event.stepId)?.start();
+        this.cells.get(event.stepId)?.start();
         return;
       case 'step_progress':
         this.tasks.get(event.stepId)?.print(event.message);
+        this.cells.get(event.stepId)?.print(`[${event.stepId}] ${event.message}`);
         return;
       case 'step_output_omitted':
         this.tasks.get(event.stepId)?.omitted(describeOmission(event));
@@ -186,6 +198,7 @@ export class FancyRenderer implements Renderer {
         this.finished.push(event);
         if (!showsOutputAgain(event)) this.tasks.get(event.stepId)?.forgetOutput();
         this.tasks.get(event.stepId)?.settle(event);
+        this.cells.get(event.stepId)?.print(`${event.stepId}: ${describeFinish(event)}`);
         return;
       case 'run_finished':
         this.summary = formatSummary(this.finished, event, this.names, this.sandbox);

@@ -117,7 +117,11 @@ export function formatSummary(
   for (const event of [...finished].sort((a, b) => a.index - b.index)) {
     const name = names.get(event.stepId);
     const label = name && name !== event.stepId ? ` ${oneLine(name)}` : '';
-    const because = [event.attempts === undefined ? '' : ` (${event.attempts} attempts)`, event.reason ? ` (${oneLine(event.reason)})` : ''].join('');
+    const because = [
+      event.exitCode === undefined ? '' : ` (exit code ${event.exitCode})`,
+      event.attempts === undefined ? '' : ` (${event.attempts} attempts)`,
+      event.reason ? ` (${oneLine(event.reason)})` : '',
+    ].join('');
     lines.push(
       `  ${symbolCell(event.status)}${event.stepId.padEnd(width)}  ${event.status.padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
     );

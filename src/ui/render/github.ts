@@ -49,6 +49,7 @@ export class GitHubActionsRenderer implements Renderer {
       this.started = event;
       event.steps.forEach((step, index) => this.order.set(step.id, index));
     }
+    if (event.type === 'steps_added') for (const step of event.steps) this.order.set(step.id, this.order.size);
     const { stepId, text } = this.formatter.format(event);
     if (stepId === undefined) {
       this.write(text);

@@ -48,6 +48,9 @@ export class PlainFormatter {
         const unconfined = sandboxLine(event.sandbox);
         const title = `rho: ${event.workflow}${event.task === undefined ? '' : ` › ${event.task}`} (${event.steps.length} step${event.steps.length === 1 ? '' : 's'})`;
         return { stepId: undefined, text: asLines([title, ...(unconfined ? [unconfined] : [])]) };
+      case 'steps_added':
+        for (const entry of event.steps) this.names.set(entry.id, entry.name);
+        return { stepId: undefined, text: asLines([`rho: ${event.group} expands into ${event.steps.length} step${event.steps.length === 1 ? '' : 's'}`]) };
       case 'step_started':
         return step(event.stepId, `▶ ${this.names.get(event.stepId) ?? event.stepId} (${event.tool})${event.attempt === undefined ? '' : `, attempt ${event.attempt} of ${event.attempts}`}`);
       case 'step_progress':

@@ -209,6 +209,9 @@ export class JunitReporter implements Renderer {
       case 'run_started':
         this.run = event;
         return;
+      case 'steps_added':
+        if (this.run) this.run = { ...this.run, steps: [...this.run.steps, ...event.steps] };
+        return;
       case 'step_started':
         this.executed.add(event.stepId);
         return;

@@ -21,12 +21,14 @@ export interface ExpressionReads {
   env: Set<string>;
   /** Uses success(), failure(), always() or cancelled(). */
   statusFunctions: boolean;
+  /** Every context it reads anything of (lower case), however: what it depends on beyond literals. */
+  contexts: Set<string>;
   /** The context values that can become (part of) the expression's value; comparisons and tests yield booleans and add none. */
   valueSources: ValueSource[];
 }
 
 export function emptyReads(): ExpressionReads {
-  return { steps: new Set(), inputs: new Set(), secrets: new Set(), env: new Set(), statusFunctions: false, valueSources: [] };
+  return { steps: new Set(), inputs: new Set(), secrets: new Set(), env: new Set(), statusFunctions: false, contexts: new Set(), valueSources: [] };
 }
 
 const stepFields: readonly string[] = ['status', 'output', 'data'];
@@ -51,6 +53,7 @@ export function analyzeExpression(parsed: ParsedExpression, into: ExpressionRead
         const id = literalKey(node.index);
         if (id === undefined) throw new ExpressionError(stepIdMessage, offsetOf(node.expr));
         into.steps.add(id.toLowerCase());
+        into.contexts.add('steps');
         continue;
       }
       if (node.expr instanceof IndexAccess && isContext(node.expr.expr, 'steps')) checkStepField(node, offsetOf);
@@ -61,6 +64,7 @@ export function analyzeExpression(parsed: ParsedExpression, into: ExpressionRead
       pending.push(node.expr);
       if (!(node.index instanceof Star)) pending.push(node.index);
     } else if (node instanceof ContextAccess) {
+      into.contexts.add(node.name.lexeme.toLowerCase());
       if (isContext(node, 'steps')) throw new ExpressionError(stepIdMessage, offsetOf(node));
     } else if (node instanceof FunctionCall) {
       if (isStatusFunction(node.functionName.lexeme)) into.statusFunctions = true;

@@ -1,7 +1,7 @@
 import { data } from '@actions/expressions';
 import type { FunctionDefinition, FunctionInfo } from '@actions/expressions/funcs/info';
 import type { RunStatus } from './context.js';
-
+import { caseConversions, caseDescriptions } from './text-case.js';
 
 /** The functions GitHub Actions provides, as the official evaluator names them. */
 const githubFunctionNames = ['contains', 'startsWith', 'endsWith', 'format', 'join', 'toJSON', 'fromJSON', 'case'] as const;
@@ -13,7 +13,7 @@ const statusFunctionNames = ['success', 'failure', 'always', 'cancelled'] as con
  * rho's own functions. GitHub Actions names its functions in camelCase without underscores, so
  * a `rho_` prefix can never collide with one it adds later.
  */
-const rhoFunctionNames = ['rho_trim', 'rho_split', 'rho_replace'] as const;
+const caseNames = Object.keys(caseConversions) as (keyof typeof caseConversions)[];
 
 const statusFunctionSet: ReadonlySet<string> = new Set(statusFunctionNames);
 
@@ -49,6 +49,15 @@ const rhoFunctions: readonly FunctionDefinition[] = [
       return new data.StringData(text!.coerceString().replaceAll(find, () => replacement!.coerceString()));
     },
   },
+  ...caseNames.map(
+    (name): FunctionDefinition => ({
+      name: `rho_${name}`,
+      description: caseDescriptions[name],
+      minArgs: 1,
+      maxArgs: 1,
+      call: (text) => new data.StringData(caseConversions[name](text!.coerceString())),
+    }),
+  ),
 ];
 
 function nonEmpty(what: string, value: data.ExpressionData): string {
@@ -78,5 +87,5 @@ export function extensionFunctions(run: RunStatus): Map<string, FunctionDefiniti
 
 /** Every function an expression may call, for messages. */
 export function functionList(): string {
-  return [...githubFunctionNames, ...statusFunctionNames, ...rhoFunctionNames].map((name) => `${name}()`).join(', ');
+  return [...githubFunctionNames, ...statusFunctionNames, ...rhoFunctions.map((definition) => definition.name)].map((name) => `${name}()`).join(', ');
 }

@@ -6,7 +6,7 @@
  */
 export type { ValueSource, ExpressionReads as TemplateReferences } from './analysis.js';
 export type { ExpressionContext, RunStatus } from './context.js';
-export { evaluateDeep, walkTemplates, type ValuePath } from './deep.js';
+export { evaluateDeep, walkTemplates, type TextPlaces, type ValuePath } from './deep.js';
 export { ExpressionError } from './errors.js';
 export { evaluateExpressionSource, evaluateTemplate } from './evaluate.js';
 export { isTruthy } from './truthy.js';
