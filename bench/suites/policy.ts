@@ -37,7 +37,8 @@ function makeRules(count: number, random: () => number) {
     const roll = random();
     (roll < 0.8 ? rules.allow : roll < 0.9 ? rules.ask : rules.deny).push(text);
   }
-  return { allow: rules.allow.map(parseRule), ask: rules.ask.map(parseRule), deny: rules.deny.map(parseRule) };
+  const parse = (texts: string[]) => texts.map((text) => parseRule(text));
+  return { allow: parse(rules.allow), ask: parse(rules.ask), deny: parse(rules.deny) };
 }
 
 async function makeRequests(workspace: Workspace, root: string, count: number, random: () => number): Promise<CapabilityRequest[]> {

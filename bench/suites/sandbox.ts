@@ -5,7 +5,7 @@ import type { Figure, SuiteResult } from '../lib/figures.js';
 import { measureWithLoad, medianOf, type Command } from '../lib/hyperfine.js';
 import { formatNumber, marginal } from '../lib/stats.js';
 import { writeExecWorkflow } from '../lib/workflows.js';
-import { planConfinement } from '../../src/host/confinement/index.js';
+import { planConfinement, resolveConfinementPlan } from '../../src/host/confinement/index.js';
 import { Policy } from '../../src/host/policy.js';
 import { findInDirectories, searchDirectories } from '../../src/tools/process/executable.js';
 import { bubblewrapArguments, filterDescriptor } from '../../src/tools/process/sandbox/bubblewrap-arguments.js';
@@ -13,7 +13,7 @@ import { sandboxLaunch } from '../../src/tools/process/sandbox/sandboxed-launch.
 import { probeSandbox } from '../../src/tools/process/sandbox/probe.js';
 import { seccompFilter } from '../../src/tools/process/sandbox/seccomp-filter.js';
 import { prepareWriteChecks } from '../../src/tools/process/sandbox/write-checks.js';
-import { homeDirectories } from '../../src/workflow/launch.js';
+import { homeDirectories } from '../../src/workflow/user-home.js';
 
 /**
  * What confinement costs a process step: `exec true` N times in sequence, confined
@@ -37,7 +37,8 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
   // bubblewrap reads the seccomp filter from a descriptor, as rho gives it: here from a file.
   const filterFile = path.join(context.dir, 'seccomp-filter.bpf');
   await writeFile(filterFile, seccompFilter({ unixSockets: false }));
-  const bwrapLine = [status.program, ...bubblewrapArguments(plan, { file: truePath, cwd: workspace, proxy: undefined, writeMounts: prepareWriteChecks(plan, [], new Map()).mounts }), '--', truePath, `${filterDescriptor}<${filterFile}`].join(' ');
+  const resolved = resolveConfinementPlan(plan);
+  const bwrapLine = [status.program, ...bubblewrapArguments(resolved, { file: truePath, cwd: workspace, proxy: undefined, writeMounts: prepareWriteChecks(resolved, [], new Map()).mounts }), '--', truePath, `${filterDescriptor}<${filterFile}`].join(' ');
   const loop = async (label: string, line: string, count: number) => {
     const file = path.join(context.dir, `loop-${label}-${count}.sh`);
     await writeFile(file, `for i in $(seq ${count}); do ${line}; done\n`);

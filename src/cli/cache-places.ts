@@ -1,6 +1,5 @@
-import os from 'node:os';
 import path from 'node:path';
-import { userCacheDir } from '../boot/cache-base.js';
+import { existingHome, userCacheDir } from '../boot/cache-base.js';
 import { PrivateStore } from '../workflow/private/store.js';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -8,13 +7,13 @@ type Environment = Readonly<Record<string, string | undefined>>;
 /**
  * Where rho keeps state that must outlive a run (the key, each workspace's up-to-date records)
  * and what a person may want to read later (step logs): `$XDG_STATE_HOME/rho`, else `~/.local/state/rho`. A relative XDG_STATE_HOME is ignored, as
- * the XDG base directory specification says; without an absolute home there is none.
+ * the XDG base directory specification says; without an absolute home that exists there is none.
  */
 export function userStateDir(env: Environment): string | undefined {
   const xdg = env['XDG_STATE_HOME'];
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'rho');
-  const home = os.homedir();
-  return path.isAbsolute(home) ? path.join(home, '.local', 'state', 'rho') : undefined;
+  const home = existingHome();
+  return home && path.join(home, '.local', 'state', 'rho');
 }
 
 /** The store of this process, opened once: undefined when there is no place for it or it cannot be made. */

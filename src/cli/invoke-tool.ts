@@ -10,6 +10,7 @@ import { loadHooks } from '../hooks/load-hooks.js';
 import { buildHost } from '../workflow/build-host.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { standaloneHookSandbox } from '../workflow/launch.js';
+import { runningUserHome } from '../workflow/user-home.js';
 import { privateStoreOf } from './cache-places.js';
 import { createApprovals } from '../ui/approver/index.js';
 import { createQuestioner } from '../ui/questioner/index.js';
@@ -100,6 +101,7 @@ export async function invokeToolCommand(
         maxParallel: 1,
         sandbox: sandbox.status,
         homeDirectories: sandbox.homeDirectories,
+        home: runningUserHome(environment.env),
         privatePaths,
       },
       {

@@ -3,6 +3,7 @@ import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { formatProblem } from '../workflow/problems.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
+import { runningUserHome } from '../workflow/user-home.js';
 import type { RunStreams } from './run-workflow.js';
 import { streamTargets, type CliEnvironment } from './environment.js';
 import { resolveRunTarget } from './run-target.js';
@@ -25,9 +26,10 @@ export async function validateWorkflowFiles(named: readonly string[], rawStreams
     }
   }
   const tools = builtinRegistry();
+  const homeDirectory = runningUserHome(environment.env) ?? null;
   let invalid = 0;
   for (const file of files) {
-    const { problems, warnings, notes } = await checkWorkflowFile(file, tools, 'skip');
+    const { problems, warnings, notes } = await checkWorkflowFile(file, tools, 'skip', { homeDirectory });
     for (const problem of [...problems, ...warnings, ...notes]) streams.stderr.write(`${formatProblem(problem)}\n`);
     if (problems.length > 0) invalid++;
     else streams.stdout.write(`${file}: valid\n`);

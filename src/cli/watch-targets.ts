@@ -27,11 +27,22 @@ export interface WatchTargets {
  * declares any, anywhere in the workspace), or to the workflow file itself; never to a file a
  * step `generates:`, so a run does not set off the next one, nor to anything in rho's own
  * directories (`privatePaths`: its state and caches, wherever XDG puts them). A file whose tasks
- * `uses:` steps run counts as the workflow file. An invalid workflow throws.
+ * `uses:` steps run counts as the workflow file. An invalid workflow throws (`~` in its paths is
+ * checked against `homeDirectory`, as a run checks it).
  */
-export async function resolveWatchTargets(file: string, choices: RunChoices, cwd: string, privatePaths: readonly string[] = []): Promise<WatchTargets> {
-  const { workflow } = await loadWorkflowFile(file, builtinRegistry(), 'skip', { task: choices.task, workspace: { flag: choices.workspace, cwd } });
-  const root = resolveHostConfig(workflow, choices, cwd, {}).root;
+export async function resolveWatchTargets(
+  file: string,
+  choices: RunChoices,
+  cwd: string,
+  privatePaths: readonly string[] = [],
+  homeDirectory?: string | null,
+): Promise<WatchTargets> {
+  const { workflow } = await loadWorkflowFile(file, builtinRegistry(), 'skip', {
+    task: choices.task,
+    workspace: { flag: choices.workspace, cwd },
+    ...(homeDirectory !== undefined && { homeDirectory }),
+  });
+  const root = resolveHostConfig(workflow, choices, cwd, {}, homeDirectory ?? undefined).root;
   const sources = workflow.steps.flatMap((step) => step.sources ?? []).map(compileGlob);
   const generated = workflow.steps.flatMap((step) => step.generates).map(compileGlob);
   const workflowFile = path.resolve(cwd, file);

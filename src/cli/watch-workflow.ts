@@ -6,6 +6,7 @@ import { interruptReason } from '../host/tool-host.js';
 import { confirmAtTerminal } from '../ui/confirm-prompt.js';
 import { authorityChanges, contentOf, runAuthority, type RunAuthority } from '../workflow/authority.js';
 import type { CompiledWorkflow } from '../workflow/model.js';
+import { runningUserHome } from '../workflow/user-home.js';
 import { privateStoreOf } from './cache-places.js';
 import { canPrompt, type CliEnvironment } from './environment.js';
 import { reportStartupError } from './startup-errors.js';
@@ -33,8 +34,8 @@ type NextStep = 'run' | 'wait' | 'stop';
  * The authority a watch started with and holds every run to: the workflow's (`runAuthority`)
  * and the content of the `--hooks` file, read again for each run.
  */
-function watchedAuthority(workflow: CompiledWorkflow, request: RunRequest, cwd: string): RunAuthority {
-  const authority = new Map(runAuthority(workflow, request.choices, cwd));
+function watchedAuthority(workflow: CompiledWorkflow, request: RunRequest, cwd: string, home: string | undefined): RunAuthority {
+  const authority = new Map(runAuthority(workflow, request.choices, cwd, home));
   if (request.hooksFile !== undefined) {
     authority.set('--hooks file', JSON.stringify(contentOf(path.resolve(cwd, request.hooksFile))));
   }
@@ -54,14 +55,15 @@ function watchedAuthority(workflow: CompiledWorkflow, request: RunRequest, cwd: 
 export async function watchWorkflowCommand(request: RunRequest, environment: CliEnvironment, streams: RunStreams): Promise<number> {
   const cwd = process.cwd();
   const privatePaths = privateStoreOf(environment.env)?.paths ?? [];
+  const home = runningUserHome(environment.env);
   const report = (line: string) => streams.stderr.write(`${line}\n`);
   let targets: WatchTargets;
   try {
-    targets = await resolveWatchTargets(request.file, request.choices, cwd, privatePaths);
+    targets = await resolveWatchTargets(request.file, request.choices, cwd, privatePaths, home ?? null);
   } catch (error) {
     return reportStartupError(error, report);
   }
-  let approved = watchedAuthority(targets.workflow, request, cwd);
+  let approved = watchedAuthority(targets.workflow, request, cwd, home);
   // The separator goes where a person reads: stdout, unless stdout carries NDJSON events.
   const say = (line: string) => (request.output === 'json' ? streams.stderr : streams.stdout).write(`${line}\n`);
   const watcher = watch(targets.root, { ignoreInitial: true, ignored: (absolute) => targets.ignored(absolute) });
@@ -78,7 +80,7 @@ export async function watchWorkflowCommand(request: RunRequest, environment: Cli
 
   /** The run's own check, on the file it loads: it may have changed again since the watch checked it. */
   const admitWorkflow = (workflow: CompiledWorkflow) => {
-    const changes = authorityChanges(approved, watchedAuthority(workflow, request, cwd));
+    const changes = authorityChanges(approved, watchedAuthority(workflow, request, cwd, home));
     if (changes.length > 0) throw new ToolError('policy_denied', `${request.file} changed again as the run started, and not as confirmed (${changes.join('; ')}); nothing was run`);
   };
   const start = (because: string) => {
@@ -97,13 +99,13 @@ export async function watchWorkflowCommand(request: RunRequest, environment: Cli
   const recheck = async (): Promise<NextStep> => {
     let next: WatchTargets;
     try {
-      next = await resolveWatchTargets(request.file, request.choices, cwd, privatePaths);
+      next = await resolveWatchTargets(request.file, request.choices, cwd, privatePaths, home ?? null);
     } catch (error) {
       reportStartupError(error, report);
       say('── rho watch: not run; waiting for changes (Ctrl-C stops)');
       return 'wait';
     }
-    const authority = watchedAuthority(next.workflow, request, cwd);
+    const authority = watchedAuthority(next.workflow, request, cwd, home);
     const changes = authorityChanges(approved, authority);
     if (changes.length > 0) {
       report(`rho watch: what ${request.file} may do is not what this watch started with:`);

@@ -97,16 +97,13 @@ export class Policy implements PolicyEvaluator {
     this.#variableGrants = { grants: (name, value, request) => envGrants.grants(name) || byProgram.grants(name, value, request) };
   }
 
-  /** A policy from rule texts; `env` is `policy.env` (variables any process may be given: names or `PREFIX*`). */
-  static fromText(rules: { allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[]; env?: readonly string[] }): Policy {
-    return new Policy(
-      {
-        allow: (rules.allow ?? []).map(parseRule),
-        ask: (rules.ask ?? []).map(parseRule),
-        deny: (rules.deny ?? []).map(parseRule),
-      },
-      new EnvGrants(rules.env ?? []),
-    );
+  /**
+   * A policy from rule texts; `env` is `policy.env` (variables any process may be given: names or
+   * `PREFIX*`); `home` is what `~` in their paths stands for (without one, such rules are refused).
+   */
+  static fromText(rules: { allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[]; env?: readonly string[] }, home?: string): Policy {
+    const parse = (texts: readonly string[] | undefined) => (texts ?? []).map((text) => parseRule(text, home));
+    return new Policy({ allow: parse(rules.allow), ask: parse(rules.ask), deny: parse(rules.deny) }, new EnvGrants(rules.env ?? []));
   }
 
   environmentNotGranted(rule: Rule, request: CapabilityRequest): string[] {

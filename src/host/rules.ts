@@ -3,7 +3,9 @@ import picomatch from 'picomatch';
 import { capabilityClasses } from './capability-classes.js';
 import type { CapabilityRequest, ExecutableSelection, ProcessRequest, RuleClass } from './capability.js';
 import { ToolError } from './errors.js';
+import { homePathProblem, expandHomePath } from './home-path.js';
 import { hostPatternMatches, parseHostPattern, type HostPattern } from './network-host.js';
+import { isProtectedEnvName } from './protected-env.js';
 import type { ResolvedPath } from './workspace.js';
 
 /**
@@ -78,7 +80,7 @@ function splitWords(text: string, rule: string): Word[] {
  * `process(NODE_OPTIONS=--max-old-space-size=4096 GIT_DIR=* npm test)`: leading assignments,
  * as a shell writes them, then the program and its arguments. An unquoted `*` means any value.
  */
-function parseProcessArgument(argument: string, rule: string): Extract<Rule, { class: 'process' }> {
+function parseProcessArgument(argument: string, rule: string, home: string | undefined): Extract<Rule, { class: 'process' }> {
   const words = splitWords(argument, rule);
   const env: EnvAssignment[] = [];
   while (words[0]?.assigns) {
@@ -86,13 +88,25 @@ function parseProcessArgument(argument: string, rule: string): Extract<Rule, { c
     if (env.some((assignment) => assignment.name === name)) throw ruleError(rule, `${name} is assigned twice`);
     env.push({ name, value: value === '*' && !quoted ? undefined : value });
   }
-  const [executable, ...args] = words.map((word) => word.text);
-  if (!executable) throw ruleError(rule, env.length > 0 ? 'missing executable after the environment assignments' : 'missing executable');
+  const [written, ...args] = words.map((word) => word.text);
+  if (!written) throw ruleError(rule, env.length > 0 ? 'missing executable after the environment assignments' : 'missing executable');
+  const executable = expandedPath(written, rule, home, false);
   return { class: 'process', text: rule, executable, args, ...(env.length > 0 && { env }) };
 }
 
-/** Parses one rule (`read`, `write(dist/**)`, `process(npm publish)`, `network(example.org)`). */
-export function parseRule(text: string): Rule {
+/** A rule's path with a leading `~` expanded to `home` (undefined: the user has none, and `~` is refused). */
+function expandedPath(written: string, rule: string, home: string | undefined, glob: boolean): string {
+  const problem = homePathProblem(written, home, glob);
+  if (problem) throw ruleError(rule, problem);
+  return expandHomePath(written, home, glob);
+}
+
+/**
+ * Parses one rule (`read`, `write(dist/**)`, `process(npm publish)`, `network(example.org)`).
+ * A path that starts with `~` (`read(~/.config/app/**)`, `process(~/.cargo/bin/cargo)`) is the
+ * running user's `home`; without one such a rule is refused.
+ */
+export function parseRule(text: string, home?: string): Rule {
   if (typeof text !== 'string') throw ruleError(String(text), 'a rule is a string');
   if (text.length > maxRuleLength) throw ruleError(text.slice(0, 40) + '…', `longer than ${maxRuleLength} characters`);
   const match = /^([a-z_]+)(?:\((.*)\))?$/s.exec(text.trim());
@@ -108,10 +122,10 @@ export function parseRule(text: string): Rule {
     case 'read':
     case 'write':
       if (argument !== undefined && argument.split('/').includes('..')) throw ruleError(text, 'a glob may not contain ..');
-      return { class: ruleClass, text, ...(argument !== undefined && { glob: normalizePathText(argument) }) };
+      return { class: ruleClass, text, ...(argument !== undefined && { glob: normalizePathText(expandedPath(argument, text, home, true)) }) };
     case 'process': {
       if (argument === undefined) return { class: 'process', text };
-      return parseProcessArgument(argument, text);
+      return parseProcessArgument(argument, text, home);
     }
     case 'network':
       if (argument === undefined) return { class: 'network', text };

@@ -58,6 +58,8 @@ export interface HostEnvironment {
   sandbox?: SandboxStatus;
   /** The user's home directories (`$HOME`, the account's): hidden from confined processes unless a rule grants them. */
   homeDirectories?: readonly string[];
+  /** The running user's home: what `~` stands for in paths (a step's `writes:`), and where toolchains and caches are looked for. */
+  home?: string;
 }
 
 /** What every context of a call has. */

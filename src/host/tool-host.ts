@@ -13,7 +13,7 @@ import { EventDelivery, type EventListener } from './event-delivery.js';
 import { freezeRequest } from './frozen-request.js';
 import { rewriteResult, type ResultRewriter } from './result-rewrite.js';
 import type { RunObserver } from './run-observer.js';
-import { narrowWritable, planConfinement, type CallConfinement, type ConfinementPlan, type NetworkProxy } from './confinement/index.js';
+import { narrowWritable, planConfinement, type CacheName, type CallConfinement, type ConfinementPlan, type NetworkProxy } from './confinement/index.js';
 import { ToolError, toToolError } from './errors.js';
 import type { AuditRecord, HostEvent, RunEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
@@ -62,6 +62,8 @@ export interface ToolHostOptions {
   observer?: RunObserver;
   /** The run's filtering proxy for confined processes whose network is `network(HOST)` rules; without one they get none. */
   networkProxy?: NetworkProxy;
+  /** The well-known caches confined processes may write (`policy.caches`). */
+  caches?: readonly CacheName[];
   /** How much of a call's output (`ctx.output`) its progress events carry, and where all of it is kept. */
   output?: OutputOptions;
   /** Sees every call's output before the caller does and may replace it (to redact a secret): see `ResultRewriter`. */
@@ -206,11 +208,16 @@ export class ToolHost {
 
   /** What the policy lets every confined process touch (writable roots, hidden paths, network). */
   get confinementPlan(): ConfinementPlan {
+    const environment = this.#environment;
     this.#plan ??= planConfinement({
       policy: this.#options.policy,
       workspaceRoot: this.workspace.root,
       grantedRoots: this.workspace.grantedRoots,
-      homeDirectories: this.#environment.homeDirectories ?? [],
+      homeDirectories: environment.homeDirectories ?? [],
+      home: environment.home,
+      // Where a tool keeps its cache or installation follows the variables its processes get.
+      variables: { ...environment.env, ...environment.processVariables },
+      caches: this.#options.caches ?? [],
       privatePaths: this.workspace.privatePaths,
     });
     return this.#plan;
@@ -226,12 +233,13 @@ export class ToolHost {
   callConfinement(call: ToolCall): CallConfinement {
     const status = this.#environment.sandbox ?? { confined: false, mode: 'off', reason: 'this host does not confine processes' };
     const narrowed = call.writes !== undefined;
-    const plan = call.writes ? narrowWritable(this.confinementPlan, call.writes, this.workspace.root) : this.confinementPlan;
+    const { home } = this.#environment;
+    const plan = call.writes ? narrowWritable(this.confinementPlan, call.writes, this.workspace.root, home) : this.confinementPlan;
     const proxy =
       status.confined && plan.network.mode === 'proxy'
         ? this.#options.networkProxy?.endpoint((request, signal) => this.#authorizeOne(call, request, signal))
         : undefined;
-    return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }) };
+    return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }), ...(home !== undefined && { home }) };
   }
 
   /** Whether a path inside a tree read that was authorized is still kept back: by a `deny` or `ask` read rule, or as one of rho's own. */

@@ -2,7 +2,11 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import { lstatSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from './errors.js';
+import { missingBelow } from './disk-paths.js';
 import { pathTextProblem, quotePath } from './path-text.js';
+import { isWithin } from './path-within.js';
+
+export { isWithin } from './path-within.js';
 
 export { maxPathLength } from './path-text.js';
 
@@ -129,11 +133,6 @@ function lookupFailure(requested: string, cause: unknown): ToolError {
   }
 }
 
-/** Whether `candidate` is `root` or lies under it, component-wise (`/a/bc` is not under `/a/b`). */
-export function isWithin(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
-}
 
 function identityOf(info: Stats): FileIdentity {
   return { dev: info.dev, ino: info.ino };
@@ -151,18 +150,21 @@ function entryKind(info: Stats): EntryKind {
 const separator = path.sep === '\\' ? /[\\/]/ : /\//;
 const trailingSeparators = path.sep === '\\' ? /[\\/]+$/ : /\/+$/;
 
-async function parseRoot(dir: string): Promise<Root> {
-  if (typeof dir !== 'string' || dir.length === 0) throw refuse(String(dir), 'a workspace root must be a non-empty path');
+/** The two kinds of root a workspace has, as messages name them. */
+type RootKind = 'workspace root' | 'granted root';
+
+async function parseRoot(dir: string, kind: RootKind = 'workspace root'): Promise<Root> {
+  if (typeof dir !== 'string' || dir.length === 0) throw refuse(String(dir), `a ${kind} must be a non-empty path`);
   if (dir.includes('\0')) throw refuse(dir, 'NUL byte in path');
-  if (!path.isAbsolute(dir)) throw refuse(dir, 'a workspace root must be an absolute path');
-  if (dir.split(separator).includes('..')) throw refuse(dir, 'parent traversal in a workspace root', 'name the directory without ".." components');
+  if (!path.isAbsolute(dir)) throw refuse(dir, `a ${kind} must be an absolute path`);
+  if (dir.split(separator).includes('..')) throw refuse(dir, `parent traversal in a ${kind}`, 'name the directory without ".." components');
   let canonical: string;
   try {
     canonical = await realpath(dir);
   } catch (cause) {
-    throw errorCode(cause) === 'ENOENT' ? notFound(dir, 'does not exist (workspace root)', cause) : lookupFailure(dir, cause);
+    throw errorCode(cause) === 'ENOENT' ? notFound(dir, `does not exist (${kind})`, cause) : lookupFailure(dir, cause);
   }
-  if (!(await stat(canonical)).isDirectory()) throw refuse(dir, 'a workspace root must be a directory');
+  if (!(await stat(canonical)).isDirectory()) throw refuse(dir, `a ${kind} must be a directory`);
   return { canonical, given: path.resolve(dir) };
 }
 
@@ -188,7 +190,7 @@ export class Workspace {
 
   static async create(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
     const primary = await parseRoot(root);
-    const granted = await Promise.all((options.grantedRoots ?? []).map(parseRoot));
+    const granted = await Promise.all((options.grantedRoots ?? []).map((dir) => parseRoot(dir, 'granted root')));
     const privatePaths = (options.privatePaths ?? []).map((dir) => path.resolve(dir));
     const holding = privatePaths.find((dir) => isWithin(dir, primary.canonical));
     if (holding) throw refuse(root, `the workspace lies inside ${holding}, a directory of rho's own`, 'choose a workspace elsewhere');
@@ -207,7 +209,7 @@ export class Workspace {
 
   /** A workspace that also accepts paths under `dir` (scope `granted_root`). */
   async withGrantedRoot(dir: string): Promise<Workspace> {
-    return new Workspace(this.primary, [...this.granted, await parseRoot(dir)], this.unrestricted, this.privatePaths);
+    return new Workspace(this.primary, [...this.granted, await parseRoot(dir, 'granted root')], this.unrestricted, this.privatePaths);
   }
 
   /** A workspace that accepts any path, `..` included (scope `unrestricted` outside the roots). Grants nothing by itself. */
@@ -347,19 +349,14 @@ export class Workspace {
     requested: string,
     lexical: string,
   ): Promise<{ canonical: string; ancestor: string; ancestorIdentity: FileIdentity; placed: { scope: PathScope; root: string } }> {
-    const missing: string[] = [];
-    let cursor = lexical;
-    for (;;) {
-      missing.unshift(path.basename(cursor));
-      const parent = path.dirname(cursor);
-      if (parent === cursor) throw refuse(requested, 'no existing parent directory');
-      cursor = parent;
-      const found = await lstat(cursor).catch((cause: unknown) => {
-        if (errorCode(cause) === 'ENOENT' || errorCode(cause) === 'ENOTDIR') return undefined;
-        throw lookupFailure(requested, cause);
-      });
-      if (found) break;
+    let below: ReturnType<typeof missingBelow>;
+    try {
+      below = missingBelow(lexical);
+    } catch (cause) {
+      throw lookupFailure(requested, cause);
     }
+    if (!below) throw refuse(requested, 'no existing parent directory');
+    const { ancestor: cursor, missing } = below;
     let ancestor: string;
     try {
       ancestor = await realpath(cursor);

@@ -14,10 +14,10 @@ import type { RunChoices } from './run-choices.js';
  */
 export type RunAuthority = ReadonlyMap<string, string>;
 
-/** The authority of a run of `workflow` with these choices (`cwd` as the run resolves paths). */
-export function runAuthority(workflow: CompiledWorkflow, choices: RunChoices, cwd: string): RunAuthority {
+/** The authority of a run of `workflow` with these choices (`cwd` as the run resolves paths, `home` what `~` stands for). */
+export function runAuthority(workflow: CompiledWorkflow, choices: RunChoices, cwd: string, home: string | undefined): RunAuthority {
   const file = workflow.file;
-  const config = resolveHostConfig(workflow, choices, cwd, {});
+  const config = resolveHostConfig(workflow, choices, cwd, {}, home);
   const facts = new Map<string, unknown>([
     ['workspace', config.root],
     ['policy.granted_roots', config.grantedRoots],

@@ -1,7 +1,7 @@
 import type { Approver } from '../host/approval.js';
 import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
-import { networkConfinement, type SandboxStatus } from '../host/confinement/index.js';
+import { networkConfinement, type CacheName, type SandboxStatus } from '../host/confinement/index.js';
 import type { GrantHints } from '../host/denials.js';
 import { EnvGrants } from '../host/env-grants.js';
 import { HostError } from '../host/errors.js';
@@ -34,6 +34,10 @@ export interface HostConfig {
   sandbox?: SandboxStatus;
   /** Home directories hidden from confined processes unless a rule grants them. */
   homeDirectories?: readonly string[];
+  /** What `~` stands for in rules and `writes:`: the running user's home (undefined: there is none, and `~` is refused). */
+  home?: string | undefined;
+  /** The well-known caches processes may write (`policy.caches`). */
+  caches?: readonly CacheName[];
   /** rho's own directories (`PrivateStore.paths`): no tool and no confined process reads or writes them. */
   privatePaths?: readonly string[];
 }
@@ -57,10 +61,10 @@ export interface HostPorts {
   output?: OutputOptions;
 }
 
-function parseRules(rules: readonly string[]) {
+function parseRules(rules: readonly string[], home: string | undefined) {
   return rules.map((rule) => {
     try {
-      return parseRule(rule);
+      return parseRule(rule, home);
     } catch (error) {
       throw new HostError('usage', (error as Error).message, { cause: error });
     }
@@ -75,8 +79,14 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
   } catch (error) {
     throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
   }
+  const { home } = config;
   const policy = new Policy(
-    { allow: parseRules(config.rules.allow), ask: parseRules(config.rules.ask), deny: parseRules(config.rules.deny), askIfAllowed: parseRules(config.rules.askIfAllowed ?? []) },
+    {
+      allow: parseRules(config.rules.allow, home),
+      ask: parseRules(config.rules.ask, home),
+      deny: parseRules(config.rules.deny, home),
+      askIfAllowed: parseRules(config.rules.askIfAllowed ?? [], home),
+    },
     new EnvGrants(config.envGrants.policy, config.envGrants.declared),
   );
   // Confined processes reach network(HOST) hosts only through this run's proxy, ended with the run.
@@ -96,9 +106,11 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
       ...(ports.masker && { masker: ports.masker }),
       ...(config.sandbox && { sandbox: config.sandbox }),
       ...(config.homeDirectories && { homeDirectories: config.homeDirectories }),
+      ...(home !== undefined && { home }),
     },
+    ...(config.caches && { caches: config.caches }),
     scripted: {
-      rules: parseRules(config.approve),
+      rules: parseRules(config.approve, home),
       yes: config.yes,
       ...(ports.onScriptedDecision && { onDecision: ports.onScriptedDecision }),
     },

@@ -23,6 +23,7 @@ const refusedKeys: Readonly<Partial<Record<keyof WorkflowFile, string>>> = {
 const refusedPolicyKeys = {
   allow: 'an allow rule would grant more than the calling run does',
   granted_roots: 'granted roots would widen what the calling run may touch',
+  caches: 'a cache would widen where the calling run’s processes may write',
   process_env: 'the calling run decides what environment processes inherit',
   env: 'the calling run grants the variables processes may be given',
   sandbox: 'the calling run decides whether processes are confined',

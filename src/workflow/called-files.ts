@@ -24,7 +24,7 @@ export const maxCalledFiles = 100;
 export async function loadCalledFiles(
   root: WorkflowSource,
   tools: ToolRegistry,
-  options: Pick<CompileOptions, 'pendingServers' | 'pendingModules' | 'processNetwork'>,
+  options: Pick<CompileOptions, 'pendingServers' | 'pendingModules' | 'processNetwork' | 'homeDirectory'>,
   workspace: WorkspaceChoice,
 ): Promise<{ files: Map<string, CompiledFile>; problems: Problem[]; warnings: Problem[]; calledTask: NonNullable<CompileOptions['calledTask']> }> {
   const files = new Map<string, CompiledFile>();

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { describeIssues } from '../host/arguments.js';
 import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
+import { homePathProblem } from '../host/home-path.js';
 import type { Tool } from '../host/tool.js';
 import { parseRule } from '../host/rules.js';
 import { envGrantProblem } from '../host/env-grants.js';
@@ -83,6 +84,17 @@ export interface CompileOptions {
    * file's own policy decides.
    */
   processNetwork?: string;
+  /**
+   * The running user's home, against which `~` in the file's paths (rules, granted roots,
+   * `writes:`) is checked: `null` when the user has none, so every `~` is a problem there;
+   * absent when not known, so only the form (`~user` is refused) is checked.
+   */
+  homeDirectory?: string | null;
+}
+
+/** The home `~` is checked against: a stand-in when it is not known, since then only the form is checked. */
+function homeForChecks(options: CompileOptions): string | undefined {
+  return options.homeDirectory === undefined ? path.sep : (options.homeDirectory ?? undefined);
 }
 
 /**
@@ -156,10 +168,11 @@ export function compileFile(
     return { source, tasks, problems, warnings };
   }
   const file = parsed.data;
+  const home = homeForChecks(options);
   for (const list of ['allow', 'ask', 'deny'] as const) {
     file.policy?.[list]?.forEach((rule, index) => {
       try {
-        parseRule(rule);
+        parseRule(rule, home);
       } catch (error) {
         report(['policy', list, index], (error as Error).message);
       }
@@ -168,6 +181,10 @@ export function compileFile(
   file.policy?.env?.forEach((pattern, index) => {
     const problem = envGrantProblem(pattern);
     if (problem) report(['policy', 'env', index], problem);
+  });
+  file.policy?.granted_roots?.forEach((root, index) => {
+    const problem = homePathProblem(root, home);
+    if (problem) report(['policy', 'granted_roots', index], `granted root ${JSON.stringify(root)}: ${problem}`);
   });
   if (file.steps === undefined && file.tasks === undefined) report([], 'a workflow needs steps: (its default task) or tasks:');
   if (file.outputs !== undefined && file.steps === undefined) report(['outputs'], 'outputs: at the top belong to the default task (steps:), which this file does not have', { key: true });
@@ -444,6 +461,8 @@ interface StepContext {
   indexById: Map<string, number>;
   untrusted: UntrustedValues;
   calledTask: CompileOptions['calledTask'];
+  /** What `~` in a step's `writes:` is checked against (`homeForChecks`). */
+  home: string | undefined;
   platform: NodeJS.Platform | undefined;
 }
 
@@ -472,6 +491,7 @@ function compileSteps(
     // A task's own inputs may be marked untrusted as the file's are.
     untrusted: new UntrustedValues({ inputs: task.inputs, env: file.env }, options.processNetwork ?? processNetworkReason(file.policy), options.pendingServers),
     calledTask: options.calledTask,
+    home: homeForChecks(options),
     platform: options.platform,
   };
   const compiled: CompiledStep[] = [];
@@ -571,6 +591,10 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
   const at = (...rest: PropertyKey[]): NodePath =>
     commandAt !== undefined && rest[0] === 'with' ? [...context.task.stepAt(index), ...shortArgumentPath(commandAt, rest.slice(1))] : [...context.task.stepAt(index), ...rest];
   const before = context.problems.length;
+  step.writes?.forEach((glob, position) => {
+    const problem = homePathProblem(glob, context.home, true);
+    if (problem) reportAt(context, at('writes', position), `writes: ${JSON.stringify(glob)}: ${problem}`);
+  });
   const dependencies = new Set<number>(context.task.sequential && index > 0 ? [index - 1] : []);
   // A task's own steps start once the tasks it needs have finished.
   if (index >= context.task.needCount) for (let need = 0; need < context.task.needCount; need++) dependencies.add(need);

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { EnvMode } from '../host/capability.js';
 import { describeUnconfined, type SandboxMode, type SandboxStatus } from '../host/confinement/index.js';
@@ -33,6 +32,8 @@ import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
 import { UpToDateChecks, type CheckAuthorizer } from './up-to-date/checks.js';
+import { homeDirectories, runningUserHome } from './user-home.js';
+import { expandHomePath } from '../host/home-path.js';
 import { StateFile, stateFileName, unkeptState } from './up-to-date/state-file.js';
 import { newDigestKey } from '../host/keyed-digest.js';
 import type { PrivateStore } from './private/store.js';
@@ -120,21 +121,6 @@ function hostVariables(names: readonly string[], hostEnv: HostPorts['hostEnv']):
 }
 
 /**
- * The user's home directories a confined process must not see: `$HOME` and the account's own
- * (from the password database), so pointing HOME elsewhere hides more, never less.
- */
-export function homeDirectories(hostEnv: Readonly<Record<string, string | undefined>>): string[] {
-  const homes: string[] = [];
-  if (hostEnv.HOME && path.isAbsolute(hostEnv.HOME)) homes.push(hostEnv.HOME);
-  try {
-    homes.push(os.userInfo().homedir);
-  } catch {
-    // No entry in the password database: $HOME is all there is.
-  }
-  return [...new Set(homes.filter((home) => path.isAbsolute(home)))];
-}
-
-/**
  * Whether a run confines its processes, probed once. `required` without a working sandbox is a
  * usage error, so nothing runs. A bubblewrap under `writableRoots` (the workspace and the
  * granted roots) is not trusted. `started` is a probe begun before the mode was known (it runs
@@ -149,7 +135,7 @@ export async function decideSandbox(
   const probed =
     mode !== 'off' && started
       ? { ...(await started), mode }
-      : await (options.probeSandbox ?? probeSandbox)({ mode, configuredProgram: options.hostEnv.RHO_BWRAP });
+      : await (options.probeSandbox ?? probeSandbox)({ mode, configuredProgram: options.hostEnv.RHO_BWRAP, homes: homeDirectories(options.hostEnv) });
   const status = distrustWritableProgram(probed, writableRoots);
   if (mode === 'required' && !status.confined) {
     throw new HostError('usage', `sandbox: required, but ${describeUnconfined(status)}; nothing was run`);
@@ -167,18 +153,29 @@ export async function standaloneHookSandbox(
   return { status: await decideSandbox(mode, { hostEnv }, writableRoots), homeDirectories: homeDirectories(hostEnv), privatePaths };
 }
 
-/** The directories `policy.granted_roots` names, absolute (relative ones start at the file's directory). */
-function grantedRootsOf(workflow: CompiledWorkflow): string[] {
-  return (workflow.file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, dir));
+/** The directories `policy.granted_roots` names, absolute (relative ones start at the file's directory, `~` is `home`). */
+function grantedRootsOf(workflow: CompiledWorkflow, home: string | undefined): string[] {
+  return (workflow.file.policy?.granted_roots ?? []).map((dir) => path.resolve(workflow.source.directory, expandHomePath(dir, home)));
 }
 
-/** The host configuration of a run: the file's settings with the front end's choices over them. */
-export function resolveHostConfig(workflow: CompiledWorkflow, choices: RunChoices, cwd: string, processVariables: Readonly<Record<string, string>>): HostConfig {
+/**
+ * The host configuration of a run: the file's settings with the front end's choices over them;
+ * `~` in paths is `home` (validation refused it where there is none).
+ */
+export function resolveHostConfig(
+  workflow: CompiledWorkflow,
+  choices: RunChoices,
+  cwd: string,
+  processVariables: Readonly<Record<string, string>>,
+  home: string | undefined,
+): HostConfig {
   const file = workflow.file;
   const root = workspaceRoot(workflow, choices, cwd);
   return {
     root,
-    grantedRoots: grantedRootsOf(workflow),
+    grantedRoots: grantedRootsOf(workflow, home),
+    home,
+    ...(file.policy?.caches && { caches: file.policy.caches }),
     rules: {
       allow: [...(file.policy?.allow ?? []), ...choices.rules.allow],
       // A called file's rules only add restrictions (its ask rules ask only what the run allows); they hold for the whole run, as every rule does.
@@ -224,13 +221,16 @@ export interface OpenedWorkflow {
 export async function openWorkflow(options: OpenOptions, loading: ModuleLoading): Promise<OpenedWorkflow> {
   const { ports, choices } = options;
   // The probe starts bubblewrap once; it runs while the file is loaded, unless the flag turns the sandbox off.
-  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', configuredProgram: ports.hostEnv.RHO_BWRAP });
+  const homes = homeDirectories(ports.hostEnv);
+  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', configuredProgram: ports.hostEnv.RHO_BWRAP, homes });
   probing?.catch(() => undefined);
+  const home = runningUserHome(ports.hostEnv);
   const { workflow, extensions, warnings, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading, {
     task: choices.task,
     matrixFilter: parseMatrixFilter(choices.matrix),
     workspace: { flag: choices.workspace, cwd: options.cwd },
     policyFlags: { allow: choices.rules.allow, ask: choices.rules.ask, sandbox: choices.sandbox },
+    homeDirectory: home ?? null,
   });
   ports.admitWorkflow?.(workflow);
   for (const warning of warnings) ports.warn?.(formatProblem(warning));
@@ -243,8 +243,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const runId = randomUUID();
   // The --sandbox flag wins over the file's policy.sandbox; both default to auto.
   const given = workspaceRoot(workflow, choices, options.cwd);
-  const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, [given, ...grantedRootsOf(workflow)], probing);
-  const homes = homeDirectories(ports.hostEnv);
+  const sandbox = await decideSandbox(choices.sandbox ?? workflow.file.policy?.sandbox ?? 'auto', ports, [given, ...grantedRootsOf(workflow, home)], probing);
   const privatePaths = ports.privateStore?.paths ?? [];
   const declared = {
     inline: workflow.file.hooks,
@@ -267,7 +266,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const output = ports.output && { ...(ports.output.limitBytes !== undefined && { limitBytes: ports.output.limitBytes }), ...(logs && { logs }) };
   // Filled below, once the env files are read through the host, before any call runs.
   const env: Record<string, string> = {};
-  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env), sandbox, homeDirectories: homes, privatePaths };
+  const config = { ...resolveHostConfig(workflow, choices, options.cwd, env, home), sandbox, homeDirectories: homes, privatePaths };
   const host = await buildHost(
     config,
     {

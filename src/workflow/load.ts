@@ -33,6 +33,8 @@ export interface TaskSelection {
   workspace?: WorkspaceChoice;
   /** The run's `--allow`, `--ask` and `--sandbox`: with the file's policy, they decide whether processes can reach the network. */
   policyFlags?: ProcessNetworkSettings;
+  /** What `~` in the file's paths is checked against (`CompileOptions.homeDirectory`). */
+  homeDirectory?: string | null;
 }
 
 /**
@@ -55,7 +57,12 @@ export async function checkWorkflowFile(
   const pendingModules = extensions.uninspectedModules.length > 0;
   const policy = (read.source.toData() as { policy?: ProcessNetworkSettings } | null)?.policy;
   const processNetwork = processNetworkReason(selection.policyFlags, typeof policy === 'object' ? (policy ?? undefined) : undefined);
-  const options = { pendingServers, pendingModules, ...(processNetwork !== undefined && { processNetwork }) };
+  const options = {
+    pendingServers,
+    pendingModules,
+    ...(processNetwork !== undefined && { processNetwork }),
+    ...(selection.homeDirectory !== undefined && { homeDirectory: selection.homeDirectory }),
+  };
   const called = await loadCalledFiles(read.source, extensions.tools, options, selection.workspace ?? { cwd: process.cwd() });
   const root = compileFile(read.source, extensions.tools, { ...options, calledTask: called.calledTask });
   const compiled =

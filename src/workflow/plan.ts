@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describeRequest, grantingRule, type CapabilityRequest } from '../host/capability.js';
-import { guardedDirectories, type CallConfinement, type NetworkConfinement, type SandboxStatus } from '../host/confinement/index.js';
+import { guardedDirectories, resolveConfinementPlan, type CallConfinement, type FoundToolchain, type NetworkConfinement, type ResolvedPlan, type SandboxStatus } from '../host/confinement/index.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { ToolOrigin } from '../host/tool.js';
 import { isHttpServer, type McpServerDeclaration } from '../tools/mcp/server-launch.js';
@@ -58,13 +58,17 @@ export interface PlannedStep {
 
 export interface PlannedConfinement {
   confined: boolean;
-  /** Absolute writable roots (files or directory trees), besides its private TMPDIR. */
+  /** Absolute writable roots (files or directory trees), as resolved on disk now, besides its private TMPDIR and its caches. */
   writable: string[];
+  /** The caches it may write (`policy.caches`), each with its directories as resolved now. */
+  caches: { name: string; paths: string[] }[];
   /** Directories the roots are created, replaced and removed in: anything else left there is removed, and denies the step. */
   checked: string[];
   /** Protected places inside the roots (relative to the workspace where inside it): read-only, and never left created. */
   protected: string[];
   network: string;
+  /** Why a launch would be refused as the disk stands now (a writable root a link moves out of what is granted). */
+  refused?: string;
   /** Whether it may reach the host's unix sockets (a `unix_socket` rule), as a person reads it. */
   unixSockets: string;
 }
@@ -74,6 +78,10 @@ export interface WorkflowPlan {
   maxParallel: number;
   /** Whether process steps run confined, and if not, why. */
   sandbox: SandboxStatus;
+  /** What `~` stands for in the file's paths: the running user's home (undefined: there is none). */
+  home: string | undefined;
+  /** The toolchains under the home that confined processes may read without a rule. */
+  toolchains: FoundToolchain[];
   /** Whether pre_tool_use gates were asked about each request, and how many there are. */
   hooks: { consulted: boolean; gates: number };
   steps: PlannedStep[];
@@ -93,18 +101,32 @@ export function describeNetwork(network: NetworkConfinement): string {
 
 function plannedConfinement(confinement: CallConfinement | undefined, workspaceRoot: string): PlannedConfinement | undefined {
   if (!confinement) return undefined;
-  const { plan } = confinement;
+  let plan: ResolvedPlan | CallConfinement['plan'] = confinement.plan;
+  let refused: string | undefined;
+  // Resolved as a confined launch resolves it; an unconfined one resolves nothing.
+  if (confinement.status.confined) {
+    try {
+      plan = resolveConfinementPlan(confinement.plan, confinement.home);
+    } catch (error) {
+      refused = (error as Error).message;
+    }
+  }
   const shown = (absolute: string) => (isWithin(workspaceRoot, absolute) ? path.relative(workspaceRoot, absolute) : absolute);
-  const guarded = confinement.guarded ? guardedDirectories(plan) : [];
+  const guarded = confinement.guarded ? guardedDirectories(confinement.plan) : [];
   const open = guarded.filter((directory) => directory.open).map((directory) => directory.path);
   const writable = (place: string) => plan.writable.some((root) => isWithin(root.path, place)) || open.some((directory) => isWithin(directory, place));
+  const roots = plan.writable.filter((root) => root.cache === undefined);
+  const caches = new Map<string, string[]>();
+  for (const root of plan.writable) if (root.cache) caches.set(root.cache, [...(caches.get(root.cache) ?? []), root.path]);
   return {
     confined: confinement.status.confined,
-    writable: plan.writable.map((root) => (root.kind === 'tree' ? `${root.path}/**` : root.path)),
+    writable: roots.map((root) => (root.kind === 'tree' ? `${root.path}/**` : root.path)),
+    caches: [...caches].map(([name, paths]) => ({ name, paths })),
     checked: guarded.filter((directory) => !directory.open).map((directory) => directory.path),
     protected: plan.protected.filter((place) => writable(place.path)).map((place) => shown(place.path)),
-    network: describeNetwork(plan.network),
-    unixSockets: plan.unixSockets
+    network: describeNetwork(confinement.plan.network),
+    ...(refused !== undefined && { refused }),
+    unixSockets: confinement.plan.unixSockets
       ? 'every host unix socket it can see (unix_socket): the ssh agent, Docker, D-Bus, tmux…'
       : 'none (its seccomp filter refuses them; a unix_socket rule opens them)',
   };
@@ -184,6 +206,8 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
     workflow: workflow.file.name,
     maxParallel: opened.maxParallel,
     sandbox: opened.sandbox,
+    home: host.environment.home,
+    toolchains: [...host.confinementPlan.toolchains],
     hooks: { consulted: gates !== undefined, gates: gates?.length ?? declaredGates },
     steps: await Promise.all(steps.map(async (step) => ({ ...step, requests: await Promise.all(step.requests) }))),
   };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hooksConfigSchema } from '../hooks/config.js';
 import { sandboxModes } from '../host/confinement/modes.js';
 import { envGrantPattern } from '../host/env-grants.js';
+import { cacheNames } from '../host/confinement/toolchains.js';
 import { prototypeKeyReason, prototypeKeys } from '../host/prototype-keys.js';
 import { durationPattern } from './duration.js';
 import { matrixSchema } from './matrix.js';
@@ -112,7 +113,16 @@ const policy = z.strictObject({
   allow: ruleList.optional(),
   ask: ruleList.optional(),
   deny: ruleList.optional(),
-  granted_roots: z.array(z.string().min(1).max(4096)).max(100).optional(),
+  granted_roots: z
+    .array(z.string().min(1).max(4096))
+    .max(100)
+    .optional()
+    .describe('Directories outside the workspace that paths may name (with the outside rule); relative to the file, ~ is your home'),
+  caches: z
+    .array(z.enum(cacheNames))
+    .max(cacheNames.length)
+    .optional()
+    .describe('Tools whose caches under your home confined processes may write (npm, cargo, go, pip, uv…), where the tool’s own variable puts them'),
   process_env: processEnv
     .optional()
     .describe('inherit (default): the host variables on rho’s allowlist (PATH, HOME, locale, terminal, CI, toolchains); inherit_all: every host variable but credentials; empty; {inherit_only: [...]}; {inherit_except: [...]} (the allowlist less these)'),

@@ -188,11 +188,10 @@ steps:
     const { dir, env } = await setUp({
       'flow.yml': `version: 1
 name: npm
-env:
-  # npm's cache inside the workspace, so only workspace paths are written.
-  npm_config_cache: .rho/npm-cache
 policy:
-  allow: ["process(npm_config_cache=.rho/npm-cache npm)", "write(node_modules/**)", "write(.rho/npm-cache/**)"]
+  # npm's cache under the home, granted by name.
+  caches: [npm]
+  allow: ["process(npm)", "write(node_modules/**)"]
 steps:
   - id: install
     tool: exec
@@ -209,7 +208,7 @@ steps:
       'greet/index.js': "module.exports = (who) => `hello ${who}`;\n",
     });
     // The lock file as npm itself writes it, made unconfined before the run.
-    await execa('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', '--offline'], { cwd: dir, env: { ...env, npm_config_cache: path.join(dir, '.rho/npm-cache') } });
+    await execa('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', '--offline'], { cwd: dir, env: { ...env, npm_config_cache: path.join(dir, '../lock-cache') } });
     const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env, timeoutMs: 120_000 });
     expect(result.exitCode, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('[test] tests passed');

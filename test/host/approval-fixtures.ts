@@ -115,7 +115,7 @@ export function makeAuthorizer(setup: AuthorizerSetup = {}) {
   const events: HostEvent[] = [];
   const echoed: ScriptedDecision[] = [];
   const scripted: ScriptedApprovals = {
-    rules: (setup.approve ?? []).map(parseRule),
+    rules: (setup.approve ?? []).map((rule) => parseRule(rule)),
     yes: setup.yes ?? false,
     onDecision: (decision) => echoed.push(decision),
   };

@@ -68,14 +68,27 @@ describe('confinement plan', () => {
     expect(rulePaths(rule, dir).sort()).toEqual([path.join(dir, 'keys/a.pem'), path.join(dir, 'keys/nested/b.pem')]);
   });
 
-  it('hides home directories except what the workspace and rules need inside them', () => {
-    const inside = planConfinement({ policy: Policy.fromText({}), workspaceRoot: '/home/me/project', grantedRoots: [], homeDirectories: ['/home/me', '/root'] });
-    expect(inside.hiddenHomes).toEqual(['/home/me', '/root']);
-    expect(inside.exposed).toEqual(['/home/me/project']);
-    const granted = plan({ allow: ['read(/home/me/**)', 'outside'] }, { homes: ['/home/me'], granted: ['/home/me'] });
+  it('hides home directories except what the workspace and rules need inside them, and leaves a missing home alone', async () => {
+    const base = await temp.make();
+    const me = path.join(base, 'me');
+    const other = path.join(base, 'other');
+    await mkdir(path.join(me, 'project'), { recursive: true });
+    await mkdir(other);
+    const inside = planConfinement({ policy: Policy.fromText({}), workspaceRoot: path.join(me, 'project'), grantedRoots: [], homeDirectories: [me, other, '/nonexistent'] });
+    expect(inside.hiddenHomes).toEqual([me, other]);
+    expect(inside.exposed).toEqual([path.join(me, 'project')]);
+    const granted = plan({ allow: [`read(${me}/**)`, 'outside'] }, { homes: [me], granted: [me] });
     expect(granted.hiddenHomes).toEqual([]);
     // A home that is the workspace cannot be hidden from itself.
-    expect(planConfinement({ policy: Policy.fromText({}), workspaceRoot: '/home/me', grantedRoots: [], homeDirectories: ['/home/me'] }).hiddenHomes).toEqual([]);
+    expect(planConfinement({ policy: Policy.fromText({}), workspaceRoot: me, grantedRoots: [], homeDirectories: [me] }).hiddenHomes).toEqual([]);
+  });
+
+  it('exposes a read grant outside the workspace only where the file tools would read it: in a granted root, with outside', () => {
+    expect(plan({ allow: ['read(/srv/data/**)'] }, { granted: ['/srv'] }).scope.roots).toEqual([root]);
+    const exposed = (rules: string[], granted: string[]) =>
+      planConfinement({ policy: Policy.fromText({ allow: rules }), workspaceRoot: root, grantedRoots: granted, homeDirectories: [] }).exposed;
+    expect(exposed(['read(/dev/shm/data/**)'], [])).toEqual([]);
+    expect(exposed(['read(/dev/shm/data/**)', 'outside'], ['/dev/shm'])).toEqual(['/dev/shm/data']);
   });
 
   it('gives the private temp a directory of its own that hides no host file, so a workspace or script under /tmp stays visible', () => {

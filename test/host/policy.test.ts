@@ -38,7 +38,7 @@ describe('policy evaluation order', () => {
 describe('ask rules that only narrow (a called file’s)', () => {
   it('turn what the other rules allow into a question and never grant what they deny', async () => {
     const policy = (allow: string[], deny: string[] = []) =>
-      new Policy({ allow: allow.map(parseRule), deny: deny.map(parseRule), askIfAllowed: ['shell', 'write(**)', 'network'].map(parseRule) });
+      new Policy({ allow: allow.map((text) => parseRule(text)), deny: deny.map((text) => parseRule(text)), askIfAllowed: ['shell', 'write(**)', 'network'].map((text) => parseRule(text)) });
     const write = await writeRequest(box.workspace, 'out/a.txt');
     expect(policy([]).evaluate(write, box.root)).toMatchObject({ decision: 'deny', reason: 'no_rule' });
     expect(policy([]).evaluate(shellRequest(), box.root)).toMatchObject({ decision: 'deny', reason: 'no_rule' });

@@ -262,3 +262,20 @@ describe('network rules', () => {
     expect(matches('read', { class: 'instructions', path: skillPath })).toBe(false);
   });
 });
+
+describe('home-relative paths in rules', () => {
+  it('expands ~ and ~/… in path rules and program paths to the running user’s home', () => {
+    expect(parseRule('read(~/.config/gh/**)', '/home/me')).toMatchObject({ glob: '/home/me/.config/gh/**', text: 'read(~/.config/gh/**)' });
+    expect(parseRule('write(~)', '/home/me')).toMatchObject({ glob: '/home/me' });
+    expect(parseRule('process(~/.cargo/bin/cargo build)', '/home/me')).toMatchObject({ executable: '/home/me/.cargo/bin/cargo', args: ['build'] });
+    // A word that is not the program is never a path to expand.
+    expect(parseRule('process(echo ~/x)', '/home/me')).toMatchObject({ executable: 'echo', args: ['~/x'] });
+  });
+
+  it('refuses a ~ that cannot be expanded: another user’s home, no home at all, a home a glob would misread', () => {
+    expect(() => parseRule('read(~bob/.ssh/**)', '/home/me')).toThrow(/"~bob" names another user's home: only ~ \(yours\) is expanded/);
+    expect(() => parseRule('read(~/.npm/**)')).toThrow(/~ cannot be expanded: this user has no home directory/);
+    expect(() => parseRule('write(~/x/**)', '/home/a[1]')).toThrow(/holds glob characters/);
+    expect(() => parseRule('process(~/bin/tool)', '/home/a[1]')).not.toThrow();
+  });
+});

@@ -23,7 +23,7 @@ async function authorityOf(dir: string, text: string, flags: Parameters<typeof p
   await writeFile(path.join(dir, 'flow.yml'), text);
   const choices = parseRunChoices(flags);
   const { workflow } = await loadWorkflowFile(path.join(dir, 'flow.yml'), builtinRegistry(), 'skip', { workspace: { cwd: dir } });
-  return runAuthority(workflow, choices, dir);
+  return runAuthority(workflow, choices, dir, undefined);
 }
 
 describe('a run’s authority', () => {

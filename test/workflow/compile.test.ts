@@ -263,3 +263,33 @@ inputs: { tool: { default: cargo } }
     expect(problems[1]).toMatch(/^6:13: invalid expression: /);
   });
 });
+
+describe('home-relative paths', () => {
+  const text = `${header}policy:
+  granted_roots: [~/.pyenv, ~bob/tools]
+  allow: ["read(~/.pyenv/**)", "read(~alice/x/**)"]
+steps:
+  - id: a
+    tool: echo
+    with: { value: 1 }
+    writes: ["~/.cache/x/**", "~carol/y"]
+`;
+
+  function problems(homeDirectory: string | null | undefined): string[] {
+    const parsed = WorkflowSource.parse('w.yml', text);
+    return compileWorkflow(parsed.source!, tools, homeDirectory === undefined ? {} : { homeDirectory }).problems.map((p) => `${p.line}:${p.col}: ${p.message}`);
+  }
+
+  it('reports each ~ that names another user at its position', () => {
+    const found = problems('/home/me');
+    expect(found).toHaveLength(3);
+    expect(textAt(text, found.find((problem) => problem.includes('~bob'))!)).toMatch(/^~bob\/tools/);
+    expect(textAt(text, found.find((problem) => problem.includes('~alice'))!)).toMatch(/^"read\(~alice/);
+    expect(textAt(text, found.find((problem) => problem.includes('~carol'))!)).toMatch(/^"~carol\/y"/);
+  });
+
+  it('reports every ~ where the user has no home, and only the form where the home is not known', () => {
+    expect(problems(null).filter((problem) => problem.includes('this user has no home directory'))).toHaveLength(3);
+    expect(problems(undefined)).toHaveLength(3);
+  });
+});

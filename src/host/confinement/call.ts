@@ -71,5 +71,7 @@ export interface CallConfinement {
    * process outlives its call, so its roots are mounted on themselves.
    */
   guarded?: boolean;
+  /** The running user's home, for messages that name paths in it as `~/…`. */
+  home?: string;
   proxy?: ProxyEndpoint;
 }

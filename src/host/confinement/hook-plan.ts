@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isWithin } from '../workspace.js';
-import { choosePrivateTemp, exposedWithin, outsidePrivate, type ConfinementPlan } from './plan.js';
+import { choosePrivateTemp, existingHomes, exposedWithin, outsidePrivate, type ConfinementPlan } from './plan.js';
 
 export interface HookConfinementInput {
   /** The directory of the file that declares the hook (its cwd): readable even inside a hidden home. */
@@ -26,7 +26,7 @@ export function hookConfinementPlan(input: HookConfinementInput): ConfinementPla
     privatePaths,
   );
   const granted = [input.baseDirectory, ...writable.map((root) => root.path)];
-  const hiddenHomes = [...new Set(input.homeDirectories)].filter((home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)));
+  const hiddenHomes = existingHomes(input.homeDirectories).filter((home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)));
   const privateTemp = choosePrivateTemp(granted);
   return {
     writable,
@@ -38,8 +38,10 @@ export function hookConfinementPlan(input: HookConfinementInput): ConfinementPla
     privateTemp,
     hidden: [],
     exposed: exposedWithin([...hiddenHomes, ...(privateTemp ? [privateTemp] : [])], [input.baseDirectory]),
+    toolchains: [],
     privatePaths,
     network: { mode: 'none' },
     unixSockets: false,
+    scope: { workspace: input.baseDirectory, roots: granted, writable: writable.map((root) => root.path), places: writable.map((root) => root.path), caches: [] },
   };
 }

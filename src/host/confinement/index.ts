@@ -1,4 +1,19 @@
-export { planConfinement, networkConfinement, unixSocketConfinement, outermost, type ConfinementPlan, type ConfinementInput, type NetworkConfinement, type WritableRoot } from './plan.js';
+export {
+  choosePrivateTemp,
+  existingHomes,
+  planConfinement,
+  networkConfinement,
+  unixSocketConfinement,
+  outermost,
+  type ConfinementPlan,
+  type ConfinementInput,
+  type ConfinementScope,
+  type FoundToolchain,
+  type NetworkConfinement,
+  type WritableRoot,
+} from './plan.js';
+export { resolveConfinementPlan, type ResolvedPlan } from './resolve.js';
+export { cacheLayouts, cacheNames, toolchainLayouts, toolchainVariables, type CacheName } from './toolchains.js';
 export { narrowWritable } from './narrow.js';
 export { sandboxModes, sandboxStatusSchema, describeUnconfined, type SandboxMode, type SandboxStatus } from './status.js';
 export type { AuthorizeConnection, CallConfinement, NetworkProxy, ProxyConnection, ProxyEndpoint, SandboxChannel, SandboxCommand } from './call.js';

@@ -1,9 +1,14 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Policy } from '../policy.js';
-import { isUnrestricted, type Rule } from '../rules.js';
+import { isUnrestricted, readRuleCovers, type Rule } from '../rules.js';
 import { isWithin } from '../workspace.js';
 import { protectedPaths, type ProtectedPath } from './protected-paths.js';
+import { grantedCaches, placedCaches, toolchainsFound, type FoundToolchain, type PlacedCache } from './home-grants.js';
 import { literalPrefix, rulePaths } from './rule-paths.js';
+import type { CacheName } from './toolchains.js';
+
+export type { FoundToolchain } from './home-grants.js';
 
 /**
  * How a confined process reaches the network:
@@ -25,6 +30,32 @@ export type NetworkConfinement = { mode: 'none' } | { mode: 'host' } | { mode: '
 export interface WritableRoot {
   path: string;
   kind: 'tree' | 'entry';
+  /**
+   * The cache (`policy.caches`) this tree is a directory of: shared by the steps that use it (the
+   * tool locks it itself), and kept when a step narrows where it writes (`writes:`).
+   */
+  cache?: CacheName;
+}
+
+/**
+ * What a resolved path is checked against before it reaches the sandbox (`resolve.ts`):
+ * - `roots`: the canonical directories a writable root or a read grant may lie in (the workspace,
+ *   and granted roots when `outside` is allowed), as for the file tools;
+ * - `writable`: the policy's writable roots before a step narrows them: a root that resolves
+ *   through a link must still land inside one;
+ * - `places`: where some step may write, in this run or an earlier one (the workspace, granted
+ *   roots a write rule reaches, every cache of `toolchains.ts`): a link found there may have been
+ *   planted, so toolchains and caches are never resolved through one, and a program found there
+ *   is matched only by a rule that names its path.
+ */
+export interface ConfinementScope {
+  /** The canonical workspace root. */
+  workspace: string;
+  roots: readonly string[];
+  writable: readonly string[];
+  places: readonly string[];
+  /** Every cache of `toolchains.ts` as this run places it, granted or not: what a failure's hint can name. */
+  caches: readonly PlacedCache[];
 }
 
 /**
@@ -64,6 +95,8 @@ export interface ConfinementPlan {
   hidden: readonly string[];
   /** Paths inside hidden homes or the private temp that stay readable: the workspace and what read rules grant there. */
   exposed: readonly string[];
+  /** Toolchains found under the home: readable (their `paths` are exposed), their credential files hidden. */
+  toolchains: readonly FoundToolchain[];
   /**
    * rho's own directories (its state, key and caches): hidden whatever the rules, even inside a
    * writable root, and kept where they are (a process cannot move them, or a directory above
@@ -73,14 +106,21 @@ export interface ConfinementPlan {
   network: NetworkConfinement;
   /** Whether the process may create unix sockets (`unixSocketConfinement`); otherwise its seccomp filter refuses them. */
   unixSockets: boolean;
+  scope: ConfinementScope;
 }
 
 export interface ConfinementInput {
   policy: Policy;
   workspaceRoot: string;
   grantedRoots: readonly string[];
-  /** The user's home directories (`$HOME` and the account's), hidden unless a rule grants them. */
+  /** The user's home directories (`$HOME` and the account's), hidden unless a rule grants them; one that does not exist is left alone. */
   homeDirectories: readonly string[];
+  /** What `~` stands for in toolchain and cache places: the running user's home. */
+  home?: string | undefined;
+  /** The run's variables that move toolchains and caches (`CARGO_HOME`, `npm_config_cache`): rho's environment, the workflow's `env:` over it. */
+  variables?: Readonly<Record<string, string | undefined>>;
+  /** The caches `policy.caches` names: writable to processes. */
+  caches?: readonly CacheName[];
   /** rho's own directories, absolute and canonical (`ConfinementPlan.privatePaths`). */
   privatePaths?: readonly string[];
 }
@@ -114,28 +154,56 @@ function allowsOutside(policy: Policy): boolean {
   return outside(policy.rules.allow) && !outside(policy.rules.deny) && !outside(policy.rules.ask) && !outside(policy.rules.askIfAllowed);
 }
 
-/**
- * The writable roots `allow` write rules grant, limited to the roots rho's own tools would
- * accept: the workspace, and granted roots when `outside` is allowed.
- */
-function acceptedRoots(input: ConfinementInput): string[] {
+/** The roots rho's own tools would accept a path in: the workspace, and granted roots when `outside` is allowed. */
+function scopeRoots(input: ConfinementInput): string[] {
   return [input.workspaceRoot, ...(allowsOutside(input.policy) ? input.grantedRoots : [])];
 }
 
-function writableRoots(input: ConfinementInput): WritableRoot[] {
-  const { policy, workspaceRoot } = input;
-  const roots = acceptedRoots(input);
+/** The writable roots `allow` write rules grant, limited to the roots rho's own tools would accept. */
+function writableRoots(input: ConfinementInput, roots: readonly string[]): WritableRoot[] {
   const inRoots = (candidate: string) => roots.some((root) => isWithin(root, candidate));
   const granted: WritableRoot[] = [];
-  for (const rule of rulesOf(policy.rules.allow, 'write')) {
+  for (const rule of rulesOf(input.policy.rules.allow, 'write')) {
     if (rule.glob === undefined) {
       granted.push(...roots.map((root) => ({ path: root, kind: 'tree' as const })));
       continue;
     }
-    const prefix = literalPrefix(rule.glob, workspaceRoot);
+    const prefix = literalPrefix(rule.glob, input.workspaceRoot);
     if (inRoots(prefix.path)) granted.push({ path: prefix.path, kind: prefix.literal ? 'entry' : 'tree' });
   }
   return outermost(granted);
+}
+
+/**
+ * Where some step may write, in this run or an earlier one: the workspace, granted roots that an
+ * allow or ask write rule reaches (a file tool may write there once approved), the writable roots
+ * and every cache the table names.
+ */
+function writablePlaces(input: ConfinementInput, writable: readonly WritableRoot[], caches: readonly PlacedCache[]): string[] {
+  const { policy } = input;
+  const writeRules = [...rulesOf(policy.rules.allow, 'write'), ...rulesOf(policy.rules.ask, 'write')];
+  const outsideRule = [...policy.rules.allow, ...policy.rules.ask].some((rule) => rule.class === 'outside');
+  const reached = (root: string) =>
+    writeRules.some((rule) => {
+      if (rule.glob === undefined) return true;
+      const prefix = literalPrefix(rule.glob, input.workspaceRoot).path;
+      return isWithin(root, prefix) || isWithin(prefix, root);
+    });
+  const granted = outsideRule ? input.grantedRoots.filter(reached) : [];
+  return unique([input.workspaceRoot, ...granted, ...writable.map((root) => root.path), ...caches.map((cache) => cache.path)]);
+}
+
+/** The homes worth hiding: each that exists, as it really is (a missing one holds nothing and cannot be mounted over). */
+export function existingHomes(homes: readonly string[]): string[] {
+  return unique(
+    homes.flatMap((home) => {
+      try {
+        return [realpathSync.native(path.resolve(home))];
+      } catch {
+        return [];
+      }
+    }),
+  );
 }
 
 /**
@@ -181,24 +249,33 @@ export function exposedWithin(emptied: readonly string[], paths: readonly string
   return unique(paths).filter((candidate) => emptied.some((directory) => isWithin(directory, candidate) && directory !== candidate));
 }
 
-/** Computes a policy's confinement plan (once per policy: process launches only read it). */
+/** Computes a policy's confinement plan (once per policy: process launches resolve it on disk, `resolve.ts`). */
 export function planConfinement(input: ConfinementInput): ConfinementPlan {
   const { policy, workspaceRoot } = input;
+  const context = { home: input.home, variables: input.variables ?? {}, base: workspaceRoot };
   const withheld = [...policy.rules.deny, ...policy.rules.ask, ...policy.rules.askIfAllowed];
   const privatePaths = unique(input.privatePaths ?? []);
-  const writable = outsidePrivate(writableRoots(input), privatePaths);
+  const roots = scopeRoots(input);
+  const ruleRoots = outsidePrivate(writableRoots(input, roots), privatePaths);
+  const caches = placedCaches(context);
+  const cacheRoots = outsidePrivate(grantedCaches(caches, input.caches ?? [], input.homeDirectories), privatePaths)
+    .filter((cache) => !ruleRoots.some((root) => root.kind === 'tree' && isWithin(root.path, cache.path)))
+    .map((cache): WritableRoot => ({ path: cache.path, kind: 'tree', cache: cache.name }));
+  const writable = [...ruleRoots, ...cacheRoots];
   const readOnly = rulesOf(withheld, 'write')
     .flatMap((rule) => rulePaths(rule, workspaceRoot))
     .filter((target) => writable.some((root) => isWithin(root.path, target)));
-  const hidden = rulesOf(withheld, 'read').flatMap((rule) => rulePaths(rule, workspaceRoot));
+  const readGranted = (file: string) => rulesOf(policy.rules.allow, 'read').some((rule) => readRuleCovers(rule, file, workspaceRoot));
+  const toolchains = toolchainsFound(context, readGranted);
+  const hidden = [...rulesOf(withheld, 'read').flatMap((rule) => rulePaths(rule, workspaceRoot)), ...toolchains.credentials];
+  // A read grant outside the workspace reaches processes as it reaches the file tools: in a granted root, with `outside`.
   const readGrants = rulesOf(policy.rules.allow, 'read')
     .filter((rule) => rule.glob !== undefined && path.isAbsolute(rule.glob))
-    .map((rule) => literalPrefix(rule.glob!, workspaceRoot).path);
-  const granted = [workspaceRoot, ...readGrants, ...writable.map((root) => root.path)];
+    .map((rule) => literalPrefix(rule.glob!, workspaceRoot).path)
+    .filter((grant) => roots.some((root) => isWithin(root, grant)));
+  const granted = [workspaceRoot, ...readGrants, ...ruleRoots.map((root) => root.path)];
   // A home that a rule grants as a whole (or that is the workspace, or inside it) is not hidden.
-  const hiddenHomes = unique(input.homeDirectories.map((home) => path.resolve(home))).filter(
-    (home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)),
-  );
+  const hiddenHomes = existingHomes(input.homeDirectories).filter((home) => home !== path.sep && !granted.some((grant) => isWithin(grant, home)));
   const privateTemp = choosePrivateTemp(granted);
   const exposed = exposedWithin([...hiddenHomes, ...(privateTemp ? [privateTemp] : [])], [workspaceRoot, ...readGrants]);
   const named = rulesOf(policy.rules.allow, 'write').flatMap((rule) => (rule.glob === undefined ? [] : [literalPrefix(rule.glob, workspaceRoot).path]));
@@ -206,14 +283,16 @@ export function planConfinement(input: ConfinementInput): ConfinementPlan {
     writable,
     readOnly: unique(readOnly),
     protected: protectedPaths(writable, unique([workspaceRoot, ...input.homeDirectories.map((home) => path.resolve(home))]), named),
-    acceptedRoots: acceptedRoots(input),
+    acceptedRoots: roots,
     grantedTrees: writable.filter((root) => root.kind === 'tree').map((root) => root.path),
     hiddenHomes,
     privateTemp,
     hidden: unique(hidden),
     exposed,
+    toolchains: toolchains.found,
     privatePaths,
     network: networkConfinement(policy),
     unixSockets: unixSocketConfinement(policy),
+    scope: { workspace: workspaceRoot, roots, writable: ruleRoots.map((root) => root.path), places: writablePlaces(input, writable, caches), caches },
   };
 }

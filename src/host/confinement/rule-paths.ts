@@ -1,5 +1,6 @@
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
+import { directoryEntries } from '../disk-paths.js';
 import { readRuleCovers, type Rule } from '../rules.js';
 
 /** A character that makes a glob segment match more than one name. */
@@ -60,13 +61,7 @@ export function rulePaths(rule: Extract<Rule, { class: 'read' | 'write' }>, work
   const pending = [prefix.path];
   while (pending.length > 0) {
     const directory = pending.pop()!;
-    let names: string[];
-    try {
-      names = readdirSync(directory);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
+    for (const name of directoryEntries(directory)) {
       if (++searched > maxSearchedEntries) return [prefix.path];
       const entry = path.join(directory, name);
       if (readRuleCovers(probe, entry, workspaceRoot)) {

@@ -9,16 +9,29 @@ import { undoneWritesDenial } from './write-denial.js';
 /** The structured result of a process that ran to completion (a step's `data`), failed or not. */
 export type CompletionData = z.infer<typeof resultData.exec>;
 
+/** What the sandbox kept from a failed process, each with its grant (`confinementHints`), for the failure message. */
+function sandboxNote(hints: readonly string[]): string {
+  return hints.length === 0 ? '' : `; confinement: ${hints.join('; ')}`;
+}
+
 /**
  * Turns an outcome into the call's output: success when the exit code is one of `okExitCodes`,
  * otherwise a typed error whose details carry the same data a success would have had. A process
  * that failed after rho's network proxy refused it a host fails with that denial (exit 3), not
  * as the program's own failure; one that succeeded anyway (it did without the host) succeeds.
- * A failure's message says how the process ended and quotes none of its output: that was shown
- * as it came, and is whole in the step's log. A process that wrote outside its write rules is
- * denied, however it ended.
+ * A failure's message says how the process ended and quotes none of its output (that was shown
+ * as it came, and is whole in the step's log), only the paths `explain` finds the sandbox kept
+ * from the process, each with the grant that allows it. A process that wrote outside its write
+ * rules is denied, however it ended.
  */
-export function completionOutput(label: string, outcome: ProcessOutcome, okExitCodes: readonly number[], wallLimitMs: number, workspaceRoot: string): ToolOutput {
+export function completionOutput(
+  label: string,
+  outcome: ProcessOutcome,
+  okExitCodes: readonly number[],
+  wallLimitMs: number,
+  workspaceRoot: string,
+  explain: (outcome: ProcessOutcome) => readonly string[] = () => [],
+): ToolOutput {
   const data: CompletionData = {
     exit_code: outcome.exitCode,
     stdout: outcome.stdout,
@@ -50,5 +63,5 @@ export function completionOutput(label: string, outcome: ProcessOutcome, okExitC
   }
   if (outcome.exitCode === null) throw new ToolError('execution_failed', `${label} ${ended}`, { details, output });
   const expected = okExitCodes.length === 1 ? `${okExitCodes[0]}` : `one of ${okExitCodes.join(', ')}`;
-  throw new ToolError('execution_failed', `${label} ${ended} (expected ${expected})`, { details, output });
+  throw new ToolError('execution_failed', `${label} ${ended} (expected ${expected})${sandboxNote(explain(outcome))}`, { details, output });
 }

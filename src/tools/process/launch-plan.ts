@@ -64,9 +64,16 @@ export async function planLaunch(options: LaunchOptions, ctx: PrepareContext): P
   };
 }
 
-/** Where a process tool looks for a program: the host's PATH, with the workspace's roots as the places steps write. */
+/**
+ * Where a process tool looks for a program: the host's PATH, with the places some step may write
+ * (the confinement plan's: the workspace, granted roots a write rule reaches, caches) as where a
+ * program may have been planted. A granted root that nothing may write (a toolchain's directory)
+ * is not one of them, so `process(python3)` still matches a python3 found there. Without a plan,
+ * the workspace and every granted root.
+ */
 export function executableSearch(ctx: PrepareContext, cwd: string): ExecutableSearch {
-  return { pathVariable: ctx.host.env.PATH, cwd, writableRoots: [ctx.workspace.root, ...ctx.workspace.grantedRoots] };
+  const writableRoots = ctx.confinement?.plan.scope.places ?? [ctx.workspace.root, ...ctx.workspace.grantedRoots];
+  return { pathVariable: ctx.host.env.PATH, cwd, writableRoots };
 }
 
 /** The wall limit of a call that runs to completion: its own `timeout`, never beyond the host's. */

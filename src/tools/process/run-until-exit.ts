@@ -4,6 +4,7 @@ import { completionOutput } from './completion-result.js';
 import { launchFromRequest, type LaunchPlan } from './launch-plan.js';
 import { processStepResources } from './resources.js';
 import { runToCompletion } from './run-to-completion.js';
+import { confinementHints } from './sandbox/failure-hints.js';
 
 /**
  * The prepared execution of a process that runs to completion (`exec`, `shell`): the one
@@ -25,7 +26,9 @@ export function runUntilExit(
     async execute(run) {
       const launch = await launchFromRequest(request, plan, options.stdin, run.workspace);
       const outcome = await runToCompletion(launch, request, run);
-      return completionOutput(options.label, outcome, options.okExitCodes, request.wallLimitMs, run.workspace.root);
+      const confinement = plan.confinement?.status.confined ? plan.confinement : undefined;
+      const explain = ({ stdout, stderr }: { stdout: string; stderr: string }) => (confinement ? confinementHints(`${stdout}\n${stderr}`, confinement, launch.cwd) : []);
+      return completionOutput(options.label, outcome, options.okExitCodes, request.wallLimitMs, run.workspace.root, explain);
     },
   };
 }

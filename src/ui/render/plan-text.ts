@@ -12,6 +12,10 @@ export function formatPlan(plan: WorkflowPlan): string[] {
       ? `Sandbox ${sandbox.mode}: process steps run confined by ${sandbox.program}`
       : `Sandbox ${sandbox.mode}: ${describeUnconfined(sandbox)}`,
   );
+  lines.push(plan.home === undefined ? 'Home (~): none (this user has no home directory)' : `Home (~): ${plan.home}`);
+  if (plan.toolchains.length > 0) {
+    lines.push(`Toolchains (readable to confined processes): ${plan.toolchains.map((toolchain) => `${toolchain.name} (${toolchain.paths.join(', ')})`).join('; ')}`);
+  }
   const waves = new Map<number, string[]>();
   for (const step of plan.steps) waves.set(step.wave, [...(waves.get(step.wave) ?? []), step.id]);
   lines.push('', 'Schedule (steps in one wave can run together):');
@@ -44,6 +48,7 @@ function confinementLines(confinement: PlannedConfinement): string[] {
   const lines = [
     `  confined: ${confinement.confined ? 'yes' : 'no (see Sandbox above)'}`,
     `  writes: ${confinement.writable.length > 0 ? confinement.writable.join(', ') : 'nothing'} (and its private TMPDIR)`,
+    ...(confinement.caches.length > 0 ? [`  caches: ${confinement.caches.map((cache) => `${cache.name} (${cache.paths.join(', ')})`).join('; ')}`] : []),
   ];
   if (confinement.checked.length > 0) {
     lines.push(`  checked: ${confinement.checked.join(', ')} (anything else left there is removed and denies the step)`);
@@ -54,6 +59,7 @@ function confinementLines(confinement: PlannedConfinement): string[] {
     lines.push(`  protected: ${places.slice(0, shownProtected).join(', ')}${more} (read-only, never left created; a rule naming one lifts it)`);
   }
   lines.push(`  network: ${confinement.network}`, `  unix sockets: ${confinement.unixSockets}`);
+  if (confinement.refused) lines.push(`  REFUSED when it starts: ${confinement.refused}`);
   return lines;
 }
 

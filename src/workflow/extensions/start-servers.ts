@@ -77,7 +77,8 @@ export async function startDeclaredServers(host: ToolHost, servers: readonly Dec
     const started = await startMcpServer(evaluatedDeclaration(server, options), {
       baseDirectory: options.source.directory,
       host: host.environment,
-      writableRoots: roots,
+      // A program found where steps write is matched only by a rule naming its path.
+      writableRoots: host.confinementPlan.scope.places,
       confinement: host.callConfinement(serverStartSubject(name)),
       session: host.session,
       signal: options.signal,

@@ -1,7 +1,7 @@
-import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { distrustWritableProgram, resolveBubblewrap } from '../../../src/tools/process/sandbox/probe.js';
+import { distrustWritableProgram, probeSandbox, resolveBubblewrap } from '../../../src/tools/process/sandbox/probe.js';
 import { systemDirectories } from '../../../src/tools/process/trusted-programs.js';
 import { temporaryDirectories } from '../../support/cli.js';
 
@@ -44,3 +44,23 @@ describe('which bubblewrap a run trusts', () => {
   });
 });
 
+describe('the sandbox probe', () => {
+  it('starts bubblewrap as a run’s process starts: the homes that exist hidden, a missing one left alone', async () => {
+    const dir = await realpath(await temp.make());
+    const home = path.join(dir, 'home');
+    await mkdir(home);
+    const log = path.join(dir, 'argv');
+    // Answers as a confining bubblewrap would (PID 1, a seccomp filter: mode 2), after noting its arguments one a line.
+    await writeFile(path.join(dir, 'bwrap'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${log}'\necho 1; echo 2\n`);
+    await chmod(path.join(dir, 'bwrap'), 0o755);
+    const status = await probeSandbox({ mode: 'auto', configuredProgram: path.join(dir, 'bwrap'), homes: [home, path.join(dir, 'nonexistent')] });
+    expect(status).toMatchObject({ confined: true });
+    const argv = (await readFile(log, 'utf8')).trimEnd().split('\n');
+    const after = (flag: string) => argv.flatMap((arg, index) => (arg === flag ? [argv[index + 1]] : []));
+    expect(after('--tmpfs')).toEqual(['/dev/shm', home]);
+    expect(after('--remount-ro')).toEqual([home]);
+    expect(argv).not.toContain(path.join(dir, 'nonexistent'));
+    expect(argv).toContain('--unshare-net');
+    expect(after('--seccomp')).toEqual(['3']);
+  });
+});

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ConfinementPlan } from '../../../src/host/confinement/index.js';
+import type { ResolvedPlan } from '../../../src/host/confinement/index.js';
 import { prepareWritableTrees } from '../../../src/tools/process/sandbox/writable-trees.js';
 
 let dir: string;
@@ -15,9 +15,9 @@ afterEach(async () => {
 });
 
 /** A plan granting these trees (and files) for writing; nothing else of a plan is read. */
-function planWriting(trees: readonly string[], files: readonly string[] = []): ConfinementPlan {
+function planWriting(trees: readonly string[], files: readonly string[] = []): ResolvedPlan {
   const writable = [...trees.map((tree) => ({ kind: 'tree' as const, path: path.join(dir, tree) })), ...files.map((file) => ({ kind: 'file' as const, path: path.join(dir, file) }))];
-  return { writable } as unknown as ConfinementPlan;
+  return { writable } as unknown as ResolvedPlan;
 }
 
 const exists = (relative: string) => existsSync(path.join(dir, relative));
@@ -56,5 +56,13 @@ describe('prepareWritableTrees', () => {
     expect([exists('out/a'), exists('out/b')]).toEqual([true, true]);
     second.release();
     expect(exists('out')).toBe(false);
+  });
+
+  it('creates no directory through a link: one standing where a level was missing refuses the launch', async () => {
+    await mkdir(path.join(dir, 'victim'));
+    await mkdir(path.join(dir, 'out'));
+    await symlink(path.join(dir, 'victim'), path.join(dir, 'out/cache'));
+    expect(() => prepareWritableTrees(planWriting(['out/cache/deep']))).toThrow(/out\/cache is a symbolic link; rho creates no directory through it/);
+    expect(exists('victim/deep')).toBe(false);
   });
 });

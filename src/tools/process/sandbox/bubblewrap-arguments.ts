@@ -1,6 +1,7 @@
-import { realpathSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { ConfinementPlan, ProxyConnection } from '../../../host/confinement/index.js';
+import type { ProxyConnection, ResolvedPlan } from '../../../host/confinement/index.js';
+import { locateThroughTrustedLinks } from '../../../host/disk-paths.js';
 import { isWithin } from '../../../host/workspace.js';
 import { privateMounts } from './private-mounts.js';
 
@@ -46,18 +47,23 @@ export interface ConfinedProcess {
 /**
  * Where a program keeps what it needs to start: its directory, and for a program in a `bin/`
  * directory the installation above it (a Node under `~/.nvm/versions/node/v20/`), both as
- * named and as resolved through symlinks.
+ * named and as resolved through symlinks. An installation is never a hidden home itself nor a
+ * directory right inside one (`~/bin`, `~/.local/bin`: the home, or all of `~/.local`, would be
+ * bared), and never found through a link in a place steps write (`untrusted`): only the
+ * program's own directory is then kept.
  */
-export function programInstallation(file: string): string[] {
-  let resolved = file;
+export function programInstallation(file: string, hiddenHomes: readonly string[], untrusted: readonly string[]): string[] {
+  let resolved: string | undefined;
   try {
-    resolved = realpathSync(file);
+    resolved = locateThroughTrustedLinks(file, untrusted).canonical;
   } catch {
-    // The launch reports a missing program itself.
+    // A planted link, or a missing program (the launch reports it itself).
   }
-  return [...new Set([file, resolved])].map((entry) => {
+  const tooWide = (installation: string) => hiddenHomes.some((home) => installation === home || path.dirname(installation) === home);
+  return [...new Set([file, ...(resolved ? [resolved] : [])])].map((entry) => {
     const directory = path.dirname(entry);
-    return path.basename(directory) === 'bin' ? path.dirname(directory) : directory;
+    const above = path.dirname(directory);
+    return path.basename(directory) === 'bin' && !tooWide(above) ? above : directory;
   });
 }
 
@@ -69,24 +75,26 @@ function kindOf(target: string): 'directory' | 'file' | undefined {
 }
 
 /**
- * The bubblewrap arguments that confine one process to a plan. Order matters, as bubblewrap
- * mounts in argument order: the private temp and the hidden homes become empty directories,
- * what must stay visible inside them (the workspace, the program's installation, the cwd) is
+ * The bubblewrap arguments that confine one process to a plan resolved on disk. Order matters, as
+ * bubblewrap mounts in argument order: the private temp and the hidden homes become empty
+ * directories, the links inside them that lead to what stays visible are recreated, what must
+ * stay visible inside them (the workspace, toolchains, the program's installation, the cwd) is
  * mounted back read-only, writable roots over that (`target.writeMounts`, which also pin the
- * directories that hold rho's own in place), read-only exceptions inside those, hidden paths
- * over everything (a deny always wins) and rho's own directories last, and only then are the
- * homes made read-only (mount points inside them must be created first). Missing writable
- * trees must exist before this runs (`prepareWritableTrees`): `--bind-try` skips a source that
- * does not.
+ * directories that hold rho's own in place), read-only exceptions inside those, hidden paths over
+ * everything (a deny always wins) and rho's own directories last, and only then are the homes
+ * made read-only (mount points inside them must be created first). Missing writable trees must
+ * exist before this runs (`prepareWritableTrees`): `--bind-try` skips a source that does not.
  */
-export function bubblewrapArguments(plan: ConfinementPlan, target: ConfinedProcess): string[] {
+export function bubblewrapArguments(plan: ResolvedPlan, target: ConfinedProcess): string[] {
   const args = [...baseArguments];
   const emptied = plan.privateTemp ? [plan.privateTemp, ...plan.hiddenHomes] : plan.hiddenHomes;
   for (const directory of emptied) args.push('--tmpfs', directory);
   if (emptied.length > 0) {
+    for (const link of plan.links) args.push('--symlink', link.target, link.path);
     const covered = (candidate: string) => emptied.some((directory) => isWithin(directory, candidate));
     const programs = [target.file, ...(target.proxy ? [target.proxy.program] : [])];
-    const visible = new Set([...plan.exposed, ...[...programs.flatMap(programInstallation), target.cwd].filter(covered)]);
+    const installations = programs.flatMap((program) => programInstallation(program, plan.hiddenHomes, plan.scope.places));
+    const visible = new Set([...plan.exposed, ...[...installations, target.cwd].filter(covered)]);
     for (const exposed of visible) args.push('--ro-bind-try', exposed, exposed);
   }
   args.push(...target.writeMounts);

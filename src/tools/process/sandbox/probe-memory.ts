@@ -1,7 +1,6 @@
 import { mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openSealed, sealText, type DigestKey } from '../../../host/keyed-digest.js';
-import { baseArguments, seccompArguments } from './bubblewrap-arguments.js';
 import { seccompFilterDigest } from './seccomp-filter.js';
 
 /*
@@ -12,10 +11,10 @@ import { seccompFilterDigest } from './seccomp-filter.js';
  * found (its path, the file that resolves to, and that file's identity; a memory never names
  * the program, so it cannot make a run use another one), the boot, the namespaces this process
  * runs in (a container, or another sandbox, has its own), the kernel settings for user
- * namespaces, the user, and the probe's own arguments and seccomp filter. What none of these
- * show (an AppArmor profile changed without a reboot) is caught by the memory's age: it holds
- * for an hour at most. The memory, its time included, is sealed with the user's key: one
- * written or touched by anyone else is not believed, and the probe runs again.
+ * namespaces, the user, and the probe's own arguments (the homes it hides among them) and seccomp
+ * filter. What none of these show (an AppArmor profile changed without a reboot) is caught by the
+ * memory's age: it holds for an hour at most. The memory, its time included, is sealed with the
+ * user's key: one written or touched by anyone else is not believed, and the probe runs again.
  */
 
 const rememberedForMs = 60 * 60 * 1000;
@@ -36,8 +35,8 @@ const readOrAbsent = (file: string): string => {
   }
 };
 
-/** What the probe's answer for `program` depends on, or undefined where it cannot be told (no /proc). */
-export function sandboxCircumstances(program: string): string | undefined {
+/** What the probe's answer for `program` run with `args` depends on, or undefined where it cannot be told (no /proc). */
+export function sandboxCircumstances(program: string, args: readonly string[]): string | undefined {
   try {
     const { dev, ino, size, mtimeMs } = statSync(program);
     return JSON.stringify([
@@ -52,7 +51,7 @@ export function sandboxCircumstances(program: string): string | undefined {
       readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
       ...['user', 'mnt', 'pid', 'net'].map((namespace) => readlinkSync(`/proc/self/ns/${namespace}`)),
       ...['/proc/sys/kernel/unprivileged_userns_clone', '/proc/sys/user/max_user_namespaces', '/proc/sys/kernel/apparmor_restrict_unprivileged_userns'].map(readOrAbsent),
-      [...baseArguments, ...seccompArguments].join(' '),
+      args.join(' '),
       seccompFilterDigest(),
     ]);
   } catch {

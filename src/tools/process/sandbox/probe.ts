@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import type { SandboxMode, SandboxStatus } from '../../../host/confinement/index.js';
+import { choosePrivateTemp, existingHomes, resolveConfinementPlan, type SandboxMode, type SandboxStatus } from '../../../host/confinement/index.js';
 import { isExecutableFile, isWritableLocation } from '../executable.js';
 import { findSystemProgram, systemDirectories } from '../trusted-programs.js';
-import { baseArguments, filterDescriptor, seccompArguments } from './bubblewrap-arguments.js';
+import { bubblewrapArguments, filterDescriptor } from './bubblewrap-arguments.js';
 import { rememberedWorking, rememberWorking, sandboxCircumstances, type ProbeMemory } from './probe-memory.js';
 import { filterKnowsArchitecture, seccompFilter } from './seccomp-filter.js';
 
@@ -19,6 +19,8 @@ export interface SandboxProbeOptions {
   platform?: NodeJS.Platform;
   /** Where a working sandbox is remembered between runs (`probe-memory.ts`); none: always probe. */
   memory?: ProbeMemory;
+  /** The home directories a run hides: the probe hides them too, as every confined process will. */
+  homes?: readonly string[];
 }
 
 const probeTimeoutMs = 5000;
@@ -73,9 +75,33 @@ export function resolveBubblewrap(configured: string | undefined): { program: st
  */
 const probeScript = 'echo $$; while read -r key value; do if [ "$key" = Seccomp: ]; then echo "$value"; fi; done < /proc/self/status';
 
-/** Runs bubblewrap once as a confined process would be run (namespaces and filter), and reports what it printed. */
-function runProbe(program: string): Promise<{ ok: boolean; output: string }> {
-  const args = [...baseArguments, '--unshare-net', ...seccompArguments, '--', '/bin/sh', '-c', probeScript];
+/**
+ * The arguments of a confined process that writes nothing: the namespaces, the seccomp filter,
+ * the host read-only, the homes hidden, a private TMPDIR, no network. What a plan adds to them
+ * only binds existing paths, which a working bubblewrap always can.
+ */
+function probeArguments(homes: readonly string[]): string[] {
+  const plan = resolveConfinementPlan({
+    writable: [],
+    readOnly: [],
+    protected: [],
+    acceptedRoots: [],
+    grantedTrees: [],
+    hiddenHomes: existingHomes(homes).filter((home) => home !== path.sep),
+    privateTemp: choosePrivateTemp([]),
+    hidden: [],
+    exposed: [],
+    toolchains: [],
+    privatePaths: [],
+    network: { mode: 'none' },
+    unixSockets: false,
+    scope: { workspace: path.sep, roots: [], writable: [], places: [], caches: [] },
+  });
+  return [...bubblewrapArguments(plan, { file: '/bin/sh', cwd: path.sep, proxy: undefined, writeMounts: [] }), '--', '/bin/sh', '-c', probeScript];
+}
+
+/** Runs bubblewrap once as a confined process would be run (namespaces, filter, hidden homes), and reports what it printed. */
+function runProbe(program: string, args: readonly string[]): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
@@ -104,9 +130,10 @@ function runProbe(program: string): Promise<{ ok: boolean; output: string }> {
 
 /**
  * Decides once per run whether processes will be confined: never with `off`; otherwise only
- * when a trusted bubblewrap exists (`resolveBubblewrap`) and a real run of it works (an
- * installed bwrap may still fail, as on Ubuntu 24.04), or worked in the same circumstances
- * within the hour (`memory`). Each unconfined answer says why and what would fix it.
+ * when a trusted bubblewrap exists (`resolveBubblewrap`) and a real run of it works as a run's
+ * processes will be run (its homes hidden: an installed bwrap may still fail, as on Ubuntu
+ * 24.04), or worked in the same circumstances within the hour (`memory`). Each unconfined answer
+ * says why and what would fix it.
  */
 export async function probeSandbox(options: SandboxProbeOptions): Promise<SandboxStatus> {
   const { mode } = options;
@@ -118,9 +145,10 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
   const found = resolveBubblewrap(options.configuredProgram);
   if (!('program' in found)) return unconfined(mode, found.reason, found.fix);
   const { program } = found;
-  const remembered = options.memory === undefined ? undefined : { memory: options.memory, circumstances: sandboxCircumstances(program) };
+  const args = probeArguments(options.homes ?? []);
+  const remembered = options.memory === undefined ? undefined : { memory: options.memory, circumstances: sandboxCircumstances(program, args) };
   if (remembered?.circumstances && rememberedWorking(remembered.memory, remembered.circumstances)) return { confined: true, mode, program };
-  const probe = await runProbe(program);
+  const probe = await runProbe(program, args);
   if (probe.ok) {
     if (remembered?.circumstances) rememberWorking(remembered.memory, remembered.circumstances);
     return { confined: true, mode, program };

@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import type { Writable } from 'node:stream';
-import { guardedDirectories, type CallConfinement, type SandboxChannel } from '../../../host/confinement/index.js';
+import { guardedDirectories, resolveConfinementPlan, type CallConfinement, type SandboxChannel } from '../../../host/confinement/index.js';
 import type { ToolError } from '../../../host/errors.js';
 import { terminateGroup } from '../process-tree.js';
 import { bubblewrapArguments, filterDescriptor } from './bubblewrap-arguments.js';
@@ -58,12 +58,13 @@ export interface SandboxedLaunch extends LaunchTarget {
  * Wraps a launch in the sandbox when the run confines processes: the program becomes
  * bubblewrap, the original argv follows `--`, TMPDIR points at the private temp (an in-memory
  * file system that ends with the process), and bubblewrap installs the seccomp filter it reads
- * on descriptor 3. A process whose network is the proxy runs behind the proxy's forwarder, which
- * learns the program and its environment over the sandbox's channel (closed by `release`), so
- * neither is on any argv. Granted trees that do not exist are created for the mount, and
- * removed by `release` if left empty. A guarded launch first waits until no other sandbox
- * checks the directories it checks (`guard-locks.ts`); `signal` ends that wait. Unconfined
- * launches are returned as they are.
+ * on descriptor 3. A guarded launch first waits until no other sandbox checks the directories it
+ * checks (`guard-locks.ts`); `signal` ends that wait. The plan is then resolved on disk, and a
+ * writable root that a link moved out of what the policy grants refuses the launch. A process
+ * whose network is the proxy runs behind the proxy's forwarder, which learns the program and its
+ * environment over the sandbox's channel (closed by `release`), so neither is on any argv.
+ * Granted trees that do not exist are created for the mount, and removed by `release` if left
+ * empty. Unconfined launches are returned as they are.
  */
 export async function sandboxLaunch(target: LaunchTarget, confinement: CallConfinement | undefined, signal?: AbortSignal): Promise<SandboxedLaunch> {
   if (!confinement?.status.confined) {
@@ -97,9 +98,11 @@ export async function sandboxLaunch(target: LaunchTarget, confinement: CallConfi
     return undone;
   };
   try {
-    trees = prepareWritableTrees(plan, directories.map((directory) => directory.path));
-    checks = prepareWriteChecks(plan, directories, leases);
-    const args = bubblewrapArguments(plan, { file: target.file, cwd: target.cwd, proxy, writeMounts: checks.mounts });
+    // Resolved now, right before the start: an earlier step may have planted a link since the plan was made.
+    const resolved = resolveConfinementPlan(plan, confinement.home);
+    trees = prepareWritableTrees(resolved, directories.map((directory) => directory.path));
+    checks = prepareWriteChecks(resolved, directories, leases);
+    const args = bubblewrapArguments(resolved, { file: target.file, cwd: target.cwd, proxy, writeMounts: checks.mounts });
     const env = { ...target.env, ...(plan.privateTemp && { TMPDIR: plan.privateTemp }) };
     const program = { file: target.file, args: target.args, env };
     const command = proxy ? proxy.command() : program;

@@ -1,6 +1,7 @@
-import { mkdirSync, rmdirSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
-import type { ConfinementPlan } from '../../../host/confinement/index.js';
+import type { ResolvedPlan } from '../../../host/confinement/index.js';
+import { ToolError } from '../../../host/errors.js';
 
 /**
  * Directories this process created so that a confined process could mount a granted tree
@@ -22,12 +23,12 @@ export interface WritableTrees {
  * leaves behind only the directories its processes wrote into (a `write(man/**)` rule no longer
  * leaves an empty `man/` after every step that never wrote there).
  */
-export function prepareWritableTrees(plan: ConfinementPlan, directories: readonly string[] = []): WritableTrees {
+export function prepareWritableTrees(plan: ResolvedPlan, directories: readonly string[] = []): WritableTrees {
   const held: string[] = [];
   const trees = plan.writable.filter((root) => root.kind === 'tree').map((root) => root.path);
   try {
     for (const tree of [...trees, ...directories]) {
-      const first = mkdirSync(tree, { recursive: true });
+      const first = makeTree(tree);
       for (const level of levelsCreated(first, tree)) created.set(level, 0);
       for (const level of trackedLevels(tree)) {
         created.set(level, created.get(level)! + 1);
@@ -48,7 +49,33 @@ export function prepareWritableTrees(plan: ConfinementPlan, directories: readonl
   };
 }
 
-/** The directories `mkdirSync(target, { recursive: true })` made, from `first` (what it returned) down to `target`. */
+/**
+ * `mkdir -p` that never goes through a link: each level is created on its own and must then be a
+ * directory, so a link planted where a level was missing (since the plan was resolved) refuses
+ * the launch instead of moving the tree. Returns the first level it created, if any.
+ */
+function makeTree(target: string): string | undefined {
+  let first: string | undefined;
+  const names = target.split(path.sep).filter(Boolean);
+  for (let depth = 1; depth <= names.length; depth++) {
+    const level = path.join(path.sep, ...names.slice(0, depth));
+    const info = lstatSync(level, { throwIfNoEntry: false });
+    if (info?.isDirectory()) continue;
+    if (info) throw new ToolError('policy_denied', `writable root ${target}: ${level} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; rho creates no directory through it`);
+    try {
+      mkdirSync(level);
+    } catch (cause) {
+      // Made meanwhile by another launch: fine if it is a directory, checked on the next pass.
+      if ((cause as NodeJS.ErrnoException).code !== 'EEXIST') throw cause;
+      depth--;
+      continue;
+    }
+    first ??= level;
+  }
+  return first;
+}
+
+/** The directories `makeTree(target)` made, from `first` (what it returned) down to `target`. */
 function levelsCreated(first: string | undefined, target: string): string[] {
   if (first === undefined) return [];
   const levels = [target];
