@@ -41,8 +41,10 @@ describe('guarded directories', () => {
     expect(paths(guardedDirectories(cache))).toEqual([]);
     // Inside a granted root, its directory is guarded; inside a hidden home, it is not.
     expect(paths(guardedDirectories(plan(['write(/cache/npm/_cacache/**)', 'outside'], { granted: ['/cache/npm'] })))).toEqual(['/cache/npm']);
-    const home = plan(['write(/home/me/.npm/_cacache/**)', 'outside'], { granted: ['/home/me/.npm'], homes: ['/home/me'] });
-    expect(home.hiddenHomes).toEqual(['/home/me']);
+    // (A home that exists: a missing one is not hidden, there being nothing in it to hide.)
+    const me = path.dirname(repoRoot);
+    const home = plan([`write(${me}/.npm/_cacache/**)`, 'outside'], { granted: [`${me}/.npm`], homes: [me] });
+    expect(home.hiddenHomes).toEqual([me]);
     expect(guardedDirectory(home, home.writable[0]!)).toBeUndefined();
     // A workspace inside a hidden home is exposed there, so its entries' directory is guarded.
     const inHome = planConfinement({ policy: Policy.fromText({ allow: ['write(dist/**)'] }), workspaceRoot: '/home/me/project', grantedRoots: [], homeDirectories: ['/home/me'] });
