@@ -132,14 +132,15 @@ steps:
     continue_on_error: true
   - id: coverage
     tool: exec
-    with: { command: sh, args: [-c, 'echo 100% > coverage.txt'] }
+    with: { command: sh, args: [-c, 'echo 100% > reports/coverage.txt'] }
     continue_on_error: true
 `,
+      'reports/.keep': '',
     });
     const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env });
     expect(result.exitCode, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/\[build\] ✖ failure .*confinement: ~\/\.cargo\/registry\/cache is in your home, which confined processes cannot see: grant it with policy caches: \[cargo\]/);
-    expect(result.stdout).toMatch(/\[coverage\] ✖ failure .*confinement: coverage\.txt is read-only to confined processes: grant it with --allow 'write\(coverage\.txt\)'/);
+    expect(result.stdout).toMatch(/\[coverage\] ✖ failure .*confinement: reports\/coverage\.txt is read-only to confined processes: grant it with --allow 'write\(reports\/\*\*\)'/);
   });
 
   it('keeps a bare-name rule matching a program found through a shim in a granted root that nothing writes', async () => {

@@ -386,6 +386,8 @@ tasks:
   allow: ["read(src/**)", "read(.rho/**)", "write(.rho/**)"]
 tasks:
   compile:
+    # Used twice with the same inputs: without this it would run once.
+    run: always
     steps:
       - { id: build, tool: echo, sources: ["src/**"], with: { value: built } }
   all:

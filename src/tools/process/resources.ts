@@ -20,7 +20,9 @@ export function processStepResources(cwd: ResolvedPath, confinement: CallConfine
   });
   const checked = confinement?.guarded ? guardedDirectories(confinement.plan).filter((directory) => !directory.open) : [];
   const guarded = checked.map((directory) => exclusive({ kind: 'tree', path: directory.path }));
-  return confinement?.narrowed ? [...guarded, ...writable] : [shared({ kind: 'tree', path: cwd.canonical }), ...guarded, ...writable];
+  // A checked directory held whole already covers a shared hold on the same tree.
+  const reads = confinement?.narrowed || checked.some((directory) => directory.path === cwd.canonical) ? [] : [shared({ kind: 'tree' as const, path: cwd.canonical })];
+  return [...reads, ...guarded, ...writable];
 }
 
 /** A background process as a scheduler resource. */
