@@ -1,0 +1,59 @@
+'use strict';
+// One workflow (and the rho commands to run on it) for each client scenario of the MCP
+// conformance suite.
+
+/** The rule that lets rho reach the scenario's server: its host and port, as `network(HOST:PORT)`. */
+function networkRule(url) {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return `network(${url.hostname}:${port})`;
+}
+
+/** A workflow whose one server is the scenario's, with the given steps (YAML text, indented). */
+function workflow(url, steps, extra = {}) {
+  const lines = [
+    'version: 1',
+    'name: conformance',
+    ...(extra.secrets ? [`secrets: [${extra.secrets.join(', ')}]`] : []),
+    'tools:',
+    '  - mcp:',
+    '      name: srv',
+    `      url: ${JSON.stringify(url.href)}`,
+    ...(extra.serverLines ?? []).map((line) => `      ${line}`),
+    'policy:',
+    '  allow:',
+    `    - ${JSON.stringify(networkRule(url))}`,
+    '    - "network_tool(srv.*)"',
+    'steps:',
+    steps,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function step(id, tool, args) {
+  return [`  - id: ${id}`, `    tool: ${tool}`, ...(args ? [`    with: ${JSON.stringify(args)}`] : [])].join('\n');
+}
+
+/** Lists the workflow's tools, the server's among them: connecting and listing is all the scenario asks. */
+function listTools(url) {
+  return { workflow: workflow(url, step('hello', 'echo', { value: 'hello' })), commands: [['tools', '-f', 'workflow.yml']] };
+}
+
+function runSteps(url, steps) {
+  return { workflow: workflow(url, steps), commands: [['run', 'workflow.yml']] };
+}
+
+const scenarios = {
+  initialize: (url) => listTools(url),
+  tools_call: (url) => runSteps(url, step('add', 'srv.add_numbers', { a: 5, b: 3 })),
+  // Nothing is answered: every field takes the server's default (SEP-1034).
+  'elicitation-sep1034-client-defaults': (url) => runSteps(url, step('ask', 'srv.test_client_elicitation_defaults', {})),
+  'sse-retry': (url) => runSteps(url, step('reconnect', 'srv.test_reconnection', {})),
+};
+
+/** The workflow and rho commands for a scenario, or undefined for one rho has none for. */
+function scenarioRun(name, url, context) {
+  const build = scenarios[name];
+  return build ? { env: {}, ...build(url, context) } : undefined;
+}
+
+module.exports = { scenarioRun };
