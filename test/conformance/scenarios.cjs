@@ -42,7 +42,38 @@ function runSteps(url, steps) {
   return { workflow: workflow(url, steps), commands: [['run', 'workflow.yml']] };
 }
 
+const path = require('node:path');
+
+/** The browser `rho mcp login` opens: it follows the authorization server's redirects back to rho. */
+const browser = path.join(__dirname, 'headless-browser');
+
+/** Signs in with `rho mcp login`, as a person at a terminal would, then runs a workflow that calls the server's tool. */
+function signInAndRun(url) {
+  return {
+    workflow: workflow(url, step('call', 'srv.test-tool', {})),
+    commands: [['mcp', 'login', url.href], ['run', 'workflow.yml']],
+    env: { BROWSER: browser },
+  };
+}
+
+const authorizationCodeScenarios = [
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+];
+
 const scenarios = {
+  ...Object.fromEntries(authorizationCodeScenarios.map((name) => [name, signInAndRun])),
   initialize: (url) => listTools(url),
   tools_call: (url) => runSteps(url, step('add', 'srv.add_numbers', { a: 5, b: 3 })),
   // Nothing is answered: every field takes the server's default (SEP-1034).

@@ -1,3 +1,4 @@
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HttpTarget } from '../network/url.js';
 import type { ServerChannel } from './server-connection.js';
@@ -8,7 +9,7 @@ export const maxResponseBytes = 64 * 1024 * 1024;
 const closeSessionMs = 500;
 
 /** fetch, with every response body cut off (as an error) past `maxResponseBytes`. */
-async function boundedFetch(input: string | URL, init?: RequestInit): Promise<Response> {
+export async function boundedFetch(input: string | URL, init?: RequestInit): Promise<Response> {
   const response = await fetch(input, init);
   if (!response.body) return response;
   let seen = 0;
@@ -22,15 +23,24 @@ async function boundedFetch(input: string | URL, init?: RequestInit): Promise<Re
   return new Response(response.body.pipeThrough(limit), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+/** How a channel signs its requests in OAuth's way; see `auth/`. */
+export interface ChannelAuth {
+  provider: OAuthClientProvider;
+  /** Whether the stored access token has expired, so that it is refreshed before the first request. */
+  needsRefresh?(): Promise<boolean>;
+}
+
 /**
  * A Streamable HTTP channel (the SDK's client transport) to an authorized URL. Redirects are
  * refused: the policy granted this host, not wherever the server points. `headers` may hold
- * credentials; they are sent to this origin only and never appear in a message.
+ * credentials; they are sent to this origin only and never appear in a message. With `oauth`,
+ * the SDK answers the server's 401 and 403 (`insufficient_scope`) through the provider.
  */
-export function httpChannel(target: HttpTarget, headers: Readonly<Record<string, string>>): ServerChannel {
+export function httpChannel(target: HttpTarget, headers: Readonly<Record<string, string>>, oauth?: ChannelAuth): ServerChannel {
   const transport = new StreamableHTTPClientTransport(target.url, {
     requestInit: { headers: { ...headers }, redirect: 'error' },
     fetch: boundedFetch,
+    ...(oauth && { authProvider: oauth.provider }),
   });
   let closing: Promise<void> | undefined;
   const close = async () => {
@@ -42,7 +52,9 @@ export function httpChannel(target: HttpTarget, headers: Readonly<Record<string,
   };
   return {
     transport,
-    begin: async () => {},
+    begin: async () => {
+      if (oauth && (await oauth.needsRefresh?.())) await auth(oauth.provider, { serverUrl: target.url, fetchFn: boundedFetch });
+    },
     close: () => (closing ??= close()),
     describe: async (cause) => `${target.display}: ${cause instanceof Error ? cause.message : String(cause)}`,
   };

@@ -70,6 +70,11 @@ export class ServerConnection {
         await channel.close(true);
         throw cause;
       }
+      // rho's own refusals (a sign-in a run cannot make) already say what to do.
+      if (cause instanceof ToolError) {
+        await channel.close();
+        throw cause;
+      }
       const reason = await channel.describe(cause);
       await channel.close();
       throw new ToolError('execution_failed', `the server did not complete the MCP handshake: ${reason}`, { cause });
