@@ -19,6 +19,11 @@ export default class McpLogin extends RhoCommand {
 
   static override flags = {
     scope: Flags.string({ summary: 'Scopes to ask for (space-separated); default: the server’s.', helpValue: 'SCOPES' }),
+    'client-metadata-url': Flags.string({
+      summary: 'An HTTPS URL of a client ID metadata document for rho, used where the authorization server accepts one (default: register a client).',
+      helpValue: 'URL',
+      exclusive: ['client-id'],
+    }),
     'client-id': Flags.string({ summary: 'A client registered with the authorization server beforehand (default: rho registers one).', helpValue: 'ID' }),
     'client-secret-env': Flags.string({ summary: 'The environment variable holding that client’s secret (never on the command line).', helpValue: 'NAME', dependsOn: ['client-id'] }),
     browser: Flags.boolean({ summary: 'Open the URL in a browser where there is one.', default: true, allowNo: true }),
@@ -35,6 +40,8 @@ export default class McpLogin extends RhoCommand {
     } catch {
       this.error(`${args.server} is not an http(s) URL of an MCP server`, { exit: 2 });
     }
+    const metadataUrl = flags['client-metadata-url'];
+    if (metadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(metadataUrl)) this.error(`--client-metadata-url ${metadataUrl}: a client ID metadata document has an https URL with a path`, { exit: 2 });
     const secretName = flags['client-secret-env'];
     const secret = secretName === undefined ? undefined : env[secretName];
     if (secretName !== undefined && !secret) this.error(`--client-secret-env ${secretName}: the variable is not set`, { exit: 2 });
@@ -46,6 +53,7 @@ export default class McpLogin extends RhoCommand {
         url,
         env,
         ...(flags.scope !== undefined && { scope: flags.scope }),
+        ...(flags['client-metadata-url'] !== undefined && { clientMetadataUrl: flags['client-metadata-url'] }),
         ...(flags['client-id'] !== undefined && { client: { client_id: flags['client-id'], ...(secret && { client_secret: secret }) } }),
         open: (authorizationUrl) => {
           process.stderr.write(`Open this URL to sign in to ${url.host}:\n\n  ${authorizationUrl.href}\n\nWaiting for the sign-in to finish…\n`);

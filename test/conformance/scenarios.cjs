@@ -47,12 +47,15 @@ const path = require('node:path');
 /** The browser `rho mcp login` opens: it follows the authorization server's redirects back to rho. */
 const browser = path.join(__dirname, 'headless-browser');
 
+/** The client ID metadata document the suite's authorization servers accept. */
+const clientMetadataUrl = 'https://conformance-test.local/client-metadata.json';
+
 /** Signs in with `rho mcp login`, as a person at a terminal would, then runs a workflow that calls the server's tool. */
-function signInAndRun(url) {
+function signInAndRun(url, loginFlags = [], env = {}) {
   return {
     workflow: workflow(url, step('call', 'srv.test-tool', {})),
-    commands: [['mcp', 'login', url.href], ['run', 'workflow.yml']],
-    env: { BROWSER: browser },
+    commands: [['mcp', 'login', url.href, ...loginFlags], ['run', 'workflow.yml']],
+    env: { BROWSER: browser, ...env },
   };
 }
 
@@ -61,7 +64,6 @@ const authorizationCodeScenarios = [
   'auth/metadata-var1',
   'auth/metadata-var2',
   'auth/metadata-var3',
-  'auth/basic-cimd',
   'auth/scope-from-www-authenticate',
   'auth/scope-from-scopes-supported',
   'auth/scope-omitted-when-undefined',
@@ -73,7 +75,11 @@ const authorizationCodeScenarios = [
 ];
 
 const scenarios = {
-  ...Object.fromEntries(authorizationCodeScenarios.map((name) => [name, signInAndRun])),
+  ...Object.fromEntries(authorizationCodeScenarios.map((name) => [name, (url) => signInAndRun(url)])),
+  'auth/basic-cimd': (url) => signInAndRun(url, ['--client-metadata-url', clientMetadataUrl]),
+  // A client registered beforehand: its secret reaches rho through the environment, never argv.
+  'auth/pre-registration': (url, context) =>
+    signInAndRun(url, ['--client-id', context.client_id, '--client-secret-env', 'CONFORMANCE_CLIENT_SECRET'], { CONFORMANCE_CLIENT_SECRET: context.client_secret }),
   initialize: (url) => listTools(url),
   tools_call: (url) => runSteps(url, step('add', 'srv.add_numbers', { a: 5, b: 3 })),
   // Nothing is answered: every field takes the server's default (SEP-1034).

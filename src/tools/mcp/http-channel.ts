@@ -23,11 +23,21 @@ export async function boundedFetch(input: string | URL, init?: RequestInit): Pro
   return new Response(response.body.pipeThrough(limit), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+function checkedFetch(check: (response: Response) => void): typeof boundedFetch {
+  return async (input, init) => {
+    const response = await boundedFetch(input, init);
+    check(response);
+    return response;
+  };
+}
+
 /** How a channel signs its requests in OAuth's way; see `auth/`. */
 export interface ChannelAuth {
   provider: OAuthClientProvider;
   /** Whether the stored access token has expired, so that it is refreshed before the first request. */
   needsRefresh?(): Promise<boolean>;
+  /** Sees each response of the server first, and throws for one the run cannot answer (a sign-in it would need). */
+  checkResponse?(response: Response): void;
 }
 
 /**
@@ -39,7 +49,7 @@ export interface ChannelAuth {
 export function httpChannel(target: HttpTarget, headers: Readonly<Record<string, string>>, oauth?: ChannelAuth): ServerChannel {
   const transport = new StreamableHTTPClientTransport(target.url, {
     requestInit: { headers: { ...headers }, redirect: 'error' },
-    fetch: boundedFetch,
+    fetch: oauth?.checkResponse ? checkedFetch(oauth.checkResponse) : boundedFetch,
     ...(oauth && { authProvider: oauth.provider }),
   });
   let closing: Promise<void> | undefined;

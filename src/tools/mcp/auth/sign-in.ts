@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolError } from '../../../host/errors.js';
 import { boundedFetch } from '../http-channel.js';
@@ -23,6 +23,8 @@ export interface SignInRequest {
   scope?: string;
   /** A client registered with the authorization server beforehand; without it rho registers one (or uses a metadata document). */
   client?: { client_id: string; client_secret?: string };
+  /** A client ID metadata document (an HTTPS URL) to offer instead of registering a client. */
+  clientMetadataUrl?: string;
   /** Shows the authorization URL to the person. */
   open(url: URL): void;
   /** How long the person has to finish in the browser. */
@@ -43,6 +45,8 @@ const callbackPath = '/callback';
 async function listenForCode(expectedState: () => string) {
   let settle!: { resolve(code: string): void; reject(error: Error): void };
   const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+  // Awaited only once the person is sent to the browser; a refusal that comes first is kept for then.
+  code.catch(() => undefined);
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== callbackPath) {
@@ -82,11 +86,15 @@ function transportFor(url: URL, provider: StoredOAuthProvider): StreamableHTTPCl
   return new StreamableHTTPClientTransport(url, { authProvider: provider, fetch: boundedFetch, requestInit: { redirect: 'error' } });
 }
 
-/** Completes an MCP handshake over the transport, and ends the session: whether it succeeds is all a sign-in needs to know. */
+/**
+ * Completes an MCP handshake over the transport and lists the server's tools, as a run starts,
+ * then ends the session: whether that succeeds is all a sign-in needs to know.
+ */
 async function handshake(transport: StreamableHTTPClientTransport, signal: AbortSignal): Promise<void> {
   const client = new Client({ name: 'rho', version: '1' }, { capabilities: {} });
   try {
     await client.connect(transport, { signal, timeout: startupTimeoutMs });
+    if (client.getServerCapabilities()?.tools) await client.listTools(undefined, { signal, timeout: startupTimeoutMs });
   } finally {
     await client.close().catch(() => undefined);
   }
@@ -116,27 +124,48 @@ export async function signIn(request: SignInRequest): Promise<SignInOutcome> {
       open: request.open,
       ...(request.scope !== undefined && { scope: request.scope }),
       ...(request.client && { client: request.client }),
+      ...(request.clientMetadataUrl !== undefined && { clientMetadataUrl: request.clientMetadataUrl }),
     });
     // A pre-registered client replaces whatever rho registered before.
     if (request.client) await store.update(serverKey(request.url), (entry) => ({ ...entry, client: request.client }));
-    // The transport that met the 401 keeps what it said (resource metadata URL, scope) for the code exchange.
-    const transport = transportFor(request.url, provider);
-    try {
-      await handshake(transport, request.signal);
-      return { file, result: 'already' };
-    } catch (error) {
-      if (!(error instanceof UnauthorizedError)) throw describe(request.url, error);
+    if (request.scope !== undefined) {
+      await authorizeWithScope(request, provider, loopback.code);
+    } else {
+      // The transport that meets the 401 keeps what it said (resource metadata URL, scope) for the code exchange.
+      const transport = transportFor(request.url, provider);
+      try {
+        await handshake(transport, request.signal);
+        return { file, result: 'already' };
+      } catch (error) {
+        if (!(error instanceof UnauthorizedError)) throw describe(request.url, error);
+      }
+      const code = await within(loopback.code, request.waitMs, request.signal);
+      await transport.finishAuth(code).catch((error: unknown) => {
+        throw describe(request.url, error);
+      });
     }
-    const code = await within(loopback.code, request.waitMs, request.signal);
-    try {
-      await transport.finishAuth(code);
-      await handshake(transportFor(request.url, provider), request.signal);
-    } catch (error) {
+    await handshake(transportFor(request.url, provider), request.signal).catch((error: unknown) => {
       throw describe(request.url, error);
-    }
+    });
     return { file, result: 'signed_in' };
   } finally {
     await loopback.close();
+  }
+}
+
+/**
+ * A sign-in for the scopes the person asked for, which win over the server's (the transport would
+ * take those of its `WWW-Authenticate`): the tokens held so far are dropped, the client kept.
+ */
+async function authorizeWithScope(request: SignInRequest, provider: StoredOAuthProvider, code: Promise<string>): Promise<void> {
+  await provider.invalidateCredentials('tokens');
+  const options = { serverUrl: request.url, scope: request.scope, fetchFn: boundedFetch };
+  try {
+    if ((await auth(provider, options)) === 'AUTHORIZED') return;
+    const received = await within(code, request.waitMs, request.signal);
+    await auth(provider, { ...options, authorizationCode: received });
+  } catch (error) {
+    throw describe(request.url, error);
   }
 }
 

@@ -23,6 +23,8 @@ export interface SignInOptions {
   client?: OAuthClientInformationMixed;
   /** Scopes to ask for instead of the server's. */
   scope?: string;
+  /** An HTTPS URL of rho's client metadata document, used as the client ID where the authorization server accepts one. */
+  clientMetadataUrl?: string;
 }
 
 /** The command that signs in to a server, as the message of a run that needs it says. */
@@ -57,6 +59,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   get redirectUrl(): string | undefined {
     return this.signIn?.redirectUrl;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.signIn?.clientMetadataUrl;
   }
 
   get clientMetadata(): OAuthClientMetadata {

@@ -1,10 +1,13 @@
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { ChannelAuth } from '../http-channel.js';
 import { CredentialStore, resolveCredentialsFile } from './credential-store.js';
-import { StoredOAuthProvider } from './stored-provider.js';
+import { signInNeeded, StoredOAuthProvider } from './stored-provider.js';
 
 /**
  * The user's stored sign-in for a server, as a run uses it: tokens and refresh, never a browser.
- * Without HOME or XDG_CONFIG_HOME there is nowhere a sign-in could be, and none is offered.
+ * A call that needs more scope than the sign-in has (403 `insufficient_scope`) fails at once,
+ * naming the sign-in with those scopes. Without HOME or XDG_CONFIG_HOME there is nowhere a
+ * sign-in could be, and none is offered.
  */
 export function storedSignIn(url: URL, env: Readonly<Record<string, string | undefined>>): ChannelAuth | undefined {
   let file: string;
@@ -14,5 +17,13 @@ export function storedSignIn(url: URL, env: Readonly<Record<string, string | und
     return undefined;
   }
   const provider = new StoredOAuthProvider(url, new CredentialStore(file));
-  return { provider, needsRefresh: () => provider.needsRefresh() };
+  return {
+    provider,
+    needsRefresh: () => provider.needsRefresh(),
+    checkResponse: (response) => {
+      if (response.status !== 403) return;
+      const { error, scope } = extractWWWAuthenticateParams(response);
+      if (error === 'insufficient_scope') throw signInNeeded(url, `needs a sign-in with more scope${scope ? ` (${scope})` : ''}`, scope);
+    },
+  };
 }
