@@ -59,7 +59,7 @@ const protocolHeaders: ReadonlySet<string> = new Set(['accept', 'content-type', 
  * no smuggled headers. Without a credential header, a server that answers 401 gets the user's
  * OAuth sign-in from the credentials file (`auth/`), or a refusal naming `rho mcp login`.
  */
-export function planHttpConnect(declaration: HttpServerDeclaration, env: HostEnvironment['env']): ServerConnectPlan {
+export function planHttpConnect(declaration: HttpServerDeclaration, host: Pick<HostEnvironment, 'env' | 'masker'>): ServerConnectPlan {
   const target = parseHttpTarget(declaration.url);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(declaration.headers ?? {})) {
@@ -76,7 +76,7 @@ export function planHttpConnect(declaration: HttpServerDeclaration, env: HostEnv
     const { httpChannel } = await import('./http-channel.js');
     if (signsItself) return httpChannel(target, headers);
     const { storedSignIn } = await import('./auth/stored-sign-in.js');
-    return httpChannel(target, headers, storedSignIn(target.url, env));
+    return httpChannel(target, headers, storedSignIn(target.url, host));
   };
   return { request: networkRequest('POST', target), channel };
 }
@@ -89,7 +89,7 @@ export async function planServerConnect(
   writableRoots: readonly string[],
   confinement?: CallConfinement,
 ): Promise<ServerConnectPlan> {
-  if (isHttpServer(declaration)) return planHttpConnect(declaration, host.env);
+  if (isHttpServer(declaration)) return planHttpConnect(declaration, host);
   const { request, launch } = await planServerLaunch(declaration, baseDirectory, host, writableRoots, confinement);
   return { request, channel: async () => stdioChannel(launch, host.masker) };
 }

@@ -21,6 +21,8 @@ const tokensSchema = z.looseObject({
   token_type: z.string(),
   refresh_token: z.string().optional(),
   scope: z.string().optional(),
+  /** The authorization server that issued them: the SDK sends a refresh token to that one only. */
+  issuer: z.string().optional(),
   /** When the access token expires, milliseconds since the epoch (from `expires_in` when it was saved). */
   expires_at: z.number().optional(),
 });
@@ -103,12 +105,16 @@ export class CredentialStore {
 }
 
 /** Tokens as the token endpoint sent them, with `expires_in` turned into a time that outlives the process. */
-export function tokensToStore(tokens: { access_token: string; token_type: string; refresh_token?: string | undefined; scope?: string | undefined; expires_in?: number | undefined }, now: number): StoredTokens {
+export function tokensToStore(
+  tokens: { access_token: string; token_type: string; refresh_token?: string | undefined; scope?: string | undefined; issuer?: string | undefined; expires_in?: number | undefined },
+  now: number,
+): StoredTokens {
   return {
     access_token: tokens.access_token,
     token_type: tokens.token_type,
     ...(tokens.refresh_token !== undefined && { refresh_token: tokens.refresh_token }),
     ...(tokens.scope !== undefined && { scope: tokens.scope }),
+    ...(tokens.issuer !== undefined && { issuer: tokens.issuer }),
     ...(tokens.expires_in !== undefined && { expires_at: now + tokens.expires_in * 1000 }),
   };
 }

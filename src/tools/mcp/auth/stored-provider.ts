@@ -48,17 +48,26 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** The state sent with the authorization request; the loopback redirect must bring it back. */
   readonly expectedState = randomBytes(24).toString('base64url');
 
+  /**
+   * `onSecret` receives every token and client secret the provider reads or saves, so that a run
+   * masks them wherever they would show (a server that echoes its Authorization header).
+   */
   constructor(
     private readonly url: URL,
     private readonly store: CredentialStore,
     private readonly signIn?: SignInOptions,
+    private readonly onSecret: (value: string) => void = () => {},
     private readonly now: () => number = Date.now,
   ) {
     this.key = serverKey(url);
   }
 
-  get redirectUrl(): string | undefined {
-    return this.signIn?.redirectUrl;
+  /**
+   * In a run there is no redirect to receive, but the SDK reads a missing redirect URL as the
+   * client-credentials grant; the loopback address stands in, and the redirect is never made.
+   */
+  get redirectUrl(): string {
+    return this.signIn?.redirectUrl ?? 'http://127.0.0.1/callback';
   }
 
   get clientMetadataUrl(): string | undefined {
@@ -83,6 +92,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     if (this.signIn?.client) return this.signIn.client;
     const stored = (await this.store.get(this.key))?.client;
+    if (stored?.client_secret) this.onSecret(stored.client_secret);
     if (stored) return stored as OAuthClientInformationMixed;
     // Registering a client is the first step of a sign-in, which only `rho mcp login` makes.
     if (!this.signIn) throw signInNeeded(this.url, 'needs a sign-in');
@@ -95,7 +105,13 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async tokens(): Promise<OAuthTokens | undefined> {
     const stored = (await this.store.get(this.key))?.tokens;
+    if (stored) this.revealed(stored);
     return stored && sdkTokens(stored, this.now());
+  }
+
+  private revealed(tokens: { access_token: string; refresh_token?: string | undefined }): void {
+    this.onSecret(tokens.access_token);
+    if (tokens.refresh_token) this.onSecret(tokens.refresh_token);
   }
 
   /** Whether the stored access token has expired and a refresh token can replace it. */
@@ -105,6 +121,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.revealed(tokens);
     await this.store.update(this.key, (entry) => ({ ...entry, tokens: tokensToStore(tokens, this.now()) }));
   }
 

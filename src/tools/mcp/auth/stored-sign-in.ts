@@ -1,4 +1,6 @@
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import { minMaskableLength } from '../../../host/masking.js';
+import type { HostEnvironment } from '../../../host/tool.js';
 import type { ChannelAuth } from '../http-channel.js';
 import { CredentialStore, resolveCredentialsFile } from './credential-store.js';
 import { signInNeeded, StoredOAuthProvider } from './stored-provider.js';
@@ -9,14 +11,21 @@ import { signInNeeded, StoredOAuthProvider } from './stored-provider.js';
  * naming the sign-in with those scopes. Without HOME or XDG_CONFIG_HOME there is nowhere a
  * sign-in could be, and none is offered.
  */
-export function storedSignIn(url: URL, env: Readonly<Record<string, string | undefined>>): ChannelAuth | undefined {
+export function storedSignIn(url: URL, host: Pick<HostEnvironment, 'env' | 'masker'>): ChannelAuth | undefined {
   let file: string;
   try {
-    file = resolveCredentialsFile(env);
+    file = resolveCredentialsFile(host.env);
   } catch {
     return undefined;
   }
-  const provider = new StoredOAuthProvider(url, new CredentialStore(file));
+  const masked = new Set<string>();
+  const mask = (secret: string) => {
+    // Tokens are read on every request: each is added to the masker once.
+    if (masked.has(secret) || secret.length < minMaskableLength) return;
+    masked.add(secret);
+    host.masker?.add(secret);
+  };
+  const provider = new StoredOAuthProvider(url, new CredentialStore(file), undefined, mask);
   return {
     provider,
     needsRefresh: () => provider.needsRefresh(),
