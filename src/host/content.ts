@@ -1,7 +1,7 @@
 import { ToolError } from './errors.js';
 
 /**
- * What a tool result carries beside its text: images and resources. Built-in tools (read_file)
+ * What a tool result carries beside its text: images, audio and resources. Built-in tools (read_file)
  * and MCP servers produce the same values, so a step, its events and the library see one shape.
  */
 
@@ -13,10 +13,18 @@ export interface ImageContent {
   data: string;
 }
 
+/** An audio clip a tool returned (an MCP audio block), kept as images are: events and logs only see its summary. */
+export interface AudioContent {
+  /** `audio/wav`, `audio/mpeg`, ... */
+  mediaType: string;
+  /** base64 */
+  data: string;
+}
+
 /** A resource a tool returned (an MCP embedded resource): text or a base64 blob, with its MIME type. */
 export type ResourceContent = { uri: string; mediaType?: string } & ({ text: string } | { blob: string });
 
-/** What events and reports say about an image: its type and size, never its bytes. */
+/** What events and reports say about an image or an audio clip: its type and size, never its bytes. */
 export interface ImageSummary {
   mediaType: string;
   bytes: number;
@@ -40,11 +48,19 @@ export function imageFromBytes(mediaType: string, bytes: Buffer): ImageContent {
   return { mediaType: checkMediaType(mediaType, 'image'), data: bytes.toString('base64') };
 }
 
-/** An image from base64 text another program sent (an MCP server), checked: an `image/*` type and base64 data. */
+/** Media from base64 text another program sent (an MCP server), checked: a `KIND/*` type and base64 data. */
+function mediaFromBase64(kind: 'image' | 'audio', mediaType: string, data: string): { mediaType: string; data: string } {
+  const checked = checkMediaType(mediaType, kind);
+  if (!checked.startsWith(`${kind}/`)) throw new ToolError('execution_failed', `an ${kind} block has the media type ${checked}, not ${kind}/*`);
+  return { mediaType: checked, data: checkBase64(data, kind) };
+}
+
 export function imageFromBase64(mediaType: string, data: string): ImageContent {
-  const checked = checkMediaType(mediaType, 'image');
-  if (!checked.startsWith('image/')) throw new ToolError('execution_failed', `an image block has the media type ${checked}, not image/*`);
-  return { mediaType: checked, data: checkBase64(data, 'image') };
+  return mediaFromBase64('image', mediaType, data);
+}
+
+export function audioFromBase64(mediaType: string, data: string): AudioContent {
+  return mediaFromBase64('audio', mediaType, data);
 }
 
 /** A resource another program sent, checked the same way; a blob must be base64. */
@@ -60,6 +76,6 @@ export function base64Bytes(data: string): number {
   return (data.length / 4) * 3 - padding;
 }
 
-export function summarizeImages(images: readonly ImageContent[]): ImageSummary[] {
-  return images.map((image) => ({ mediaType: image.mediaType, bytes: base64Bytes(image.data) }));
+export function summarizeImages(media: readonly (ImageContent | AudioContent)[]): ImageSummary[] {
+  return media.map((item) => ({ mediaType: item.mediaType, bytes: base64Bytes(item.data) }));
 }

@@ -121,6 +121,11 @@ export const runEventSchema = z.discriminatedUnion('type', [
       .readonly()
       .optional()
       .describe('Images the step returned: media type and size only, never their bytes'),
+    audio: z
+      .array(z.strictObject({ mediaType: z.string(), bytes: z.number().int().nonnegative() }))
+      .readonly()
+      .optional()
+      .describe('Audio clips the step returned: media type and size only, never their bytes'),
     attempts: z.number().int().min(2).optional().describe('How many attempts the step took, when it was retried'),
     log: z.string().optional().describe('The file that holds everything the step printed (its last attempt), when it printed anything and logs are on'),
     exitCode: z.number().int().optional().describe('A step that failed because its program exited with a code it does not accept (exec, shell): that code'),

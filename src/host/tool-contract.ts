@@ -1,5 +1,5 @@
 import type { CapabilityRequest } from './capability.js';
-import type { ImageContent, ResourceContent } from './content.js';
+import type { AudioContent, ImageContent, ResourceContent } from './content.js';
 import type { CallConfinement, SandboxStatus } from './confinement/index.js';
 import type { HostInput, HostInputResponse } from './host-input.js';
 import type { SecretMasker } from './masking.js';
@@ -16,16 +16,17 @@ export type ExecutionPolicy = 'exclusive' | 'resource-aware';
 /** `async`: a call may run detached when its caller also asks; only a resource-aware tool may declare it. */
 export type ExecutionMode = 'sync' | 'async';
 
-export type { ImageContent, ResourceContent } from './content.js';
+export type { AudioContent, ImageContent, ResourceContent } from './content.js';
 
 /**
  * What a successful tool call returns. `text` is the step's `output`, `data` its structured
- * result; images and resources are kept as the tool sent them (see `content.ts`).
+ * result; images, audio and resources are kept as the tool sent them (see `content.ts`).
  */
 export interface ToolOutput {
   text: string;
   data?: unknown;
   images?: readonly ImageContent[];
+  audio?: readonly AudioContent[];
   resources?: readonly ResourceContent[];
   /** Presentation values (diffs, summaries): never used to authorize anything. */
   metadata?: Readonly<Record<string, unknown>>;

@@ -16,6 +16,7 @@ export type {
   ExecuteContext,
   ToolContext,
   PreparedExecution,
+  AudioContent,
   ImageContent,
   ResourceContent,
 } from './tool-contract.js';

@@ -5,7 +5,7 @@ import { stepStatuses } from '../host/step-statuses.js';
 import type { CallOutcome, CallTicket, ToolHost } from '../host/tool-host.js';
 import { interruptReason } from '../host/call-result.js';
 import { exitCodeOfRun, exitCodes, type ExitCodeSource } from '../host/exit-codes.js';
-import { summarizeImages, type ImageContent } from '../host/content.js';
+import { summarizeImages, type AudioContent, type ImageContent } from '../host/content.js';
 import type { ToolResult } from '../host/tool.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
 import { evaluateArguments } from './step-arguments.js';
@@ -57,6 +57,8 @@ export interface StepRecord {
   data: unknown;
   /** Images the step's tool returned (read_file, MCP tools). */
   images?: readonly ImageContent[];
+  /** Audio clips the step's tool returned (MCP tools). */
+  audio?: readonly AudioContent[];
   /** How many attempts it took, when its retry: ran it more than once. */
   attempts?: number;
   /** The file holding everything it printed (its last attempt). */
@@ -313,6 +315,7 @@ function executedRecord(step: CompiledStep, result: ToolResult, signal: AbortSig
     output: result.output?.text ?? '',
     data: result.output?.data ?? null,
     ...(result.output?.images?.length && { images: result.output.images }),
+    ...(result.output?.audio?.length && { audio: result.output.audio }),
     ...(result.error && { error: { kind: result.error.kind, message: stepErrorMessage(step.id, result.error) } }),
     ...(result.log !== undefined && { log: result.log }),
     ...(stoppedWhileDetached && { reason: detachedStopReason(signal, state) }),
@@ -355,6 +358,7 @@ function finishStep(step: CompiledStep, position: number, complete: StepRecord, 
     ...(complete.reason && { reason: complete.reason }),
     ...(continueOnError && { continueOnError }),
     ...(complete.images && { images: summarizeImages(complete.images) }),
+    ...(complete.audio && { audio: summarizeImages(complete.audio) }),
     ...(complete.attempts !== undefined && complete.attempts > 1 && { attempts: complete.attempts }),
     ...(complete.log !== undefined && { log: complete.log }),
     ...(!step.group && programExitCode(complete) !== undefined && { exitCode: programExitCode(complete) }),

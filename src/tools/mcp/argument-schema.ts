@@ -21,11 +21,12 @@ function depthOf(value: unknown, depth = 0): number {
 }
 
 /**
- * Copies an untrusted JSON Schema into plain data and checks it describes an arguments object.
- * The copy goes through JSON text, so getters, cycles, functions and class instances cannot
- * survive it: what is kept is what was read once, within the size and depth bounds.
+ * Copies an untrusted JSON Schema into plain data and checks it describes an object (`what`:
+ * of arguments, of structured results). The copy goes through JSON text, so getters, cycles,
+ * functions and class instances cannot survive it: what is kept is what was read once, within
+ * the size and depth bounds.
  */
-export function parseArgumentsJsonSchema(raw: unknown): JsonSchemaObject {
+export function parseObjectJsonSchema(raw: unknown, what: string): JsonSchemaObject {
   if (!isPlainObject(raw)) throw new Error('the schema is not a JSON Schema object');
   let text: string;
   try {
@@ -36,8 +37,12 @@ export function parseArgumentsJsonSchema(raw: unknown): JsonSchemaObject {
   if (Buffer.byteLength(text) > maxSchemaBytes) throw new Error(`the schema is larger than ${maxSchemaBytes / 1024} KiB`);
   const schema = JSON.parse(text) as JsonSchemaObject;
   if (depthOf(schema) > maxSchemaDepth) throw new Error(`the schema nests deeper than ${maxSchemaDepth} levels`);
-  if (schema.type !== 'object') throw new Error('the schema must describe an object of arguments ("type": "object")');
+  if (schema.type !== 'object') throw new Error(`the schema must describe an object of ${what} ("type": "object")`);
   return schema;
+}
+
+export function parseArgumentsJsonSchema(raw: unknown): JsonSchemaObject {
+  return parseObjectJsonSchema(raw, 'arguments');
 }
 
 /**
@@ -47,9 +52,18 @@ export function parseArgumentsJsonSchema(raw: unknown): JsonSchemaObject {
  */
 export function argumentSchemaFromJsonSchema(schema: JsonSchemaObject): z.ZodType {
   const strict = 'additionalProperties' in schema ? schema : { ...schema, additionalProperties: false };
+  return zodFromJsonSchema(strict, 'arguments');
+}
+
+/** The zod schema that checks a tool's `structuredContent` against its `outputSchema`, as declared (not made strict). */
+export function outputSchemaFromJsonSchema(schema: JsonSchemaObject): z.ZodType {
+  return zodFromJsonSchema(schema, 'structured results');
+}
+
+function zodFromJsonSchema(schema: JsonSchemaObject, what: string): z.ZodType {
   try {
-    return z.fromJSONSchema(strict as Parameters<typeof z.fromJSONSchema>[0]);
+    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (cause) {
-    throw new Error(`the schema cannot be used to check arguments: ${(cause as Error).message}`, { cause });
+    throw new Error(`the schema cannot be used to check ${what}: ${(cause as Error).message}`, { cause });
   }
 }

@@ -41,8 +41,9 @@ export function rootsList(roots: readonly string[]) {
 
 /**
  * Answers one elicitation through the step's host input (the questionnaire path): accepted with
- * the typed answers; `decline` when nobody can answer here (the notice names the flag) or no
- * field was answered; `cancel` when the person closed the form or the call was stopped.
+ * the typed answers, the server's defaults filling the fields left unanswered; `decline` when
+ * nobody can answer here (the notice names the flag) or no field has an answer or a default;
+ * `cancel` when the person closed the form or the call was stopped.
  */
 export async function answerElicitation(rawParams: unknown, context: ClientRequestContext): Promise<ElicitResult> {
   let form: ReturnType<typeof parseElicitationForm>;
@@ -65,13 +66,14 @@ export async function answerElicitation(rawParams: unknown, context: ClientReque
     call.notice(`MCP server ${context.server} asked for input: declined: ${error.message}`);
     return { action: 'decline' };
   }
-  if (Object.keys(response.answers).length === 0 && form.input.questions.length > 0) {
+  const content = elicitedContent(form, response.answers);
+  if (Object.keys(content).length === 0 && form.input.questions.length > 0) {
     const first = form.input.questions[0]!.id;
     const key = call.stepId ? `${call.stepId}.${first}` : first;
     call.notice(`MCP server ${context.server} asked for input: declined: no field was answered; answer with --answer ${key}=VALUE (or --answers FILE)`);
     return { action: 'decline' };
   }
-  return { action: 'accept', content: elicitedContent(form, response.answers) };
+  return { action: 'accept', content };
 }
 
 /** Installs rho's answers on a client that declared `clientCapabilities`. */

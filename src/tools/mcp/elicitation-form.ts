@@ -91,9 +91,14 @@ export const elicitationParamsSchema = z.looseObject({
 /** What a field's answer is sent back as. */
 type ValueKind = 'string' | 'number' | 'integer' | 'boolean' | 'list';
 
+/** A field's value as sent back to the server. */
+export type FieldValue = string | number | boolean | string[];
+
 export interface ElicitationForm {
   input: HostInput;
   kinds: ReadonlyMap<string, ValueKind>;
+  /** The server's default for each field that has one: what a field nobody answered takes (SEP-1034). */
+  defaults: ReadonlyMap<string, FieldValue>;
 }
 
 /** The text a person reads: the field's title and description, and what titled choices mean. */
@@ -155,7 +160,8 @@ function question(name: string, field: Field, required: boolean): { raw: RawQues
 }
 
 /**
- * Builds the questions of a form. The server's message opens the first question. Anything the
+ * Builds the questions of a form. The server's message opens the first question. A field with a
+ * default is never a required question: left unanswered, it takes the default. Anything the
  * questionnaire rules refuse (an unusable property name, a default that is not one of the
  * choices) throws `invalid_arguments`, and the request is answered with an error.
  */
@@ -163,17 +169,23 @@ export function parseElicitationForm(rawParams: unknown): ElicitationForm {
   const params = elicitationParamsSchema.parse(rawParams);
   const required = new Set(params.requestedSchema.required ?? []);
   const kinds = new Map<string, ValueKind>();
+  const defaults = new Map<string, FieldValue>();
   const questions = Object.entries(params.requestedSchema.properties).map(([name, field], index) => {
-    const { raw, kind } = question(name, field, required.has(name));
+    const initial = field.field.default;
+    if (initial !== undefined) defaults.set(name, Array.isArray(initial) ? [...initial] : initial);
+    const { raw, kind } = question(name, field, required.has(name) && initial === undefined);
     kinds.set(name, kind);
     return index === 0 && params.message ? { ...raw, question: `${params.message}\n${raw.question}` } : raw;
   });
-  return { input: createHostInput({ questions }), kinds };
+  return { input: createHostInput({ questions }), kinds, defaults };
 }
 
-/** The answers as the form's values: numbers as numbers, booleans and lists as they are. */
-export function elicitedContent(form: ElicitationForm, answers: Readonly<Record<string, Answer>>): Record<string, string | number | boolean | string[]> {
-  const content: Record<string, string | number | boolean | string[]> = {};
+/**
+ * The form's values: the server's defaults for the fields left unanswered (SEP-1034), then the
+ * answers, numbers as numbers, booleans and lists as they are.
+ */
+export function elicitedContent(form: ElicitationForm, answers: Readonly<Record<string, Answer>>): Record<string, FieldValue> {
+  const content: Record<string, FieldValue> = Object.fromEntries(form.defaults);
   for (const [name, answer] of Object.entries(answers)) {
     const kind = form.kinds.get(name);
     if (kind === 'number' || kind === 'integer') content[name] = Number(answer);

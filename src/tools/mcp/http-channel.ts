@@ -1,3 +1,4 @@
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Dispatcher } from 'undici';
 import { pinnedLookup, type PinnedAddress } from '../network/pinned-address.js';
@@ -10,11 +11,12 @@ export const maxResponseBytes = 64 * 1024 * 1024;
 const closeSessionMs = 500;
 
 /**
- * fetch to the pinned address (`dispatcher`), with every response body cut off (as an error)
- * past `maxResponseBytes`.
+ * fetch, with every response body cut off (as an error) past `maxResponseBytes`; through
+ * `dispatcher` when one is given (a channel's, pinned to the address its server's name was
+ * resolved to).
  */
-async function boundedFetch(dispatcher: Dispatcher, input: string | URL, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, { ...init, dispatcher } as RequestInit);
+export async function boundedFetch(input: string | URL, init?: RequestInit, dispatcher?: Dispatcher): Promise<Response> {
+  const response = await fetch(input, dispatcher ? ({ ...init, dispatcher } as RequestInit) : init);
   if (!response.body) return response;
   let seen = 0;
   const limit = new TransformStream<Uint8Array, Uint8Array>({
@@ -27,18 +29,39 @@ async function boundedFetch(dispatcher: Dispatcher, input: string | URL, init?: 
   return new Response(response.body.pipeThrough(limit), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+function checkedFetch(send: (input: string | URL, init?: RequestInit) => Promise<Response>, check: (response: Response) => void): typeof send {
+  return async (input, init) => {
+    const response = await send(input, init);
+    check(response);
+    return response;
+  };
+}
+
+/** How a channel signs its requests in OAuth's way; see `auth/`. */
+export interface ChannelAuth {
+  provider: OAuthClientProvider;
+  /** Whether the stored access token has expired, so that it is refreshed before the first request. */
+  needsRefresh?(): Promise<boolean>;
+  /** Sees each response of the server first, and throws for one the run cannot answer (a sign-in it would need). */
+  checkResponse?(response: Response): void;
+}
+
+/**
 /**
  * A Streamable HTTP channel (the SDK's client transport) to an authorized URL, every request to
  * the address its name was resolved to once, after the check. Redirects are refused: the policy
  * granted this host, not wherever the server points. `headers` may hold credentials; they are
- * sent to this origin only and never appear in a message.
+ * sent to this origin only and never appear in a message. With `oauth`, the SDK answers the
+ * server's 401 and 403 (`insufficient_scope`) through the provider.
  */
-export async function httpChannel(target: HttpTarget, headers: Readonly<Record<string, string>>, pinned: PinnedAddress): Promise<ServerChannel> {
+export async function httpChannel(target: HttpTarget, headers: Readonly<Record<string, string>>, pinned: PinnedAddress, oauth?: ChannelAuth): Promise<ServerChannel> {
   const { Agent } = await import('undici');
   const dispatcher = new Agent({ connect: { lookup: pinnedLookup(pinned) } });
+  const pinnedFetch = (input: string | URL, init?: RequestInit) => boundedFetch(input, init, dispatcher);
   const transport = new StreamableHTTPClientTransport(target.url, {
     requestInit: { headers: { ...headers }, redirect: 'error' },
-    fetch: (input, init) => boundedFetch(dispatcher, input, init),
+    fetch: oauth?.checkResponse ? checkedFetch(pinnedFetch, oauth.checkResponse) : pinnedFetch,
+    ...(oauth && { authProvider: oauth.provider }),
   });
   let closing: Promise<void> | undefined;
   const close = async () => {
@@ -51,7 +74,9 @@ export async function httpChannel(target: HttpTarget, headers: Readonly<Record<s
   };
   return {
     transport,
-    begin: async () => {},
+    begin: async () => {
+      if (oauth && (await oauth.needsRefresh?.())) await auth(oauth.provider, { serverUrl: target.url, fetchFn: boundedFetch });
+    },
     close: () => (closing ??= close()),
     describe: async (cause) => `${target.display}: ${cause instanceof Error ? cause.message : String(cause)}`,
   };

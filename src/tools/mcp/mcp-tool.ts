@@ -2,10 +2,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { NetworkToolRequest } from '../../host/capability.js';
 import { ToolError } from '../../host/errors.js';
 import { opaqueKey, shared } from '../../host/resources.js';
-import { imageFromBase64, resourceContent, type ImageContent, type ResourceContent } from '../../host/content.js';
+import type { z } from 'zod';
+import { describeIssues } from '../../host/arguments.js';
+import { audioFromBase64, imageFromBase64, resourceContent, type AudioContent, type ImageContent, type ResourceContent } from '../../host/content.js';
 import { maxDescriptionLength } from '../../host/tool-declaration.js';
 import { defineBuiltinTool, type ExecuteContext, type Tool, type ToolOutput } from '../../host/tool.js';
-import { argumentSchemaFromJsonSchema, parseArgumentsJsonSchema } from './argument-schema.js';
+import { argumentSchemaFromJsonSchema, outputSchemaFromJsonSchema, parseArgumentsJsonSchema, parseObjectJsonSchema, type JsonSchemaObject } from './argument-schema.js';
 import type { ServerConnection } from './server-connection.js';
 
 /** MCP tool names (the protocol allows letters, digits, `_`, `-` and `.`, up to 128 characters). */
@@ -17,6 +19,8 @@ export interface McpToolDeclaration {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The schema the tool's `structuredContent` must match, when it declares one. */
+  outputSchema?: JsonSchemaObject;
   /** `readOnlyHint: true`: the server says the tool changes nothing. Used for scheduling only. */
   readOnly: boolean;
   /** `openWorldHint` (true unless the server says false): results may carry outside content. */
@@ -34,7 +38,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function parseMcpToolDeclaration(raw: unknown): McpToolDeclaration {
   if (!isRecord(raw)) throw new Error('the declaration is not an object');
-  const { name, description, inputSchema, annotations } = raw;
+  const { name, description, inputSchema, outputSchema, annotations } = raw;
   if (typeof name !== 'string' || !toolNamePattern.test(name)) {
     throw new Error(`the name ${JSON.stringify(name)} is not a tool name (letters, digits, _, - and ., at most 128)`);
   }
@@ -48,11 +52,18 @@ export function parseMcpToolDeclaration(raw: unknown): McpToolDeclaration {
   } catch (cause) {
     throw new Error(`tool ${name}: ${(cause as Error).message}`, { cause });
   }
+  let output: JsonSchemaObject | undefined;
+  try {
+    output = outputSchema === undefined ? undefined : parseObjectJsonSchema(outputSchema, 'structured results');
+  } catch (cause) {
+    throw new Error(`tool ${name}: outputSchema: ${(cause as Error).message}`, { cause });
+  }
   const hints = isRecord(annotations) ? annotations : {};
   return {
     name,
     description: description ?? '',
     inputSchema: schema,
+    ...(output && { outputSchema: output }),
     readOnly: hints.readOnlyHint === true,
     openWorld: hints.openWorldHint !== false,
   };
@@ -68,6 +79,7 @@ export function mcpTool(connection: ServerConnection, declaration: McpToolDeclar
   const name = `${connection.name}.${declaration.name}`;
   const description = declaration.description || `Tool ${declaration.name} of MCP server ${connection.name}`;
   const schema = argumentSchemaFromJsonSchema(declaration.inputSchema);
+  const outputSchema = declaration.outputSchema && outputSchemaFromJsonSchema(declaration.outputSchema);
   const request = (): NetworkToolRequest => ({ class: 'network_tool', tool: name });
   const call = async (args: unknown, ctx: ExecuteContext): Promise<ToolOutput> => {
     const result = await connection.callTool(declaration.name, args as Record<string, unknown>, {
@@ -78,9 +90,18 @@ export function mcpTool(connection: ServerConnection, declaration: McpToolDeclar
       notice: (message) => ctx.progress({ message }),
       onProgress: (message) => ctx.progress({ message }),
     });
-    return toolOutput(name, result, declaration.openWorld);
+    return toolOutput(name, result, declaration.openWorld, outputSchema);
   };
-  const common = { name, description, schema, origin: 'mcp' as const, classes: ['network_tool' as const], untrustedContent: declaration.openWorld };
+  const common = {
+    name,
+    description,
+    schema,
+    // What `rho tools --json` shows as the data's schema: the server's own, when it declares one.
+    ...(outputSchema && { data: outputSchema }),
+    origin: 'mcp' as const,
+    classes: ['network_tool' as const],
+    untrustedContent: declaration.openWorld,
+  };
   if (declaration.readOnly) {
     return defineBuiltinTool({
       ...common,
@@ -107,31 +128,47 @@ export function mcpTool(connection: ServerConnection, declaration: McpToolDeclar
 
 /**
  * A server's answer as a step result, every content block kept: text blocks (and resource
- * links, by URI) joined as the output, images as the result's images, embedded resources (text
- * or blob) as its resources with their MIME type. The data is `structuredContent` when the
- * server sent it; else, when there are resources, `{text, resources}`; else the text.
- * `isError` makes the call fail.
+ * links, by URI) joined as the output, images and audio as the result's images and audio,
+ * embedded resources (text or blob) as its resources with their MIME type. The data is
+ * `structuredContent` when the server sent it — checked against the tool's `outputSchema` when
+ * it declared one, which then makes it required; else, when there are resources,
+ * `{text, resources}`; else the text. `isError` makes the call fail.
  */
-export function toolOutput(name: string, result: CallToolResult, openWorld: boolean): ToolOutput {
+export function toolOutput(name: string, result: CallToolResult, openWorld: boolean, outputSchema?: z.ZodType): ToolOutput {
   const texts: string[] = [];
   const images: ImageContent[] = [];
+  const audio: AudioContent[] = [];
   const resources: ResourceContent[] = [];
   for (const block of result.content) {
     if (block.type === 'text') texts.push(block.text);
     else if (block.type === 'image') images.push(imageFromBase64(block.mimeType, block.data));
+    else if (block.type === 'audio') audio.push(audioFromBase64(block.mimeType, block.data));
     else if (block.type === 'resource') resources.push(resourceContent(block.resource));
     else if (block.type === 'resource_link') texts.push(block.uri);
   }
   const text = texts.join('\n');
   if (result.isError) throw new ToolError('execution_failed', `${name} reported an error: ${text || '(no message)'}`);
+  if (outputSchema) validateStructuredContent(name, result.structuredContent, outputSchema);
   const data = result.structuredContent ?? (resources.length > 0 ? { text, resources: resources.map(resourceData) } : text);
   return {
     text,
     data,
     ...(images.length > 0 && { images }),
+    ...(audio.length > 0 && { audio }),
     ...(resources.length > 0 && { resources }),
     ...(openWorld && { metadata: { untrusted_content: true } }),
   };
+}
+
+/** Fails the call, naming each field, when structured content does not match the tool's declared output schema. */
+function validateStructuredContent(name: string, structured: unknown, schema: z.ZodType): void {
+  if (structured === undefined) {
+    throw new ToolError('execution_failed', `${name} declares an outputSchema but sent no structuredContent`);
+  }
+  const checked = schema.safeParse(structured);
+  if (!checked.success) {
+    throw new ToolError('execution_failed', `${name} sent structuredContent that does not match its outputSchema: ${describeIssues(checked.error.issues)}`);
+  }
 }
 
 /** A resource as step data (what expressions read): snake_case like the rest of rho's data. */

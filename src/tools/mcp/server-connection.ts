@@ -4,6 +4,7 @@ import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol
 import { z } from 'zod';
 import { ToolError } from '../../host/errors.js';
 import { clientCapabilities, installClientRequests, type ActiveCall } from './client-requests.js';
+import { installServerLog } from './server-log.js';
 
 /** How long a server gets to start and answer `initialize` and `tools/list`. */
 export const startupTimeoutMs = 30_000;
@@ -60,12 +61,18 @@ export class ServerConnection {
     const client = new Client({ name: 'rho', version: '1' }, { capabilities: clientCapabilities });
     let connection: ServerConnection | undefined;
     installClientRequests(client, { server: name, roots: options.roots, activeCall: () => connection?.soleActiveCall() });
+    installServerLog(client, name, () => connection?.soleActiveCall());
     try {
       await client.connect(channel.transport, { signal: options.signal, timeout: startupTimeoutMs });
     } catch (cause) {
       // Stopped from outside (the run ended first): the server is stopped at once, its exit not waited for.
       if (options.signal.aborted) {
         await channel.close(true);
+        throw cause;
+      }
+      // rho's own refusals (a sign-in a run cannot make) already say what to do.
+      if (cause instanceof ToolError) {
+        await channel.close();
         throw cause;
       }
       const reason = await channel.describe(cause);

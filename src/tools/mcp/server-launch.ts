@@ -8,7 +8,7 @@ import { composeEnvironment, validateStepEnvironment } from '../process/environm
 import { resolveExecutable } from '../process/executable.js';
 import { sortedEnvironment } from '../process/launch-plan.js';
 import { processRequest } from '../process/request.js';
-import { headerNamePattern, headerValuePattern, managedHeaders } from '../network/headers.js';
+import { headerNamePattern, headerValuePattern, isCredentialHeader, managedHeaders } from '../network/headers.js';
 import { resolveCheckedAddress, type AuthorizeNetwork } from '../network/checked-address.js';
 import { networkRequest, parseHttpTarget } from '../network/url.js';
 import type { ServerChannel } from './server-connection.js';
@@ -58,8 +58,12 @@ export interface ServerConnectPlan {
 /** Headers rho sets itself for the protocol; a declaration may not replace them. */
 const protocolHeaders: ReadonlySet<string> = new Set(['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
 
-/** The URL and headers of an HTTP server, checked as `http_request` checks its own: no user info, no smuggled headers. */
-export function planHttpConnect(declaration: HttpServerDeclaration): ServerConnectPlan {
+/**
+ * The URL and headers of an HTTP server, checked as `http_request` checks its own: no user info,
+ * no smuggled headers. Without a credential header, a server that answers 401 gets the user's
+ * OAuth sign-in from the credentials file (`auth/`), or a refusal naming `rho mcp login`.
+ */
+export function planHttpConnect(declaration: HttpServerDeclaration, host: Pick<HostEnvironment, 'env' | 'masker'>): ServerConnectPlan {
   const target = parseHttpTarget(declaration.url);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(declaration.headers ?? {})) {
@@ -69,13 +73,18 @@ export function planHttpConnect(declaration: HttpServerDeclaration): ServerConne
     if (managedHeaders.has(lower) || protocolHeaders.has(lower)) throw new ToolError('invalid_arguments', `header ${name} is set by rho itself`);
     headers[name] = value;
   }
-  // The HTTP client transport loads only for a workflow that has an HTTP server.
+  // A workflow that sends a credential header signs its requests itself; rho's sign-in stays out of the way.
+  const signsItself = Object.keys(headers).some(isCredentialHeader);
   const request = networkRequest('POST', target);
   return {
     request,
     channel: async (authorize) => {
       const pinned = await resolveCheckedAddress(request, authorize);
-      return (await import('./http-channel.js')).httpChannel(target, headers, pinned);
+      // The HTTP client transport loads only for a workflow that has an HTTP server.
+      const { httpChannel } = await import('./http-channel.js');
+      if (signsItself) return httpChannel(target, headers, pinned);
+      const { storedSignIn } = await import('./auth/stored-sign-in.js');
+      return httpChannel(target, headers, pinned, storedSignIn(target.url, host));
     },
   };
 }
@@ -88,7 +97,7 @@ export async function planServerConnect(
   writableRoots: readonly string[],
   confinement?: CallConfinement,
 ): Promise<ServerConnectPlan> {
-  if (isHttpServer(declaration)) return planHttpConnect(declaration);
+  if (isHttpServer(declaration)) return planHttpConnect(declaration, host);
   const { request, launch } = await planServerLaunch(declaration, baseDirectory, host, writableRoots, confinement);
   return { request, channel: async () => stdioChannel(launch, host.masker) };
 }

@@ -52,7 +52,28 @@ describe('an elicitation form as questions', () => {
 
   it('sends answers back typed as the form asks', () => {
     const answers = { name: 'Ada', email: 'ada@example.org', age: '36', ratio: '0.5', agree: true, tools: ['saw'] };
-    expect(elicitedContent(parsed, answers)).toEqual({ name: 'Ada', email: 'ada@example.org', age: 36, ratio: 0.5, agree: true, tools: ['saw'] });
+    expect(elicitedContent(parsed, answers)).toEqual({ name: 'Ada', email: 'ada@example.org', age: 36, ratio: 0.5, agree: true, color: 'red', tools: ['saw'] });
+  });
+
+  it('fills each field left unanswered with the server’s default, typed as the schema says (SEP-1034)', () => {
+    expect(elicitedContent(parsed, { name: 'Ada', email: 'ada@example.org', color: 'blue' })).toEqual({
+      name: 'Ada',
+      email: 'ada@example.org',
+      age: 30,
+      agree: false,
+      color: 'blue',
+    });
+  });
+
+  it('asks a required field that has a default as an optional question, so that an unattended run takes the default', () => {
+    const required = parseElicitationForm({
+      message: 'x',
+      requestedSchema: { type: 'object', properties: { level: { type: 'integer', default: 3 }, name: { type: 'string' } }, required: ['level', 'name'] },
+    });
+    expect(required.input.questions.map((question) => [question.id, question.required])).toEqual([
+      ['level', false],
+      ['name', true],
+    ]);
   });
 
   it('refuses a form rho cannot show (a nested object, a property name that is no question id)', () => {
@@ -71,7 +92,32 @@ describe('answering an elicitation', () => {
 
   it('accepts with the typed answers', async () => {
     const result = await answerElicitation(form, context(async (input) => userResponse(input, { name: 'Ada', email: 'ada@example.org', age: '7' })));
-    expect(result).toEqual({ action: 'accept', content: { name: 'Ada', email: 'ada@example.org', age: 7 } });
+    expect(result).toEqual({ action: 'accept', content: { name: 'Ada', email: 'ada@example.org', age: 7, agree: false, color: 'red' } });
+  });
+
+  it('accepts a form nobody answered with the server’s defaults when every field has one', async () => {
+    const defaults = {
+      message: 'Accept the defaults',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', default: 'John Doe' },
+          score: { type: 'number', default: 95.5 },
+          status: { type: 'string', enum: ['active', 'inactive'], default: 'active' },
+          verified: { type: 'boolean', default: true },
+          tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, default: ['b'] },
+        },
+      },
+    };
+    const result = await answerElicitation(defaults, context(async (input) => userResponse(input, {})));
+    expect(result).toEqual({ action: 'accept', content: { name: 'John Doe', score: 95.5, status: 'active', verified: true, tags: ['b'] } });
+  });
+
+  it('declines a form nobody answered when no field has a default, naming the flag', async () => {
+    notices.length = 0;
+    const bare = { message: 'x', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+    expect(await answerElicitation(bare, context(async (input) => userResponse(input, {})))).toEqual({ action: 'decline' });
+    expect(notices).toEqual(['MCP server ev asked for input: declined: no field was answered; answer with --answer ask.name=VALUE (or --answers FILE)']);
   });
 
   it('declines when nobody can answer, and says why on the step', async () => {

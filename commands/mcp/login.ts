@@ -1,0 +1,71 @@
+import { Args, Flags } from '@oclif/core';
+import { RhoCommand } from '../../src/cli/rho-command.js';
+import { readCliEnvironment } from '../../src/cli/environment.js';
+import { ToolError } from '../../src/host/errors.js';
+
+export default class McpLogin extends RhoCommand {
+  static override summary = 'Sign in to an OAuth-protected MCP server, for the runs that use it.';
+  static override description = `Prints the authorization URL (and opens it in a browser where there is one), receives the code on a loopback address, and keeps the tokens in $XDG_CONFIG_HOME/rho/mcp-credentials.json (default ~/.config/rho), readable by you alone. A run that needs a sign-in fails at once with this command.`;
+
+  static override examples = [
+    '<%= config.bin %> mcp login https://mcp.example.com/mcp',
+    '<%= config.bin %> mcp login https://mcp.example.com/mcp --scope "repo read:org"',
+    'MCP_CLIENT_SECRET=... <%= config.bin %> mcp login https://mcp.example.com/mcp --client-id rho-ci --client-secret-env MCP_CLIENT_SECRET',
+  ];
+
+  static override args = {
+    server: Args.string({ ignoreStdin: true, description: 'The URL of the MCP server (its Streamable HTTP endpoint), as the workflow names it', required: true }),
+  };
+
+  static override flags = {
+    scope: Flags.string({ summary: 'Scopes to ask for (space-separated); default: the server’s.', helpValue: 'SCOPES' }),
+    'client-metadata-url': Flags.string({
+      summary: 'An HTTPS URL of a client ID metadata document for rho, used where the authorization server accepts one (default: register a client).',
+      helpValue: 'URL',
+      exclusive: ['client-id'],
+    }),
+    'client-id': Flags.string({ summary: 'A client registered with the authorization server beforehand (default: rho registers one).', helpValue: 'ID' }),
+    'client-secret-env': Flags.string({ summary: 'The environment variable holding that client’s secret (never on the command line).', helpValue: 'NAME', dependsOn: ['client-id'] }),
+    browser: Flags.boolean({ summary: 'Open the URL in a browser where there is one.', default: true, allowNo: true }),
+    wait: Flags.integer({ summary: 'Seconds to wait for the sign-in to finish.', default: 300, min: 1, helpValue: 'SECONDS' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(McpLogin);
+    const env = readCliEnvironment().env;
+    let url: URL;
+    try {
+      url = new URL(args.server);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('not http or https');
+    } catch {
+      this.error(`${args.server} is not an http(s) URL of an MCP server`, { exit: 2 });
+    }
+    const metadataUrl = flags['client-metadata-url'];
+    if (metadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(metadataUrl)) this.error(`--client-metadata-url ${metadataUrl}: a client ID metadata document has an https URL with a path`, { exit: 2 });
+    const secretName = flags['client-secret-env'];
+    const secret = secretName === undefined ? undefined : env[secretName];
+    if (secretName !== undefined && !secret) this.error(`--client-secret-env ${secretName}: the variable is not set`, { exit: 2 });
+    const [{ signIn }, { openInBrowser }] = await Promise.all([import('../../src/tools/mcp/auth/sign-in.js'), import('../../src/cli/open-browser.js')]);
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    try {
+      const outcome = await signIn({
+        url,
+        env,
+        ...(flags.scope !== undefined && { scope: flags.scope }),
+        ...(flags['client-metadata-url'] !== undefined && { clientMetadataUrl: flags['client-metadata-url'] }),
+        ...(flags['client-id'] !== undefined && { client: { client_id: flags['client-id'], ...(secret && { client_secret: secret }) } }),
+        open: (authorizationUrl) => {
+          process.stderr.write(`Open this URL to sign in to ${url.host}:\n\n  ${authorizationUrl.href}\n\nWaiting for the sign-in to finish…\n`);
+          if (flags.browser) openInBrowser(authorizationUrl.href, env);
+        },
+        waitMs: flags.wait * 1000,
+        signal: stop.signal,
+      });
+      this.log(outcome.result === 'already' ? `Already signed in to ${url.host} (${outcome.file}).` : `Signed in to ${url.host}; the tokens are in ${outcome.file}.`);
+    } catch (error) {
+      if (error instanceof ToolError) this.error(error.message, { exit: error.kind === 'interrupted' ? 130 : 1 });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,96 @@
+'use strict';
+// One workflow (and the rho commands to run on it) for each client scenario of the MCP
+// conformance suite.
+
+/** The rule that lets rho reach the scenario's server: its host and port, as `network(HOST:PORT)`. */
+function networkRule(url) {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return `network(${url.hostname}:${port})`;
+}
+
+/** A workflow whose one server is the scenario's, with the given steps (YAML text, indented). */
+function workflow(url, steps, extra = {}) {
+  const lines = [
+    'version: 1',
+    'name: conformance',
+    ...(extra.secrets ? [`secrets: [${extra.secrets.join(', ')}]`] : []),
+    'tools:',
+    '  - mcp:',
+    '      name: srv',
+    `      url: ${JSON.stringify(url.href)}`,
+    ...(extra.serverLines ?? []).map((line) => `      ${line}`),
+    'policy:',
+    '  allow:',
+    `    - ${JSON.stringify(networkRule(url))}`,
+    '    - "network_tool(srv.*)"',
+    'steps:',
+    steps,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function step(id, tool, args) {
+  return [`  - id: ${id}`, `    tool: ${tool}`, ...(args ? [`    with: ${JSON.stringify(args)}`] : [])].join('\n');
+}
+
+/** Lists the workflow's tools, the server's among them: connecting and listing is all the scenario asks. */
+function listTools(url) {
+  return { workflow: workflow(url, step('hello', 'echo', { value: 'hello' })), commands: [['tools', '-f', 'workflow.yml']] };
+}
+
+function runSteps(url, steps) {
+  return { workflow: workflow(url, steps), commands: [['run', 'workflow.yml']] };
+}
+
+const path = require('node:path');
+
+/** The browser `rho mcp login` opens: it follows the authorization server's redirects back to rho. */
+const browser = path.join(__dirname, 'headless-browser');
+
+/** The client ID metadata document the suite's authorization servers accept. */
+const clientMetadataUrl = 'https://conformance-test.local/client-metadata.json';
+
+/** Signs in with `rho mcp login`, as a person at a terminal would, then runs a workflow that calls the server's tool. */
+function signInAndRun(url, loginFlags = [], env = {}) {
+  return {
+    workflow: workflow(url, step('call', 'srv.test-tool', {})),
+    commands: [['mcp', 'login', url.href, ...loginFlags], ['run', 'workflow.yml']],
+    env: { BROWSER: browser, ...env },
+  };
+}
+
+const authorizationCodeScenarios = [
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+];
+
+const scenarios = {
+  ...Object.fromEntries(authorizationCodeScenarios.map((name) => [name, (url) => signInAndRun(url)])),
+  'auth/basic-cimd': (url) => signInAndRun(url, ['--client-metadata-url', clientMetadataUrl]),
+  // A client registered beforehand: its secret reaches rho through the environment, never argv.
+  'auth/pre-registration': (url, context) =>
+    signInAndRun(url, ['--client-id', context.client_id, '--client-secret-env', 'CONFORMANCE_CLIENT_SECRET'], { CONFORMANCE_CLIENT_SECRET: context.client_secret }),
+  initialize: (url) => listTools(url),
+  tools_call: (url) => runSteps(url, step('add', 'srv.add_numbers', { a: 5, b: 3 })),
+  // Nothing is answered: every field takes the server's default (SEP-1034).
+  'elicitation-sep1034-client-defaults': (url) => runSteps(url, step('ask', 'srv.test_client_elicitation_defaults', {})),
+  'sse-retry': (url) => runSteps(url, step('reconnect', 'srv.test_reconnection', {})),
+};
+
+/** The workflow and rho commands for a scenario, or undefined for one rho has none for. */
+function scenarioRun(name, url, context) {
+  const build = scenarios[name];
+  return build ? { env: {}, ...build(url, context) } : undefined;
+}
+
+module.exports = { scenarioRun };
