@@ -4,6 +4,7 @@ import { ToolError } from './errors.js';
 import type { Tool, ToolOutput } from './tool.js';
 
 const image = z.strictObject({ mediaType: z.string().regex(/^image\//, 'an image media type (image/*)'), data: z.base64() });
+const audio = z.strictObject({ mediaType: z.string().regex(/^audio\//, 'an audio media type (audio/*)'), data: z.base64() });
 const resource = z.union([
   z.strictObject({ uri: z.string(), mediaType: z.string().optional(), text: z.string() }),
   z.strictObject({ uri: z.string(), mediaType: z.string().optional(), blob: z.base64() }),
@@ -14,6 +15,7 @@ const toolOutputSchema = z.strictObject({
   text: z.string(),
   data: z.unknown().optional(),
   images: z.array(image).readonly().optional(),
+  audio: z.array(audio).readonly().optional(),
   resources: z.array(resource).readonly().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
@@ -27,11 +29,11 @@ function described(value: unknown): string {
 
 /**
  * Checks what a tool returned against its contract: a `ToolOutput` (`{ text, data?, images?,
- * resources?, metadata? }`) whose `data` matches the tool's declared `data` schema, if any.
+ * audio?, resources?, metadata? }`) whose `data` matches the tool's declared `data` schema, if any.
  * Anything else fails the call as `execution_failed`, naming the tool; the value is not passed on.
  */
 export function checkToolOutput(tool: Tool, returned: unknown): ToolOutput {
-  const fix = 'return { text: "..." } (with data, images or resources as needed)';
+  const fix = 'return { text: "..." } (with data, images, audio or resources as needed)';
   if (typeof returned !== 'object' || returned === null || Array.isArray(returned)) {
     throw new ToolError('execution_failed', `tool ${tool.name} returned ${described(returned)}, not a tool output; ${fix}`);
   }
