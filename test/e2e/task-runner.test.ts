@@ -19,6 +19,7 @@ inputs:
   mode: { type: string, default: debug }
 policy:
   allow: ["process(node)", "write(dist/**)", "write(tmp/**)"]
+  env: [WHO, LEVEL]
 tasks:
   test-crate:
     description: Test one crate
