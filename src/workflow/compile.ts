@@ -291,7 +291,7 @@ interface TaskOf {
   /** `sources:` and `generates:` of the task. */
   check: TaskCheck | undefined;
   /** `env:` of the task: extra environment of its process steps. */
-  env: Readonly<Record<string, string | number | boolean>>;
+  env: Readonly<Record<string, string>>;
   /** Where the task's `env:` is. */
   envPath: NodePath;
 }
@@ -349,7 +349,8 @@ function tasksOf(file: WorkflowFile, data: unknown): TaskOf[] {
       platforms: task.platforms,
       once: task.run !== 'always',
       check: task.sources === undefined ? undefined : { sources: task.sources, generates: task.generates ?? [] },
-      env: task.env ?? {},
+      // As the file's env: is, a number or a boolean is its text: a process's environment holds strings.
+      env: Object.fromEntries(Object.entries(task.env ?? {}).map(([name, value]) => [name, String(value)])),
       envPath: ['tasks', name, 'env'],
     });
   }
@@ -569,7 +570,7 @@ function lenientWorkflow(data: unknown): { file: WorkflowFile; invalidSteps: Map
   if (raw.tasks !== null && typeof raw.tasks === 'object') {
     for (const [name, task] of Object.entries(raw.tasks as Record<string, unknown>)) {
       const steps = Array.isArray(task) ? lenientSteps(task, `tasks.${name}`) : lenientSteps((task as { steps?: unknown } | null)?.steps, `tasks.${name}.steps`);
-      const inputs = taskSchema.shape.inputs.safeParse((task as { inputs?: unknown }).inputs);
+      const inputs = taskSchema.shape.inputs.safeParse((task as { inputs?: unknown } | null)?.inputs);
       if (steps && taskNamePattern.test(name)) tasks[name] = { steps, ...(inputs.success && inputs.data && { inputs: inputs.data }) };
     }
   }

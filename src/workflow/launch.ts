@@ -26,6 +26,7 @@ import type { DeclaredServer } from './extensions/tool-sources.js';
 import type { ModuleLoading } from './extensions/load-extensions.js';
 import { loadWorkflowFile } from './load.js';
 import { workspaceOf } from './workspace-root.js';
+import { checkedTaskNames } from './task-checks.js';
 import { formatProblem, InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings, deadFlagRuleWarnings, namesServer, widerFlagRuleWarnings } from './rule-warnings.js';
 import type { CompiledWorkflow } from './model.js';
@@ -310,11 +311,13 @@ export function upToDateChecksOf(
   authorize: CheckAuthorizer = (subject, request, signal) => opened.host.authorizeRequest(subject, request, signal),
 ): UpToDateChecks {
   const { host, workflow } = opened;
-  const unknown = Array.isArray(force) ? force.filter((id) => !workflow.steps.some((step) => step.id === id)) : [];
+  const tasks = checkedTaskNames(workflow);
+  const forcible = new Set([...workflow.steps.map((step) => step.id), ...tasks]);
+  const unknown = Array.isArray(force) ? force.filter((id) => !forcible.has(id)) : [];
   if (unknown.length > 0) throw new HostError('usage', `--force-step: no step ${unknown.join(', ')} in ${workflow.file.name}`);
   const relative = path.relative(host.workspace.root, workflow.source.file);
   const kept = opened.privateStore;
-  if (!kept && workflow.steps.some((step) => step.sources !== undefined)) warn('rho: the up-to-date state is not kept: rho has no state directory (set XDG_STATE_HOME, or HOME); every step with sources runs');
+  if (!kept && (tasks.length > 0 || workflow.steps.some((step) => step.sources !== undefined))) warn('rho: the up-to-date state is not kept: rho has no state directory (set XDG_STATE_HOME, or HOME); every step with sources runs');
   return new UpToDateChecks({
     workspace: host.workspace,
     authorize,

@@ -35,6 +35,12 @@ export function taskCheckSubject(options: {
   return { step, call: { id: `${options.task}#task`, tool: 'task', args, stepId: options.stepId } };
 }
 
+/** The tasks of a run whose `sources:` make one check of them: `--force-step NAME` forces each. */
+export function checkedTaskNames(workflow: CompiledWorkflow): string[] {
+  const groups = workflow.steps.flatMap((step) => (step.group?.kind === 'uses' && step.group.check ? [step.group.scope.task] : []));
+  return [...(workflow.check ? [workflow.task ?? '(default)'] : []), ...groups];
+}
+
 type TaskVerdict = { kind: 'none' } | { kind: 'up_to_date'; reason: string } | { kind: 'refused'; error: ToolError } | { kind: 'stale'; subject: TaskCheckSubject; pending: PendingRecord };
 
 /**

@@ -67,7 +67,8 @@ export function taskArgumentEntries(
   const open = parameters.filter((parameter) => !named.has(parameter.name));
   const variadic = open.at(-1)?.variadic ? open.at(-1) : undefined;
   const single = variadic ? open.slice(0, -1) : open;
-  const fewest = single.filter((parameter) => parameter.required).length + (variadic?.required ? 1 : 0);
+  // Words fill the parameters in order: the fewest is up to the last required one, every single one before a required variadic.
+  const fewest = (variadic?.required ? single.length : single.findLastIndex((parameter) => parameter.required)) + 1;
   const count = positional.length + (variadic ? given.passThrough.length : 0);
   const tooMany = !variadic && positional.length > single.length;
   const missing = single.some((parameter, index) => parameter.required && positional[index] === undefined) || (variadic?.required === true && count <= single.length);

@@ -53,27 +53,26 @@ describe.concurrent('named tasks (end to end)', () => {
     expect(result.stderr).toContain('has no default steps; name a task: rho run tasks.yml TASK (tasks: build, test)');
   });
 
-  it('lists tasks with descriptions and inputs, as text and as JSON', async () => {
+  it('lists tasks with their parameters and descriptions, then the file’s inputs once, as text and as JSON', async () => {
     const dir = await directories.make();
     await writeFiles(dir, { 'tasks.yml': taskFile });
     const text = await runCli(['list', 'tasks.yml'], { cwd: dir });
     expect(text.exitCode, text.stderr).toBe(0);
-    expect(text.stdout.split('\n')).toEqual(['Tasks in tasks.yml:', '  build  Compile the project  [-i mode=debug -i target=all]', '  test   [-i mode=debug]']);
+    expect(text.stdout.split('\n')).toEqual(['Tasks in tasks.yml:', '  build [target=all]  Compile the project', '  test', 'Inputs of every task: -i mode=debug']);
     const json = await runCli(['list', 'tasks.yml', '--json'], { cwd: dir });
     expect(JSON.parse(json.stdout)).toEqual({
       file: 'tasks.yml',
       workflow: 'project',
+      inputs: [{ name: 'mode', type: 'string', required: false, default: 'debug' }],
       tasks: [
         {
           name: 'build',
+          aliases: [],
           description: 'Compile the project',
-          inputs: [
-            { name: 'mode', type: 'string', required: false, default: 'debug' },
-            { name: 'target', type: 'string', required: false, default: 'all', description: 'What to build' },
-          ],
+          parameters: [{ name: 'target', type: 'string', required: false, default: 'all', description: 'What to build', variadic: false }],
           steps: 1,
         },
-        { name: 'test', inputs: [{ name: 'mode', type: 'string', required: false, default: 'debug' }], steps: 1 },
+        { name: 'test', aliases: [], parameters: [], steps: 1 },
       ],
     });
   });
@@ -328,6 +327,7 @@ tasks:
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('arguments after -- need an input to go to: declare inputs: { args: { type: array } }');
     const listed = await runCli(['list', 'args.yml'], { cwd: dir });
-    expect(listed.stdout).toContain('  test   [-- ARGS… -i only=unit]');
+    // The last array input is the variadic parameter; args still takes what follows -- when only is set by name.
+    expect(listed.stdout).toContain('  test [args] [only...]');
   });
 });
