@@ -7,6 +7,7 @@ import Init from './init.js';
 import Invoke from './invoke.js';
 import List from './list.js';
 import Matrix from './matrix.js';
+import McpServe from './mcp/serve.js';
 import Plan from './plan.js';
 import Run from './run.js';
 import Schema from './schema.js';
@@ -26,6 +27,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   invoke: Invoke,
   list: List,
   matrix: Matrix,
+  'mcp:serve': McpServe,
   plan: Plan,
   run: Run,
   schema: Schema,
