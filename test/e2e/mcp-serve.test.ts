@@ -1,8 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { cp } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliPath, makeTempDir, writeFiles } from '../support/cli.js';
+import { cliPath, makeTempDir, repoRoot, writeFiles } from '../support/cli.js';
 import { isAlive, processesIn } from '../support/processes.js';
 
 const secret = 'tok-5ecr3t-value';
@@ -49,6 +51,17 @@ tasks:
     steps:
       - id: wait
         exec: node forever.mjs
+  survey:
+    steps:
+      - id: q
+        tool: questionnaire
+        with:
+          questions:
+            - { id: name, question: Your name? }
+            - { id: colour, question: Which colour?, type: choice, choices: [red, blue] }
+    outputs:
+      name: \${{ steps.q.data.answers.name }}
+      colour: \${{ steps.q.data.answers.colour }}
   _hidden:
     steps:
       - exec: node print.mjs
@@ -71,10 +84,10 @@ interface Served {
   stderr: () => string;
 }
 
-async function serve(dir: string, options: { elicitation: boolean; answer?: (request: ElicitRequest) => ElicitResult }): Promise<Served> {
+async function serve(dir: string, options: { elicitation: boolean; answer?: (request: ElicitRequest) => ElicitResult; file?: string }): Promise<Served> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [cliPath, 'mcp', 'serve'],
+    args: [cliPath, 'mcp', 'serve', ...(options.file === undefined ? [] : [options.file])],
     cwd: dir,
     env: { ...(process.env as Record<string, string>), CI: 'true', NO_COLOR: '1', DEPLOY_TOKEN: secret },
     stderr: 'pipe',
@@ -124,7 +137,7 @@ describe('rho mcp serve, to a client that declares elicitation', () => {
 
   it('lists the public tasks with input schemas from their inputs and output schemas from their outputs', async () => {
     const { tools } = await served.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['approve', 'forbidden', 'greet', 'leak', 'long']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['approve', 'forbidden', 'greet', 'leak', 'long', 'survey']);
     const greet = tools.find((tool) => tool.name === 'greet')!;
     expect(greet.description).toBe('Greet someone');
     expect(greet.inputSchema).toMatchObject({
@@ -192,6 +205,17 @@ describe('rho mcp serve, to a client that declares elicitation', () => {
     expect(asked.length).toBe(count);
   });
 
+  it('asks the questions of a questionnaire step as one form', async () => {
+    answer = () => ({ action: 'accept', content: { name: 'Ada', colour: 'blue' } });
+    const result = await served.client.callTool({ name: 'survey' });
+    expect(result.structuredContent).toEqual({ name: 'Ada', colour: 'blue' });
+    expect(asked.at(-1)!.params.requestedSchema).toEqual({
+      type: 'object',
+      properties: { name: { type: 'string', title: 'Your name?' }, colour: { type: 'string', title: 'Which colour?', enum: ['red', 'blue'] } },
+      required: ['name', 'colour'],
+    });
+  });
+
   it('masks a secret from the server environment in everything the client receives', async () => {
     const progress: string[] = [];
     const result = await served.client.callTool({ name: 'leak' }, undefined, { onprogress: (notice) => progress.push(notice.message ?? '') });
@@ -239,7 +263,7 @@ describe('rho mcp serve, to a client that declares elicitation', () => {
     // (a line on stdout that is not JSON-RPC) counts.
     expect(served.errors.filter((error) => !error.message.startsWith('Received a progress notification for an unknown token'))).toEqual([]);
     expect(served.received.every((message) => message.jsonrpc === '2.0')).toBe(true);
-    expect(served.stderr()).toContain('rho: serving 5 tasks of rho.yml over stdio');
+    expect(served.stderr()).toContain('rho: serving 6 tasks of rho.yml over stdio');
     expect(served.stderr()).not.toContain(secret);
   });
 });
@@ -270,5 +294,40 @@ describe('rho mcp serve, to a client without elicitation', () => {
     const result = await served.client.callTool({ name: 'forbidden' });
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/^forbidden: nothing ran: rho\.yml changed since the server started \(policy\.allow: \+ "process\(node other\.mjs\)"/);
+  });
+});
+
+describe('workflows/agent.yml, served', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let served: Served;
+  const asked: string[] = [];
+
+  beforeAll(async () => {
+    ({ dir, cleanup } = await makeTempDir());
+    await cp(path.join(repoRoot, 'workflows/agent.yml'), path.join(dir, 'workflows/agent.yml'));
+    await cp(path.join(repoRoot, 'workflows/npm-project'), path.join(dir, 'workflows/npm-project'), { recursive: true });
+    served = await serve(dir, {
+      elicitation: true,
+      file: 'workflows/agent.yml',
+      answer: (request) => {
+        asked.push((request.params as { message: string }).message);
+        return { action: 'accept', content: { decision: 'allow_once' } };
+      },
+    });
+  });
+  afterAll(async () => {
+    await served.client.close();
+    await cleanup();
+  });
+
+  it('installs once a person approves it, then tests and returns the report', async () => {
+    const { tools } = await served.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['install', 'test']);
+    expect(text(await served.client.callTool({ name: 'install' }))).toMatch(/^install: succeeded/);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/npm ci --no-audit --no-fund --offline/);
+    const tested = await served.client.callTool({ name: 'test' });
+    expect((tested.structuredContent as { report: string }).report).toContain('tests passed');
   });
 });
