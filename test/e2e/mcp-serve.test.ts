@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type ElicitRequest, type ElicitRequestFormParams, type ElicitResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,7 +185,7 @@ describe('rho mcp serve, to a client that declares elicitation', () => {
     answer = () => ({ action: 'accept', content: { decision: 'allow_once' } });
     const allowed = await served.client.callTool({ name: 'approve' });
     expect(text(allowed)).toMatch(/^approve: succeeded/);
-    const form = asked.at(-1)!.params as { message: string; requestedSchema: { properties: { decision: { oneOf: { const: string }[] } } } };
+    const form = asked.at(-1)!.params as unknown as { message: string; requestedSchema: { properties: { decision: { oneOf: { const: string }[] } } } };
     expect(form.message).toMatch(/^Approval needed \(step asked, tool exec\): process request/);
     expect(form.message).toContain('asked by');
     expect(form.requestedSchema.properties.decision.oneOf.map((choice) => choice.const)).toEqual(['allow_once', 'allow_session', 'deny']);
@@ -209,7 +209,7 @@ describe('rho mcp serve, to a client that declares elicitation', () => {
     answer = () => ({ action: 'accept', content: { name: 'Ada', colour: 'blue' } });
     const result = await served.client.callTool({ name: 'survey' });
     expect(result.structuredContent).toEqual({ name: 'Ada', colour: 'blue' });
-    expect(asked.at(-1)!.params.requestedSchema).toEqual({
+    expect((asked.at(-1)!.params as ElicitRequestFormParams).requestedSchema).toEqual({
       type: 'object',
       properties: { name: { type: 'string', title: 'Your name?' }, colour: { type: 'string', title: 'Which colour?', enum: ['red', 'blue'] } },
       required: ['name', 'colour'],
