@@ -62,12 +62,22 @@ tasks:
     outputs:
       name: \${{ steps.q.data.answers.name }}
       colour: \${{ steps.q.data.answers.colour }}
+  called:
+    description: Runs a task of another file, whose deny rules join the run's
+    steps:
+      - uses: ./other.yml#hello
   _hidden:
     steps:
       - exec: node print.mjs
 `;
 
 const scripts = {
+  'other.yml': `version: 1
+name: other
+policy: { deny: ['write'] }
+tasks:
+  hello: [{ tool: echo, with: { value: hi } }]
+`,
   // Prints its arguments, and SHOWN when it is set.
   'print.mjs': `console.log([...process.argv.slice(2), process.env.SHOWN ?? ''].join(' ').trim());\n`,
   'ask.mjs': `console.log('asked and ran');\n`,
@@ -137,7 +147,7 @@ describe('rho mcp serve, to a client that declares elicitation', () => {
 
   it('lists the public tasks with input schemas from their inputs and output schemas from their outputs', async () => {
     const { tools } = await served.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['approve', 'forbidden', 'greet', 'leak', 'long', 'survey']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['approve', 'called', 'forbidden', 'greet', 'leak', 'long', 'survey']);
     const greet = tools.find((tool) => tool.name === 'greet')!;
     expect(greet.description).toBe('Greet someone');
     expect(greet.inputSchema).toMatchObject({
@@ -263,7 +273,7 @@ describe('rho mcp serve, to a client that declares elicitation', () => {
     // (a line on stdout that is not JSON-RPC) counts.
     expect(served.errors.filter((error) => !error.message.startsWith('Received a progress notification for an unknown token'))).toEqual([]);
     expect(served.received.every((message) => message.jsonrpc === '2.0')).toBe(true);
-    expect(served.stderr()).toContain('rho: serving 6 tasks of rho.yml over stdio');
+    expect(served.stderr()).toContain('rho: serving 7 tasks of rho.yml over stdio');
     expect(served.stderr()).not.toContain(secret);
   });
 });
@@ -289,7 +299,8 @@ describe('rho mcp serve, to a client without elicitation', () => {
     expect(text(result)).toMatch(/- asked: denied: .*needs approval .*the MCP client does not support elicitation/);
   });
 
-  it('refuses a call once the file changed, until the server is restarted', async () => {
+  it('runs a task that uses another file, and refuses a call once the file changed, until the server is restarted', async () => {
+    expect(text(await served.client.callTool({ name: 'called' }))).toMatch(/^called: succeeded/);
     await writeFiles(dir, { 'rho.yml': workflow.replace("'process(node forever.mjs)'", "'process(node forever.mjs)', 'process(node other.mjs)'") });
     const result = await served.client.callTool({ name: 'forbidden' });
     expect(result.isError).toBe(true);

@@ -35,9 +35,15 @@ export interface ServeStreams {
   stderr: { write(text: string): void };
 }
 
-/** What a served file is, for telling later whether a call still runs that file: its content and its authority. */
+/**
+ * What a served file is, for telling later whether a call still runs that file: its content and
+ * its authority. The ask and deny rules are the file's own: the rules a task's `uses:` files add
+ * differ from task to task, and each run adds them as it always does.
+ */
 function servedIdentity(workflow: CompiledWorkflow, cwd: string): Map<string, string> {
-  const identity = new Map(runAuthority(workflow, parseRunChoices({}), cwd));
+  const identity = new Map([...runAuthority(workflow, parseRunChoices({}), cwd)].filter(([name]) => name !== 'policy.ask' && name !== 'policy.deny'));
+  identity.set('policy.ask', JSON.stringify(workflow.file.policy?.ask ?? []));
+  identity.set('policy.deny', JSON.stringify(workflow.file.policy?.deny ?? []));
   identity.set('the file', JSON.stringify(workflow.file));
   return identity;
 }
