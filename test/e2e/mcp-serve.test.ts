@@ -13,7 +13,7 @@ const workflow = `version: 1
 name: agent tasks
 secrets: [DEPLOY_TOKEN]
 policy:
-  allow: ['process(node print.mjs)', 'process(node forever.mjs)']
+  allow: ['process(node print.mjs)', 'process(SHOWN=* node print.mjs)', 'process(node forever.mjs)']
   ask: ['process(node ask.mjs)']
 tasks:
   greet:

@@ -10,6 +10,7 @@ import { checkWorkflowFile } from '../../workflow/load.js';
 import type { CompiledWorkflow } from '../../workflow/model.js';
 import { formatProblem } from '../../workflow/problems.js';
 import { parseRunChoices } from '../../workflow/run-choices.js';
+import { runningUserHome } from '../../workflow/user-home.js';
 import { privateStoreOf } from '../cache-places.js';
 import type { CliEnvironment } from '../environment.js';
 import { abortOnSignals } from '../interrupts.js';
@@ -40,8 +41,8 @@ export interface ServeStreams {
  * its authority. The ask and deny rules are the file's own: the rules a task's `uses:` files add
  * differ from task to task, and each run adds them as it always does.
  */
-function servedIdentity(workflow: CompiledWorkflow, cwd: string): Map<string, string> {
-  const identity = new Map([...runAuthority(workflow, parseRunChoices({}), cwd)].filter(([name]) => name !== 'policy.ask' && name !== 'policy.deny'));
+function servedIdentity(workflow: CompiledWorkflow, cwd: string, home: string | undefined): Map<string, string> {
+  const identity = new Map([...runAuthority(workflow, parseRunChoices({}), cwd, home)].filter(([name]) => name !== 'policy.ask' && name !== 'policy.deny'));
   identity.set('policy.ask', JSON.stringify(workflow.file.policy?.ask ?? []));
   identity.set('policy.deny', JSON.stringify(workflow.file.policy?.deny ?? []));
   identity.set('the file', JSON.stringify(workflow.file));
@@ -66,7 +67,8 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
   const checked = await checkWorkflowFile(file, builtinRegistry(), 'skip');
   for (const problem of [...checked.problems, ...(checked.extensions?.warnings ?? [])]) warn(formatProblem(problem));
   if (!checked.workflow || checked.problems.length > 0) return 2;
-  const served = servedIdentity(checked.workflow, cwd);
+  const home = runningUserHome(environment.env);
+  const served = servedIdentity(checked.workflow, cwd, home);
   const tools = taskTools(file, checked.workflow.file, warn);
   const context: ServeContext = {
     file,
@@ -75,7 +77,7 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
     privateStore: privateStoreOf(environment.env),
     sessionApprovals: new Set(),
     admitWorkflow: (workflow) => {
-      const changes = authorityChanges(served, servedIdentity(workflow, cwd));
+      const changes = authorityChanges(served, servedIdentity(workflow, cwd, home));
       if (changes.length > 0) throw new HostError('usage', `${file} changed since the server started (${changes.join('; ')}); restart the MCP server to serve it as it is now`);
     },
     warn,
