@@ -8,6 +8,7 @@ import Invoke from './invoke.js';
 import List from './list.js';
 import Matrix from './matrix.js';
 import McpLogin from './mcp/login.js';
+import McpServe from './mcp/serve.js';
 import Plan from './plan.js';
 import Run from './run.js';
 import Schema from './schema.js';
@@ -28,6 +29,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   list: List,
   matrix: Matrix,
   'mcp:login': McpLogin,
+  'mcp:serve': McpServe,
   plan: Plan,
   run: Run,
   schema: Schema,

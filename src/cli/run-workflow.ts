@@ -165,7 +165,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
  * runs), or in the workspace's default place (which, when it cannot be made, only costs a
  * warning: nobody asked for it), or none.
  */
-async function openStepLogs(
+export async function openStepLogs(
   choice: LogsChoice,
   workspaceRoot: string,
   env: CliEnvironment['env'],

@@ -133,6 +133,7 @@ export function assembleWorkflow(
     inputs: task?.inputs ?? file.inputs ?? {},
     parameters: (taskName === undefined ? undefined : file.tasks?.[taskName]?.inputs) ?? {},
     ...(task?.check && { check: task.check }),
+    outputs: task?.outputs ?? {},
     steps: linked.steps,
     calledRules: linked.calledRules,
     calledFiles: linked.calledFiles,

@@ -195,6 +195,8 @@ export interface CompiledWorkflow {
   parameters: Readonly<Record<string, InputDeclaration>>;
   /** The task's `sources:`: the run's steps run only when it is not up to date. */
   check?: TaskCheck;
+  /** The task's `outputs:`: what a successful run of it returns (`RunSummary.outputs`). */
+  outputs: Readonly<Record<string, Template>>;
   steps: readonly CompiledStep[];
   /** The `deny:` and `ask:` rules of the files its `uses:` steps call, added to the run's policy. */
   calledRules: CalledRules;

@@ -70,6 +70,11 @@ export interface RunSummary {
   exitCode: number;
   steps: readonly StepRecord[];
   firstFailure: string | undefined;
+  /**
+   * After a successful run, evaluates the task's `outputs:` over its steps and inputs (throws
+   * when one cannot be evaluated); evaluated only for a front end that returns them.
+   */
+  outputs?: () => Record<string, unknown>;
 }
 
 interface RunState {
@@ -169,7 +174,21 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     counts,
     ...(state.firstFailure !== undefined && { firstFailure: state.firstFailure }),
   });
-  return { runId, exitCode, steps: records, firstFailure: state.firstFailure };
+  const summary = { runId, exitCode, steps: records, firstFailure: state.firstFailure };
+  return exitCode === exitCodes.success ? { ...summary, outputs: () => taskOutputs(options, state) } : summary;
+}
+
+/** The run's own task's `outputs:`, evaluated as a `uses:` step reads them. */
+function taskOutputs(options: RunOptions, state: RunState): Record<string, unknown> {
+  const context: ExpressionContext = {
+    inputs: { ...options.inputs },
+    steps: finishedIn(state, undefined),
+    env: { ...options.env },
+    secrets: { ...options.secrets },
+    extra: { ...(options.rho && { rho: options.rho }) },
+    run: { failed: false, cancelled: false },
+  };
+  return Object.fromEntries(Object.entries(options.workflow.outputs).map(([name, template]) => [name, evaluateTemplate(template, context)]));
 }
 
 function exitCodeOf(signal: AbortSignal, state: RunState, from: ExitCodeSource): number {
