@@ -20,6 +20,7 @@ async function workspace(): Promise<string> {
     'flow.yml': `version: 1
 name: approvals
 policy:
+  env: [GREETING_MODE]
   allow: ["process(node first.mjs)"]
   ask: ["process(node greet.mjs)"]
 steps:
@@ -53,7 +54,7 @@ describe.concurrent('approvals in CI', { timeout: 120_000 }, () => {
       `step greet: process request "run node greet.mjs "it's ok" CANARY-argument" needs approval (the rule ask: process(node greet.mjs) matches) and nobody can answer here`,
     );
     const flag = suggestedFlag(denied.stdout);
-    expect(flag).toBe(`--approve 'process(node greet.mjs "it'\\''s ok" CANARY-argument)'`);
+    expect(flag).toBe(`--approve 'process(GREETING_MODE=* node greet.mjs "it'\\''s ok" CANARY-argument)'`);
 
     // Pasted into a real shell, the suggested flag answers the request and the run succeeds.
     const rerun = await execa('sh', ['-c', `node "$RHO_CLI" run flow.yml ${flag}`], {
@@ -71,7 +72,7 @@ describe.concurrent('approvals in CI', { timeout: 120_000 }, () => {
   it('--no-input denies the same way without CI=true, and an --approve rule that does not match answers nothing', async () => {
     const result = await runCli(['run', 'flow.yml', '--no-input', '--approve', 'process(node other.mjs)'], { cwd: await workspace(), env: { CI: '' }, timeoutMs: 60_000 });
     expect(result.exitCode).toBe(3);
-    expect(result.stdout).toContain(`--approve 'process(node greet.mjs "it'\\''s ok" CANARY-argument)'`);
+    expect(result.stdout).toContain(`--approve 'process(GREETING_MODE=* node greet.mjs "it'\\''s ok" CANARY-argument)'`);
     expect(result.stdout).not.toContain('approved by');
   });
 

@@ -76,7 +76,7 @@ describe.concurrent('command-line parsing', () => {
   it('reports other usage errors in one line too', async () => {
     const dir = await workspace();
     const cases: [string[], string][] = [
-      [['run'], 'rho: rho run needs WORKFLOW (see rho help run)'],
+      [['run'], `rho: no rho.yml or rho.yaml is in ${dir} or a directory above it; name a workflow file, or write one with rho init`],
       [['run', 'wf.yml', '-j', 'x'], 'rho: --max-parallel: Expected an integer but received: x (see rho help run)'],
       [['run', 'wf.yml', '--output', 'loud'], 'rho: Expected --output=loud to be one of: auto, fancy, plain, json (see rho help run)'],
       [['rnu', 'wf.yml'], 'rho: unknown command "rnu"; did you mean "run"? (see rho help)'],

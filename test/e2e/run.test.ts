@@ -114,6 +114,7 @@ env:
   GREETING: "hi \${{ inputs.who }}"
   PLACE: workflow
 policy:
+  env: [GREETING, PLACE]
   allow: ["process(node)"]
 steps:
   - id: show

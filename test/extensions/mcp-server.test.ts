@@ -39,9 +39,9 @@ class McpHarness {
     const host = new ToolHost({
       grantHints: cliGrantHints,
       workspace: await Workspace.create(root),
-      policy: Policy.fromText({ allow: setup.allow ?? [], ask: setup.ask ?? [] }),
+      policy: Policy.fromText({ allow: setup.allow ?? [], ask: setup.ask ?? [], env: ['NOTES_MODE'] }),
       tools: new ToolRegistry([echoTool]),
-      environment: { env: { PATH: process.env.PATH, ...setup.env }, secretNames: [], processEnv: { mode: 'inherit' } },
+      environment: { env: { PATH: process.env.PATH, ...setup.env }, secretNames: [], processEnv: { mode: 'inherit_all' } },
       gates: setup.gates ?? [],
     });
     return new McpHarness(root, host);
