@@ -1,4 +1,4 @@
-import { isProtectedEnvName, patternCoversProtected } from './protected-env.js';
+import { describingNames, isProtectedEnvName, patternCoversProtected } from './protected-env.js';
 
 /**
  * Variables a step may give any program whatever their value: they change how programs report
@@ -22,18 +22,8 @@ const harmlessNames: ReadonlySet<string> = new Set([
   'RUST_BACKTRACE',
   'RUST_LOG',
   'CARGO_TERM_COLOR',
-  'PYTHONUNBUFFERED',
-  'PYTHONDONTWRITEBYTECODE',
-  'PYTHONIOENCODING',
-  'PYTHONUTF8',
-  'PYTHONHASHSEED',
-  'GIT_AUTHOR_NAME',
-  'GIT_AUTHOR_EMAIL',
-  'GIT_AUTHOR_DATE',
-  'GIT_COMMITTER_NAME',
-  'GIT_COMMITTER_EMAIL',
-  'GIT_COMMITTER_DATE',
-  'GIT_TERMINAL_PROMPT',
+  // git's identity and dates, Python's output and hashing switches.
+  ...describingNames,
 ]);
 
 /** The locale categories (`LC_ALL`, `LC_CTYPE`, …). */

@@ -55,7 +55,7 @@ const protectedGroups: readonly ProtectedGroup[] = [
  * Variables inside a protected prefix that only describe, never execute: git's identity and
  * dates, and Python's output and hashing switches. Anything else under the prefix is protected.
  */
-const describingNames: ReadonlySet<string> = new Set([
+export const describingNames: ReadonlySet<string> = new Set([
   'GIT_AUTHOR_NAME',
   'GIT_AUTHOR_EMAIL',
   'GIT_AUTHOR_DATE',

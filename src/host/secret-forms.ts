@@ -54,8 +54,9 @@ const shortEscapes: Readonly<Record<string, readonly string[]>> = {
 /**
  * The alternatives for one code point, each a regex source with its length: itself; for any
  * character that is not a letter or digit, percent-encoded (`%2F`, `%2f`: every encoder, from
- * `encodeURIComponent` to Python's `quote_plus`, encodes a subset of these) and `\uXXXX`-escaped
- * (JSON with `ensure_ascii`, rho's `\u{…}` for control characters) or escaped with a backslash;
+ * `encodeURIComponent` to Python's `quote_plus`, encodes a subset of these) and escaped as `\u`
+ * with four hex digits (JSON with `ensure_ascii`, rho's `\u{…}` for control characters) or
+ * escaped with a backslash;
  * the escapes of `shortEscapes`; and a character that Unicode decomposes, in its decomposed
  * form (NFD).
  */

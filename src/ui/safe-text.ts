@@ -61,8 +61,8 @@ const unsafeInJson = new RegExp(`[${unsafeCharacters}]`, 'g');
 
 /**
  * JSON text with every unsafe character a JSON string may hold as it is (DEL, the C1 controls,
- * line separators, bidirectional controls; JSON escapes the others) written as a `\uXXXX`
- * escape: it means the same, and is safe to show.
+ * line separators, bidirectional controls; JSON escapes the others) written as a `\u` and four
+ * hex digits: it means the same, and is safe to show.
  */
 export function safeJson(json: string): string {
   return json.replace(unsafeInJson, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
