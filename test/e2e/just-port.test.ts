@@ -234,7 +234,7 @@ describe.concurrent('the port of just’s justfile (end to end)', () => {
   it('goes on past the lines whose failure the recipe ignores', async () => {
     const result = await just(await checkout(), ['test-release-workflow']);
     expect(result.exitCode, result.stdout + result.stderr).toBe(0);
-    expect(result.calls).toEqual([
+    expect(result.calls, result.stdout).toEqual([
       ['git', 'tag', '-d', 'test-release'],
       ['git', 'push', 'origin', ':test-release'],
       ['git', 'tag', 'test-release'],
