@@ -29,10 +29,8 @@ function seqOf(events: readonly Event[], type: 'step_started' | 'step_finished',
 }
 
 describe('parallel runs (end to end)', () => {
-  // The bound is on the run's own wall time (8 s one by one). Other suites share this machine's
-  // two cores, so a starved attempt may be retried; every attempt must still show all eight
-  // steps started before the first one finished.
-  it('runs 8 independent `sleep 1` steps at -j 8 in under 2 seconds', { timeout: 120_000, retry: 2 }, async () => {
+  // Proven by order, not by time: all eight have started before any of them finishes.
+  it('runs 8 independent `sleep 1` steps at -j 8 all at once', { timeout: 120_000 }, async () => {
     const steps = Array.from({ length: 8 }, (_, n) => `  - { id: sleep${n + 1}, tool: exec, with: { command: sleep, args: ["1"] } }`);
     await writeFiles(dir, { 'flow.yml': `version: 1\nname: sleepers\npolicy:\n  allow: ["process(sleep)"]\nsteps:\n${steps.join('\n')}\n` });
     const result = await runCli(['run', 'flow.yml', '-j', '8', '--output', 'json'], { cwd: dir, timeoutMs: cliTimeoutMs });
@@ -40,8 +38,6 @@ describe('parallel runs (end to end)', () => {
     const events = parseEvents(result.stdout);
     const finished = events.find((event) => event.type === 'run_finished')!;
     expect(finished.counts).toMatchObject({ success: 8 });
-    // The run's own duration, not the CLI's start-up on a loaded machine; 8 s if run one by one.
-    expect(finished.durationMs).toBeLessThan(2000);
     const firstFinish = Math.min(...events.filter((event) => event.type === 'step_finished').map((event) => event.seq));
     expect(events.filter((event) => event.type === 'step_started' && event.seq < firstFinish)).toHaveLength(8);
   });

@@ -60,16 +60,15 @@ ${extraSteps}`;
 }
 
 describe('rho run with processes (end to end)', () => {
-  it('ends a hanging command at its timeout: exit 1 within 4 s of the step starting, the step timed out, its tree gone', async () => {
+  it('ends a hanging command at its timeout: exit 1, the step timed out, its tree gone', async () => {
     await writeFiles(dir, { 'flow.yml': `${treeWorkflow()}    timeout: 2s\n` });
     const run = startRun('flow.yml');
     await waitForLine(run, /▶ tree/);
-    const startedAt = Date.now();
     await waitForLine(run, treeLine);
     // As the host sees them: a confined step prints the pids of its own PID namespace.
     const tree = processesIn(dir).filter((pid) => pid !== run.pid);
+    // The tree ignores SIGTERM and never ends by itself: the run ends only through the timeout.
     const result = await run;
-    expect(Date.now() - startedAt).toBeLessThan(4000);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(/\[tree\] ✖ failure .*did not finish within 2s/);
     expect(tree.length).toBeGreaterThanOrEqual(2);
@@ -137,16 +136,17 @@ steps:
 
   it('on a second SIGINT exits at once, still killing the children', async () => {
     await writeFiles(dir, { 'flow.yml': treeWorkflow() });
-    const run = startRun('flow.yml');
+    const run = startRun('flow.yml', '--events', 'events.ndjson');
     await waitForLine(run, treeLine);
     const tree = processesIn(dir).filter((pid) => pid !== run.pid);
-    const signalledAt = Date.now();
     run.kill('SIGINT');
+    // Within the 2 s SIGTERM grace the first interrupt waits out for a tree that ignores SIGTERM.
     setTimeout(() => run.kill('SIGINT'), 100);
     const result = await run;
     expect(result.exitCode).toBe(130);
-    // Faster than the 2 s SIGTERM grace the first interrupt alone would wait for.
-    expect(Date.now() - signalledAt).toBeLessThan(1900);
+    // Forced: the run was never wound up, so it never reported its end (one interrupt does).
+    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    expect(events.map((event) => event.type)).not.toContain('run_finished');
     expect(tree.length).toBeGreaterThanOrEqual(2);
     await expect.poll(() => tree.filter(isAlive), { timeout: 2000 }).toEqual([]);
   });

@@ -49,9 +49,7 @@ describe('a gate program fails closed', () => {
 
   it('denies when the hook times out, and kills it', async () => {
     const pidFile = path.join(dir, 'pid');
-    const startedAt = performance.now();
     const { answer } = await answerOf({ command: fixture('forever.mjs', pidFile), timeout_ms: 1000 });
-    expect(performance.now() - startedAt).toBeLessThan(5000);
     expect(answer).toEqual({ decision: 'deny', reason: expect.stringMatching(/did not finish within 1000 ms/) });
     const pid = Number(await readFile(pidFile, 'utf8'));
     for (let tries = 0; tries < 50 && isAlive(pid); tries++) await sleep(20);

@@ -125,9 +125,8 @@ describe('createQuestioner without a person', () => {
   });
 
   it('fails at once when a required question has no answer and there is no fallback, naming the question and the flag', async () => {
-    const started = Date.now();
+    // No timer is involved: nothing waits for an answer that cannot come.
     const error = await refusal(unattended(['color=red']).ask({ questions }));
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(error.kind).toBe('unsupported');
     expect(error.message).toBe(
       'step ask: question "tags" (Tags?) has no answer and nobody can be asked here; run again with --answer ask.tags=VALUE (or --answers FILE)',

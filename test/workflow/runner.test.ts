@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HeldApprover, startRun, useWorkspace } from './runner-harness.js';
 
 const workspace = useWorkspace();
@@ -7,6 +7,10 @@ const workspace = useWorkspace();
 const settle = async () => {
   for (let turn = 0; turn < 50; turn += 1) await new Promise((resolve) => setImmediate(resolve));
 };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('runner scheduling (fake tools, finished by hand)', () => {
   it('starts independent steps together up to max_parallel and reports results in model order', async () => {
@@ -209,6 +213,8 @@ describe('runner scheduling (fake tools, finished by hand)', () => {
   });
 
   it('reports step_started live and each step’s duration from its start', async () => {
+    // Only the clock durations are read from is fake: it moves when the test moves it.
+    vi.useFakeTimers({ toFake: ['performance'] });
     const run = startRun(
       `  - { id: first, tool: work, with: { name: first, exclusive: [k] } }
   - { id: second, tool: work, with: { name: second, exclusive: [k], auto: true } }
@@ -217,11 +223,11 @@ describe('runner scheduling (fake tools, finished by hand)', () => {
     );
     await run.until(() => run.stage.running().includes('first'), 'first');
     expect(run.events.filter((event) => event.type === 'step_started').map((event) => event.type === 'step_started' && event.stepId)).toEqual(['first']);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    vi.advanceTimersByTime(5000);
     run.stage.finish('first');
     const summary = await run.done;
-    expect(summary.steps[0]!.durationMs).toBeGreaterThanOrEqual(40);
-    // second waited for first the whole time, but executed at once.
-    expect(summary.steps[1]!.durationMs).toBeLessThan(40);
+    expect(summary.steps[0]!.durationMs).toBe(5000);
+    // second waited for first the whole time, but its clock started when it did.
+    expect(summary.steps[1]!.durationMs).toBe(0);
   });
 });

@@ -83,10 +83,9 @@ describe('search_files', () => {
 
   it('stops a pattern that backtracks catastrophically instead of hanging', async () => {
     await writeTree(box.ws, { 'evil.txt': `${'a'.repeat(40)}!\n` });
-    const started = Date.now();
+    // Matched to the end, this would take longer than the test's timeout.
     const result = await search({ pattern: '^(a+)+$', path: 'evil.txt' });
     expect(result.error?.kind).toBe('execution_failed');
     expect(result.error?.message).toContain('backtracks');
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
