@@ -9,6 +9,9 @@ export default defineConfig({
     pool: 'forks',
     // Most end-to-end tests wait on child processes: two workers keep both cores busy.
     maxWorkers: 2,
+    // Test files share each worker's loaded modules: importing rho afresh for every file cost
+    // about as much as the unit tests themselves. A test that patches a module restores it.
+    isolate: false,
     allowOnly: false,
   },
 });

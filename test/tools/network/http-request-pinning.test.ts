@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { dataOf, HostHarness } from '../host-harness.js';
+import { answerLookups } from './fake-dns.js';
 import { startServer, type TestServer } from './servers.js';
 
 /**
@@ -7,15 +8,9 @@ import { startServer, type TestServer } from './servers.js';
  * client that resolved it again at connect time (the system resolver) would fail.
  */
 const lookups: string[] = [];
-vi.mock('node:dns/promises', async (original) => {
-  const real = await original<typeof import('node:dns/promises')>();
-  return {
-    ...real,
-    lookup: async (hostname: string, options: object) => {
-      lookups.push(hostname);
-      return hostname === 'rebind.test' ? { address: '127.0.0.1', family: 4 } : real.lookup(hostname, options);
-    },
-  };
+answerLookups((hostname) => {
+  lookups.push(hostname);
+  return hostname === 'rebind.test' ? { address: '127.0.0.1', family: 4 } : undefined;
 });
 
 let server: TestServer | undefined;

@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { dataOf, HostHarness } from '../host-harness.js';
+import { answerLookups } from './fake-dns.js';
 import { startServer, type TestServer } from './servers.js';
 
 /**
@@ -14,16 +15,9 @@ const answers: Record<string, string> = {
   'mapped.test': '::ffff:127.0.0.1',
   'sinkhole.test': '0.0.0.0',
 };
-vi.mock('node:dns/promises', async (original) => {
-  const real = await original<typeof import('node:dns/promises')>();
-  return {
-    ...real,
-    lookup: async (hostname: string, options: object) => {
-      const answer = answers[hostname];
-      if (answer === undefined) return real.lookup(hostname, options);
-      return { address: answer, family: answer.includes(':') ? 6 : 4 };
-    },
-  };
+answerLookups((hostname) => {
+  const address = answers[hostname];
+  return address === undefined ? undefined : { address, family: address.includes(':') ? 6 : 4 };
 });
 
 let server: TestServer | undefined;
