@@ -342,3 +342,47 @@ describe('workflows/agent.yml, served', () => {
     expect((tested.structuredContent as { report: string }).report).toContain('tests passed');
   });
 });
+
+describe('rho mcp serve, two calls at once', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let served: Served;
+
+  // Each writes where it says it writes, then waits for the other's mark: two calls that ran one
+  // after the other would both wait for ever (and fail after 20 s).
+  const apart = `version: 1
+name: apart
+policy:
+  allow: ['process(node meet.mjs)', 'write(out/**)']
+tasks:
+  left:
+    writes: [out/left/**]
+    steps: [node meet.mjs left right]
+  right:
+    writes: [out/right/**]
+    steps: [node meet.mjs right left]
+`;
+  const meet = `import { existsSync, writeFileSync } from 'node:fs';
+const [own, other] = process.argv.slice(2);
+writeFileSync(\`out/\${own}/here\`, '');
+const giveUp = Date.now() + 20_000;
+const wait = () => (existsSync(\`out/\${other}/here\`) ? console.log(\`\${own} met \${other}\`) : Date.now() > giveUp ? process.exit(1) : setTimeout(wait, 20));
+wait();
+`;
+
+  beforeAll(async () => {
+    ({ dir, cleanup } = await makeTempDir());
+    await writeFiles(dir, { 'apart.yml': apart, 'meet.mjs': meet, 'out/left/.keep': '', 'out/right/.keep': '' });
+    served = await serve(dir, { elicitation: false, file: 'apart.yml' });
+  });
+  afterAll(async () => {
+    await served.client.close();
+    await cleanup();
+  });
+
+  it('runs calls that write apart side by side', async () => {
+    const [left, right] = await Promise.all([served.client.callTool({ name: 'left' }), served.client.callTool({ name: 'right' })]);
+    expect(text(left)).toMatch(/^left: succeeded/);
+    expect(text(right)).toMatch(/^right: succeeded/);
+  });
+});

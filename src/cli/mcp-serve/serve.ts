@@ -11,11 +11,13 @@ import type { CompiledWorkflow } from '../../workflow/model.js';
 import { formatProblem } from '../../workflow/problems.js';
 import { parseRunChoices } from '../../workflow/run-choices.js';
 import { runningUserHome } from '../../workflow/user-home.js';
+import { workspaceOf } from '../../workflow/workspace-root.js';
 import { privateStoreOf } from '../cache-places.js';
 import type { CliEnvironment } from '../environment.js';
 import { abortOnSignals } from '../interrupts.js';
 import { resolveRunTarget } from '../run-target.js';
-import { CallQueue } from './call-queue.js';
+import { callDeclaration } from './call-resources.js';
+import { CallSchedule } from './call-schedule.js';
 import type { Elicit } from './elicitation-approver.js';
 import { runTaskCall, type ServeContext } from './run-task-call.js';
 import { resolveTaskTool, taskTools } from './task-tools.js';
@@ -64,12 +66,24 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
     warn(`rho: ${(error as Error).message}`);
     return 2;
   }
-  const checked = await checkWorkflowFile(file, builtinRegistry(), 'skip');
+  const registry = builtinRegistry();
+  const checked = await checkWorkflowFile(file, registry, 'skip');
   for (const problem of [...checked.problems, ...(checked.extensions?.warnings ?? [])]) warn(formatProblem(problem));
   if (!checked.workflow || checked.problems.length > 0) return 2;
   const home = runningUserHome(environment.env);
   const served = servedIdentity(checked.workflow, cwd, home);
   const tools = taskTools(file, checked.workflow.file, warn);
+  const workspaceRoot = workspaceOf(checked.workflow.source.directory, checked.workflow.file.workspace, { cwd });
+  const declarations = new Map(
+    tools.map((tool) => {
+      try {
+        return [tool.name, callDeclaration(checked.workflow!.file, tool.task, registry, workspaceRoot, home)] as const;
+      } catch {
+        // A writes: the run itself will refuse: the call runs alone, and fails as the run says.
+        return [tool.name, 'exclusive' as const] as const;
+      }
+    }),
+  );
   const context: ServeContext = {
     file,
     cwd,
@@ -98,7 +112,7 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
       ...(tool.outputSchema && { outputSchema: tool.outputSchema }),
     })),
   }));
-  const queue = new CallQueue();
+  const schedule = new CallSchedule();
   const closing = new AbortController();
   const running = new Set<Promise<unknown>>();
   server.setRequestHandler(CallToolRequestSchema, async (call, extra): Promise<CallToolResult> => {
@@ -121,7 +135,8 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
       log: (level: Parameters<Server['sendLoggingMessage']>[0]['level'], message: string) =>
         void server.sendLoggingMessage({ level, logger: 'rho', data: message }).catch(() => undefined),
     };
-    const result = queue.run(
+    const result = schedule.run(
+      declarations.get(tool.name) ?? 'exclusive',
       signal,
       () => runTaskCall({ tool, rawArguments: call.params.arguments, elicit, notices, signal }, context),
       (): CallToolResult => ({ content: [{ type: 'text', text: `${tool.name}: cancelled before it started` }], isError: true }),
