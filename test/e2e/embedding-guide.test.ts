@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, temporaryDirectories } from '../support/cli.js';
+import { codeBlocks, docPage } from '../support/docs.js';
 
 /** One example of the guide: its program, and what the guide says it prints. */
 interface Example {
@@ -13,16 +13,11 @@ interface Example {
   prints: string;
 }
 
-const guideFile = path.join(repoRoot, 'docs', 'embedding.md');
-const guide = readFileSync(guideFile, 'utf8');
+const guide = docPage('docs/embedding.md');
 
 /** Every ```ts block that starts with `// example: NAME`, each followed by the ```text block of its output. */
 function examples(markdown: string): Example[] {
-  const blocks = [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({
-    lang: match[1]!,
-    body: match[2]!,
-    line: markdown.slice(0, match.index).split('\n').length,
-  }));
+  const blocks = codeBlocks(markdown);
   return blocks.flatMap((block, index) => {
     const name = /^\/\/ example: ([\w-]+)\n/.exec(block.body)?.[1];
     if (block.lang !== 'ts' || name === undefined) return [];
@@ -59,7 +54,7 @@ afterAll(() => temp.removeAll());
 
 describe('the embedding guide (docs/embedding.md)', () => {
   it('is linked from the README', () => {
-    expect(readFileSync(path.join(repoRoot, 'README.md'), 'utf8')).toContain('(docs/embedding.md)');
+    expect(docPage('README.md')).toContain('(docs/embedding.md)');
   });
 
   it('has an example for every concept it explains, each with a name of its own', () => {

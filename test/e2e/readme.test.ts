@@ -1,23 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { makeTempDir, repoRoot, runCli } from '../support/cli.js';
-
-interface Block {
-  lang: string;
-  body: string;
-  line: number;
-}
-
-function codeBlocks(markdown: string): Block[] {
-  const blocks: Block[] = [];
-  for (const match of markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)) {
-    blocks.push({ lang: match[1]!, body: match[2]!, line: markdown.slice(0, match.index).split('\n').length });
-  }
-  return blocks;
-}
+import { codeBlocks, docPages } from '../support/docs.js';
 
 /** Splits a shell command line into words, honouring single and double quotes; `${{ … }}` stays inside its word. */
 function words(command: string): string[] {
@@ -47,7 +33,10 @@ function rhoCommands(lines: readonly string[], where: string): Command[] {
   return commands;
 }
 
-const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+const pages = docPages();
+const readme = pages.find((page) => page.file === 'README.md')!.text;
+/** Every code block of the README and of the pages under docs/, each named by its page and line. */
+const blocks = pages.flatMap((page) => codeBlocks(page.text).map((block) => ({ ...block, where: `${page.file}:${block.line}` })));
 const cleanups: (() => Promise<void>)[] = [];
 
 /** A directory laid out like a project that installed rho: the example workflows, the README, the package. */
@@ -70,11 +59,10 @@ afterAll(async () => {
   await rm('/tmp/rho-granted-root-example', { recursive: true, force: true });
 });
 
-/** Each runnable block of the README, with its commands in order. */
+/** Each runnable block of the documentation, with its commands in order. */
 function runnableBlocks(): { name: string; commands: Command[] }[] {
   const runnable: { name: string; commands: Command[] }[] = [];
-  for (const block of codeBlocks(readme)) {
-    const where = `README.md:${block.line}`;
+  for (const { where, ...block } of blocks) {
     if (block.lang === 'sh') {
       const commands = rhoCommands(block.body.split('\n'), where);
       if (commands.length > 0) runnable.push({ name: where, commands });
@@ -88,22 +76,22 @@ function runnableBlocks(): { name: string; commands: Command[] }[] {
   return runnable;
 }
 
-describe('README examples', () => {
+describe('the examples of the README and docs/', () => {
   it('shows the install-and-run command and the test command', () => {
     expect(readme).toContain('npm ci && npx rho run workflows/hello.yml');
     expect(readme).toMatch(/```sh\nnpm test\n```/);
   });
 
   it('quotes every workflow, hook and library excerpt from a file that tests run', async () => {
-    const excerpts = codeBlocks(readme).filter((block) => ['yaml', 'js', 'toml'].includes(block.lang));
+    const excerpts = blocks.filter((block) => ['yaml', 'js', 'toml'].includes(block.lang));
     expect(excerpts.length).toBeGreaterThan(5);
     for (const block of excerpts) {
       const [marker, ...rest] = block.body.split('\n');
       const file = /^(?:#|\/\/) (\S+)$/.exec(marker ?? '')?.[1];
-      expect(file, `README.md:${block.line}: an excerpt starts with the file it comes from`).toBeDefined();
+      expect(file, `${block.where}: an excerpt starts with the file it comes from`).toBeDefined();
       if (file!.startsWith('.github/')) continue;
       const text = await readFile(path.join(repoRoot, file!), 'utf8');
-      expect(text.includes(rest.join('\n')), `README.md:${block.line}: excerpt of ${file} is out of date`).toBe(true);
+      expect(text.includes(rest.join('\n')), `${block.where}: excerpt of ${file} is out of date`).toBe(true);
     }
   });
 

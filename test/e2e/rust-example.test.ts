@@ -2,6 +2,7 @@ import { cp, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCli, temporaryDirectories } from '../support/cli.js';
+import { codeBlocks, docPage } from '../support/docs.js';
 import { fakeHome, homeEnvironment } from '../support/fake-home.js';
 
 // workflows/rust.yml, run as a Rust developer runs it: cargo is rustup's proxy in ~/.cargo/bin
@@ -22,17 +23,16 @@ beforeAll(async () => {
   env = homeEnvironment(home);
 });
 
-/** The plan as the README shows it: this test's home and project where a reader's would be. */
-function asInReadme(text: string): string {
+/** The plan as docs/confinement.md shows it: this test's home and project where a reader's would be. */
+function asInDocs(text: string): string {
   return text.replaceAll(project, '/home/me/src/rho/workflows/rust-project').replaceAll(home, '/home/me');
 }
 
-/** The README's block that starts with `first`. */
-async function readmeBlock(first: string): Promise<string> {
-  const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
-  const block = [...readme.matchAll(/^```text\n([\s\S]*?)^```$/gm)].map((match) => match[1]!).find((body) => body.startsWith(first));
-  expect(block, `README.md has a text block starting with ${first}`).toBeDefined();
-  return block!;
+/** The text block of docs/confinement.md that starts with `first`. */
+function confinementPageBlock(first: string): string {
+  const block = codeBlocks(docPage('docs/confinement.md')).find((candidate) => candidate.lang === 'text' && candidate.body.startsWith(first));
+  expect(block, `docs/confinement.md has a text block starting with ${first}`).toBeDefined();
+  return block!.body;
 }
 
 describe('the Rust example (end to end, confined)', () => {
@@ -49,9 +49,9 @@ describe('the Rust example (end to end, confined)', () => {
     expect(await readFile(path.join(home, '.cargo/registry/cache/serde-1.0.crate'), 'utf8')).toBe('crate\n');
   });
 
-  it('plans what the README shows', async () => {
+  it('plans what docs/confinement.md shows', async () => {
     const plan = await runCli(['plan', example, 'test', '-w', project], { cwd: project, env });
     expect(plan.exitCode, plan.stderr).toBe(0);
-    expect(`${asInReadme(plan.stdout).trimEnd()}\n`).toBe(await readmeBlock('Plan for rust'));
+    expect(`${asInDocs(plan.stdout).trimEnd()}\n`).toBe(confinementPageBlock('Plan for rust'));
   });
 });

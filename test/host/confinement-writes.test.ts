@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { guardedDirectories, guardedDirectory, narrowWritable, planConfinement, protectedPlaces } from '../../src/host/confinement/index.js';
@@ -7,6 +6,7 @@ import { Policy } from '../../src/host/policy.js';
 import { parseRule } from '../../src/host/rules.js';
 import { widerConfinementReason } from '../../src/workflow/rule-warnings.js';
 import { repoRoot } from '../support/cli.js';
+import { docPage } from '../support/docs.js';
 
 const root = '/work/project';
 
@@ -91,9 +91,9 @@ describe('protected places', () => {
     expect(plan(['write(**)']).protected.find((place) => place.path === `${root}/.git/hooks`)).toMatchObject({ unlessDirectory: false });
   });
 
-  it('are each named in the README’s table', () => {
-    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Protected places'), readme.indexOf('Not protected, because'));
+  it('are each named in the table of docs/confinement.md', () => {
+    const page = docPage('docs/confinement.md');
+    const section = page.slice(page.indexOf('## Protected places'), page.indexOf('Not protected, because'));
     for (const place of protectedPlaces) expect(section, place.path).toContain(`\`${place.path}\``);
   });
 
