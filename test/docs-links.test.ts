@@ -19,6 +19,17 @@ describe('the documentation’s links', () => {
     expect(broken).toEqual([]);
   });
 
+  it('name only files of the repository that exist (`src/…`, `workflows/…` and the other top folders)', () => {
+    const missing: string[] = [];
+    for (const page of docPages()) {
+      for (const match of page.text.matchAll(/`((?:bench|bin|commands|docs|schemas|scripts|src|test|workflows)\/[^`\s*]+)`/g)) {
+        const file = match[1]!.split('#')[0]!;
+        if (!existsSync(path.join(repoRoot, file))) missing.push(`${page.file}: ${file}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('lead from the README to every page under docs/', () => {
     const readme = docPages().find((page) => page.file === 'README.md')!;
     const linked = new Set(relativeLinks(readme.text).map((link) => link.target.split('#')[0]));

@@ -6,9 +6,9 @@ import { userCacheDir } from './cache-base.js';
 
 /*
  * The CLI's start-up, before anything else of rho loads (bin/run.cjs requires this module alone, built to dist/cli/compile-cache.cjs).
- * Node 20 compiles every module again on every start (its compile cache came with Node 22), and
- * compiling the bundle was the largest single cost of `rho run`. V8's code cache, kept per user,
- * turns that into reading one file. Figures: bench/README.md.
+ * Node 20 compiles every module again on every start (a module compile cache is Node 22's), and
+ * compiling the bundle is otherwise the largest single cost of `rho run`. V8's code cache, kept
+ * per user, turns that into reading one file. Figures: bench/README.md.
  */
 
 /** Where compiled code is kept: `compile-cache` in the user's cache (`userCacheDir`); none with RHO_NO_COMPILE_CACHE=1. */

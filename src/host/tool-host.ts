@@ -57,7 +57,7 @@ export interface ToolHostOptions {
   onWarning?: (message: string) => void;
   /**
    * Watches every event and every finished call, beside the path (hook observers: see
-   * `hostObservers`, which builds one from observers and the hook options). Drained by `dispose()`.
+   * `HostObservers`, which builds one from observers and the hook options). Drained by `dispose()`.
    */
   observer?: RunObserver;
   /** The run's filtering proxy for confined processes whose network is `network(HOST)` rules; without one they get none. */

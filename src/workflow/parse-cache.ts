@@ -8,7 +8,7 @@ import { parseCachePlace, type ParseCachePlace } from './parse-cache-place.js';
 /*
  * What a valid workflow file parsed to, kept per user: the next load of the same text at the
  * same path takes its data and positions from here instead of parsing the YAML again. A cold
- * parse is most of what loading a large file costs (bench/README.md, *Workflow load, session 5*).
+ * parse is most of what loading a large file costs (bench/README.md, *Workflow load and peak RSS*).
  * Only a parse that found nothing wrong is kept; the data is validated and compiled again on
  * every load, so every check still runs, and a position no earlier load asked for is answered
  * by parsing the text then. An entry names its text by a keyed digest, not a copy, and is

@@ -6,7 +6,7 @@ import { exitCodeSources } from '../host/exit-codes.js';
 
 /**
  * What a front end decides about one run — for the CLI, its flags — parsed once and passed
- * whole. The workflow file supplies the rest (`resolveRunConfig`). Built on first use: every
+ * whole. The workflow file supplies the rest (`resolveHostConfig`). Built on first use: every
  * command's module loads this file, and `--help` or `list` never parse run choices.
  */
 function buildRunChoicesSchema() {

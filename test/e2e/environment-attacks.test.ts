@@ -126,7 +126,7 @@ steps:
     expect(everything.stdout).not.toContain('canary-mysql-pwd');
   });
 
-  it('the README npm recipe: a workflow env: npm_config_cache that npm’s rule grants does not have to be named in process(node -e)', async () => {
+  it('the npm recipe of docs/policy.md: a workflow env: npm_config_cache that npm’s rule grants does not have to be named in process(node -e)', async () => {
     const dir = await temp.make();
     const flow = (allow: string) => `version: 1
 name: npm-cache

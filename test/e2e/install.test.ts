@@ -4,6 +4,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, temporaryDirectories } from '../support/cli.js';
+import { docPages } from '../support/docs.js';
 
 const directories = temporaryDirectories('rho-install-');
 afterAll(() => directories.removeAll());
@@ -55,6 +56,8 @@ describe('the packed package', () => {
     const written = await readFile(path.join(project, 'rho.yml'), 'utf8');
     const schema = /\$schema=(\S+)/.exec(written)?.[1];
     expect((await stat(path.join(project, schema!))).isFile()).toBe(true);
+    // The documentation the README links to ships with it.
+    for (const page of docPages()) expect((await stat(path.join(project, 'node_modules', packageName, page.file))).isFile(), page.file).toBe(true);
 
     // From a subdirectory, as a task runner is used: the file is found upward, its directory is the workspace.
     const nested = path.join(project, 'src');

@@ -184,7 +184,7 @@ steps:
     await expect.poll(() => tree.filter(isAlive), { timeout: 3000 }).toEqual([]);
   });
 
-  it('runs npm ci and npm test in a scratch project with the rules the README shows', async () => {
+  it('runs npm ci and npm test in a scratch project with the rules docs/confinement.md shows', async () => {
     const { dir, env } = await setUp({
       'flow.yml': `version: 1
 name: npm

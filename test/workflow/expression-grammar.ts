@@ -9,7 +9,7 @@ import { githubEvaluate } from './github-evaluator.js';
  * names in any case.
  *
  * String literals hold at most one `''`: `@actions/expressions` 0.3.61 unescapes only the first
- * one of a string, which rho deliberately does not copy (the README lists it).
+ * one of a string, which rho deliberately does not copy (docs/expressions.md lists it).
  */
 export interface GeneratedExpression {
   readonly source: string;

@@ -249,7 +249,7 @@ const cases: [string, unknown][] = [
 ];
 
 /**
- * Where rho deliberately differs (each listed in the README): [expression, rho's result,
+ * Where rho deliberately differs (each listed in docs/expressions.md): [expression, rho's result,
  * the result of `@actions/expressions` 0.3.61].
  */
 const differences: [string, unknown, unknown][] = [

@@ -4,7 +4,7 @@
  * name (`caches: [npm, cargo]`). A place is written as a shell would: `${VAR:-default}` is the
  * variable when the run sets it (rho's environment and the workflow's `env:`), else the default;
  * `${VAR}` alone is a place only when VAR is set; `~` is the running user's home. Adding a
- * layout or a cache is one line here (and one in the README's lists).
+ * layout or a cache is one line here (and one in the lists of docs/confinement.md).
  */
 
 /** Programs installed under the home, readable (never writable) to every confined process. */
