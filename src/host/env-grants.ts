@@ -34,11 +34,6 @@ export function isHarmlessEnvName(name: string): boolean {
   return harmlessNames.has(name) || harmlessPrefix.test(name);
 }
 
-/** The harmless names, for documentation and messages. */
-export function harmlessEnvNames(): string[] {
-  return [...harmlessNames, 'LC_*'];
-}
-
 /** A `policy.env` entry: a variable name, or a prefix and `*` (`APP_*`). */
 export const envGrantPattern = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
 

@@ -140,10 +140,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
 ]);
 
 export type RunEvent = z.infer<typeof runEventSchema>;
-export type RunEventType = RunEvent['type'];
 export type HostEvent = z.infer<typeof hostEventSchema>;
-export type HostEventType = HostEvent['type'];
-export type EventSink = (event: HostEvent) => void;
 
 /** One audit entry: deliberately free of paths, commands, arguments, env values, URLs and bodies. */
 export interface AuditRecord {

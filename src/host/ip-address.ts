@@ -98,8 +98,3 @@ const specialRanges: readonly (AddressRange & { kind: SpecialKind })[] = [
 export function specialRange(literal: string): (AddressRange & { kind: SpecialKind }) | undefined {
   return specialRanges.find((range) => inRange(literal, range));
 }
-
-/** `10.0.0.0/8`, `fc00::/7`. */
-export function formatRange(range: AddressRange): string {
-  return `${range.address}/${range.prefix}`;
-}

@@ -66,7 +66,6 @@ export const rawQuestionnaireShape = {
 };
 
 export type QuestionType = (typeof questionTypes)[number];
-export type TextFormat = (typeof textFormats)[number];
 export type Answer = string | boolean | readonly string[];
 export type RawQuestion = z.output<typeof rawQuestionSchema>;
 export type RawQuestionnaire = z.output<z.ZodObject<typeof rawQuestionnaireShape>>;

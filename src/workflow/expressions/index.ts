@@ -4,7 +4,7 @@
  * `rho_` functions. The rest of rho parses a string once, asks what it reads, and evaluates it
  * against a context.
  */
-export type { ValueSource, ExpressionReads as TemplateReferences } from './analysis.js';
+export type { ValueSource } from './analysis.js';
 export type { ExpressionContext, RunStatus } from './context.js';
 export { evaluateDeep, walkTemplates, type TextPlaces, type ValuePath } from './deep.js';
 export { ExpressionError } from './errors.js';

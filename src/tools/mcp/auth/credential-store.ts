@@ -29,7 +29,6 @@ const tokensSchema = z.looseObject({
 const entrySchema = z.strictObject({ client: clientSchema.optional(), tokens: tokensSchema.optional() });
 const fileSchema = z.strictObject({ version: z.literal(1), servers: z.record(z.string(), entrySchema) });
 
-export type StoredClient = z.infer<typeof clientSchema>;
 export type StoredTokens = z.infer<typeof tokensSchema>;
 export type StoredEntry = z.infer<typeof entrySchema>;
 
