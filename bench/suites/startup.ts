@@ -8,8 +8,8 @@ import { writeEchoWorkflow, writeMakefile, writeZxScript } from '../lib/workflow
 /**
  * Start-up: the whole process for the smallest useful thing, as a ratio to `node -e 0` measured
  * in the same rounds. Peers run one `true`. rho's compile cache lives in the bench's home and is
- * filled by the warm-up runs; the same run without it shows what the first start pays. Targets
- * are issue #23's: a one-step run ≤ 3 ×, `rho list` and `rho --help` ≤ 2.5 ×, the first run
+ * filled by the warm-up runs; the same run without it shows what the first start pays. The
+ * targets: a one-step run ≤ 3 ×, `rho list` and `rho --help` ≤ 2.5 ×, the first run
  * after an install or build ≤ 4 ×.
  */
 export async function startupSuite(context: BenchContext): Promise<SuiteResult> {

@@ -7,7 +7,7 @@ import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 const temp = temporaryDirectories('rho-env-attack-test-');
 afterAll(() => temp.removeAll());
 
-/** The attacks of issue 21, each under the narrow rule it tried to widen: every one is refused before anything runs. */
+/** Environment attacks, each under the narrow rule it tried to widen: every one is refused before anything runs. */
 describe('environment variables cannot widen a narrow process rule (end to end)', () => {
   it('GIT_CONFIG_*, NODE_OPTIONS, BASH_ENV and a workflow env: are refused, and nothing they would run runs', async () => {
     const dir = await temp.make();

@@ -23,7 +23,7 @@ function gitFsmonitorAttack(host: ProcessHarness): { marker: string; env: Record
   return { marker, env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: `touch ${marker}; echo` } };
 }
 
-/** The attacks of issue 21: each turns a narrow rule into running code of the step's choosing. */
+/** Environment attacks: each turns a narrow rule into running code of the step's choosing. */
 describe('environment variables that change what runs', () => {
   it('GIT_CONFIG_* cannot turn process(git status) into code execution', async () => {
     const host = await harnessWith(['process(git status)']);
