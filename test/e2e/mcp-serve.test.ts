@@ -118,6 +118,18 @@ async function serve(dir: string, options: { elicitation: boolean; answer?: (req
   return { client, transport, received, errors, stderr: () => stderr };
 }
 
+/**
+ * The progress notices the server sent, in the order they arrived. Read off the wire: the SDK's
+ * client drops a notice that arrives in the same chunk as its call's result.
+ */
+function progressSince(served: Served, seen: number): { token: unknown; message: string }[] {
+  return served.received.slice(seen).flatMap((message) =>
+    'method' in message && message.method === 'notifications/progress'
+      ? [{ token: (message.params as { progressToken: unknown }).progressToken, message: String((message.params as { message?: unknown }).message ?? '') }]
+      : [],
+  );
+}
+
 function text(result: Awaited<ReturnType<Client['callTool']>>): string {
   return (result.content as { type: string; text: string }[]).map((part) => part.text).join('\n');
 }
@@ -167,10 +179,9 @@ describe('rho mcp serve, to a client that declares elicitation', () => {
   });
 
   it('runs a task: its outputs as structured content, a summary as text, its output lines as progress', async () => {
-    const progress: string[] = [];
-    const result = await served.client.callTool({ name: 'greet', arguments: { who: 'Ada', mood: 'happy', times: 2, loud: true } }, undefined, {
-      onprogress: (notice) => progress.push(notice.message ?? ''),
-    });
+    const seen = served.received.length;
+    const result = await served.client.callTool({ name: 'greet', arguments: { who: 'Ada', mood: 'happy', times: 2, loud: true } }, undefined, { onprogress: () => undefined });
+    const progress = progressSince(served, seen).map((notice) => notice.message);
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ greeting: 'hello Ada happy 2\n', loud: true });
     expect(text(result)).toMatch(/^greet: succeeded\n- hello: success/);
@@ -227,9 +238,10 @@ describe('rho mcp serve, to a client that declares elicitation', () => {
   });
 
   it('masks a secret from the server environment in everything the client receives', async () => {
-    const progress: string[] = [];
-    const result = await served.client.callTool({ name: 'leak' }, undefined, { onprogress: (notice) => progress.push(notice.message ?? '') });
+    const seen = served.received.length;
+    const result = await served.client.callTool({ name: 'leak' }, undefined, { onprogress: () => undefined });
     expect(text(result)).toMatch(/^leak: succeeded/);
+    const progress = progressSince(served, seen).map((notice) => notice.message);
     expect(progress).toContain('show | ***');
     expect(result.structuredContent).toEqual({ printed: '***\n' });
     expect(JSON.stringify(served.received)).not.toContain(secret);
@@ -253,14 +265,16 @@ describe('rho mcp serve, to a client that declares elicitation', () => {
   });
 
   it('runs two calls made at once one after the other, both to the end', async () => {
-    const order: string[] = [];
-    const call = (who: string) =>
-      served.client.callTool({ name: 'greet', arguments: { who } }, undefined, { onprogress: (notice) => order.push(`${who} ${notice.message}`) });
+    const seen = served.received.length;
+    const call = (who: string) => served.client.callTool({ name: 'greet', arguments: { who } }, undefined, { onprogress: () => undefined });
     const [first, second] = await Promise.all([call('one'), call('two')]);
     expect(first.structuredContent).toMatchObject({ greeting: 'hello one calm 1\n' });
     expect(second.structuredContent).toMatchObject({ greeting: 'hello two calm 1\n' });
-    const ends = (who: string) => order.indexOf(`${who} hello: success`);
-    const starts = (who: string) => order.findIndex((line) => line.startsWith(`${who} hello: started`));
+    const notices = progressSince(served, seen);
+    // Each call's notices carry its own token; its output line says which call it is.
+    const tokenOf = (who: string) => notices.find((notice) => notice.message.startsWith(`hello | hello ${who} `))!.token;
+    const ends = (who: string) => notices.findIndex((notice) => notice.token === tokenOf(who) && notice.message === 'hello: success');
+    const starts = (who: string) => notices.findIndex((notice) => notice.token === tokenOf(who) && notice.message.startsWith('hello: started'));
     // Whichever started first finished before the other started.
     const [earlier, later] = starts('one') < starts('two') ? ['one', 'two'] : ['two', 'one'];
     expect(ends(earlier!)).toBeGreaterThan(-1);
