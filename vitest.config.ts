@@ -4,8 +4,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts', 'test/global-temp-dirs.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // An end-to-end test runs the CLI up to a dozen times: on a loaded machine each run may take
+    // seconds. A bound that only a hang reaches.
+    testTimeout: 90_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     // Most end-to-end tests wait on child processes: two workers keep both cores busy.
     maxWorkers: 2,
