@@ -50,7 +50,7 @@ export function inRange(literal: string, range: AddressRange): boolean {
  */
 export function unmappedIpv4(ipv6: string): string | undefined {
   const bytes = addressBytes(ipv6);
-  if (!bytes || bytes.length !== 16) return undefined;
+  if (bytes?.length !== 16) return undefined;
   const mapped = bytes.subarray(0, 10).every((byte) => byte === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
   return mapped ? [...bytes.subarray(12)].join('.') : undefined;
 }

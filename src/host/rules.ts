@@ -5,7 +5,6 @@ import type { CapabilityRequest, ExecutableSelection, ProcessRequest, RuleClass 
 import { ToolError } from './errors.js';
 import { homePathProblem, expandHomePath } from './home-path.js';
 import { hostPatternMatches, parseHostPattern, type HostPattern } from './network-host.js';
-import { isProtectedEnvName } from './protected-env.js';
 import type { ResolvedPath } from './workspace.js';
 
 /**
@@ -108,7 +107,7 @@ function expandedPath(written: string, rule: string, home: string | undefined, g
  */
 export function parseRule(text: string, home?: string): Rule {
   if (typeof text !== 'string') throw ruleError(String(text), 'a rule is a string');
-  if (text.length > maxRuleLength) throw ruleError(text.slice(0, 40) + '…', `longer than ${maxRuleLength} characters`);
+  if (text.length > maxRuleLength) throw ruleError(`${text.slice(0, 40)}…`, `longer than ${maxRuleLength} characters`);
   const match = /^([a-z_]+)(?:\((.*)\))?$/s.exec(text.trim());
   if (!match) throw ruleError(text, 'expected CLASS or CLASS(ARGUMENT)');
   const ruleClass = match[1]!;
@@ -121,7 +120,7 @@ export function parseRule(text: string, home?: string): Rule {
   switch (ruleClass) {
     case 'read':
     case 'write':
-      if (argument !== undefined && argument.split('/').includes('..')) throw ruleError(text, 'a glob may not contain ..');
+      if (argument?.split('/').includes('..')) throw ruleError(text, 'a glob may not contain ..');
       return { class: ruleClass, text, ...(argument !== undefined && { glob: normalizePathText(expandedPath(argument, text, home, true)) }) };
     case 'process': {
       if (argument === undefined) return { class: 'process', text };
@@ -135,7 +134,7 @@ export function parseRule(text: string, home?: string): Rule {
         throw ruleError(text, (cause as Error).message);
       }
     case 'network_tool':
-      if (argument !== undefined && argument.slice(0, -1).includes('*')) {
+      if (argument?.slice(0, -1).includes('*')) {
         throw ruleError(text, 'only a trailing * is allowed: network_tool(SERVER.*) or network_tool(SERVER.PREFIX*)');
       }
       if (argument === '*') return { class: 'network_tool', text };

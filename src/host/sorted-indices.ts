@@ -60,6 +60,6 @@ export class IndexList {
   latestBefore(before: number, floor: number): number {
     const at = positionOf(this.indices, before, this.start) - 1;
     const index = at >= this.start ? (this.indices[at] as number) : floor;
-    return index > floor ? index : floor;
+    return Math.max(index, floor);
   }
 }

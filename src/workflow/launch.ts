@@ -5,7 +5,6 @@ import type { EnvMode } from '../host/capability.js';
 import { describeUnconfined, type SandboxMode, type SandboxStatus } from '../host/confinement/index.js';
 import { HostError } from '../host/errors.js';
 import { SecretMasker } from '../host/masking.js';
-import type { PreToolGate } from '../host/gates.js';
 import type { ToolHost } from '../host/tool-host.js';
 import type { HookSandbox, RunHooks, RunHooksFactory } from '../host/run-observer.js';
 import { buildHost, type HostConfig, type HostPorts } from './build-host.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { denialKinds, ToolError } from '../host/errors.js';
 import type { StepError, StepStatus } from '../host/events.js';
 import { stepStatuses } from '../host/step-statuses.js';
-import type { CallOutcome, CallTicket, ToolHost } from '../host/tool-host.js';
+import type { CallOutcome, ToolHost } from '../host/tool-host.js';
 import { interruptReason } from '../host/call-result.js';
 import { exitCodeOfRun, exitCodes, type ExitCodeSource } from '../host/exit-codes.js';
 import { summarizeImages, type AudioContent, type ImageContent } from '../host/content.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { resultData } from '../../src/tools/result-data.js';
 import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 

@@ -284,7 +284,7 @@ tasks:
   it('names nested steps by their path in plain output and JUnit, and a matrix of a uses: step gives a group per cell', async () => {
     const dir = await dirWith({
       'ci.yml': suiteFile(
-        '{ id: fail, tool: read_file, if: "\${{ inputs.node == 22 }}", with: { path: missing.txt } }',
+        '{ id: fail, tool: read_file, if: "${{ inputs.node == 22 }}", with: { path: missing.txt } }',
         `        fail_fast: false
       - { id: after, tool: echo, if: "\${{ always() }}", with: { value: "test \${{ steps.test.status }}" } }
 `,
@@ -305,7 +305,7 @@ tasks:
 
   it('shows the nested groups and their cells in rho plan and rho run --dry-run, with if: decided by the inputs given', async () => {
     const dir = await dirWith({
-      'ci.yml': suiteFile('{ id: slow, tool: echo, if: "\${{ inputs.node == 22 }}", with: { value: slow } }'),
+      'ci.yml': suiteFile('{ id: slow, tool: echo, if: "${{ inputs.node == 22 }}", with: { value: slow } }'),
     });
     for (const args of [['plan', 'ci.yml', 'test'], ['run', 'ci.yml', 'test', '--dry-run']]) {
       const result = await runCli(args, { cwd: dir });

@@ -9,7 +9,6 @@ import { ToolRegistry } from '../../src/host/registry.js';
 import { defineTool } from '../../src/host/tool.js';
 import { ToolHost } from '../../src/host/tool-host.js';
 import { Workspace } from '../../src/host/workspace.js';
-import { ToolError } from '../../src/host/errors.js';
 
 /** Waits for its signal, then reports why it was stopped. */
 const waitForAbort = defineTool({

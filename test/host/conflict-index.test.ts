@@ -6,7 +6,7 @@ import type { Blocker, Declaration } from '../../src/host/schedule-types.js';
 
 const somePath = fc
   .tuple(fc.array(fc.constantFrom('a', 'b', 'bc'), { maxLength: 3 }), fc.boolean())
-  .map(([parts, trailing]) => '/' + parts.join('/') + (trailing && parts.length > 0 ? '/' : ''));
+  .map(([parts, trailing]) => `/${parts.join('/')}${trailing && parts.length > 0 ? '/' : ''}`);
 const someResource: fc.Arbitrary<Resource> = fc.oneof(
   somePath.map((path): Resource => ({ kind: 'path', path })),
   somePath.map((path): Resource => ({ kind: 'tree', path })),

@@ -4,7 +4,7 @@ import { EnvGrants } from '../../src/host/env-grants.js';
 import { Policy } from '../../src/host/policy.js';
 import { parseRule } from '../../src/host/rules.js';
 import { isProtectedEnvName } from '../../src/host/protected-env.js';
-import { makeSandbox, networkRequest, processRequest, readRequest, shellRequest, writeRequest, type Sandbox } from './approval-fixtures.js';
+import { makeSandbox, processRequest, readRequest, shellRequest, writeRequest, type Sandbox } from './approval-fixtures.js';
 
 let box: Sandbox;
 beforeAll(async () => {

@@ -1,9 +1,8 @@
 import { renameSync, symlinkSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolError } from '../../src/host/errors.js';
 import type { PreToolGate } from '../../src/host/gates.js';
 import { maxSkillBytes } from '../../src/tools/load-skill.js';
 import { dataOf, HostHarness } from './host-harness.js';

@@ -1,5 +1,5 @@
 import { formatProblem, numericFormat } from './text-format.js';
-import { questionnaireLimits, type Answer, type Question, type RawQuestionnaire } from './schema.js';
+import { questionnaireLimits, type Question, type RawQuestionnaire } from './schema.js';
 
 /** One broken rule, at the field a person has to fix. */
 export interface InputProblem {

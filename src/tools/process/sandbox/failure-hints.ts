@@ -14,7 +14,7 @@ const failures: readonly { pattern: RegExp; access: 'write' | 'read' }[] = [
 const absolutePaths = /(?:^|[\s'"`‘“(=:[])(\/[^\s'"`‘’“”()[\],;:]+)/g;
 
 /** Relative paths in a line, as a shell names them (`cannot create coverage.txt:`): words with a `.` or a `/` in them. */
-const relativePaths = /(?:^|[\s'"`‘“(=[])([\w@+-][\w.@+\-/]*[.\/][\w.@+\-/]*\w)(?=[:'"’”)\]\s,]|$)/g;
+const relativePaths = /(?:^|[\s'"`‘“(=[])([\w@+-][\w.@+\-/]*[./][\w.@+\-/]*\w)(?=[:'"’”)\]\s,]|$)/g;
 
 /** The paths a stretch of output names: absolute ones as they are, relative ones from the process's cwd. */
 function pathsIn(text: string, cwd: string): string[] {
