@@ -86,7 +86,7 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
       if (flags.selftest) {
         const { runSelftests } = await import('../src/workflow/extensions/selftest.js');
         const results = await runSelftests(catalog.tools);
-        results.forEach((result, index) => (listed[index]!.selftest = result));
+        for (const [index, result] of results.entries()) listed[index]!.selftest = result;
       }
       this.log(masker.mask(formatTable(listed)));
       if (listed.some((tool) => tool.origin === 'host')) {

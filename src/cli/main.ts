@@ -14,7 +14,8 @@ export async function main(dir: string, commandIds: readonly string[], argv: rea
   useParseCache(parses === undefined ? undefined : { dir: parses, key: () => privateStoreOf(process.env)?.key });
   try {
     await run([...argv], dir);
-    flush();
+    // Awaited, unlike oclif's execute: a stdout that never drains is then reported by handle(), not left as an unhandled rejection.
+    await flush();
   } catch (error) {
     if (error instanceof Errors.CLIError && /^command \S+ not found$/.test(error.message)) {
       process.stderr.write(`rho: ${describeUnknownCommand(argv, commandIds)}\n`);

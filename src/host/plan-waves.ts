@@ -30,7 +30,7 @@ export function planWaves(
   const count = declarations.length;
   const dependsOn = declarations.map((_, index) => uniqueEarlier(dependencies[index] ?? [], index));
   const dependents = declarations.map((): number[] => []);
-  dependsOn.forEach((earlier, index) => earlier.forEach((dependency) => dependents[dependency]?.push(index)));
+  for (const [index, earlier] of dependsOn.entries()) for (const dependency of earlier) dependents[dependency]?.push(index);
 
   const waits: PlanWait[][] = dependsOn.map((earlier) => earlier.map((index) => ({ kind: 'dependency', index })));
   const noted = new Set<string>();

@@ -76,7 +76,7 @@ function codePointAlternatives(character: string, decompose: boolean): { source:
   }
   // A backslash before any other ASCII character: glob, shell and JSON escapes (`\ `, `\*`, `\"`).
   const escapes = [...(codePoint < 0x80 && character !== '\\' ? [`\\${character}`] : []), ...(shortEscapes[character] ?? [])];
-  for (const escape of escapes) alternatives.push({ source: escapeRegExp(escape), length: escape.length });
+  for (const escaped of escapes) alternatives.push({ source: escapeRegExp(escaped), length: escaped.length });
   // Nothing below U+00C0 decomposes.
   const decomposed = decompose && codePoint >= 0xc0 ? character.normalize('NFD') : character;
   if (decomposed !== character) {

@@ -9,6 +9,7 @@ export interface SessionKey<T> {
 }
 
 /** Runs when the session ends; returns notices worth reporting (for example, what it had to stop). */
+// biome-ignore lint/suspicious/noConfusingVoidType: a disposer with nothing to report returns nothing, which only `void` accepts
 export type SessionDisposer = () => Promise<readonly string[] | void> | readonly string[] | void;
 
 /**

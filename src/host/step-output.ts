@@ -193,7 +193,10 @@ export class StepOutput {
     this.logOf()?.write(stream, bytes);
     this.midLine[stream] = !isBreak(bytes[bytes.length - 1]!);
     // Past the bound the bytes are only counted: nothing more is decoded, held or sent.
-    if (this.omitted) return this.omit(bytes);
+    if (this.omitted) {
+      this.omit(bytes);
+      return;
+    }
     const held = this.held[stream];
     const end = endOfLastLine(bytes);
     if (end > 0) this.show(stream, held.take(bytes.subarray(0, end)));

@@ -110,7 +110,7 @@ export class ToolHostRun implements AsyncDisposable {
 
   private push(event: ToolHostRunEvent): void {
     const resolve = this.waiting.shift();
-    if (resolve) return resolve({ value: event, done: false });
-    this.queue.push(event);
+    if (resolve) resolve({ value: event, done: false });
+    else this.queue.push(event);
   }
 }

@@ -85,13 +85,13 @@ function callsToOtherFiles(source: WorkflowSource): { text: string; target: stri
     calls.push({ text, target: parseUsesTarget(text, source).file, at: { file: source.file, ...source.position(at) } });
   };
   for (const [at, steps] of lists) {
-    if (Array.isArray(steps)) steps.forEach((step, index) => add((step as { uses?: unknown } | null)?.uses, [...at, index, 'uses']));
+    if (Array.isArray(steps)) for (const [index, step] of steps.entries()) add((step as { uses?: unknown } | null)?.uses, [...at, index, 'uses']);
   }
   // A task's needs: are uses: steps too.
   const tasks = data?.tasks !== null && typeof data?.tasks === 'object' ? (data.tasks as Record<string, unknown>) : {};
   for (const [name, task] of Object.entries(tasks)) {
     const needs = (task as { needs?: unknown } | null)?.needs;
-    if (Array.isArray(needs)) needs.forEach((text, index) => add(text, ['tasks', name, 'needs', index]));
+    if (Array.isArray(needs)) for (const [index, text] of needs.entries()) add(text, ['tasks', name, 'needs', index]);
     else add(needs, ['tasks', name, 'needs']);
   }
   return calls;

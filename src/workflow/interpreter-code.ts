@@ -102,7 +102,7 @@ function interpreterOf(name: string): InterpreterSyntax | undefined {
 export function codePositions(command: CommandWord, args: readonly CommandWord[]): CodePositions {
   const positions = new Map<number, string>();
   if (command === undefined) {
-    args.forEach((_word, index) => positions.set(index, 'an argument of a program only known when the step runs, which may be its code'));
+    for (const index of args.keys()) positions.set(index, 'an argument of a program only known when the step runs, which may be its code');
     return positions;
   }
   markProgram(programName(command), args, 0, positions);
@@ -111,7 +111,10 @@ export function codePositions(command: CommandWord, args: readonly CommandWord[]
 
 function markProgram(name: string, args: readonly CommandWord[], start: number, positions: Map<number, string>): void {
   const wrapper = Object.hasOwn(wrappers, name) ? wrappers[name] : undefined;
-  if (wrapper) return markWrapper(name, wrapper, args, start, positions);
+  if (wrapper) {
+    markWrapper(name, wrapper, args, start, positions);
+    return;
+  }
   const syntax = interpreterOf(name);
   if (syntax) markInterpreter(name, syntax, args, start, positions);
 }

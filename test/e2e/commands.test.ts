@@ -109,7 +109,6 @@ steps:
   });
 
   it('the embedding example runs against the built library', async () => {
-    const dir = await tempDir();
     const result = await execa('node', [path.join(repoRoot, 'workflows/embed/embed.mjs')], { cwd: repoRoot, reject: false });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('read package.json: success, name = rho');

@@ -54,7 +54,7 @@ describe('rho run on GitHub Actions', () => {
     // What the step printed is all there, each line with its step's prefix (rho's annotation holds it escaped).
     const lines = result.stdout.split(/\r\n|\r|\n/).filter((line) => line !== commands[4]!.line);
     for (const line of lines.filter((text) => /injected|white space|carriage|legacy|pwned|stderr|last words|first line/.test(text))) {
-      expect(line).toMatch(/^(\[hostile\]|\[failing\]|  \[failing\]|First failure:) /);
+      expect(line).toMatch(/^(\[hostile\]|\[failing\]| {2}\[failing\]|First failure:) /);
     }
     expect(lines).toContain('[hostile] ::error::injected at the start of a line');
     expect(lines).toContain('[hostile] text ##[\\set-output name=b]legacy form mid-line');

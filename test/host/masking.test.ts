@@ -92,7 +92,7 @@ describe('SecretMasker', () => {
       'JSON inside JSON': JSON.stringify(JSON.stringify(tricky)),
       'ASCII-only JSON': asciiJson(tricky),
       'quote_plus': quotePlus(tricky),
-      'percent-encoded, lower case': quotePlus(tricky).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+      'percent-encoded, lower case': quotePlus(tricky).replace(/%[0-9A-F]{2}/g, (code) => code.toLowerCase()),
       encodeURIComponent: encodeURIComponent(tricky),
       NFD: tricky.normalize('NFD'),
       'NFD, percent-encoded': encodeURIComponent(tricky.normalize('NFD')),

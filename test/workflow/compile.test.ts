@@ -170,7 +170,7 @@ tasks:
     const { source } = WorkflowSource.parse('w.yml', text.replace(/needs: b, /, ''));
     const compiled = compileWorkflow(source!, tools, { task: 'build' });
     expect(compiled.problems.map((p) => p.message)).toEqual(['inputs.target is not declared under "inputs:"']);
-    const valid = WorkflowSource.parse('w.yml', text.replace(/  lint:[\s\S]*$/, ''));
+    const valid = WorkflowSource.parse('w.yml', text.replace(/ {2}lint:[\s\S]*$/, ''));
     const { workflow } = compileWorkflow(valid.source!, tools, { task: 'build' });
     expect(workflow!.task).toBe('build');
     expect(Object.keys(workflow!.inputs)).toEqual(['mode', 'target']);
@@ -186,7 +186,7 @@ tasks:
   });
 
   it('throws a usage error naming the closest task for an unknown name', () => {
-    const valid = WorkflowSource.parse('w.yml', text.replace(/  lint:[\s\S]*$/, ''));
+    const valid = WorkflowSource.parse('w.yml', text.replace(/ {2}lint:[\s\S]*$/, ''));
     expect(() => compileWorkflow(valid.source!, tools, { task: 'biuld' })).toThrow('w.yml has no task "biuld"; did you mean "build"? (tasks: build)');
   });
 

@@ -20,7 +20,7 @@ import { callDeclaration } from './call-resources.js';
 import { CallSchedule } from './call-schedule.js';
 import type { Elicit } from './elicitation-approver.js';
 import { runTaskCall, type ServeContext } from './run-task-call.js';
-import { resolveTaskTool, taskTools } from './task-tools.js';
+import { resolveTaskTool, taskTools, type TaskTool } from './task-tools.js';
 
 /** How long a person has to answer an approval or a question in the client. */
 const elicitationTimeoutMs = 10 * 60_000;
@@ -116,7 +116,7 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
   const closing = new AbortController();
   const running = new Set<Promise<unknown>>();
   server.setRequestHandler(CallToolRequestSchema, async (call, extra): Promise<CallToolResult> => {
-    let tool;
+    let tool: TaskTool;
     try {
       tool = resolveTaskTool(tools, call.params.name);
     } catch (error) {

@@ -52,7 +52,7 @@ function refused(message: string): ToolError {
 function resolveWritable(root: WritableRoot, plan: ConfinementPlan, home: string | undefined): { root: WritableRoot; links: LinkMet[] } {
   const shown = shownPath(root.path, plan, home);
   if (root.cache) {
-    let located;
+    let located: ReturnType<typeof locateThroughTrustedLinks>;
     try {
       located = locateThroughTrustedLinks(root.path, plan.scope.places);
     } catch (cause) {

@@ -54,7 +54,7 @@ export class ObserverQueue implements HookObserver {
 
   constructor(
     observers: readonly AsyncHookObserver[],
-    private readonly options: ObserverQueueOptions,
+    options: ObserverQueueOptions,
   ) {
     this.lanes = observers.map((observer) => new Lane(observer, options, this.cancel.signal));
     for (const observer of observers) options.latency.register(observer.name, 'observer');

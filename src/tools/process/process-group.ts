@@ -158,7 +158,7 @@ export class ProcessGroup {
     if (isGroupAlive(this.pid)) await this.stop();
     else untrackGroup(this.pid);
     // A stop under way (a sandbox's) ends only once everything it stops is gone.
-    if (this.stopping) await this.stopping;
+    if (this.stopping !== undefined) await this.stopping;
     // Usually both pipes have closed with the child by now: no timer to arm and clear.
     if (isDrained(this.stdout) && isDrained(this.stderr)) return status;
     let drainTimer: NodeJS.Timeout | undefined;

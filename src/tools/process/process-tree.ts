@@ -24,6 +24,7 @@ export function isProcessRunning(pid: number): boolean {
  * Reads `/proc/PID/<file>` of every process, in turn, until `visit` returns true; a process
  * that ends meanwhile is skipped. False where /proc cannot be read.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a visitor that returns nothing lets the scan go on, which only `void` accepts
 export function scanProcesses(file: 'stat' | 'status', visit: (pid: number, text: string) => boolean | void): boolean {
   let entries: string[];
   try {

@@ -89,7 +89,7 @@ function contentFacts(preview: WritePreview, state: ResolvedPath['state']): Fact
   const lines = preview.mode === 'edit' ? '' : `, ${preview.lines} line${preview.lines === 1 ? '' : 's'}`;
   const verb = state === 'missing' && preview.mode !== 'edit' ? writeVerb.create : writeVerb[preview.mode];
   const facts = [{ label: 'content', value: `${verb} ${formatBytes(preview.bytes)}${lines}` }];
-  preview.head.forEach((line, index) => facts.push({ label: index === 0 ? 'first lines' : '', value: `│ ${printable(line)}` }));
+  for (const [index, line] of preview.head.entries()) facts.push({ label: index === 0 ? 'first lines' : '', value: `│ ${printable(line)}` });
   const more = preview.lines - preview.head.length;
   if (more > 0) facts.push({ label: '', value: `… ${more} more line${more === 1 ? '' : 's'}` });
   return facts;

@@ -47,7 +47,7 @@ export class GitHubActionsRenderer implements Renderer {
   handle(event: RunEvent): void {
     if (event.type === 'run_started') {
       this.started = event;
-      event.steps.forEach((step, index) => this.order.set(step.id, index));
+      for (const [index, step] of event.steps.entries()) this.order.set(step.id, index);
     }
     if (event.type === 'steps_added') for (const step of event.steps) this.order.set(step.id, this.order.size);
     const { stepId, text } = this.formatter.format(event);
@@ -57,7 +57,10 @@ export class GitHubActionsRenderer implements Renderer {
       return;
     }
     if (event.type === 'step_started') this.running.add(stepId);
-    if (event.type === 'step_finished') return this.finish(event, text);
+    if (event.type === 'step_finished') {
+      this.finish(event, text);
+      return;
+    }
     if (text === '') return;
     if (this.live === undefined) this.open(stepId);
     if (this.live === stepId) this.write(text);

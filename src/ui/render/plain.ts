@@ -42,12 +42,13 @@ export class PlainFormatter {
   format(event: RunEvent): FormattedLines {
     const step = (stepId: string, ...lines: string[]): FormattedLines => ({ stepId, text: prefixLines(`[${stepId}] `, ...lines) });
     switch (event.type) {
-      case 'run_started':
+      case 'run_started': {
         for (const entry of event.steps) this.names.set(entry.id, entry.name);
         this.sandbox = event.sandbox;
         const unconfined = sandboxLine(event.sandbox);
         const title = `rho: ${event.workflow}${event.task === undefined ? '' : ` › ${event.task}`} (${event.steps.length} step${event.steps.length === 1 ? '' : 's'})`;
         return { stepId: undefined, text: asLines([title, ...(unconfined ? [unconfined] : [])]) };
+      }
       case 'steps_added':
         for (const entry of event.steps) this.names.set(entry.id, entry.name);
         return { stepId: undefined, text: asLines([`rho: ${event.group} expands into ${event.steps.length} step${event.steps.length === 1 ? '' : 's'}`]) };

@@ -174,15 +174,18 @@ export function writeJunit(
       '',
     ].join('\n'),
   );
-  run.steps.forEach((step, index) => {
+  for (const [index, step] of run.steps.entries()) {
     const attributes = `name="${escapeXml(step.name)}" classname="${escapeXml(`${run.workflow}.${step.id}`)}" time="${seconds(byId.get(step.id)?.durationMs ?? 0)}"`;
     const verdict = verdictElement(verdicts[index]!);
     const output = printed(step.id);
-    if (verdict === undefined && output === '') return write(`    <testcase ${attributes}/>\n`);
+    if (verdict === undefined && output === '') {
+      write(`    <testcase ${attributes}/>\n`);
+      continue;
+    }
     write(`    <testcase ${attributes}>\n${verdict === undefined ? '' : `${verdict}\n`}`);
     write(output);
     write('    </testcase>\n');
-  });
+  }
   write('  </testsuite>\n</testsuites>\n');
 }
 

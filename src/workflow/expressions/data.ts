@@ -5,11 +5,11 @@ type Pair = ReturnType<data.Dictionary['pairs']>[number];
 /**
  * rho's values as the official evaluator's data, and back. Contexts are wrapped, not copied:
  * a run's `steps` grows to thousands of entries with arbitrary data, and an expression reads a
- * few of them, so a wrapper converts a property only when it is read. One `DataView` serves one
+ * few of them, so a wrapper converts a property only when it is read. One `ContextWrappers` serves one
  * evaluation, so reading the same object twice yields the same wrapper (objects and arrays
  * compare by identity, as in GitHub Actions).
  */
-export class DataView {
+export class ContextWrappers {
   private readonly wrappers = new WeakMap<object, data.ExpressionData>();
 
   toData(value: unknown): data.ExpressionData {
@@ -41,7 +41,7 @@ export class DataView {
 class DictionaryView extends data.Dictionary {
   constructor(
     readonly source: Readonly<Record<string, unknown>>,
-    private readonly view: DataView,
+    private readonly view: ContextWrappers,
   ) {
     super();
   }
@@ -81,7 +81,7 @@ class DictionaryView extends data.Dictionary {
 class ArrayView extends data.Array {
   constructor(
     readonly source: readonly unknown[],
-    private readonly view: DataView,
+    private readonly view: ContextWrappers,
   ) {
     super();
   }

@@ -13,7 +13,7 @@ export function walkTemplates(value: unknown, visit: (text: string, path: ValueP
 
 function walk(value: unknown, path: ValuePath, visit: (text: string, path: ValuePath) => void): void {
   if (typeof value === 'string') visit(value, path);
-  else if (Array.isArray(value)) value.forEach((element, index) => walk(element, [...path, index], visit));
+  else if (Array.isArray(value)) for (const [index, element] of value.entries()) walk(element, [...path, index], visit);
   else if (isRecord(value)) for (const [key, element] of Object.entries(value)) walk(element, [...path, key], visit);
 }
 

@@ -3,7 +3,7 @@ import type { FunctionCall, IndexAccess } from '@actions/expressions/ast';
 import type { FunctionDefinition } from '@actions/expressions/funcs/info';
 import { analyzeExpression, emptyReads } from './analysis.js';
 import { coreContextNames, type ExpressionContext } from './context.js';
-import { DataView, fromData } from './data.js';
+import { ContextWrappers, fromData } from './data.js';
 import { ExpressionError } from './errors.js';
 import { extensionFunctions } from './functions.js';
 import { parseExpressionSource, type ParsedExpression } from './parse.js';
@@ -49,7 +49,7 @@ class LocatingEvaluator extends Evaluator {
 
 /** One evaluation's view of the context: the root dictionary and the functions. */
 class Scope {
-  private readonly view = new DataView();
+  private readonly view = new ContextWrappers();
   readonly root: data.Dictionary;
   readonly functions: Map<string, FunctionDefinition>;
 
@@ -85,7 +85,7 @@ export function evaluateTemplate(template: Template, context: ExpressionContext)
   if (template.parts.length === 0) return template.source;
   if (template.parts.length === 1 && only?.kind === 'text') return only.text;
   const scope = new Scope(context);
-  if (template.parts.length === 1 && only?.kind === 'expression') return valueOf(scope.evaluate(only.expression, only.offset), only.offset);
+  if (template.parts.length === 1 && only?.kind === 'expression') return plainValueOf(scope.evaluate(only.expression, only.offset), only.offset);
   return template.parts.map((part) => (part.kind === 'text' ? part.text : scope.evaluate(part.expression, part.offset).coerceString())).join('');
 }
 
@@ -96,10 +96,10 @@ export function evaluateTemplate(template: Template, context: ExpressionContext)
 export function evaluateExpressionSource(source: string, context: ExpressionContext, contexts: readonly string[] = []): unknown {
   const parsed = parseExpressionSource(source, [...coreContextNames, ...contexts]);
   analyzeExpression(parsed, emptyReads());
-  return valueOf(new Scope(context).evaluate(parsed, 0), 0);
+  return plainValueOf(new Scope(context).evaluate(parsed, 0), 0);
 }
 
-function valueOf(value: data.ExpressionData, offset: number): unknown {
+function plainValueOf(value: data.ExpressionData, offset: number): unknown {
   try {
     return fromData(value);
   } catch (error) {

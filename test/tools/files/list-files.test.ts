@@ -53,22 +53,22 @@ describe('list_files', () => {
 
   it('walks with a glob relative to path, skipping .git and node_modules', async () => {
     const all = await list({ glob: '**/*.ts' });
-    expect((all.output?.data as { entries: { path: string }[] }).entries.map((entry) => entry.path)).toEqual(['src/a.ts', 'src/deep/b.ts']);
+    expect((all.output!.data as { entries: { path: string }[] }).entries.map((entry) => entry.path)).toEqual(['src/a.ts', 'src/deep/b.ts']);
     const below = await list({ path: 'src', glob: '*.ts' });
-    expect((below.output?.data as { entries: { path: string }[] }).entries.map((entry) => entry.path)).toEqual(['src/a.ts']);
+    expect((below.output!.data as { entries: { path: string }[] }).entries.map((entry) => entry.path)).toEqual(['src/a.ts']);
   });
 
   it('stops at max_results and says so', async () => {
     const result = await list({ glob: '**', max_results: 2 });
     expect(result.output?.data).toMatchObject({ truncated: true });
-    expect((result.output?.data as { entries: unknown[] }).entries).toHaveLength(2);
+    expect((result.output!.data as { entries: unknown[] }).entries).toHaveLength(2);
     expect(result.output?.text).toContain('listing stopped after 2 entries');
   });
 
   it('lists symlinks as links and never walks through them', async () => {
     await symlink(path.join(box.outside, 'hidden'), path.join(box.ws, 'src', 'escape'));
     const result = await list({ glob: '**' });
-    const entries = (result.output?.data as { entries: { path: string; type: string }[] }).entries;
+    const entries = (result.output!.data as { entries: { path: string; type: string }[] }).entries;
     expect(entries).toContainEqual({ path: 'src/escape', type: 'symlink' });
     expect(JSON.stringify(result.output)).not.toContain('outside-only');
   });

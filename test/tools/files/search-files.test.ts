@@ -38,15 +38,15 @@ describe('search_files', () => {
 
   it('filters with a glob, ignores case on request and searches a single file', async () => {
     const md = await search({ pattern: 'needle', path: 'src', glob: '*.md', case_insensitive: true });
-    expect((md.output?.data as Matches).matches).toEqual([{ path: 'src/b.md', line: 1, text: 'a NEEDLE here' }]);
+    expect((md.output!.data as Matches).matches).toEqual([{ path: 'src/b.md', line: 1, text: 'a NEEDLE here' }]);
     const one = await search({ pattern: 'other', path: 'src/a.ts' });
-    expect((one.output?.data as Matches).matches).toEqual([{ path: 'src/a.ts', line: 2, text: 'other' }]);
+    expect((one.output!.data as Matches).matches).toEqual([{ path: 'src/a.ts', line: 2, text: 'other' }]);
   });
 
   it('stops at max_matches', async () => {
     const result = await search({ pattern: 'e', max_matches: 1 });
     expect(result.output?.data).toMatchObject({ truncated: true });
-    expect((result.output?.data as Matches).matches).toHaveLength(1);
+    expect((result.output!.data as Matches).matches).toHaveLength(1);
   });
 
   it('keeps the order of the walk and the limit across many files, with and without a required literal', async () => {
@@ -70,7 +70,7 @@ describe('search_files', () => {
     await symlink(path.join(box.ws, 'docs', 'private.txt'), path.join(box.ws, 'src', 'sibling-link.txt'));
     await symlink(box.outside, path.join(box.ws, 'src', 'outside-dir'));
     const result = await search({ pattern: 'needle', path: 'src' }, ['read(src/**)']);
-    expect((result.output?.data as Matches).matches.map((match) => match.path)).toEqual(['src/a.ts', 'src/inside-link.ts']);
+    expect((result.output!.data as Matches).matches.map((match) => match.path)).toEqual(['src/a.ts', 'src/inside-link.ts']);
     expect(JSON.stringify(result.output)).not.toContain('outside');
     expect(JSON.stringify(result.output)).not.toContain('in docs');
   });

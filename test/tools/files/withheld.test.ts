@@ -23,7 +23,7 @@ describe('directory-wide reads keep back what deny and ask rules cover', () => {
   it('search_files never reads a denied file, directly or through a link', async () => {
     const result = await invoke(box.host(policy), 'search_files', { pattern: 'needle' });
     expect(result.status).toBe('success');
-    const paths = (result.output?.data as { matches: { path: string }[] }).matches.map((m) => m.path);
+    const paths = (result.output!.data as { matches: { path: string }[] }).matches.map((m) => m.path);
     expect(paths).toEqual(['src/app.ts']);
     expect(JSON.stringify(result.output)).not.toContain('needle-secret');
   });

@@ -56,11 +56,11 @@ describe('the sandbox probe', () => {
     const status = await probeSandbox({ mode: 'auto', configuredProgram: path.join(dir, 'bwrap'), homes: [home, path.join(dir, 'nonexistent')] });
     expect(status).toMatchObject({ confined: true });
     const argv = (await readFile(log, 'utf8')).trimEnd().split('\n');
-    const after = (flag: string) => argv.flatMap((arg, index) => (arg === flag ? [argv[index + 1]] : []));
-    expect(after('--tmpfs')).toEqual(['/dev/shm', home]);
-    expect(after('--remount-ro')).toEqual([home]);
+    const valuesOf = (flag: string) => argv.flatMap((arg, index) => (arg === flag ? [argv[index + 1]] : []));
+    expect(valuesOf('--tmpfs')).toEqual(['/dev/shm', home]);
+    expect(valuesOf('--remount-ro')).toEqual([home]);
     expect(argv).not.toContain(path.join(dir, 'nonexistent'));
     expect(argv).toContain('--unshare-net');
-    expect(after('--seccomp')).toEqual(['3']);
+    expect(valuesOf('--seccomp')).toEqual(['3']);
   });
 });

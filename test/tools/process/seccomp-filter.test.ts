@@ -12,7 +12,7 @@ function runFilter(filter: Uint8Array, data: { nr: number; arch: number; args?: 
   const input = Buffer.alloc(64);
   input.writeInt32LE(data.nr, 0);
   input.writeUInt32LE(data.arch, 4);
-  (data.args ?? []).forEach((value, index) => input.writeBigUInt64LE(BigInt.asUintN(64, BigInt(value)), 16 + 8 * index));
+  for (const [index, value] of (data.args ?? []).entries()) input.writeBigUInt64LE(BigInt.asUintN(64, BigInt(value)), 16 + 8 * index);
   let accumulator = 0;
   for (let pc = 0; pc < bytes.length / 8; pc++) {
     const code = bytes.readUInt16LE(pc * 8);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { chmod, lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -48,7 +49,7 @@ export class CredentialStore {
   constructor(readonly file: string) {}
 
   private async readAll(): Promise<z.infer<typeof fileSchema>> {
-    let stats;
+    let stats: Stats;
     try {
       stats = await lstat(this.file);
     } catch (error) {

@@ -16,7 +16,7 @@ export interface TunnelTarget {
  */
 export function parseTunnelTarget(authority: string): TunnelTarget {
   const refuse = () => new ToolError('invalid_arguments', 'CONNECT needs a target of the form host:port');
-  let pattern;
+  let pattern: ReturnType<typeof parseHostPort>;
   try {
     pattern = parseHostPort(authority);
   } catch {
