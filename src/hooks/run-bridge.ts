@@ -1,9 +1,20 @@
 import { afterToolUseCapability } from '../host/hooks/capability-summary.js';
 import type { HostLabels } from '../host/hooks/labels.js';
 import { HookEventReader } from '../host/hooks/run-events.js';
+import type { SecretMasker } from '../host/masking.js';
 import type { HookDeclarations, RunHooks } from '../host/run-observer.js';
 import { loadHooks, type LoadedHooks } from './load-hooks.js';
-import type { HookOptions } from './run-hooks.js';
+
+/** What a CLI run's hooks are built from: its flags, environment and masking. */
+export interface HookOptions {
+  /** `--hooks FILE` */
+  file: string | undefined;
+  /** `--label KEY=VALUE` */
+  labels: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  masker: SecretMasker;
+  warn(line: string): void;
+}
 
 /** Loads a run's hook programs and joins them to the run: its events in, their gates out. */
 export async function loadRunHooks(options: HookOptions, labels: HostLabels, declared: HookDeclarations, runId: string): Promise<RunHooks> {

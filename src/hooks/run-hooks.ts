@@ -1,16 +1,6 @@
 import { parseHostLabels } from '../host/hooks/labels.js';
-import type { SecretMasker } from '../host/masking.js';
 import type { RunHooks, RunHooksFactory } from '../host/run-observer.js';
-
-export interface HookOptions {
-  /** `--hooks FILE` */
-  file: string | undefined;
-  /** `--label KEY=VALUE` */
-  labels: readonly string[];
-  env: Readonly<Record<string, string | undefined>>;
-  masker: SecretMasker;
-  warn(line: string): void;
-}
+import type { HookOptions } from './run-bridge.js';
 
 /**
  * The hooks of a CLI run: the `--hooks` file and the workflow's `hooks:` key, as gates for the
