@@ -56,8 +56,7 @@ export function opaqueKey(owner: string, key: string): Resource {
   if (owner.length === 0 || owner.includes(':')) {
     throw new ToolError(
       'internal',
-      `an opaque resource key needs a non-empty owner namespace without ':' (got ${JSON.stringify(owner)}); ` +
-        'pass the tool or extension name as the owner',
+      `an opaque resource key needs a non-empty owner namespace without ':' (got ${JSON.stringify(owner)}); pass the tool or extension name as the owner`,
     );
   }
   if (key.length === 0) {
