@@ -42,7 +42,7 @@ const entry = {
  * node_modules and are required from their CommonJS builds when first used: every byte of the
  * bundle is read and its cached code deserialized on every start.
  */
-const loadedOnDemand = ['@modelcontextprotocol/sdk', 'enquirer', 'listr2', 'undici'];
+const loadedOnDemand = ['@modelcontextprotocol/sdk', 'enquirer', 'listr2', 'tar', 'undici'];
 
 try {
   await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, external: loadedOnDemand, plugins: [entry, oclifPatches] }));

@@ -129,6 +129,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     attempts: z.number().int().min(2).optional().describe('How many attempts the step took, when it was retried'),
     log: z.string().optional().describe('The file that holds everything the step printed (its last attempt), when it printed anything and logs are on'),
     exitCode: z.number().int().optional().describe('A step that failed because its program exited with a code it does not accept (exec, shell): that code'),
+    source: z.enum(['local', 'remote']).optional().describe('An up_to_date step: local when its outputs are as its last run here left them, remote when they were restored from the shared cache'),
   }),
   z.strictObject({
     type: z.literal('run_finished'),

@@ -32,6 +32,8 @@ import type { CompiledWorkflow } from './model.js';
 import { runWorkflow, type RunSummary } from './runner.js';
 import type { ProcessEnvSetting } from './schema.js';
 import { UpToDateChecks, type CheckAuthorizer } from './up-to-date/checks.js';
+import { parseRemoteCacheSettings } from './up-to-date/remote/config.js';
+import type { RemoteCache } from './up-to-date/remote/remote-cache.js';
 import { homeDirectories, runningUserHome } from './user-home.js';
 import { expandHomePath } from '../host/home-path.js';
 import { StateFile, stateFileName, unkeptState } from './up-to-date/state-file.js';
@@ -308,6 +310,7 @@ export function upToDateChecksOf(
   force: RunChoices['force'],
   warn: (line: string) => void,
   authorize: CheckAuthorizer = (subject, request, signal) => opened.host.authorizeRequest(subject, request, signal),
+  remote?: RemoteCache,
 ): UpToDateChecks {
   const { host, workflow } = opened;
   const tasks = checkedTaskNames(workflow);
@@ -328,15 +331,32 @@ export function upToDateChecksOf(
     store: kept ? new StateFile(path.join(kept.workspaceDirectory(host.workspace.root), stateFileName), kept.key, host.workspace.root) : unkeptState,
     // Nothing is kept without a store: a key of this run alone keys what is compared within it.
     digestKey: kept?.key ?? newDigestKey(),
+    platform: { os: opened.rho.os, arch: opened.rho.arch },
+    ...(remote && { remote }),
     warn,
   });
+}
+
+/**
+ * The shared cache of a run, when the workflow's `remote_cache:` and Turborepo's variables name
+ * one: its token and signature key are masked in everything the run reports.
+ */
+export async function remoteCacheOf(opened: OpenedWorkflow, hostEnv: HostPorts['hostEnv'], warn: (line: string) => void): Promise<RemoteCache | undefined> {
+  const settings = parseRemoteCacheSettings(opened.workflow.file.remote_cache, hostEnv);
+  if (!settings) return undefined;
+  for (const secret of [settings.token, settings.signatureKey]) if (secret !== undefined && secret.length >= minSecretLength) opened.masker.add(secret);
+  const { host } = opened;
+  // The client and the tar packer load only for a run that has a cache.
+  const [{ RemoteCache }, { TurboCacheClient }] = await Promise.all([import('./up-to-date/remote/remote-cache.js'), import('./up-to-date/remote/turbo-client.js')]);
+  return new RemoteCache({ store: new TurboCacheClient(settings), workspace: host.workspace, authorize: (subject, request, signal) => host.authorizeRequest(subject, request, signal), warn });
 }
 
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
   const opened = await openWorkflow(options, 'import');
   const { workflow, host, inputs, secrets, env, rho, servers, runId, hooks, masker } = opened;
-  const upToDate = upToDateChecksOf(opened, options.choices.force, (line) => options.ports.warn?.(line));
+  const warn = (line: string) => options.ports.warn?.(line);
+  const upToDate = upToDateChecksOf(opened, options.choices.force, warn, undefined, await remoteCacheOf(opened, options.ports.hostEnv, warn));
   const unsubscribe = host.subscribe((event) => options.emit(masker.maskDeep(event)));
   const serverNames = servers.map((server) => server.declaration.name);
   // Starts still under way when the run ends are stopped: a run that never needed a server does not wait for it.

@@ -17,6 +17,7 @@ import type { CompiledStep } from './model.js';
 import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroups, type GroupEntry } from './nested.js';
 import { parseStepResources } from './step-resources.js';
 import { upToDateChecksOf } from './launch.js';
+import type { CacheKey } from './up-to-date/cache-key.js';
 import type { UpToDateChecks } from './up-to-date/checks.js';
 
 export interface PlannedRequest {
@@ -48,8 +49,8 @@ export interface PlannedStep {
   /** How the step was prepared for the plan, or why it could not be. */
   preparation: 'prepared' | 'at_run_time' | 'invalid' | 'skipped' | 'group';
   note: string | undefined;
-  /** For a step with `sources:`: whether it would be up to date now, and why not. */
-  upToDate: { verdict: 'yes' | 'no' | 'unknown'; reason: string } | undefined;
+  /** For a step with `sources:`: whether it would be up to date now, and why not; its key in a shared cache, and what it is made of. */
+  upToDate: { verdict: 'yes' | 'no' | 'unknown'; reason: string; cacheKey?: CacheKey } | undefined;
   requests: PlannedRequest[];
   resources: string;
   /** For a step that starts a process: whether it runs confined, where it may write, and its network. */
@@ -280,7 +281,7 @@ async function planUpToDate(step: CompiledStep, checks: UpToDateChecks, context:
   const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateArguments(step, context, opened.host.tools.get(step.tool)), stepId: step.id };
   const verdict = await checks.check(step, call, signal);
   if (verdict.kind === 'refused') return { verdict: 'unknown', reason: verdict.error.message };
-  return { verdict: verdict.kind === 'up_to_date' ? 'yes' : 'no', reason: verdict.reason };
+  return { verdict: verdict.kind === 'up_to_date' ? 'yes' : 'no', reason: verdict.reason, cacheKey: verdict.cacheKey };
 }
 
 async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, context: ExpressionContext, signal: AbortSignal, condition: boolean | undefined) {

@@ -19,7 +19,7 @@ import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
 import { stepErrorMessage } from './step-refusals.js';
 import { parseStepResources } from './step-resources.js';
-import type { PendingRecord, UpToDateChecks } from './up-to-date/checks.js';
+import type { PendingRecord, UpToDateChecks, UpToDateSource } from './up-to-date/checks.js';
 import { Reservation } from './reservation.js';
 import { TaskChecks } from './task-checks.js';
 
@@ -63,6 +63,8 @@ export interface StepRecord {
   attempts?: number;
   /** The file holding everything it printed (its last attempt). */
   log?: string;
+  /** An up-to-date step: whether its outputs were left here or restored from the shared cache. */
+  source?: UpToDateSource;
 }
 
 export interface RunSummary {
@@ -244,7 +246,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     if (failedBefore !== undefined && !step.conditionUsesStatus) return endUnstarted({ status: 'skipped', reason: `${failedBefore} failed` });
     if (!run) return endUnstarted({ status: 'skipped', reason: 'its if: condition is false' });
     const task = await state.taskChecks.blocking(step);
-    if (task && 'upToDate' in task) return endUnstarted({ status: 'up_to_date', reason: task.upToDate });
+    if (task && 'upToDate' in task) return endUnstarted({ status: 'up_to_date', reason: task.upToDate.reason, source: task.upToDate.source });
     if (task) throw task.refused;
     const refusal = options.refusedSteps?.problemOf(step.id);
     if (refusal) throw new ToolError('invalid_arguments', refusal);
@@ -285,7 +287,7 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
       const { kind, message } = verdict.error;
       return endUnstarted({ status: denialKinds.has(kind) ? 'denied' : 'failure', error: { kind, message: `step ${step.id}: checking whether it is up to date: ${message}` } });
     }
-    if (verdict.kind === 'up_to_date') return endUnstarted({ status: 'up_to_date', reason: verdict.reason });
+    if (verdict.kind === 'up_to_date') return endUnstarted({ status: 'up_to_date', reason: verdict.reason, source: verdict.source, ...verdict.restored });
     ({ pending, reason: staleBecause } = verdict);
     await checks.starting(pending);
   }
@@ -310,7 +312,8 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     ),
   });
   if (checks && pending) {
-    if (state.records[step.index]?.status === 'success') await checks.succeeded(step, call, pending, options.signal);
+    const record = state.records[step.index];
+    if (record?.status === 'success') await checks.succeeded(step, call, pending, options.signal, record);
     else checks.failed(pending);
   }
 }
@@ -380,6 +383,7 @@ function finishStep(step: CompiledStep, position: number, complete: StepRecord, 
     ...(complete.audio && { audio: summarizeImages(complete.audio) }),
     ...(complete.attempts !== undefined && complete.attempts > 1 && { attempts: complete.attempts }),
     ...(complete.log !== undefined && { log: complete.log }),
+    ...(complete.source && { source: complete.source }),
     ...(!step.group && programExitCode(complete) !== undefined && { exitCode: programExitCode(complete) }),
   });
 }
@@ -493,8 +497,8 @@ function recordGroup(step: CompiledStep, options: RunOptions, state: RunState) {
 
 function recordUsesGroup(step: UsesGroupStep, options: RunOptions, state: RunState) {
   if (step.group.repeats !== undefined) return repeatedRecord(state.records[step.group.repeats]!);
-  const upToDate = state.taskChecks.upToDateReason(step.group.scope.id);
-  if (upToDate !== undefined) return { status: 'up_to_date' as const, data: null, reason: upToDate };
+  const upToDate = state.taskChecks.upToDate(step.group.scope.id);
+  if (upToDate !== undefined) return { status: 'up_to_date' as const, data: null, ...upToDate };
   const members = step.group.members.map((index) => ({ record: state.records[index]!, continueOnError: state.steps[index]!.continueOnError }));
   return usesGroupRecord(step, state.entries.get(step.group.scope.id), members, (inputs) => ({
     ...expressionContext(options, state, step),

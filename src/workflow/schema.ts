@@ -311,6 +311,20 @@ export const taskSchema = z.strictObject({
   steps,
 });
 
+/** A shared cache of steps' results (the Turborepo Remote Cache API); Turborepo's variables win over these. */
+const remoteCache = z
+  .union([
+    z.literal(false),
+    z.strictObject({
+      api: z.string().min(1).max(2048).optional().describe('The cache server (http or https); TURBO_API wins over it'),
+      team: z.string().min(1).max(200).optional().describe('The team (`team_…` is sent as teamId, anything else as slug); TURBO_TEAM wins over it'),
+      read_only: z.boolean().optional().describe('Restore, never upload (also when TURBO_REMOTE_CACHE_READ_ONLY is true)'),
+      timeout: duration.optional().describe('Limit of each request to the cache (default 30s); TURBO_REMOTE_CACHE_TIMEOUT (seconds) wins over it'),
+    }),
+  ])
+  .describe('The remote cache steps with sources: restore their outputs from and upload them to; false turns it off. The token is TURBO_TOKEN, never in the file');
+export type RemoteCacheSetting = z.infer<typeof remoteCache>;
+
 /** The workflow file format (SPEC §2). The single source of the TypeScript types and `rho schema`. */
 export const workflowSchema = z.strictObject({
   version: z.literal(1),
@@ -332,6 +346,7 @@ export const workflowSchema = z.strictObject({
     .describe('Host variables copied into env.* (and so to processes) by name; credentials must come through secrets:'),
   defaults: defaults.optional(),
   policy: policy.optional(),
+  remote_cache: remoteCache.optional(),
   hooks: hooksConfigSchema.optional().describe('Hook programs for this workflow, as in a --hooks file'),
   tools: z.array(toolSource).max(100).optional(),
   steps: steps.optional().describe('The default task: what `rho run FILE` runs'),

@@ -3,7 +3,7 @@ import { ToolError } from '../host/errors.js';
 import type { ToolCall } from '../host/prepared-call.js';
 import type { CompiledStep, CompiledWorkflow, TaskCheck } from './model.js';
 import type { UsesGroupStep } from './nested.js';
-import type { CheckVerdict, PendingRecord, UpToDateChecks } from './up-to-date/checks.js';
+import type { CheckVerdict, PendingRecord, UpToDateChecks, UpToDateSource } from './up-to-date/checks.js';
 import { canonicalJson } from './up-to-date/fingerprint.js';
 
 /** The scope of the run's own task. */
@@ -41,7 +41,13 @@ export function checkedTaskNames(workflow: CompiledWorkflow): string[] {
   return [...(workflow.check ? [workflow.task ?? '(default)'] : []), ...groups];
 }
 
-type TaskVerdict = { kind: 'none' } | { kind: 'up_to_date'; reason: string } | { kind: 'refused'; error: ToolError } | { kind: 'stale'; subject: TaskCheckSubject; pending: PendingRecord };
+/** Why a task did not run, and where its outputs are. */
+export interface TaskUpToDate {
+  reason: string;
+  source: UpToDateSource;
+}
+
+type TaskVerdict = { kind: 'none' } | { kind: 'up_to_date'; upToDate: TaskUpToDate } | { kind: 'refused'; error: ToolError } | { kind: 'stale'; subject: TaskCheckSubject; pending: PendingRecord };
 
 /**
  * The up-to-date checks of whole tasks (`sources:` on a task) in one run: each is made once,
@@ -67,21 +73,21 @@ export class TaskChecks {
    * Why `step` does not run because a task it is in is up to date (the outermost such task
    * decides), or the refusal its check met; undefined when it runs.
    */
-  async blocking(step: CompiledStep): Promise<{ upToDate: string } | { refused: ToolError } | undefined> {
+  async blocking(step: CompiledStep): Promise<{ upToDate: TaskUpToDate } | { refused: ToolError } | undefined> {
     const scopes: string[] = [];
     for (let scope = step.scope; scope; scope = this.options.groups.get(scope.id)?.scope) scopes.unshift(scope.id);
     for (const scope of [rootScope, ...scopes]) {
       const verdict = await this.#verdict(scope);
-      if (verdict.kind === 'up_to_date') return { upToDate: verdict.reason };
+      if (verdict.kind === 'up_to_date') return { upToDate: verdict.upToDate };
       if (verdict.kind === 'refused') return { refused: verdict.error };
     }
     return undefined;
   }
 
-  /** The reason a group's task was up to date, once its check is made; undefined otherwise. */
-  upToDateReason(scope: string): string | undefined {
+  /** Why a group's task was up to date, once its check is made; undefined otherwise. */
+  upToDate(scope: string): TaskUpToDate | undefined {
     const verdict = this.#decided.get(scope);
-    return verdict?.kind === 'up_to_date' ? verdict.reason : undefined;
+    return verdict?.kind === 'up_to_date' ? verdict.upToDate : undefined;
   }
 
   /** Records a task whose steps have all finished (`succeeded`: its group, or the run, succeeded). */
@@ -114,7 +120,7 @@ export class TaskChecks {
     const subject = taskCheckSubject({ task, check, inputs: this.options.inputsOf(scope), members, base: group ?? workflow.steps[0]!, stepId: group?.id ?? task });
     const verdict: CheckVerdict = await checks.check(subject.step, subject.call, this.options.signal);
     if (verdict.kind === 'refused') return { kind: 'refused', error: new ToolError(verdict.error.kind, `checking whether task ${task} is up to date: ${verdict.error.message}`) };
-    if (verdict.kind === 'up_to_date') return { kind: 'up_to_date', reason: `task ${task} is up to date: ${verdict.reason}` };
+    if (verdict.kind === 'up_to_date') return { kind: 'up_to_date', upToDate: { reason: `task ${task} is up to date: ${verdict.reason}`, source: verdict.source } };
     await checks.starting(verdict.pending);
     return { kind: 'stale', subject, pending: verdict.pending };
   }

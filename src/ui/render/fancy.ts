@@ -2,7 +2,7 @@ import type { SandboxStatus } from '../../host/confinement/status.js';
 import type { RunEvent } from '../../host/events.js';
 import { ListrPromptHost } from '../approver/listr-prompt-host.js';
 import { printable, safeText } from '../safe-text.js';
-import { describeFinish, describeOmission, finishLines, formatCount, formatDuration, formatSummary, hostSuffix } from './format.js';
+import { describeFinish, describeOmission, finishLines, formatCount, formatDuration, formatSummary, hostSuffix, statusText } from './format.js';
 import { prefixLines } from './plain.js';
 import type { Renderer, TextSink } from './renderer.js';
 
@@ -238,7 +238,7 @@ export class FancyRenderer implements Renderer {
               entry.end();
               task.title = `${printable(step.name)} [${formatDuration(event.durationMs)}]`;
               if (event.status === 'success') return;
-              if (neverRan(event)) return task.skip(`${printable(step.name)} — ${event.status}: ${event.reason ?? describeFinish(event)}`);
+              if (neverRan(event)) return task.skip(`${printable(step.name)} — ${statusText(event)}: ${event.reason ?? describeFinish(event)}`);
               throw new Error(describeFinish(event));
             },
           };

@@ -59,10 +59,15 @@ export function describeOmission(event: OutputOmitted): string {
   return `… ${formatCount(event.lines, 'more line')} (${formatSize(event.bytes)}) not shown: past the ${formatSize(event.limitBytes)} of output a step shows (--output-limit); ${where}`;
 }
 
+/** A step's status as a person reads it: an up-to-date step says where its outputs are (`up_to_date [remote]`). */
+export function statusText(event: Pick<StepFinished, 'status' | 'source'>): string {
+  return event.source === undefined ? event.status : `${event.status} [${event.source}]`;
+}
+
 /** One line describing how a step ended. */
 export function describeFinish(event: StepFinished): string {
   const tries = event.attempts === undefined ? '' : `, ${event.attempts} attempts`;
-  const base = `${statusSymbol[event.status]} ${event.status} (${formatDuration(event.durationMs)}${tries})`;
+  const base = `${statusSymbol[event.status]} ${statusText(event)} (${formatDuration(event.durationMs)}${tries})`;
   const note = event.continueOnError ? ' [continue_on_error]' : '';
   if (event.error) return `${base}${note}: ${event.error.message}`;
   if (event.reason) return `${base}: ${event.reason}`;
@@ -123,7 +128,7 @@ export function formatSummary(
       event.reason ? ` (${oneLine(event.reason)})` : '',
     ].join('');
     lines.push(
-      `  ${symbolCell(event.status)}${event.stepId.padEnd(width)}  ${event.status.padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
+      `  ${symbolCell(event.status)}${event.stepId.padEnd(width)}  ${statusText(event).padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
     );
   }
   const counts = Object.entries(run.counts)

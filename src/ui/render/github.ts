@@ -1,5 +1,5 @@
 import type { RunEvent } from '../../host/events.js';
-import { formatDuration, oneLine, statusSymbol } from './format.js';
+import { formatDuration, oneLine, statusSymbol, statusText } from './format.js';
 import type { FileSink } from './file-sink.js';
 import type { CommandSink } from './guarded-sink.js';
 import { PlainFormatter } from './plain.js';
@@ -126,7 +126,7 @@ export class GitHubActionsRenderer implements Renderer {
       .sort((a, b) => a.index - b.index)
       .map((event) => {
         const detail = event.error?.message ?? event.reason ?? '';
-        return `| ${statusSymbol[event.status]} | \`${event.stepId}\` | ${event.status} | ${formatDuration(event.durationMs)} | ${cell(detail)} |`;
+        return `| ${statusSymbol[event.status]} | \`${event.stepId}\` | ${statusText(event)} | ${formatDuration(event.durationMs)} | ${cell(detail)} |`;
       });
     const title = `### rho: ${cell(this.started?.workflow ?? 'run')} — exit ${run.exitCode}`;
     return [title, '', '| | step | status | duration | detail |', '|---|---|---|---|---|', ...rows, '', ''].join('\n');

@@ -31,6 +31,7 @@ export function formatPlan(plan: WorkflowPlan): string[] {
     if (step.confinement) lines.push(...confinementLines(step.confinement));
     if (step.note) lines.push(`  note: ${step.note}`);
     if (step.upToDate) lines.push(`  up to date: ${step.upToDate.verdict}${step.upToDate.verdict === 'yes' ? '' : ` — ${step.upToDate.reason}`}`);
+    if (step.upToDate?.cacheKey) lines.push(`  cache key: ${step.upToDate.cacheKey.hash} (from ${step.upToDate.cacheKey.inputs.join('; ')})`);
     if (step.preparation === 'prepared' && step.requests.length === 0) lines.push('  requests: none');
     for (const request of step.requests) {
       const because = request.rule ? `rule ${request.rule}` : 'no rule matches';

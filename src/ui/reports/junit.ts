@@ -55,7 +55,7 @@ function verdictOf(event: StepFinished | undefined, executed: boolean, run: RunF
     case 'success':
       return { kind: 'pass' };
     case 'up_to_date':
-      return { kind: 'pass', note: `up to date: ${message}` };
+      return { kind: 'pass', note: `up to date${event.source === undefined ? '' : ` (${event.source})`}: ${message}` };
     case 'failure':
     case 'denied':
       if (event.continueOnError) return { kind: 'skipped', type: 'continue_on_error', message: `${event.status} tolerated by continue_on_error: ${message}` };

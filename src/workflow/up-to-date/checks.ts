@@ -4,10 +4,12 @@ import { keyedDigest, type DigestKey } from '../../host/keyed-digest.js';
 import type { ToolCall } from '../../host/prepared-call.js';
 import type { Workspace } from '../../host/workspace.js';
 import type { CompiledStep } from '../model.js';
+import { computeCacheKey, type CacheKey } from './cache-key.js';
 import { describeChange } from './changes.js';
-import { digestFileSet } from './file-set.js';
+import { digestFileSet, type FileDigest } from './file-set.js';
 import { canonicalJson, digestEnvironment } from './fingerprint.js';
 import { StateRecorder } from './state-recorder.js';
+import type { CachedResult, RemoteCache } from './remote/remote-cache.js';
 import { stepKey, type StateStore, type StepStateRecord, type UpToDateState } from './state-file.js';
 
 /** Decides one request a step's check makes, with the step's call as its subject. */
@@ -30,13 +32,20 @@ export interface UpToDateOptions {
   store: StateStore;
   /** Keys every digest the records hold. */
   digestKey: DigestKey;
+  /** `rho.os` and `rho.arch`: a cache key holds them, so no platform restores another's outputs. */
+  platform: { os: string; arch: string };
+  /** The shared cache a stale step is restored from and a step that succeeded is uploaded to. */
+  remote?: RemoteCache;
   warn(line: string): void;
 }
 
+/** Where an up-to-date step's outputs are: as it left them here (`local`), or restored from the shared cache (`remote`). */
+export type UpToDateSource = 'local' | 'remote';
+
 /** What a step's check found: up to date (it does not run), or why it runs, with what to record if it succeeds. */
 export type CheckVerdict =
-  | { kind: 'up_to_date'; reason: string }
-  | { kind: 'stale'; reason: string; pending: PendingRecord }
+  | { kind: 'up_to_date'; reason: string; source: UpToDateSource; cacheKey: CacheKey; restored?: { output: string; data: unknown } }
+  | { kind: 'stale'; reason: string; pending: PendingRecord; cacheKey: CacheKey }
   | { kind: 'refused'; error: ToolError };
 
 /** What a stale step's inputs were when it was checked; recorded once it succeeds. */
@@ -45,6 +54,8 @@ export interface PendingRecord {
   inputs: Omit<StepStateRecord, 'generates'>;
   /** Its recorded run still matches these inputs (it is forced, or its outputs changed): the record goes before it runs. */
   forgetFirst: boolean;
+  /** Its key in the shared cache. */
+  cacheKey: string;
 }
 
 /**
@@ -76,21 +87,24 @@ export class UpToDateChecks {
     const state = await this.#loadState();
     const sources = await this.#digest(step.sources ?? [], call, signal);
     if (sources instanceof ToolError) return { kind: 'refused', error: sources };
-    const envDigests = (this.#envDigests ??= digestEnvironment(this.#options.env, this.#options.secrets, this.#options.digestKey));
+    const { env, secrets, platform, digestKey } = this.#options;
+    const cacheKey = computeCacheKey({ tool: step.tool, args: call.args, env, secrets, sources: contentDigests(sources), generates: step.generates, ...platform });
+    const envDigests = (this.#envDigests ??= digestEnvironment(env, secrets, digestKey));
     const key = stepKey(this.#options.workflowKey, step.id);
-    const inputs = { tool: step.tool, arguments: keyedDigest(this.#options.digestKey, canonicalJson(call.args ?? null)), env: envDigests, sources: Object.fromEntries(sources) };
+    const inputs = { tool: step.tool, arguments: keyedDigest(digestKey, canonicalJson(call.args ?? null)), env: envDigests, sources: keyedDigests(sources) };
     const previous = state.steps[key];
     const inputChange = previous ? describeChange(previous, inputs) : 'no successful run is recorded';
-    const stale = (reason: string): CheckVerdict => ({ kind: 'stale', reason, pending: { key, inputs, forgetFirst: inputChange === undefined } });
-    if (this.isForced(step)) return stale('forced (--force)');
+    const pending: PendingRecord = { key, inputs, forgetFirst: inputChange === undefined, cacheKey: cacheKey.hash };
+    const stale = async (reason: string): Promise<CheckVerdict> => (await this.#restored(step, call, pending, cacheKey, signal)) ?? { kind: 'stale', reason, pending, cacheKey };
+    if (this.isForced(step)) return { kind: 'stale', reason: 'forced (--force)', pending, cacheKey };
     if (!previous || inputChange) return stale(inputChange ?? 'no successful run is recorded');
     const generated = await this.#digest(step.generates, call, signal);
     if (generated instanceof ToolError) return { kind: 'refused', error: generated };
     for (const [file, digest] of Object.entries(previous.generates)) {
       if (!generated.has(file)) return stale(`output ${file} is missing`);
-      if (generated.get(file) !== digest) return stale(`output ${file} changed`);
+      if (generated.get(file)?.keyed !== digest) return stale(`output ${file} changed`);
     }
-    return { kind: 'up_to_date', reason: 'nothing it depends on changed since its last successful run' };
+    return { kind: 'up_to_date', reason: 'nothing it depends on changed since its last successful run', source: 'local', cacheKey };
   }
 
   /**
@@ -101,15 +115,13 @@ export class UpToDateChecks {
     if (pending.forgetFirst) await this.#recorder.forget(pending.key, true);
   }
 
-  /** Records a step that succeeded: its inputs as checked, and its generated files as it left them. */
-  async succeeded(step: CompiledStep, call: ToolCall, pending: PendingRecord, signal: AbortSignal): Promise<void> {
-    const generated = await this.#digest(step.generates, call, signal);
-    if (generated instanceof ToolError) {
-      this.#options.warn(`rho: step ${step.id} ran, but its outputs could not be recorded (${generated.message}); it runs again next time`);
-      void this.#recorder.forget(pending.key);
-      return;
-    }
-    this.#recorder.record(pending.key, { ...pending.inputs, generates: Object.fromEntries(generated) });
+  /**
+   * Records a step that succeeded: its inputs as checked, and its generated files as it left
+   * them; with a shared cache that may be written, its files and `result` are uploaded too.
+   */
+  async succeeded(step: CompiledStep, call: ToolCall, pending: PendingRecord, signal: AbortSignal, result: CachedResult = { output: '', data: null, durationMs: 0 }): Promise<void> {
+    const generated = await this.#record(step, call, pending, signal);
+    if (generated) this.#options.remote?.upload(pending.cacheKey, step.id, [...generated.keys()], call, result, signal);
   }
 
   /** Forgets a step that ran and did not succeed: it runs next time whatever changed. */
@@ -117,9 +129,33 @@ export class UpToDateChecks {
     void this.#recorder.forget(pending.key);
   }
 
-  /** Writes what this run recorded and has not written yet (nothing when no step was checked). */
+  /** Waits for the uploads under way, then writes what this run recorded and has not written yet (nothing when no step was checked). */
   async save(): Promise<void> {
+    await this.#options.remote?.settle();
     await this.#recorder.close();
+  }
+
+  /** A stale step restored from the shared cache, recorded as if it had run here; undefined when it must run. */
+  async #restored(step: CompiledStep, call: ToolCall, pending: PendingRecord, cacheKey: CacheKey, signal: AbortSignal): Promise<CheckVerdict | undefined> {
+    const restored = await this.#options.remote?.restore(cacheKey.hash, step.id, step.generates, call, signal);
+    if (!restored) return undefined;
+    await this.starting(pending);
+    await this.#record(step, call, pending, signal);
+    const files = restored.files.length;
+    const reason = `restored from the remote cache (key ${cacheKey.hash.slice(0, 12)}, ${files} file${files === 1 ? '' : 's'})`;
+    return { kind: 'up_to_date', reason, source: 'remote', cacheKey, restored: { output: restored.output, data: restored.data } };
+  }
+
+  /** Records the step's inputs and its generated files as they are now; the files, or undefined when they could not be read. */
+  async #record(step: CompiledStep, call: ToolCall, pending: PendingRecord, signal: AbortSignal): Promise<Map<string, FileDigest> | undefined> {
+    const generated = await this.#digest(step.generates, call, signal);
+    if (generated instanceof ToolError) {
+      this.#options.warn(`rho: step ${step.id} ran, but its outputs could not be recorded (${generated.message}); it runs again next time`);
+      void this.#recorder.forget(pending.key);
+      return undefined;
+    }
+    this.#recorder.record(pending.key, { ...pending.inputs, generates: keyedDigests(generated) });
+    return generated;
   }
 
   #loadState(): Promise<UpToDateState> {
@@ -131,10 +167,18 @@ export class UpToDateChecks {
     return this.#state;
   }
 
-  #digest(globs: readonly string[], call: ToolCall, signal: AbortSignal): Promise<Map<string, string> | ToolError> {
+  #digest(globs: readonly string[], call: ToolCall, signal: AbortSignal): Promise<Map<string, FileDigest> | ToolError> {
     const { workspace, authorize, withheld, digestKey } = this.#options;
     return digestFileSet(globs, { workspace, withheld, signal, digestKey, authorize: (request) => authorize(call, request, signal) }).catch((error: unknown) =>
       error instanceof ToolError ? error : new ToolError('execution_failed', (error as Error).message, { cause: error }),
     );
   }
+}
+
+function keyedDigests(files: ReadonlyMap<string, FileDigest>): Record<string, string> {
+  return Object.fromEntries([...files].map(([file, digest]) => [file, digest.keyed]));
+}
+
+function contentDigests(files: ReadonlyMap<string, FileDigest>): Map<string, string> {
+  return new Map([...files].map(([file, digest]) => [file, digest.content]));
 }

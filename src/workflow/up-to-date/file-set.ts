@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { closeSync, constants, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
 import picomatch from 'picomatch';
 import type { CapabilityRequest } from '../../host/capability.js';
@@ -50,12 +51,21 @@ export function globProblem(glob: string): string | undefined {
 }
 
 /**
- * The keyed digest of every file the globs match, by workspace-relative path. Each glob's base
+ * What a file's content digests to: keyed (what the local records hold, so no guess of a secret
+ * in it can be tested) and plain SHA-256 (what a cache key shared between machines is made of).
+ */
+export interface FileDigest {
+  keyed: string;
+  content: string;
+}
+
+/**
+ * The digests of every file the globs match, by workspace-relative path. Each glob's base
  * is read through one authorized request (`read` of the file, or of the directory tree); a base
  * that does not exist matches nothing and asks for nothing.
  */
-export async function digestFileSet(globs: readonly string[], access: FileSetAccess): Promise<Map<string, string> | ToolError> {
-  const files = new Map<string, string>();
+export async function digestFileSet(globs: readonly string[], access: FileSetAccess): Promise<Map<string, FileDigest> | ToolError> {
+  const files = new Map<string, FileDigest>();
   for (const glob of globs) {
     const { base, literal } = globBase(glob);
     let resolved: ResolvedPath;
@@ -94,20 +104,30 @@ export async function digestFileSet(globs: readonly string[], access: FileSetAcc
   return files;
 }
 
-async function digestFile(absolute: string, key: DigestKey): Promise<string> {
-  const hash = keyedHash(key);
+async function digestFile(absolute: string, key: DigestKey): Promise<FileDigest> {
+  const keyed = keyedHash(key);
+  const plain = createHash('sha256');
+  const digests = (): FileDigest => ({ keyed: keyed.digest('hex'), content: plain.digest('hex') });
   try {
     // Non-blocking open: a file swapped for a FIFO since it was resolved must not stall the run.
     const fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const info = fstatSync(fd);
       if (!info.isFile()) throw new Error('it is not a regular file');
-      if (info.size <= syncReadBytes) return hash.update(readFileSync(fd)).digest('hex');
+      if (info.size <= syncReadBytes) {
+        const bytes = readFileSync(fd);
+        keyed.update(bytes);
+        plain.update(bytes);
+        return digests();
+      }
     } finally {
       closeSync(fd);
     }
-    for await (const chunk of createReadStream(absolute)) hash.update(chunk as Buffer);
-    return hash.digest('hex');
+    for await (const chunk of createReadStream(absolute)) {
+      keyed.update(chunk as Buffer);
+      plain.update(chunk as Buffer);
+    }
+    return digests();
   } catch (cause) {
     throw new ToolError('execution_failed', `cannot read ${absolute} to check whether it changed: ${(cause as Error).message}`, { cause });
   }
