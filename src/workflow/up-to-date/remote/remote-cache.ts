@@ -71,7 +71,7 @@ export class RemoteCache {
     try {
       const artifact = await unpackArtifact(fetched.body);
       const targets = await this.#checkTargets(artifact, generates, call, signal);
-      for (const [index, file] of artifact.files.entries()) await writeRestored(targets[index]!, file);
+      for (const [index, file] of artifact.files.entries()) await writeRestored(await this.#resolvedAgain(targets[index]!), file);
       return { output: artifact.record.output, data: artifact.record.data, files: artifact.record.files };
     } catch (error) {
       if (!(error instanceof ArtifactRefused) && !(error instanceof ToolError)) throw error;
@@ -124,6 +124,16 @@ export class RemoteCache {
       targets.push(resolved);
     }
     return targets;
+  }
+
+  /**
+   * A checked target resolved again just before it is written: a directory an earlier file of the
+   * artifact created is now there; one that moved elsewhere since it was checked is refused.
+   */
+  async #resolvedAgain(checked: ResolvedPath): Promise<ResolvedPath> {
+    const resolved = await this.#options.workspace.resolveForWrite(checked.requested);
+    if (resolved.canonical !== checked.canonical) throw new ArtifactRefused(`${JSON.stringify(checked.requested)} resolves elsewhere than when it was checked`);
+    return resolved;
   }
 
   /** A request to the cache is the step's, decided by the run's policy like any other. */
