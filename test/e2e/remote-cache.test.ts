@@ -1,9 +1,9 @@
-import { access, readdir, readFile, writeFile } from 'node:fs/promises';
+import { access, cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonEvents, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
+import { jsonEvents, repoRoot, runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 import { startTurboCacheServer, type TurboCacheServer } from '../support/turbo-cache-server.js';
 
 const directories = temporaryDirectories();
@@ -11,9 +11,10 @@ const token = 'cache-token-for-tests';
 const team = 'rho-tests';
 let server: TurboCacheServer;
 
+// The server takes a few seconds to start on a busy machine.
 beforeAll(async () => {
   server = await startTurboCacheServer(path.join(await directories.make(), 'store'), token);
-});
+}, 120_000);
 afterAll(async () => {
   await server?.stop();
   await directories.removeAll();
@@ -40,9 +41,11 @@ async function clone(source = 'a\n'): Promise<{ dir: string; env: Record<string,
   return { dir, env: { XDG_STATE_HOME: path.join(base, 'state'), TURBO_API: server.url, TURBO_TOKEN: token, TURBO_TEAM: team } };
 }
 
-function buildEvent(stdout: string): { status: string; source?: string; reason?: string } {
-  return jsonEvents(stdout).find((event) => event.type === 'step_finished' && event['stepId'] === 'build') as { status: string; source?: string; reason?: string };
+function finishedEvent(stdout: string, stepId = 'build'): { status: string; source?: string; reason?: string } {
+  return jsonEvents(stdout).find((event) => event.type === 'step_finished' && event['stepId'] === stepId) as { status: string; source?: string; reason?: string };
 }
+
+const buildEvent = (stdout: string) => finishedEvent(stdout);
 
 async function stored(): Promise<string[]> {
   return readdir(path.join(server.store, team)).catch(() => []);
@@ -67,7 +70,7 @@ describe.sequential('remote cache against a turborepo-remote-cache server on loo
     expect(await exists(path.join(second.dir, 'runs.log'))).toBe(false);
     expect(await readFile(path.join(second.dir, 'dist/out.txt'), 'utf8')).toBe('a\n');
     expect(restored.stdout).toMatch(/≡ up_to_date \[remote\] .*restored from the remote cache/);
-    expect(restored.stdout).toMatch(/build\s+up_to_date \[remote\]/);
+    expect(restored.stdout).toMatch(/build\s+up_to_date\s+\S+ \(remote: restored from the remote cache \(key [0-9a-f]{12}, 1 file\)\)/);
     expect(await readFile(junit, 'utf8')).toContain('up to date (remote): restored from the remote cache');
     expect(`${restored.stdout}${restored.stderr}`).not.toContain(token);
 
@@ -136,5 +139,23 @@ describe.sequential('remote cache against a turborepo-remote-cache server on loo
     expect(run.stderr).toContain('is refused: it holds "dist/../../escaped.txt": it leaves the workspace (..); the step runs');
     expect(await exists(path.join(project.dir, '..', 'escaped.txt'))).toBe(false);
     expect(await readFile(path.join(project.dir, 'dist/out.txt'), 'utf8')).toBe('escape\n');
+  });
+
+  it('shares the example workflow between two checkouts, its server allowed by a rule', async () => {
+    const checkouts = await Promise.all(
+      [1, 2].map(async () => {
+        const base = await directories.make();
+        const dir = path.join(base, 'checkout');
+        await cp(path.join(repoRoot, 'workflows', 'remote-cache'), path.join(dir, 'workflows', 'remote-cache'), { recursive: true });
+        await cp(path.join(repoRoot, 'workflows', 'remote-cache.yml'), path.join(dir, 'workflows', 'remote-cache.yml'));
+        return { dir, env: { XDG_STATE_HOME: path.join(base, 'state'), TURBO_API: server.url, TURBO_TOKEN: token } };
+      }),
+    );
+    const args = ['run', 'workflows/remote-cache.yml', '--output', 'json', '--allow', 'network(127.0.0.1)'];
+    const [first, second] = checkouts as [(typeof checkouts)[0], (typeof checkouts)[0]];
+    expect(finishedEvent((await runCli(args, { cwd: first.dir, env: first.env })).stdout, 'bundle').status).toBe('success');
+    const restored = await runCli(args, { cwd: second.dir, env: second.env });
+    expect(finishedEvent(restored.stdout, 'bundle')).toMatchObject({ status: 'up_to_date', source: 'remote' });
+    expect(await readFile(path.join(second.dir, 'out/remote-cache/bundle.txt'), 'utf8')).toBe('shared\nacross machines\n');
   });
 });

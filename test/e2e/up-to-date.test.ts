@@ -237,10 +237,10 @@ describe.concurrent('up-to-date checks (end to end)', () => {
     const dir = await project();
     await run(dir);
     const result = await runCli(['run', 'flow.yml', '--output', 'plain', '--junit', 'junit.xml'], { cwd: dir, env: environments.get(dir)! });
-    expect(result.stdout).toMatch(/≡ {2}build {2}up_to_date .*\(nothing it depends on changed since its last successful run\)/);
+    expect(result.stdout).toMatch(/≡ {2}build {2}up_to_date .*\(local: nothing it depends on changed since its last successful run\)/);
     expect(result.stdout).toMatch(/Result: exit 0 \(1 success, 1 up_to_date\)/);
     const junit = await readFile(path.join(dir, 'junit.xml'), 'utf8');
-    expect(junit).toMatch(/<testcase name="build"[^>]*>\n {6}<system-out>up to date: nothing it depends on changed/);
+    expect(junit).toMatch(/<testcase name="build"[^>]*>\n {6}<system-out>up to date \(local\): nothing it depends on changed/);
     expect(junit).toMatch(/failures="0" errors="0"/);
     expect(junit).not.toMatch(/<skipped/);
   });

@@ -125,10 +125,11 @@ export function formatSummary(
     const because = [
       event.exitCode === undefined ? '' : ` (exit code ${event.exitCode})`,
       event.attempts === undefined ? '' : ` (${event.attempts} attempts)`,
-      event.reason ? ` (${oneLine(event.reason)})` : '',
+      // An up-to-date step says where its outputs are before why: `(remote: restored from …)`.
+      event.reason ? ` (${event.source === undefined ? '' : `${event.source}: `}${oneLine(event.reason)})` : '',
     ].join('');
     lines.push(
-      `  ${symbolCell(event.status)}${event.stepId.padEnd(width)}  ${statusText(event).padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
+      `  ${symbolCell(event.status)}${event.stepId.padEnd(width)}  ${event.status.padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
     );
   }
   const counts = Object.entries(run.counts)
