@@ -21,6 +21,7 @@ import { processLayerSizes, processLayersSuite } from './suites/process-layers.j
 import { processesSuite } from './suites/processes.js';
 import { sandboxSuite } from './suites/sandbox.js';
 import { schedulerSizes, schedulerSuite } from './suites/scheduler.js';
+import { sharedCacheSuite } from './suites/shared-cache.js';
 import { startupSuite } from './suites/startup.js';
 import { stepGapsSuite } from './suites/step-gaps.js';
 import { stepPathSizes, stepPathSuite } from './suites/step-path.js';
@@ -50,6 +51,7 @@ const suites: Suite[] = [
   { name: 'mcp', wholeProcess: true, run: mcpSuite },
   { name: 'tasks', wholeProcess: true, run: tasksSuite },
   { name: 'incremental', wholeProcess: true, run: incrementalSuite },
+  { name: 'shared cache', wholeProcess: true, run: sharedCacheSuite },
   { name: 'trees', wholeProcess: true, run: treesSuite },
 ];
 

@@ -42,7 +42,8 @@ async function clone(source = 'a\n'): Promise<{ dir: string; env: Record<string,
 }
 
 function finishedEvent(stdout: string, stepId = 'build'): { status: string; source?: string; reason?: string } {
-  return jsonEvents(stdout).find((event) => event.type === 'step_finished' && event['stepId'] === stepId) as { status: string; source?: string; reason?: string };
+  const event = jsonEvents(stdout).find((candidate) => candidate.type === 'step_finished' && candidate['stepId'] === stepId);
+  return { status: String(event?.['status']), ...(event?.['source'] !== undefined && { source: String(event['source']) }), ...(event?.['reason'] !== undefined && { reason: String(event['reason']) }) };
 }
 
 const buildEvent = (stdout: string) => finishedEvent(stdout);
@@ -109,7 +110,7 @@ describe.sequential('remote cache against a turborepo-remote-cache server on loo
     const [added] = (await stored()).filter((name) => !before.has(name));
     const artifact = path.join(server.store, team, added!);
     const bytes = await readFile(artifact);
-    bytes[bytes.length - 5] ^= 0xff;
+    bytes[bytes.length - 5] = bytes[bytes.length - 5]! ^ 0xff;
     await writeFile(artifact, bytes);
 
     const second = await clone('signed\n');
