@@ -74,8 +74,9 @@ export class RemoteCache {
       for (const [index, file] of artifact.files.entries()) await writeRestored(await this.#resolvedAgain(targets[index]!), file);
       return { output: artifact.record.output, data: artifact.record.data, files: artifact.record.files };
     } catch (error) {
-      if (!(error instanceof ArtifactRefused) && !(error instanceof ToolError)) throw error;
-      this.#options.warn(`rho: step ${stepId}: the remote cache's artifact ${hash.slice(0, 12)} is refused: ${error.message}; the step runs`);
+      // A write that failed part way (a full disk) leaves files the step's own run replaces.
+      const what = error instanceof ArtifactRefused || error instanceof ToolError ? 'is refused' : 'could not be restored';
+      this.#options.warn(`rho: step ${stepId}: the remote cache's artifact ${hash.slice(0, 12)} ${what}: ${(error as Error).message}; the step runs`);
       return undefined;
     }
   }
@@ -83,7 +84,9 @@ export class RemoteCache {
   /** Packs the step's generated files with its result and uploads them under `hash`, beside the run. */
   upload(hash: string, stepId: string, generated: readonly string[], call: ToolCall, result: CachedResult, signal: AbortSignal): void {
     if (this.#off || this.readOnly) return;
-    const upload = this.#upload(hash, stepId, generated, call, result, signal).finally(() => this.#uploads.delete(upload));
+    const upload = this.#upload(hash, stepId, generated, call, result, signal)
+      .catch((error: unknown) => this.#options.warn(`rho: step ${stepId}: its outputs were not uploaded to the remote cache (${(error as Error).message})`))
+      .finally(() => this.#uploads.delete(upload));
     this.#uploads.add(upload);
   }
 
