@@ -67,7 +67,7 @@ steps:
   - id: Bad_Id
     tool: echo
 `);
-    expect(problems).toContain('3:1: unknown key "surprise" (expected one of: version, name, description, workspace, max_parallel, inputs, env, env_file, secrets, host_env, defaults, policy, hooks, tools, steps, sequential, outputs, tasks)');
+    expect(problems).toContain('3:1: unknown key "surprise" (expected one of: version, name, description, workspace, max_parallel, inputs, env, env_file, secrets, host_env, defaults, policy, remote_cache, hooks, tools, steps, sequential, outputs, tasks)');
     expect(problems.some((p) => p.startsWith('1:10: version'))).toBe(true);
     expect(problems.some((p) => p.startsWith('5:9: steps.0.id'))).toBe(true);
   });
