@@ -1,4 +1,4 @@
-import { HostError, ToolError } from '../../../host/errors.js';
+import { HostError, type ToolError } from '../../../host/errors.js';
 import { parseHttpTarget, type HttpTarget } from '../../../tools/network/url.js';
 import { parseDuration } from '../../duration.js';
 import type { RemoteCacheSetting } from '../../schema.js';
