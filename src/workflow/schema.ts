@@ -3,6 +3,7 @@ import { hooksConfigSchema } from '../hooks/config.js';
 import { sandboxModes } from '../host/confinement/modes.js';
 import { envGrantPattern } from '../host/env-grants.js';
 import { cacheNames } from '../host/confinement/toolchains.js';
+import { assertionAlgorithms, defaultAssertionAlgorithm } from '../tools/mcp/auth/assertion-algorithms.js';
 import { prototypeKeyReason, prototypeKeys } from '../host/prototype-keys.js';
 import { durationPattern } from './duration.js';
 import { matrixSchema } from './matrix.js';
@@ -161,6 +162,26 @@ const httpHeaders = z
     }
   });
 
+/** A value that is a secret: `${{ secrets.NAME }}` and nothing else, so that it is masked and never written in the file. */
+const secretValue = z.string().regex(secretExpression, 'takes its value from secrets: write it as "${{ secrets.NAME }}" and declare NAME under secrets:');
+
+/** The OAuth client-credentials grant of an HTTP server (the MCP extension SEP-1046): a run authorized without a person. */
+const clientCredentials = z
+  .strictObject({
+    client_id: z.string().min(1).max(4096).describe('The client registered with the authorization server (a value, or ${{ secrets.NAME }})'),
+    client_secret: secretValue.optional().describe('client_secret_basic: the client secret, from ${{ secrets.NAME }}'),
+    private_key: secretValue.optional().describe('private_key_jwt: the client’s PKCS#8 PEM private key, from ${{ secrets.NAME }}'),
+    algorithm: z.enum(assertionAlgorithms).optional().describe(`The algorithm private_key signs with (default ${defaultAssertionAlgorithm})`),
+    scope: z.string().min(1).max(4096).optional().describe('Scopes to ask for, space-separated'),
+    issuer: z.url().max(8192).optional().describe('The authorization server the credentials belong to: they are presented to no other'),
+  })
+  .superRefine((entry, ctx) => {
+    if ((entry.client_secret === undefined) === (entry.private_key === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give client_secret (client_secret_basic) or private_key (private_key_jwt), one of them' });
+    }
+    if (entry.algorithm !== undefined && entry.private_key === undefined) ctx.addIssue({ code: 'custom', path: ['algorithm'], message: 'algorithm goes with private_key' });
+  });
+
 const toolSource = z.union([
   z.strictObject({ module: z.string().min(1).max(4096) }),
   z.strictObject({
@@ -176,6 +197,9 @@ const toolSource = z.union([
         name: serverName,
         url: z.string().min(1).max(8192).describe('A Streamable HTTP endpoint (http or https); connecting is a network(HOST) request'),
         headers: httpHeaders.optional().describe('Sent with every request; credential headers only from ${{ secrets.NAME }}'),
+        oauth: clientCredentials
+          .optional()
+          .describe('Client credentials for the OAuth client-credentials grant, for runs nobody signs in to (instead of `rho mcp login`)'),
       }),
     ]),
   }),

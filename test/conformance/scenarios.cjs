@@ -22,6 +22,7 @@ function workflow(url, steps, extra = {}) {
     'policy:',
     '  allow:',
     `    - ${JSON.stringify(networkRule(url))}`,
+    ...(extra.allow ?? []).map((rule) => `    - ${JSON.stringify(rule)}`),
     '    - "network_tool(srv.*)"',
     'steps:',
     steps,
@@ -74,12 +75,35 @@ const authorizationCodeScenarios = [
   'auth/token-endpoint-auth-none',
 ];
 
+/**
+ * A run in CI with the client-credentials grant: the credentials reach rho as secrets (from the
+ * environment, never argv or the file). The suite's authorization server is another port of
+ * `localhost`, which the policy grants: a run reaches an authorization server only as a
+ * network request like any other.
+ */
+function clientCredentialsRun(url, oauth, secrets) {
+  const oauthLines = Object.entries(oauth).map(([key, value]) => `  ${key}: ${JSON.stringify(value)}`);
+  return {
+    workflow: workflow(url, step('call', 'srv.test-tool', {}), { secrets: Object.keys(secrets), serverLines: ['oauth:', ...oauthLines], allow: ['network(localhost)'] }),
+    commands: [['run', 'workflow.yml']],
+    env: secrets,
+  };
+}
+
 const scenarios = {
   ...Object.fromEntries(authorizationCodeScenarios.map((name) => [name, (url) => signInAndRun(url)])),
   'auth/basic-cimd': (url) => signInAndRun(url, ['--client-metadata-url', clientMetadataUrl]),
   // A client registered beforehand: its secret reaches rho through the environment, never argv.
   'auth/pre-registration': (url, context) =>
     signInAndRun(url, ['--client-id', context.client_id, '--client-secret-env', 'CONFORMANCE_CLIENT_SECRET'], { CONFORMANCE_CLIENT_SECRET: context.client_secret }),
+  'auth/client-credentials-basic': (url, context) =>
+    clientCredentialsRun(url, { client_id: context.client_id, client_secret: '${{ secrets.CONFORMANCE_CLIENT_SECRET }}' }, { CONFORMANCE_CLIENT_SECRET: context.client_secret }),
+  'auth/client-credentials-jwt': (url, context) =>
+    clientCredentialsRun(
+      url,
+      { client_id: context.client_id, private_key: '${{ secrets.CONFORMANCE_CLIENT_KEY }}', algorithm: context.signing_algorithm },
+      { CONFORMANCE_CLIENT_KEY: context.private_key_pem },
+    ),
   initialize: (url) => listTools(url),
   tools_call: (url) => runSteps(url, step('add', 'srv.add_numbers', { a: 5, b: 3 })),
   // Nothing is answered: every field takes the server's default (SEP-1034).

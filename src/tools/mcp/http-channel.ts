@@ -1,8 +1,9 @@
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { resolveCheckedAddress, type AuthorizeNetwork } from '../network/checked-address.js';
 import { pinnedLookup, type PinnedAddress } from '../network/pinned-address.js';
-import type { HttpTarget } from '../network/url.js';
+import { networkRequest, parseHttpTarget, sameOrigin, type HttpTarget } from '../network/url.js';
 import type { ServerChannel } from './server-connection.js';
 
 /** Most bytes rho reads from one HTTP response of a server (a JSON answer or one event stream). */
@@ -47,20 +48,25 @@ export interface ChannelAuth {
 }
 
 /**
-/**
  * A Streamable HTTP channel (the SDK's client transport) to an authorized URL, every request to
  * the address its name was resolved to once, after the check. Redirects are refused: the policy
  * granted this host, not wherever the server points. `headers` may hold credentials; they are
  * sent to this origin only and never appear in a message. With `oauth`, the SDK answers the
  * server's 401 and 403 (`insufficient_scope`) through the provider.
  */
-export async function httpChannel(target: HttpTarget, headers: Readonly<Record<string, string>>, pinned: PinnedAddress, oauth?: ChannelAuth): Promise<ServerChannel> {
+export async function httpChannel(
+  target: HttpTarget,
+  headers: Readonly<Record<string, string>>,
+  pinned: PinnedAddress,
+  authorize: AuthorizeNetwork,
+  oauth?: ChannelAuth,
+): Promise<ServerChannel> {
   const { Agent } = await import('undici');
-  const dispatcher = new Agent({ connect: { lookup: pinnedLookup(pinned) } });
-  const pinnedFetch = (input: string | URL, init?: RequestInit) => boundedFetch(input, init, dispatcher);
+  const dispatchers = new OriginDispatchers(target, pinned, authorize, (address) => new Agent({ connect: { lookup: pinnedLookup(address) } }));
+  const send = (input: string | URL, init?: RequestInit) => dispatchers.fetch(input, init);
   const transport = new StreamableHTTPClientTransport(target.url, {
     requestInit: { headers: { ...headers }, redirect: 'error' },
-    fetch: oauth?.checkResponse ? checkedFetch(pinnedFetch, oauth.checkResponse) : pinnedFetch,
+    fetch: oauth?.checkResponse ? checkedFetch(send, oauth.checkResponse) : send,
     ...(oauth && { authProvider: oauth.provider }),
   });
   let closing: Promise<void> | undefined;
@@ -70,14 +76,57 @@ export async function httpChannel(target: HttpTarget, headers: Readonly<Record<s
       await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, closeSessionMs).unref())]);
     }
     await transport.close();
-    await dispatcher.destroy().catch(() => undefined);
+    await dispatchers.destroy();
   };
   return {
     transport,
     begin: async () => {
-      if (oauth && (await oauth.needsRefresh?.())) await auth(oauth.provider, { serverUrl: target.url, fetchFn: boundedFetch });
+      if (oauth && (await oauth.needsRefresh?.())) await auth(oauth.provider, { serverUrl: target.url, fetchFn: send });
     },
     close: () => (closing ??= close()),
     describe: async (cause) => `${target.display}: ${cause instanceof Error ? cause.message : String(cause)}`,
   };
+}
+
+/**
+ * Where a channel's requests go. The server's own origin (its MCP endpoint, its protected-resource
+ * metadata) goes to the address checked when the server was granted. Any other origin — an
+ * authorization server's metadata, token and registration endpoints, which OAuth discovery,
+ * refresh and the client-credentials grant reach — is a `network(HOST)` request of the run like
+ * any other, decided on the same authorization path each time, its name resolved and checked
+ * once and then pinned: the server cannot send rho, or the run's credentials, to a host the
+ * policy does not grant.
+ */
+class OriginDispatchers {
+  private readonly byOrigin = new Map<string, Promise<Agent>>();
+  private readonly own: Agent;
+
+  constructor(
+    private readonly server: HttpTarget,
+    pinned: PinnedAddress,
+    private readonly authorize: AuthorizeNetwork,
+    private readonly agentFor: (address: PinnedAddress) => Agent,
+  ) {
+    this.own = agentFor(pinned);
+  }
+
+  async fetch(input: string | URL, init?: RequestInit): Promise<Response> {
+    const target = parseHttpTarget(String(input));
+    if (sameOrigin(target, this.server)) return boundedFetch(input, init, this.own);
+    const request = networkRequest(init?.method ?? 'GET', target);
+    await this.authorize(request);
+    let agent = this.byOrigin.get(target.url.origin);
+    if (!agent) {
+      agent = resolveCheckedAddress(request, this.authorize).then((address) => this.agentFor(address));
+      this.byOrigin.set(target.url.origin, agent);
+      // A failed resolution is tried again by the next request rather than kept.
+      agent.catch(() => this.byOrigin.delete(target.url.origin));
+    }
+    return boundedFetch(input, init, await agent);
+  }
+
+  async destroy(): Promise<void> {
+    const agents = [this.own, ...(await Promise.allSettled(this.byOrigin.values())).flatMap((settled) => (settled.status === 'fulfilled' ? [settled.value] : []))];
+    await Promise.all(agents.map((agent) => agent.destroy().catch(() => undefined)));
+  }
 }

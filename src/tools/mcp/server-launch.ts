@@ -11,6 +11,7 @@ import { processRequest } from '../process/request.js';
 import { headerNamePattern, headerValuePattern, isCredentialHeader, managedHeaders } from '../network/headers.js';
 import { resolveCheckedAddress, type AuthorizeNetwork } from '../network/checked-address.js';
 import { networkRequest, parseHttpTarget } from '../network/url.js';
+import type { ClientCredentialsDeclaration } from './auth/client-credentials.js';
 import type { ServerChannel } from './server-connection.js';
 import { maxMessageBytes, stdioChannel, type ServerLaunch } from './server-process.js';
 
@@ -26,11 +27,13 @@ export interface StdioServerDeclaration {
   cwd?: string;
 }
 
-/** An `mcp:` entry for a server reached over Streamable HTTP, with `headers` values already evaluated. */
+/** An `mcp:` entry for a server reached over Streamable HTTP, with `headers` and `oauth` values already evaluated. */
 export interface HttpServerDeclaration {
   name: string;
   url: string;
   headers?: Readonly<Record<string, string>>;
+  /** Client credentials for the OAuth client-credentials grant, instead of a person's sign-in. */
+  oauth?: ClientCredentialsDeclaration;
 }
 
 export type McpServerDeclaration = StdioServerDeclaration | HttpServerDeclaration;
@@ -60,8 +63,9 @@ const protocolHeaders: ReadonlySet<string> = new Set(['accept', 'content-type', 
 
 /**
  * The URL and headers of an HTTP server, checked as `http_request` checks its own: no user info,
- * no smuggled headers. Without a credential header, a server that answers 401 gets the user's
- * OAuth sign-in from the credentials file (`auth/`), or a refusal naming `rho mcp login`.
+ * no smuggled headers. How a server that answers 401 is authorized: with the entry's `oauth:`
+ * client credentials; else, without a credential header, with the user's OAuth sign-in from the
+ * credentials file (`auth/`), or a refusal naming `rho mcp login`.
  */
 export function planHttpConnect(declaration: HttpServerDeclaration, host: Pick<HostEnvironment, 'env' | 'masker'>): ServerConnectPlan {
   const target = parseHttpTarget(declaration.url);
@@ -75,6 +79,7 @@ export function planHttpConnect(declaration: HttpServerDeclaration, host: Pick<H
   }
   // A workflow that sends a credential header signs its requests itself; rho's sign-in stays out of the way.
   const signsItself = Object.keys(headers).some(isCredentialHeader);
+  if (signsItself && declaration.oauth) throw new ToolError('invalid_arguments', 'a server is authorized by a credential header or by oauth:, not both');
   const request = networkRequest('POST', target);
   return {
     request,
@@ -82,9 +87,13 @@ export function planHttpConnect(declaration: HttpServerDeclaration, host: Pick<H
       const pinned = await resolveCheckedAddress(request, authorize);
       // The HTTP client transport loads only for a workflow that has an HTTP server.
       const { httpChannel } = await import('./http-channel.js');
-      if (signsItself) return httpChannel(target, headers, pinned);
+      if (signsItself) return httpChannel(target, headers, pinned, authorize);
+      if (declaration.oauth) {
+        const [{ clientCredentialsAuth }, { tokenMasking }] = await Promise.all([import('./auth/client-credentials.js'), import('./auth/token-masking.js')]);
+        return httpChannel(target, headers, pinned, authorize, clientCredentialsAuth(target.url, declaration.oauth, tokenMasking(host.masker)));
+      }
       const { storedSignIn } = await import('./auth/stored-sign-in.js');
-      return httpChannel(target, headers, pinned, storedSignIn(target.url, host));
+      return httpChannel(target, headers, pinned, authorize, storedSignIn(target.url, host));
     },
   };
 }

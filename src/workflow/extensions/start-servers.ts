@@ -9,7 +9,7 @@ import type { DeclaredServer } from './tool-sources.js';
 export interface ServerStartOptions {
   /** The workflow file: an entry's `cwd` is relative to its directory, and warnings point into it. */
   source: WorkflowSource;
-  /** An entry's `env`, `url` and `headers` values may use these, as the workflow's `env:` does. */
+  /** An entry's `env`, `url`, `headers` and `oauth` values may use these, as the workflow's `env:` does. */
   inputs: ExpressionContext['inputs'];
   secrets: ExpressionContext['secrets'];
   /** Aborting it stops the starts still under way (a run that ended without needing them). */
@@ -36,23 +36,24 @@ function entryContext(options: ServerStartOptions): ExpressionContext {
   return { inputs: options.inputs, secrets: options.secrets, env: {}, steps: {}, run: { failed: false, cancelled: false } };
 }
 
-function evaluateValues(values: Readonly<Record<string, string>> | undefined, options: ServerStartOptions, what: string, server: string) {
+function evaluateValues<T extends { readonly [K in keyof T]?: string }>(values: T | undefined, options: ServerStartOptions, what: string, server: string): T | undefined {
   if (values === undefined) return undefined;
   const context = entryContext(options);
   try {
-    return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, String(evaluateDeep(value, context) ?? '')]));
+    return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, String(evaluateDeep(value, context) ?? '')])) as T;
   } catch (cause) {
     throw new ToolError('invalid_arguments', `MCP server ${server} was not started: ${what}: ${(cause as Error).message}`, { cause });
   }
 }
 
-/** The entry with its expressions evaluated: `env` of a stdio server, `headers` of an HTTP one. */
+/** The entry with its expressions evaluated: `env` of a stdio server, `url`, `headers` and `oauth` of an HTTP one. */
 function evaluatedDeclaration(server: DeclaredServer, options: ServerStartOptions): McpServerDeclaration {
   const declaration = server.declaration;
   if ('url' in declaration) {
     const headers = evaluateValues(declaration.headers, options, 'headers', declaration.name);
     const { url } = evaluateValues({ url: declaration.url }, options, 'url', declaration.name)!;
-    return { ...declaration, url: url!, ...(headers && { headers }) };
+    const oauth = evaluateValues(declaration.oauth, options, 'oauth', declaration.name);
+    return { ...declaration, url: url!, ...(headers && { headers }), ...(oauth && { oauth }) };
   }
   const env = evaluateValues(declaration.env, options, 'env', declaration.name);
   return { ...declaration, ...(env && { env }) };

@@ -1,9 +1,9 @@
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
-import { minMaskableLength } from '../../../host/masking.js';
 import type { HostEnvironment } from '../../../host/tool.js';
 import type { ChannelAuth } from '../http-channel.js';
 import { CredentialStore, resolveCredentialsFile } from './credential-store.js';
 import { signInNeeded, StoredOAuthProvider } from './stored-provider.js';
+import { tokenMasking } from './token-masking.js';
 
 /**
  * The user's stored sign-in for a server, as a run uses it: tokens and refresh, never a browser.
@@ -18,14 +18,7 @@ export function storedSignIn(url: URL, host: Pick<HostEnvironment, 'env' | 'mask
   } catch {
     return undefined;
   }
-  const masked = new Set<string>();
-  const mask = (secret: string) => {
-    // Tokens are read on every request: each is added to the masker once.
-    if (masked.has(secret) || secret.length < minMaskableLength) return;
-    masked.add(secret);
-    host.masker?.add(secret);
-  };
-  const provider = new StoredOAuthProvider(url, new CredentialStore(file), undefined, mask);
+  const provider = new StoredOAuthProvider(url, new CredentialStore(file), undefined, tokenMasking(host.masker));
   return {
     provider,
     needsRefresh: () => provider.needsRefresh(),
