@@ -171,7 +171,11 @@ const clientCredentials = z
     client_id: z.string().min(1).max(4096).describe('The client registered with the authorization server (a value, or ${{ secrets.NAME }})'),
     client_secret: secretValue.optional().describe('client_secret_basic: the client secret, from ${{ secrets.NAME }}'),
     private_key: secretValue.optional().describe('private_key_jwt: the client’s PKCS#8 PEM private key, from ${{ secrets.NAME }}'),
-    algorithm: z.enum(assertionAlgorithms).optional().describe(`The algorithm private_key signs with (default ${defaultAssertionAlgorithm})`),
+    algorithm: z
+      .string()
+      .refine((name) => (assertionAlgorithms as readonly string[]).includes(name), `one of ${assertionAlgorithms.join(', ')}`)
+      .optional()
+      .describe(`The algorithm private_key signs with: ${assertionAlgorithms.join(', ')} (default ${defaultAssertionAlgorithm})`),
     scope: z.string().min(1).max(4096).optional().describe('Scopes to ask for, space-separated'),
     issuer: z.url().max(8192).optional().describe('The authorization server the credentials belong to: they are presented to no other'),
   })

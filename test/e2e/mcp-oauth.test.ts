@@ -1,30 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCliEvents } from '../support/cli-events.js';
 import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
+import { startOauthServer, type OauthServer, type SeenRequest } from '../support/oauth-server.js';
 
-const oauthServer = path.join(repoRoot, 'test/extensions/fixtures/oauth-server.mjs');
 /** Stands in for the person's browser: follows the authorization server's redirect back to rho. */
 const browser = path.join(repoRoot, 'test/conformance/headless-browser');
 
 let dir: string;
 let cleanup: () => Promise<void>;
-let server: ChildProcess;
+let server: OauthServer;
 let endpoint: string;
-/** What the server was asked, in order: paths, and the grant of each token request. */
-let seen: { path: string; grant?: string }[];
+let seen: SeenRequest[];
 
 beforeEach(async () => {
   ({ dir, cleanup } = await makeTempDir());
-  seen = [];
-  server = spawn(process.execPath, [oauthServer], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: server.stdout! });
-  const port = await new Promise<string>((resolve) => lines.once('line', resolve));
-  lines.on('line', (line) => seen.push(JSON.parse(line) as { path: string; grant?: string }));
-  endpoint = `http://127.0.0.1:${port}/mcp`;
+  server = await startOauthServer();
+  ({ endpoint, seen } = server);
+  const { port } = server;
   await writeFiles(dir, {
     'flow.yml': `version: 1
 name: protected
@@ -39,7 +33,7 @@ steps:
   });
 });
 afterEach(async () => {
-  server.kill();
+  server.stop();
   await cleanup();
 });
 

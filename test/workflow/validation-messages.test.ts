@@ -59,3 +59,26 @@ describe('unknown names', () => {
     ]);
   });
 });
+
+describe('client credentials of an HTTP MCP server (oauth:)', () => {
+  const withOauth = (oauth: string) =>
+    problemsOf(`${header}secrets: [S, K]\ntools:\n  - mcp:\n      name: w\n      url: http://127.0.0.1:1/mcp\n      oauth: ${oauth}\nsteps:\n  - { id: a, tool: echo, with: { value: 1 } }\n`);
+
+  it('take the secret or the key from secrets alone, one of them', () => {
+    expect(withOauth('{ client_id: a, client_secret: "${{ secrets.S }}", scope: "read write" }')).toEqual([]);
+    expect(withOauth('{ client_id: a, private_key: "${{ secrets.K }}", algorithm: ES256 }')).toEqual([]);
+    expect(withOauth('{ client_id: a, client_secret: literal-secret }')).toEqual([
+      '8:45: tools.0.mcp.oauth.client_secret: takes its value from secrets: write it as "${{ secrets.NAME }}" and declare NAME under secrets:',
+    ]);
+    const neither = 'tools.0.mcp.oauth: give client_secret (client_secret_basic) or private_key (private_key_jwt), one of them';
+    expect(withOauth('{ client_id: a }')).toEqual([`8:14: ${neither}`]);
+    expect(withOauth('{ client_id: a, client_secret: "${{ secrets.S }}", private_key: "${{ secrets.K }}" }')).toEqual([`8:14: ${neither}`]);
+  });
+
+  it('sign assertions with an asymmetric algorithm, and only with a key', () => {
+    expect(withOauth('{ client_id: a, private_key: "${{ secrets.K }}", algorithm: HS256 }')).toEqual([
+      '8:74: tools.0.mcp.oauth.algorithm: one of RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512',
+    ]);
+    expect(withOauth('{ client_id: a, client_secret: "${{ secrets.S }}", algorithm: ES256 }')).toEqual(['8:76: tools.0.mcp.oauth.algorithm: algorithm goes with private_key']);
+  });
+});

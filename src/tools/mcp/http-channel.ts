@@ -1,5 +1,6 @@
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { Agent, Dispatcher } from 'undici';
 import { resolveCheckedAddress, type AuthorizeNetwork } from '../network/checked-address.js';
 import { pinnedLookup, type PinnedAddress } from '../network/pinned-address.js';
@@ -36,6 +37,12 @@ function checkedFetch(send: (input: string | URL, init?: RequestInit) => Promise
     check(response);
     return response;
   };
+}
+
+/** A failure in words; an authorization server's refusal says so, with its OAuth error code (`invalid_client`). */
+function describeCause(cause: unknown): string {
+  if (cause instanceof OAuthError) return `the authorization server refused: ${cause.errorCode}${cause.message ? ` (${cause.message.slice(0, 300)})` : ''}`;
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 /** How a channel signs its requests in OAuth's way; see `auth/`. */
@@ -84,7 +91,7 @@ export async function httpChannel(
       if (oauth && (await oauth.needsRefresh?.())) await auth(oauth.provider, { serverUrl: target.url, fetchFn: send });
     },
     close: () => (closing ??= close()),
-    describe: async (cause) => `${target.display}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    describe: async (cause) => `${target.display}: ${describeCause(cause)}`,
   };
 }
 
