@@ -1,23 +1,29 @@
 import { Args, Flags } from '@oclif/core';
 import { RhoCommand } from '../../src/cli/rho-command.js';
 import { readCliEnvironment } from '../../src/cli/environment.js';
-import { ToolError } from '../../src/host/errors.js';
+import { HostError, ToolError } from '../../src/host/errors.js';
+import { repeatable } from '../../src/cli/run-flags.js';
 
 export default class McpLogin extends RhoCommand {
   static override summary = 'Sign in to an OAuth-protected MCP server, for the runs that use it.';
-  static override description = `Prints the authorization URL (and opens it in a browser where there is one), receives the code on a loopback address, and keeps the tokens in $XDG_CONFIG_HOME/rho/mcp-credentials.json (default ~/.config/rho), readable by you alone. A run that needs a sign-in fails at once with this command.`;
+  static override description = `SERVER is the server's URL, or the name of an MCP server over HTTP that a workflow file declares (rho.yml here or above, or --file); its url may use the file's inputs (their defaults, or --input).
+
+Prints the authorization URL (and opens it in a browser where there is one), receives the code on a loopback address, and keeps the tokens in $XDG_CONFIG_HOME/rho/mcp-credentials.json (default ~/.config/rho), readable by you alone. A run that needs a sign-in fails at once with this command.`;
 
   static override examples = [
     '<%= config.bin %> mcp login https://mcp.example.com/mcp',
+    '<%= config.bin %> mcp login github -f workflows/triage.yml',
     '<%= config.bin %> mcp login https://mcp.example.com/mcp --scope "repo read:org"',
     'MCP_CLIENT_SECRET=... <%= config.bin %> mcp login https://mcp.example.com/mcp --client-id rho-ci --client-secret-env MCP_CLIENT_SECRET',
   ];
 
   static override args = {
-    server: Args.string({ ignoreStdin: true, description: 'The URL of the MCP server (its Streamable HTTP endpoint), as the workflow names it', required: true }),
+    server: Args.string({ ignoreStdin: true, description: 'The URL of the MCP server (its Streamable HTTP endpoint), or the name a workflow file gives it', required: true }),
   };
 
   static override flags = {
+    file: Flags.string({ char: 'f', summary: 'The workflow file that declares SERVER, when SERVER is a name (default: rho.yml here or above).', helpValue: 'WORKFLOW' }),
+    input: repeatable('Workflow input KEY=VALUE, for a server url that uses one. Repeatable.', 'KEY=VALUE', 'i'),
     scope: Flags.string({ summary: 'Scopes to ask for (space-separated); default: the server’s.', helpValue: 'SCOPES' }),
     'client-metadata-url': Flags.string({
       summary: 'An HTTPS URL of a client ID metadata document for rho, used where the authorization server accepts one (default: register a client).',
@@ -33,12 +39,13 @@ export default class McpLogin extends RhoCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(McpLogin);
     const env = readCliEnvironment().env;
+    const { resolveLoginTarget } = await import('../../src/cli/login-target.js');
     let url: URL;
     try {
-      url = new URL(args.server);
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('not http or https');
-    } catch {
-      this.error(`${args.server} is not an http(s) URL of an MCP server`, { exit: 2 });
+      url = await resolveLoginTarget({ server: args.server, file: flags.file, inputs: flags.input ?? [], cwd: process.cwd() });
+    } catch (error) {
+      if (error instanceof HostError) this.error(error.message, { exit: 2 });
+      throw error;
     }
     const metadataUrl = flags['client-metadata-url'];
     if (metadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(metadataUrl)) this.error(`--client-metadata-url ${metadataUrl}: a client ID metadata document has an https URL with a path`, { exit: 2 });

@@ -47,8 +47,8 @@ async function storedTokens(): Promise<{ access_token: string; refresh_token?: s
 }
 
 describe('an OAuth-protected MCP server (end to end)', () => {
-  it('signs in with rho mcp login, keeps the tokens for the user alone, and a run uses them, masked', async () => {
-    const login = await runCli(['mcp', 'login', endpoint], { cwd: dir, env: env() });
+  it('signs in with rho mcp login (the server named as the workflow names it), keeps the tokens for the user alone, and a run uses them, masked', async () => {
+    const login = await runCli(['mcp', 'login', 'web', '-f', 'flow.yml'], { cwd: dir, env: env() });
     expect(login.exitCode).toBe(0);
     expect(login.stderr).toContain('Open this URL to sign in');
     expect(login.stdout).toContain(`Signed in to 127.0.0.1`);
