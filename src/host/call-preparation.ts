@@ -12,8 +12,8 @@ import { toolBody, type PrepareContext, type PreparedExecution, type ToolContext
  * and approvers see exactly what will execute, and nothing can change it on the way.
  */
 export async function prepareCall(tools: ToolRegistry, call: ToolCall, context: Omit<PrepareContext, 'timeoutMs'>): Promise<PreparedCall | ToolError> {
-  // A tool of an MCP server that is still starting: the call waits for that server alone.
-  const tool = tools.get(call.tool) ?? (await tools.resolve(call.tool, context.signal));
+  // A tool of an MCP server that is still starting, or listing its tools again: the call waits for that server alone.
+  const tool = await tools.resolve(call.tool, context.signal);
   if (tool instanceof ToolError) return tool;
   if (!tool) return new ToolError('unknown_tool', `no tool named ${call.tool} is registered`);
   if (call.timeoutMs !== undefined && !isValidTimeout(call.timeoutMs)) {

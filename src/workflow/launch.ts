@@ -406,6 +406,9 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
         for (const warning of deadFileRuleWarnings(workflow.source, workflow.file, targets, namesServer(outcome.name))) report(formatProblem(warning));
         for (const line of deadFlagRuleWarnings(options.choices.rules, targets, namesServer(outcome.name))) report(line);
       },
+      onRelisted: (outcome) => {
+        for (const warning of outcome.warnings) report(formatProblem(warning));
+      },
     });
     // Every step is compiled with its position: the parsed file is not needed while it runs, once the servers' steps are checked.
     void started.then(() => workflow.source.release());

@@ -11,14 +11,14 @@ let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
 afterEach(() => cleanup());
 
-function workflow(steps: string): string {
+function workflow(steps: string, flag = '--content'): string {
   return `version: 1
 name: content
 secrets: [CANARY]
 tools:
-  - mcp: { name: notes, command: [node, ${server}], args: [--content] }
+  - mcp: { name: notes, command: [node, ${server}], args: [${flag}] }
 policy:
-  allow: ["process(node ${server} --content)", "network_tool(notes.*)"]
+  allow: ["process(node ${server} ${flag})", "network_tool(notes.*)"]
 steps:
 ${steps}
 `;
@@ -52,5 +52,29 @@ describe('what an MCP server sends beside text (end to end)', () => {
     expect(logLines).toEqual(['MCP server notes log (info, notes): info: token ***', 'MCP server notes log (warning, notes): warning: token ***']);
     expect(run.stdout + run.stderr).not.toContain(secret);
     expect(run.exitCode).toBe(0);
+  });
+
+  it('takes the tools a server lists again after notifications/tools/list_changed, for the steps that follow', async () => {
+    await writeFiles(dir, {
+      'flow.yml': workflow(
+        `  - id: before
+    tool: notes.tag
+    with: { label: first }
+  - id: relabel
+    tool: notes.relabel
+  - id: after
+    tool: notes.tag
+    with: { label: second }
+    continue_on_error: true`,
+        '--changing-tools',
+      ),
+    });
+    const run = await runCliEvents(['run', 'flow.yml'], { cwd: dir, env: { CANARY: secret } });
+    expect(run.finished.get('before')).toMatchObject({ status: 'success' });
+    expect(run.finished.get('relabel')).toMatchObject({ status: 'success' });
+    // The arguments that suited the tool as first listed are checked against its new schema, never sent.
+    expect(run.finished.get('after')).toMatchObject({ status: 'failure' });
+    expect(run.finished.get('after')!.error!.message).toMatch(/colour: .*unknown field\(s\) label/);
+    expect(run.stdout).not.toContain('tagged second');
   });
 });

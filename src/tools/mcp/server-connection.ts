@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ToolError } from '../../host/errors.js';
 import { clientCapabilities, installClientRequests, type ActiveCall } from './client-requests.js';
@@ -46,6 +46,8 @@ export interface CallOptions extends ActiveCall {
 export class ServerConnection {
   /** Calls waiting for the server's answer: a question the server asks belongs to one of them. */
   private readonly active = new Set<ActiveCall>();
+  /** Told when the server says its tools changed (`notifications/tools/list_changed`). */
+  private toolsChanged: (() => void) | undefined;
 
   private constructor(
     readonly name: string,
@@ -62,6 +64,9 @@ export class ServerConnection {
     let connection: ServerConnection | undefined;
     installClientRequests(client, { server: name, roots: options.roots, activeCall: () => connection?.soleActiveCall() });
     installServerLog(client, name, () => connection?.soleActiveCall());
+    // Handled as it arrives, before any answer the server sent after it: a call made once that
+    // answer is in already sees the tools being listed again.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection?.toolsChanged?.());
     try {
       await client.connect(channel.transport, { signal: options.signal, timeout: startupTimeoutMs });
     } catch (cause) {
@@ -81,6 +86,11 @@ export class ServerConnection {
     }
     connection = new ServerConnection(name, client, channel);
     return connection;
+  }
+
+  /** Calls `listener` each time the server says its tool list changed; one listener, the last set. */
+  onToolsChanged(listener: () => void): void {
+    this.toolsChanged = listener;
   }
 
   get pid(): number | undefined {

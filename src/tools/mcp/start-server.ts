@@ -24,12 +24,21 @@ export interface ServerStartOptions {
   signal: AbortSignal;
 }
 
-export interface StartedServer {
-  connection: ServerConnection;
+/** A server's tools as listed once. */
+export interface ListedTools {
   /** The server's tools that passed the checks, named `<server>.<tool>`. */
   tools: Tool[];
   /** One line for each tool left out, saying why. */
   warnings: string[];
+}
+
+export interface StartedServer extends ListedTools {
+  connection: ServerConnection;
+  /**
+   * Calls `listener` when the server says its tools changed, with the listing that replaces them
+   * (started at once; it rejects when the server does not list them).
+   */
+  onToolsChanged(listener: (relisted: Promise<ListedTools>) => void): void;
 }
 
 /**
@@ -62,10 +71,20 @@ async function startAndList(declaration: McpServerDeclaration, options: ServerSt
   }
   const connection = await Connection.open(declaration.name, channel, { signal: options.signal, roots: options.roots });
   options.session.onDispose(() => connection.stop());
+  const listed = await listedTools(declaration.name, connection, options.signal);
+  return {
+    connection,
+    ...listed,
+    onToolsChanged: (listener) => connection.onToolsChanged(() => listener(listedTools(declaration.name, connection, options.signal))),
+  };
+}
+
+/** The server's tools, each declaration checked on its own, and what was left out. */
+async function listedTools(server: string, connection: ServerConnection, signal: AbortSignal): Promise<ListedTools> {
   const tools: Tool[] = [];
   const names = new Set<string>();
   const rejected: string[] = [];
-  const listed = await connection.listTools(options.signal);
+  const listed = await connection.listTools(signal);
   for (const raw of listed.tools) {
     try {
       const tool = mcpTool(connection, parseMcpToolDeclaration(raw));
@@ -76,7 +95,7 @@ async function startAndList(declaration: McpServerDeclaration, options: ServerSt
       rejected.push((error as Error).message);
     }
   }
-  return { connection, tools, warnings: leftOutWarnings(declaration.name, rejected, listed.leftOut) };
+  return { tools, warnings: leftOutWarnings(server, rejected, listed.leftOut) };
 }
 
 /** Most warnings one server's rejected declarations produce; the rest are counted in one line. */

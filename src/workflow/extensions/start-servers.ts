@@ -16,6 +16,12 @@ export interface ServerStartOptions {
   signal: AbortSignal;
   /** Called as each start ends, in the order they end. */
   onOutcome?(outcome: ServerStartOutcome): void;
+  /**
+   * Called each time a server's tools were listed anew after it said they changed, with the
+   * warnings of the new listing. Steps are not checked again: their arguments are checked
+   * against the new declarations as each is called.
+   */
+  onRelisted?(outcome: ServerStartOutcome): void;
 }
 
 /** How one server's start ended. */
@@ -89,9 +95,24 @@ export async function startDeclaredServers(host: ToolHost, servers: readonly Dec
         if (denial) throw denial;
       },
     });
-    for (const tool of started.tools) host.tools.register(tool);
+    host.tools.replaceNamespace(name, started.tools);
     const at = options.source.position(server.at);
-    return { name, warnings: started.warnings.map((message) => ({ file: options.source.file, ...at, message: `warning: ${message}` })) };
+    const located = (messages: readonly string[]) => messages.map((message) => ({ file: options.source.file, ...at, message: `warning: ${message}` }));
+    started.onToolsChanged((relisted) => {
+      // Calls to the server's tools wait for the new listing; one that fails keeps the tools as they were.
+      const replaced = relisted
+        .then((listed) => {
+          host.tools.replaceNamespace(name, listed.tools);
+          return located(listed.warnings);
+        })
+        .catch((error: unknown) => located([`MCP server ${name} said its tools changed but its new tools were not taken (${toToolError(error).message}); its tools stay as they were`]));
+      host.tools.expect(
+        name,
+        replaced.then(() => undefined),
+      );
+      void replaced.then((warnings) => options.onRelisted?.({ name, warnings }));
+    });
+    return { name, warnings: located(started.warnings) };
   });
   servers.forEach((server, index) => {
     const listed = starts[index]!.then(
