@@ -6,7 +6,8 @@
  * Scenarios run one at a time: the suite's own `--suite` runs them all at once, and on a busy
  * machine a scenario that measures timing (`sse-retry`: a reconnect within twice the server's
  * retry delay) then fails for the machine, not for rho. Scenarios rho does not pass are listed in
- * expected-failures.yml: one of them passing, or any other failing, fails the run.
+ * expected-failures.yml: one of them passing, or any other failing, fails the run. Each scenario
+ * gets two minutes: a sign-in and a run are three starts of rho, slow on a loaded machine.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -33,10 +34,10 @@ const expected = new Set(parse(readFileSync(path.join(here, 'expected-failures.y
 const scenarios = [...new Set([...scenariosOf('2025-11-25'), ...scenariosOf('extension')])];
 const failed = [];
 for (const scenario of scenarios) {
-  const result = spawnSync(node22, [suite, 'client', '--command', path.join(here, 'client'), '--scenario', scenario], { encoding: 'utf8' });
+  const result = spawnSync(node22, [suite, 'client', '--command', path.join(here, 'client'), '--scenario', scenario, '--timeout', '120000'], { encoding: 'utf8' });
   const passed = result.status === 0;
   if (!passed) failed.push(scenario);
-  const tally = /Passed: (\d+\/\d+)/.exec(result.stdout)?.[1] ?? '?';
+  const tally = /Passed: (\d+\/\d+)/.exec(`${result.stdout}${result.stderr}`)?.[1] ?? '?';
   process.stdout.write(`${passed ? '✓' : '✗'} ${scenario}: ${tally} checks${!passed && expected.has(scenario) ? ' (expected to fail)' : ''}\n`);
   if (!passed && !expected.has(scenario)) process.stdout.write(`${result.stdout}${result.stderr}\n`);
 }
