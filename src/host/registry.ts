@@ -48,7 +48,10 @@ export class ToolRegistry {
       for (const [name, tool] of kept) this.tools.set(name, tool);
       throw error;
     }
-    this.byNamespace.set(namespace, tools.map((tool) => tool.name));
+    this.byNamespace.set(
+      namespace,
+      tools.map((tool) => tool.name),
+    );
   }
 
   get(name: string): Tool | undefined {

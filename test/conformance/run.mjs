@@ -13,7 +13,6 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const modules = path.join(here, 'node_modules');
@@ -30,7 +29,9 @@ function scenariosOf(version) {
   return [...listing.matchAll(/^\s+- (\S+) \[/gm)].map((match) => match[1]);
 }
 
-const expected = new Set(parse(readFileSync(path.join(here, 'expected-failures.yml'), 'utf8'))?.client ?? []);
+/** The `client:` list of expected-failures.yml: one `  - NAME` line per scenario (this folder has no YAML parser of its own). */
+const expectedText = readFileSync(path.join(here, 'expected-failures.yml'), 'utf8');
+const expected = new Set([...expectedText.matchAll(/^\s+- (\S+)\s*$/gm)].map((match) => match[1]));
 const scenarios = [...new Set([...scenariosOf('2025-11-25'), ...scenariosOf('extension')])];
 const failed = [];
 for (const scenario of scenarios) {

@@ -105,7 +105,9 @@ export async function startDeclaredServers(host: ToolHost, servers: readonly Dec
           host.tools.replaceNamespace(name, listed.tools);
           return located(listed.warnings);
         })
-        .catch((error: unknown) => located([`MCP server ${name} said its tools changed but its new tools were not taken (${toToolError(error).message}); its tools stay as they were`]));
+        .catch((error: unknown) =>
+          located([`MCP server ${name} said its tools changed but its new tools were not taken (${toToolError(error).message}); its tools stay as they were`]),
+        );
       host.tools.expect(
         name,
         replaced.then(() => undefined),
