@@ -3,7 +3,8 @@ import { RhoCommand } from '../src/cli/rho-command.js';
 
 export default class Autocomplete extends RhoCommand {
   static override summary = 'Print a shell completion script (bash, zsh or fish).';
-  static override description = `Completes commands, flags, flag values (--output, schema names) and built-in tool names. The script holds everything it completes, so pressing Tab never starts rho; print it again after upgrading rho.
+  static override description =
+    `Completes commands, flags, flag values (--output, schema names) and built-in tool names. The script holds everything it completes, so pressing Tab never starts rho; print it again after upgrading rho.
 
 bash:  rho autocomplete bash > ~/.local/share/bash-completion/completions/rho
 zsh:   rho autocomplete zsh > "\${fpath[1]}/_rho"   (or: source <(rho autocomplete zsh) in ~/.zshrc)

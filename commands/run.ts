@@ -5,7 +5,8 @@ import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends RhoCommand {
   static override summary = 'Run a workflow.';
-  static override description = `Every step is a tool call that goes through rho's ToolHost: strict argument parsing, a default-deny policy, hooks, approvals and resource-aware scheduling.
+  static override description =
+    `Every step is a tool call that goes through rho's ToolHost: strict argument parsing, a default-deny policy, hooks, approvals and resource-aware scheduling.
 
 Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothing ran), 3 a step was denied, 74 an output could not be written while the run went on, 124 --timeout expired, 130 interrupted.`;
 

@@ -13,7 +13,8 @@ type ListedTool = ToolListing & { selftest?: SelftestResult };
 
 export default class Tools extends RhoCommand {
   static override summary = 'List registered tools.';
-  static override description = `Shows each tool's name, origin (built-in, host for a workflow's module tools, mcp for an MCP server's tools), declared capability classes, execution policy, mode and description; --json adds JSON Schemas of the arguments.
+  static override description =
+    `Shows each tool's name, origin (built-in, host for a workflow's module tools, mcp for an MCP server's tools), declared capability classes, execution policy, mode and description; --json adds JSON Schemas of the arguments.
 
 With --file, the workflow's tools are listed too: its modules are imported, which runs their code as rho run would, and its MCP servers are started, each start authorized by the workflow's policy (plus --allow and the other policy flags) exactly as in a run, then stopped. Use it only on workflows you trust; rho validate and rho plan never run a workflow's code.
 
@@ -106,7 +107,10 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
     const tool = catalog.tools.find((candidate) => candidate.name === name);
     if (!tool) {
       const { closestToolNames } = await import('../src/workflow/suggest.js');
-      const suggestions = closestToolNames(name, catalog.tools.map((candidate) => candidate.name));
+      const suggestions = closestToolNames(
+        name,
+        catalog.tools.map((candidate) => candidate.name),
+      );
       const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((suggestion) => `"${suggestion}"`).join(' or ')}?` : '';
       process.stderr.write(masker.mask(`rho: no tool named "${name}"${hint} (rho tools lists them; a workflow's own tools with -f WORKFLOW)\n`));
       return this.exit(2);
@@ -136,17 +140,17 @@ function formatTable(tools: readonly ListedTool[]): string {
   ]);
   const header = ['NAME', 'ORIGIN', 'CLASSES', 'POLICY', 'MODE', 'DESCRIPTION'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows]
-    .map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '))
-    .join('\n');
+  return [header, ...rows].map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n');
 }
 
 function formatSelftests(tools: readonly ListedTool[]): string {
-  return tools
-    .filter((tool) => tool.selftest && tool.selftest.status !== 'none')
-    .map(({ name, selftest }) => {
-      const took = `(${Math.round(selftest!.durationMs)} ms)`;
-      return selftest!.status === 'passed' ? `selftest ${printable(name)}: passed ${took}` : `selftest ${printable(name)}: FAILED ${took}: ${printable(selftest!.message ?? '')}`;
-    })
-    .join('\n') || 'no tool has a selftest';
+  return (
+    tools
+      .filter((tool) => tool.selftest && tool.selftest.status !== 'none')
+      .map(({ name, selftest }) => {
+        const took = `(${Math.round(selftest!.durationMs)} ms)`;
+        return selftest!.status === 'passed' ? `selftest ${printable(name)}: passed ${took}` : `selftest ${printable(name)}: FAILED ${took}: ${printable(selftest!.message ?? '')}`;
+      })
+      .join('\n') || 'no tool has a selftest'
+  );
 }

@@ -4,12 +4,16 @@ import { RhoCommand } from '../src/cli/rho-command.js';
 export default class Validate extends RhoCommand {
   static override summary = 'Check workflow files without running anything.';
   static override description =
-    'Prints every problem as FILE:LINE:COL: message and exits 2 when any file is invalid: YAML syntax, the schema, unique step ids, references to earlier steps, unknown tools, tool arguments, expressions and policy rules. Runs none of the workflow\'s code, so it is safe on an untrusted workflow: tool modules are not imported and MCP servers are not started; a note names each of them, and each step whose tool could therefore not be inspected.';
+    "Prints every problem as FILE:LINE:COL: message and exits 2 when any file is invalid: YAML syntax, the schema, unique step ids, references to earlier steps, unknown tools, tool arguments, expressions and policy rules. Runs none of the workflow's code, so it is safe on an untrusted workflow: tool modules are not imported and MCP servers are not started; a note names each of them, and each step whose tool could therefore not be inspected.";
 
   static override examples = ['<%= config.bin %> validate', '<%= config.bin %> validate workflows/hello.yml', '<%= config.bin %> validate workflows/*.yml'];
   static override strict = false;
   static override args = {
-    workflow: Args.string({ ignoreStdin: true, description: 'Workflow file(s) to check; without one, rho.yml (or rho.yaml) here or in the nearest directory above', required: false }),
+    workflow: Args.string({
+      ignoreStdin: true,
+      description: 'Workflow file(s) to check; without one, rho.yml (or rho.yaml) here or in the nearest directory above',
+      required: false,
+    }),
   };
 
   async run(): Promise<void> {

@@ -53,7 +53,16 @@ try {
     .map((entry) => entry.name.replace(/\.ts$/, ''));
   await writeFile(path.join(outdir, 'command-words.json'), `${JSON.stringify(commands.sort())}\n`);
   // The loader bin/run.cjs requires before the bundle: CommonJS too, so that no start needs Node's ES module loader.
-  await build({ absWorkingDir: root, entryPoints: ['dist/src/boot/compile-cache.js'], outfile: path.join(outdir, 'compile-cache.cjs'), bundle: true, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning' });
+  await build({
+    absWorkingDir: root,
+    entryPoints: ['dist/src/boot/compile-cache.js'],
+    outfile: path.join(outdir, 'compile-cache.cjs'),
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  });
 } catch (error) {
   await rm(outdir, { recursive: true, force: true });
   throw error;

@@ -18,7 +18,10 @@ function lazyBuiltin(name, module, members) {
 
 /** `const NAME = __importDefault(require("MODULE"));` made lazy: `NAME.default` requires the module when first read. */
 function lazyModule(name, module) {
-  return { from: `const ${name} = __importDefault(require(${JSON.stringify(module)}));`, to: `const ${name} = { get default() { return __importDefault(require(${JSON.stringify(module)})).default; } };` };
+  return {
+    from: `const ${name} = __importDefault(require(${JSON.stringify(module)}));`,
+    to: `const ${name} = { get default() { return __importDefault(require(${JSON.stringify(module)})).default; } };`,
+  };
 }
 
 const patches = [

@@ -5,9 +5,7 @@ import { repoRoot } from './support/cli.js';
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => path.join(entry.parentPath, entry.name));
+  return entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 /** The relative specifiers a module depends on: static imports and re-exports (type-only included), and `import()` of a literal. */
@@ -95,7 +93,11 @@ describe('the house rules', () => {
   it('names in package.json (bin, lockfile, scripts) a CLI entry that exists', async () => {
     const pkg = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
     const lock = JSON.parse(await readFile(path.join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: { '': { bin: Record<string, string> } } };
-    const named = [...Object.values(pkg.bin), ...Object.values(lock.packages[''].bin), ...Object.values(pkg.scripts).flatMap((script) => [...script.matchAll(/\bbin\/[\w.-]+/g)].map((m) => m[0]))];
+    const named = [
+      ...Object.values(pkg.bin),
+      ...Object.values(lock.packages[''].bin),
+      ...Object.values(pkg.scripts).flatMap((script) => [...script.matchAll(/\bbin\/[\w.-]+/g)].map((m) => m[0])),
+    ];
     expect(named.length).toBeGreaterThan(2);
     const missing: string[] = [];
     for (const file of new Set(named)) await readFile(path.join(repoRoot, file)).catch(() => missing.push(file));

@@ -44,9 +44,7 @@ export function markdownTable(results: readonly SuiteResult[], options: { enforc
     for (const figure of result.figures) {
       const outcome = verdict(figure);
       const shown = outcome === 'no target' ? '' : options.enforce ? outcome : `${outcome} (not enforced)`;
-      lines.push(
-        `| ${result.suite} | ${figure.name} | ${formatNumber(figure.value)} ${figure.unit} | ${figure.target?.text ?? ''} | ${shown} | ${figure.basis} |`,
-      );
+      lines.push(`| ${result.suite} | ${figure.name} | ${formatNumber(figure.value)} ${figure.unit} | ${figure.target?.text ?? ''} | ${shown} | ${figure.basis} |`);
     }
   }
   const notes = results.flatMap((result) => result.notes.map((note) => `- ${result.suite}: ${note}`));

@@ -25,7 +25,5 @@ if (file) {
     return result;
   };
   const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? null;
-  process.on('exit', () =>
-    writeFileSync(file, JSON.stringify({ spawns: spawnMs.length, spawnMs: median(spawnMs), exitMs: median(exitMs), gapMs: median(gapMs), anonMB })),
-  );
+  process.on('exit', () => writeFileSync(file, JSON.stringify({ spawns: spawnMs.length, spawnMs: median(spawnMs), exitMs: median(exitMs), gapMs: median(gapMs), anonMB })));
 }

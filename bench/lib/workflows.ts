@@ -25,7 +25,14 @@ export async function writeEchoWorkflow(dir: string, count: number): Promise<str
 /** `count` steps each running `command args…` through the exec tool, allowed by one rule. */
 export async function writeExecWorkflow(dir: string, label: string, count: number, command: string, args: readonly string[]): Promise<string> {
   const file = path.join(dir, `${label}-${count}.yml`);
-  await writeFile(file, workflow(`${label}-${count}`, [`process(${command})`], range(count).map((index) => execStep(index, command, args))));
+  await writeFile(
+    file,
+    workflow(
+      `${label}-${count}`,
+      [`process(${command})`],
+      range(count).map((index) => execStep(index, command, args)),
+    ),
+  );
   return file;
 }
 
@@ -58,10 +65,7 @@ export async function writeNodeReader(dir: string, label: string, command: strin
 /** A plain Node script running `command` `count` times in sequence with child_process. */
 export async function writeNodeLoop(dir: string, label: string, count: number, command: string): Promise<string> {
   const file = path.join(dir, `node-${label}-${count}.mjs`);
-  await writeFile(
-    file,
-    `import { spawnSync } from 'node:child_process';\nfor (let i = 0; i < ${count}; i++) spawnSync(${JSON.stringify(command)}, { stdio: 'inherit' });\n`,
-  );
+  await writeFile(file, `import { spawnSync } from 'node:child_process';\nfor (let i = 0; i < ${count}; i++) spawnSync(${JSON.stringify(command)}, { stdio: 'inherit' });\n`);
   return file;
 }
 
@@ -129,6 +133,11 @@ export async function writeTaskWorkflow(dir: string, count: number, command: str
 /** The same recipe for `just`: `build` runs `command` `count` times, one recipe line each. */
 export async function writeJustfile(dir: string, count: number, command: string): Promise<string> {
   const file = path.join(dir, `tasks-${count}.just`);
-  await writeFile(file, `lint:\n    @${command}\n\nbuild:\n${range(count).map(() => `    @${command}\n`).join('')}`);
+  await writeFile(
+    file,
+    `lint:\n    @${command}\n\nbuild:\n${range(count)
+      .map(() => `    @${command}\n`)
+      .join('')}`,
+  );
   return file;
 }

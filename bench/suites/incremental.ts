@@ -32,7 +32,9 @@ async function writeBuild(dir: string, count: number): Promise<{ workflow: strin
   await writeFile(skipped, text.replaceAll('    sources:', '    if: false\n    sources:'));
   const makefile = path.join(dir, 'build.mk');
   const targets = range(count).map((index) => `out/${index}.txt`);
-  const rules = range(count).map((index) => `out/${index}.txt: src/${index}.txt\n\t@cp $< $@\n`).join('');
+  const rules = range(count)
+    .map((index) => `out/${index}.txt: src/${index}.txt\n\t@cp $< $@\n`)
+    .join('');
   await writeFile(makefile, `all: ${targets.join(' ')}\n${rules}`);
   return { workflow, skipped, makefile };
 }
@@ -80,7 +82,15 @@ export async function incrementalSuite(context: BenchContext): Promise<SuiteResu
   return {
     suite: 'incremental',
     // The floor says how much of the no-op rerun is the workflow's size rather than its checks.
-    figures: [versus(noOp, echo, { limit: 2, text: '≤ 2' }), versus(noOp, floor), versus(floor, echo), versus(uncached, echo), versus(uncached, noOp), versus(first, noOp), versus(noOp, make)],
+    figures: [
+      versus(noOp, echo, { limit: 2, text: '≤ 2' }),
+      versus(noOp, floor),
+      versus(floor, echo),
+      versus(uncached, echo),
+      versus(uncached, noOp),
+      versus(first, noOp),
+      versus(noOp, make),
+    ],
     raw,
     notes: [],
   };

@@ -41,8 +41,7 @@ const configurations: readonly Configuration[] = [
   { name: 'json, every line shown', mode: 'json', everyLine: true },
 ];
 
-const argsOf = (configuration: Configuration, logs: string) =>
-  ['--output', configuration.mode, '--logs', logs, ...(configuration.everyLine ? ['--output-limit', 'none'] : [])];
+const argsOf = (configuration: Configuration, logs: string) => ['--output', configuration.mode, '--logs', logs, ...(configuration.everyLine ? ['--output-limit', 'none'] : [])];
 
 /** The step's own lines in plain output: `[s1] ` and the text's alphabet (rho's own lines hold other characters). */
 const stepLine = /^\[s1\] ([0-9a-i]+)$/;
@@ -62,7 +61,11 @@ interface Delivery {
 async function deliveryOf(configuration: Configuration, workflow: string, printed: number, dir: string): Promise<Delivery> {
   const logs = path.join(dir, `delivery-logs-${configuration.mode}-${configuration.everyLine}`);
   const events = path.join(dir, `delivery-events-${configuration.mode}-${configuration.everyLine}.ndjson`);
-  const child = spawn(process.execPath, [rhoBin, 'run', workflow, ...argsOf(configuration, logs), '--events', events], { cwd: dir, env: benchEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [rhoBin, 'run', workflow, ...argsOf(configuration, logs), '--events', events], {
+    cwd: dir,
+    env: benchEnv(),
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let shown = 0;
   for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) {
     if (configuration.mode === 'plain') {

@@ -17,7 +17,10 @@ export interface PolicySizes {
   iterations: number;
 }
 
-export const policySizes = { full: { requests: 10_000, rules: [100, 1_000], iterations: 10 }, quick: { requests: 200, rules: [10, 100], iterations: 2 } } satisfies Record<string, PolicySizes>;
+export const policySizes = { full: { requests: 10_000, rules: [100, 1_000], iterations: 10 }, quick: { requests: 200, rules: [10, 100], iterations: 2 } } satisfies Record<
+  string,
+  PolicySizes
+>;
 
 const directories = 20;
 const filesPerDirectory = 10;

@@ -26,7 +26,8 @@ export async function processesSuite(context: BenchContext): Promise<SuiteResult
     commands.push({ name: `${tool} ×1`, command: await at(1) }, { name: `${tool} ×${large}`, command: await at(large) });
   }
   const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 3, rounds: 3 }), cwd: context.dir });
-  const marginalOf = (tool: string) => marginal({ size: 1, time: medianOf(raw.measurements, `${tool} ×1`) }, { size: large, time: medianOf(raw.measurements, `${tool} ×${large}`) });
+  const marginalOf = (tool: string) =>
+    marginal({ size: 1, time: medianOf(raw.measurements, `${tool} ×1`) }, { size: large, time: medianOf(raw.measurements, `${tool} ×${large}`) });
   const figures: Figure[] = tools.map(({ tool }) => {
     const one = medianOf(raw.measurements, `${tool} ×1`);
     const many = medianOf(raw.measurements, `${tool} ×${large}`);

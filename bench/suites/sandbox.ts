@@ -38,14 +38,23 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
   const filterFile = path.join(context.dir, 'seccomp-filter.bpf');
   await writeFile(filterFile, seccompFilter({ unixSockets: false }));
   const resolved = resolveConfinementPlan(plan);
-  const bwrapLine = [status.program, ...bubblewrapArguments(resolved, { file: truePath, cwd: workspace, proxy: undefined, writeMounts: prepareWriteChecks(resolved, [], new Map()).mounts }), '--', truePath, `${filterDescriptor}<${filterFile}`].join(' ');
+  const bwrapLine = [
+    status.program,
+    ...bubblewrapArguments(resolved, { file: truePath, cwd: workspace, proxy: undefined, writeMounts: prepareWriteChecks(resolved, [], new Map()).mounts }),
+    '--',
+    truePath,
+    `${filterDescriptor}<${filterFile}`,
+  ].join(' ');
   const loop = async (label: string, line: string, count: number) => {
     const file = path.join(context.dir, `loop-${label}-${count}.sh`);
     await writeFile(file, `for i in $(seq ${count}); do ${line}; done\n`);
     return `bash ${file}`;
   };
   const runs: { tool: string; at: (count: number) => Promise<string> }[] = [
-    { tool: 'rho exec true, confined', at: async (count) => rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', count, 'true', [])} --output plain --sandbox required`) },
+    {
+      tool: 'rho exec true, confined',
+      at: async (count) => rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', count, 'true', [])} --output plain --sandbox required`),
+    },
     { tool: 'rho exec true, unconfined', at: async (count) => rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', count, 'true', [])} --output plain --sandbox off`) },
     { tool: 'bash loop: bwrap … true', at: (count) => loop('bwrap', bwrapLine, count) },
     { tool: 'bash loop: true', at: (count) => loop('true', truePath, count) },
@@ -53,8 +62,7 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
   const commands: Command[] = [];
   for (const { tool, at } of runs) commands.push({ name: `${tool} ×1`, command: await at(1) }, { name: `${tool} ×${large}`, command: await at(large) });
   const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 3, rounds: 3 }), cwd: context.dir });
-  const perStep = (tool: string) =>
-    marginal({ size: 1, time: medianOf(raw.measurements, `${tool} ×1`) }, { size: large, time: medianOf(raw.measurements, `${tool} ×${large}`) });
+  const perStep = (tool: string) => marginal({ size: 1, time: medianOf(raw.measurements, `${tool} ×1`) }, { size: large, time: medianOf(raw.measurements, `${tool} ×${large}`) });
   const [confined, unconfined, bwrap, bare] = runs.map(({ tool }) => perStep(tool)) as [number, number, number, number];
   const figure = (name: string, value: number, basis: string, extra: Partial<Figure> = {}): Figure => ({
     suite: 'sandbox',

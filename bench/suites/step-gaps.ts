@@ -55,7 +55,13 @@ export async function stepGapsSuite(context: BenchContext): Promise<SuiteResult>
         name: `${name}: anonymous memory at the last spawn`,
         value: of(name, (gaps) => gaps.anonMB.at(-1) ?? 0),
         unit: 'MB',
-        basis: `at spawns ${samples.get(name)![0]!.anonMB.map((_, index) => (index + 1) * 50).join(', ')}: ${samples.get(name)![0]!.anonMB.map((mb) => mb.toFixed(0)).join(', ')} MB (first run)`,
+        basis: `at spawns ${samples
+          .get(name)![0]!
+          .anonMB.map((_, index) => (index + 1) * 50)
+          .join(', ')}: ${samples
+          .get(name)![0]!
+          .anonMB.map((mb) => mb.toFixed(0))
+          .join(', ')} MB (first run)`,
       },
     );
   }
@@ -64,7 +70,8 @@ export async function stepGapsSuite(context: BenchContext): Promise<SuiteResult>
     const counted = await stepGarbage(args, { cwd: context.dir, scratch: context.dir });
     garbage[name] = counted;
     const basis = `per child after the first 20 of ${counted.spawns}, one run`;
-    if (counted.allocatedKB !== null) figures.push({ suite: 'step gaps', name: `${name}: allocated per process`, value: counted.allocatedKB, unit: 'KB', basis: `${basis}, collected objects included` });
+    if (counted.allocatedKB !== null)
+      figures.push({ suite: 'step gaps', name: `${name}: allocated per process`, value: counted.allocatedKB, unit: 'KB', basis: `${basis}, collected objects included` });
     if (counted.promises !== null) figures.push({ suite: 'step gaps', name: `${name}: promises per process`, value: counted.promises, unit: '', basis });
   }
   return { suite: 'step gaps', figures, raw: { steps, runs, loadBefore, loadAfter: currentLoad(), samples: Object.fromEntries(samples), garbage }, notes: [] };

@@ -11,10 +11,7 @@ export default class HooksSchema extends RhoCommand {
 gate-answer: what a [[pre_tool_use]] gate prints on stdout.
 The same files ship in the package under schemas/.`;
 
-  static override examples = [
-    '<%= config.bin %> hooks schema > hook-envelope.schema.json',
-    '<%= config.bin %> hooks schema gate-answer',
-  ];
+  static override examples = ['<%= config.bin %> hooks schema > hook-envelope.schema.json', '<%= config.bin %> hooks schema gate-answer'];
 
   static override args = {
     which: Args.string({ ignoreStdin: true, description: 'Which schema', options: Object.keys(schemaNames), default: 'envelope' }),

@@ -7,7 +7,8 @@ import { safeText } from '../../src/ui/safe-text.js';
 
 export default class HooksTest extends RhoCommand {
   static override summary = 'Run one hook program on a sample envelope and print its parsed decision.';
-  static override description = `The envelope goes to the program on stdin, with the same scrubbed environment and time limit as in a run. A before_tool_use envelope is answered as by a gate (a failure shows the deny it turns into); any other kind is delivered as to an observer.
+  static override description =
+    `The envelope goes to the program on stdin, with the same scrubbed environment and time limit as in a run. A before_tool_use envelope is answered as by a gate (a failure shows the deny it turns into); any other kind is delivered as to an observer.
 
 HOOK is the program and its arguments, or with --hooks the name (or command) of an entry in that hooks file.`;
 

@@ -6,7 +6,8 @@ import { repeatable } from '../../src/cli/run-flags.js';
 
 export default class McpLogin extends RhoCommand {
   static override summary = 'Sign in to an OAuth-protected MCP server, for the runs that use it.';
-  static override description = `SERVER is the server's URL, or the name of an MCP server over HTTP that a workflow file declares (rho.yml here or above, or --file); its url may use the file's inputs (their defaults, or --input).
+  static override description =
+    `SERVER is the server's URL, or the name of an MCP server over HTTP that a workflow file declares (rho.yml here or above, or --file); its url may use the file's inputs (their defaults, or --input).
 
 Prints the authorization URL (and opens it in a browser where there is one), receives the code on a loopback address, and keeps the tokens in $XDG_CONFIG_HOME/rho/mcp-credentials.json (default ~/.config/rho), readable by you alone. A run that needs a sign-in fails at once with this command.`;
 
@@ -31,7 +32,11 @@ Prints the authorization URL (and opens it in a browser where there is one), rec
       exclusive: ['client-id'],
     }),
     'client-id': Flags.string({ summary: 'A client registered with the authorization server beforehand (default: rho registers one).', helpValue: 'ID' }),
-    'client-secret-env': Flags.string({ summary: 'The environment variable holding that client’s secret (never on the command line).', helpValue: 'NAME', dependsOn: ['client-id'] }),
+    'client-secret-env': Flags.string({
+      summary: 'The environment variable holding that client’s secret (never on the command line).',
+      helpValue: 'NAME',
+      dependsOn: ['client-id'],
+    }),
     browser: Flags.boolean({ summary: 'Open the URL in a browser where there is one.', default: true, allowNo: true }),
     wait: Flags.integer({ summary: 'Seconds to wait for the sign-in to finish.', default: 300, min: 1, helpValue: 'SECONDS' }),
   };
@@ -48,7 +53,8 @@ Prints the authorization URL (and opens it in a browser where there is one), rec
       throw error;
     }
     const metadataUrl = flags['client-metadata-url'];
-    if (metadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(metadataUrl)) this.error(`--client-metadata-url ${metadataUrl}: a client ID metadata document has an https URL with a path`, { exit: 2 });
+    if (metadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(metadataUrl))
+      this.error(`--client-metadata-url ${metadataUrl}: a client ID metadata document has an https URL with a path`, { exit: 2 });
     const secretName = flags['client-secret-env'];
     const secret = secretName === undefined ? undefined : env[secretName];
     if (secretName !== undefined && !secret) this.error(`--client-secret-env ${secretName}: the variable is not set`, { exit: 2 });

@@ -75,7 +75,10 @@ function bashScript(commands: readonly CompletionCommand[], header = true): stri
     const valueFlags = command.flags.filter((flag) => flag.takesValue);
     const optionCases = valueFlags
       .filter((flag) => flag.options && flag.options.length > 0)
-      .map((flag) => `        ${[`--${flag.name}`, ...(flag.char ? [`-${flag.char}`] : [])].join('|')}) COMPREPLY=($(compgen -W ${quote(flag.options!.join(' '))} -- "$cur")); return ;;`);
+      .map(
+        (flag) =>
+          `        ${[`--${flag.name}`, ...(flag.char ? [`-${flag.char}`] : [])].join('|')}) COMPREPLY=($(compgen -W ${quote(flag.options!.join(' '))} -- "$cur")); return ;;`,
+      );
     const valueFlagWords = valueFlags.flatMap((flag) => [`--${flag.name}`, ...(flag.char ? [`-${flag.char}`] : [])]);
     const first = command.id.split(':').length + 1;
     const fromFile = (helper: string) => `COMPREPLY=($(compgen -W "$(${helper} ${first} ${quote(valueFlagWords.join(' '))})" -- "$cur")); return`;

@@ -40,7 +40,11 @@ export function describeTool(tool: DescribedTool): string {
   lines.push('', 'ARGUMENTS', ...fieldRows(schema, schema, true, 'no arguments'));
   if (tool.data_schema !== undefined) {
     const data = tool.data_schema as JsonSchema;
-    lines.push('', 'DATA (steps.<id>.data)', ...(data.properties ? fieldRows(data, data, false, '') : [`  ${printable(typeName(data, data))}${data.description ? `  ${printable(data.description)}` : ''}`]));
+    lines.push(
+      '',
+      'DATA (steps.<id>.data)',
+      ...(data.properties ? fieldRows(data, data, false, '') : [`  ${printable(typeName(data, data))}${data.description ? `  ${printable(data.description)}` : ''}`]),
+    );
   }
   return lines.join('\n');
 }

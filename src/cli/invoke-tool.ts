@@ -47,7 +47,14 @@ const stderrTailLines = 5;
 function stderrTail(result: ToolResult): string[] {
   const stderr = result.error?.details['stderr'];
   if (typeof stderr !== 'string' || stderr.trim() === '') return [];
-  return ['its last stderr lines:', ...stderr.trimEnd().split(/\r\n|\r|\n/).slice(-stderrTailLines).map((line) => `  ${line}`)];
+  return [
+    'its last stderr lines:',
+    ...stderr
+      .trimEnd()
+      .split(/\r\n|\r|\n/)
+      .slice(-stderrTailLines)
+      .map((line) => `  ${line}`),
+  ];
 }
 
 function parseArgsJson(text: string): unknown {
@@ -59,11 +66,7 @@ function parseArgsJson(text: string): unknown {
 }
 
 /** One call through `ToolHost.invoke` with the same policy, approval and hook paths as `rho run`. */
-export async function invokeToolCommand(
-  request: InvokeRequest,
-  environment: CliEnvironment,
-  streams: RunStreams,
-): Promise<{ exitCode: number; result?: ToolResult }> {
+export async function invokeToolCommand(request: InvokeRequest, environment: CliEnvironment, streams: RunStreams): Promise<{ exitCode: number; result?: ToolResult }> {
   const masker = new SecretMasker();
   const guarded = guardStreams(streams, masker, streamTargets(environment));
   const stderr = (line: string) => guarded.stderr.write(`${line}\n`);

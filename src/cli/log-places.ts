@@ -11,7 +11,11 @@ import { userStateDir } from './cache-places.js';
 export function defaultLogPlace(env: Readonly<Record<string, string | undefined>>, workspaceRoot: string): string | undefined {
   const base = userStateDir(env);
   if (base === undefined) return undefined;
-  const name = path.basename(workspaceRoot).replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '') || 'root';
+  const name =
+    path
+      .basename(workspaceRoot)
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^\.+/, '') || 'root';
   const digest = createHash('sha256').update(workspaceRoot).digest('hex').slice(0, 12);
   return path.join(base, 'logs', `${name}-${digest}`);
 }

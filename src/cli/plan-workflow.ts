@@ -28,12 +28,15 @@ export async function planWorkflowCommand(
     // Gates are consulted only when asked for: hook programs are code, and a plan runs none unasked.
     const privateStore = privateStoreOf(environment.env);
     const hooks = request.hooksFile === undefined ? undefined : cliHooks({ file: path.resolve(request.hooksFile), labels: [], env: environment.env, masker, warn });
-    const opened = await openWorkflow({
-      file: request.file,
-      cwd: process.cwd(),
-      choices: request.choices,
-      ports: { hostEnv: environment.env, grantHints: cliGrantHints, warn, ...(hooks && { hooks }), ...(privateStore && { privateStore }) },
-    }, 'skip');
+    const opened = await openWorkflow(
+      {
+        file: request.file,
+        cwd: process.cwd(),
+        choices: request.choices,
+        ports: { hostEnv: environment.env, grantHints: cliGrantHints, warn, ...(hooks && { hooks }), ...(privateStore && { privateStore }) },
+      },
+      'skip',
+    );
     masker.add(...Object.values(opened.secrets));
     let plan: WorkflowPlan;
     try {

@@ -84,7 +84,11 @@ export const runFlags = {
     summary: 'Most of each step’s output shown (plain, GitHub Actions, JSON, JUnit); the rest is counted in one line and kept in its log. Default 10MiB; none for no limit.',
     helpValue: 'SIZE',
   }),
-  logs: Flags.string({ summary: 'Keep each step’s whole output under DIR (default: the user’s state directory, ~/.local/state/rho/logs).', helpValue: 'DIR', exclusive: ['no-logs'] }),
+  logs: Flags.string({
+    summary: 'Keep each step’s whole output under DIR (default: the user’s state directory, ~/.local/state/rho/logs).',
+    helpValue: 'DIR',
+    exclusive: ['no-logs'],
+  }),
   'no-logs': Flags.boolean({ summary: 'Keep no step logs.', default: false }),
   timeout: Flags.string({ summary: 'Whole-run wall limit (90s, 5m); exit 124 when it expires.', helpValue: 'DURATION' }),
   force: Flags.boolean({ summary: 'Run every step, even those that are up to date.', default: false }),

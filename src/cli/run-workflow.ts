@@ -165,12 +165,7 @@ export async function runWorkflowCommand(request: RunRequest, environment: CliEn
  * runs), or in the workspace's default place (which, when it cannot be made, only costs a
  * warning: nobody asked for it), or none.
  */
-export async function openStepLogs(
-  choice: LogsChoice,
-  workspaceRoot: string,
-  env: CliEnvironment['env'],
-  onFailure: (message: string) => void,
-): Promise<OutputLogs | undefined> {
+export async function openStepLogs(choice: LogsChoice, workspaceRoot: string, env: CliEnvironment['env'], onFailure: (message: string) => void): Promise<OutputLogs | undefined> {
   if (choice.mode === 'off') return undefined;
   const { StepLogFiles, removeStaleLogPlaces } = await import('../ui/reports/step-logs.js');
   if (choice.mode === 'dir') return StepLogFiles.create(path.resolve(choice.dir), { onFailure });

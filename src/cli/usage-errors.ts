@@ -61,6 +61,11 @@ function describeUnknownFlag(typed: string, command: CommandShape): string {
   const known = Object.entries(command.flags).flatMap(([name, definition]) => [`--${name}`, ...(definition.char ? [`-${definition.char}`] : [])]);
   const long = flag.startsWith('--');
   const candidates = long ? known.filter((name) => name.startsWith('--')) : known;
-  const suggestions = long ? closestNames(flag.slice(2), candidates.map((name) => name.slice(2))).map((name) => `--${name}`) : [];
+  const suggestions = long
+    ? closestNames(
+        flag.slice(2),
+        candidates.map((name) => name.slice(2)),
+      ).map((name) => `--${name}`)
+    : [];
   return `unknown flag ${flag}${suggestions.length > 0 ? `; did you mean ${suggestions.join(' or ')}?` : ''}`;
 }

@@ -50,7 +50,11 @@ export async function resolveWatchTargets(
   // Changes are reported under the root as named; rho's directories are canonical.
   const canonicalRoot = realpathSync(root);
   const own = privatePaths.flatMap((dir) => [dir, ...(isWithin(canonicalRoot, dir) ? [path.join(root, path.relative(canonicalRoot, dir))] : [])]);
-  const ignored = (absolute: string) => own.some((dir) => isWithin(dir, absolute)) || relative(absolute).split('/').some((part) => unwatched.has(part));
+  const ignored = (absolute: string) =>
+    own.some((dir) => isWithin(dir, absolute)) ||
+    relative(absolute)
+      .split('/')
+      .some((part) => unwatched.has(part));
   return {
     root,
     workflow,

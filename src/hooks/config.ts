@@ -22,10 +22,7 @@ const gateEntrySchema = z.strictObject({
   tools: z.array(z.string().min(1)).min(1).optional().describe('Only calls of these tools are sent to the gate (default: every tool)'),
   timeout_ms: timeoutMs,
   writes,
-  on_error: z
-    .enum(['deny', 'continue'])
-    .default('deny')
-    .describe('deny: a failing gate denies the call (fail closed); continue: advisory gate, its failures let the call through'),
+  on_error: z.enum(['deny', 'continue']).default('deny').describe('deny: a failing gate denies the call (fail closed); continue: advisory gate, its failures let the call through'),
 });
 
 const observerEntrySchema = z.strictObject({
@@ -34,8 +31,7 @@ const observerEntrySchema = z.strictObject({
   events: z
     .array(
       z.enum(observedKindSchema.options, {
-        error: (issue) =>
-          issue.input === 'before_tool_use' ? 'before_tool_use goes only to [[pre_tool_use]] gates, not to observers' : undefined,
+        error: (issue) => (issue.input === 'before_tool_use' ? 'before_tool_use goes only to [[pre_tool_use]] gates, not to observers' : undefined),
       }),
     )
     .min(1)

@@ -43,7 +43,13 @@ function joinToRun(loaded: LoadedHooks, warn: (line: string) => void): RunHooks 
         if (source) loaded.notify(source);
       },
       callFinished(call, result, authorized) {
-        loaded.notify({ kind: 'after_tool_use', stepId: call.stepId, result, capability: afterToolUseCapability(authorized ? [authorized] : [], true), delegation: call.delegation });
+        loaded.notify({
+          kind: 'after_tool_use',
+          stepId: call.stepId,
+          result,
+          capability: afterToolUseCapability(authorized ? [authorized] : [], true),
+          delegation: call.delegation,
+        });
       },
     },
     async finish() {
@@ -51,7 +57,9 @@ function joinToRun(loaded: LoadedHooks, warn: (line: string) => void): RunHooks 
       const summary = loaded.summary();
       for (const hook of summary.hooks) {
         if (hook.runs === 0) continue;
-        warn(`rho: hook ${hook.name} (${hook.role}): ${hook.runs} run(s), mean ${Math.round(hook.meanMs)}ms, max ${Math.round(hook.maxMs)}ms${hook.failures ? `, ${hook.failures} failed` : ''}${hook.dropped ? `, ${hook.dropped} events dropped` : ''}`);
+        warn(
+          `rho: hook ${hook.name} (${hook.role}): ${hook.runs} run(s), mean ${Math.round(hook.meanMs)}ms, max ${Math.round(hook.maxMs)}ms${hook.failures ? `, ${hook.failures} failed` : ''}${hook.dropped ? `, ${hook.dropped} events dropped` : ''}`,
+        );
       }
     },
   };

@@ -61,17 +61,12 @@ async function readEnvelope(file: string, shown: string): Promise<HookEnvelope> 
   const parsed = hookEnvelopeSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new HostError(
-    'invalid_event',
-    `${shown} is not a hook envelope (${issue?.path.join('.') || 'top level'}: ${issue?.message}); see rho hooks schema envelope`,
-    { cause: parsed.error },
-  );
+  throw new HostError('invalid_event', `${shown} is not a hook envelope (${issue?.path.join('.') || 'top level'}: ${issue?.message}); see rho hooks schema envelope`, {
+    cause: parsed.error,
+  });
 }
 
-async function resolveHook(
-  options: HookTestOptions,
-  env: Record<string, string>,
-): Promise<{ program: HookProgram; onError: 'deny' | 'continue' }> {
+async function resolveHook(options: HookTestOptions, env: Record<string, string>): Promise<{ program: HookProgram; onError: 'deny' | 'continue' }> {
   if (options.hooksFile === undefined) {
     const [file, ...args] = options.hook;
     if (!file) throw new HostError('usage', 'name the hook program to run, e.g. rho hooks test ./hooks/guard.mjs --event sample.json');

@@ -8,10 +8,14 @@ function followersOf(parent: AbortSignal): Set<AbortController> {
   let following = followers.get(parent);
   if (!following) {
     const created = new Set<AbortController>();
-    parent.addEventListener('abort', () => {
-      for (const follower of created) follower.abort(parent.reason);
-      created.clear();
-    }, { once: true });
+    parent.addEventListener(
+      'abort',
+      () => {
+        for (const follower of created) follower.abort(parent.reason);
+        created.clear();
+      },
+      { once: true },
+    );
     followers.set(parent, created);
     following = created;
   }

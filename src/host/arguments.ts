@@ -43,9 +43,13 @@ export function parseArguments<S extends z.ZodType>(tool: string, schema: S, raw
   // zod would assign the key, which sets the result's prototype rather than keeping it.
   const protoKey = findProtoKey(rawArgs);
   if (protoKey) {
-    throw new ToolError('invalid_arguments', `${tool}: invalid arguments: ${describeKeyPath(protoKey)}: the key "__proto__" is refused (JavaScript reads it as the object's prototype, not as data)`, {
-      details: { fields: [describeKeyPath(protoKey)] },
-    });
+    throw new ToolError(
+      'invalid_arguments',
+      `${tool}: invalid arguments: ${describeKeyPath(protoKey)}: the key "__proto__" is refused (JavaScript reads it as the object's prototype, not as data)`,
+      {
+        details: { fields: [describeKeyPath(protoKey)] },
+      },
+    );
   }
   const parsed = schema.safeParse(rawArgs ?? {});
   if (!parsed.success) {

@@ -3,17 +3,7 @@ import { ApprovalAudit } from './approval-audit.js';
 import { ApprovalTurns } from './approval-turns.js';
 import type { ApprovalAnswer, Approver, Decider } from './approval.js';
 import type { CapabilityRequest } from './capability.js';
-import {
-  approvalDenied,
-  approverFailed,
-  cancelled,
-  hookDenied,
-  libraryGrantHints,
-  policyDenied,
-  unanswered,
-  type AuthorizationSubject,
-  type GrantHints,
-} from './denials.js';
+import { approvalDenied, approverFailed, cancelled, hookDenied, libraryGrantHints, policyDenied, unanswered, type AuthorizationSubject, type GrantHints } from './denials.js';
 import type { ToolError } from './errors.js';
 import type { AuditRecord, HostEvent } from './events.js';
 import { requestFingerprint } from './fingerprint.js';
@@ -208,7 +198,15 @@ export class Authorizer {
 
   private record({ subject, request, seq }: Pending, result: 'allow' | 'deny', decider: Decider): void {
     this.audit.add({ seq, class: request.class, result, decider });
-    this.options.emit(subject.callId, { type: 'approval_decided', stepId: subject.stepId ?? subject.callId, request: seq, class: request.class, ...hostOf(request), result, decider });
+    this.options.emit(subject.callId, {
+      type: 'approval_decided',
+      stepId: subject.stepId ?? subject.callId,
+      request: seq,
+      class: request.class,
+      ...hostOf(request),
+      result,
+      decider,
+    });
   }
 }
 

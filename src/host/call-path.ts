@@ -10,7 +10,7 @@ import { executeWithRetry, type FailedAttempt, type RetryPolicy } from './retry.
 import type { ToolResult } from './tool.js';
 
 /** How a submitted call ended: with a result, or withdrawn before it executed (the run stopped or failed). */
-export type CallOutcome = { kind: 'result'; result: ToolResult; /** How many times it executed, when retried. */ attempts?: number } | { kind: 'withdrawn' };
+export type CallOutcome = { kind: 'result'; result: ToolResult /** How many times it executed, when retried. */; attempts?: number } | { kind: 'withdrawn' };
 
 export interface SubmitOptions {
   /** Cancels the call while it executes. */
@@ -77,7 +77,11 @@ export async function runCallPath(steps: CallPathSteps, order: CallOrder, index:
   const declaration = options.resources ?? prepared.resources ?? 'exclusive';
   const detachProblem = detached ? detachRefusal(prepared.tool, prepared.resources ?? 'exclusive', options.resources) : undefined;
   if (detachProblem) {
-    return refuse(new ToolError('unsupported', `${subjectOf(call)} cannot run detached: ${detachProblem}; submit it without detached`, { details: { refusal: 'detached', reason: detachProblem } }));
+    return refuse(
+      new ToolError('unsupported', `${subjectOf(call)} cannot run detached: ${detachProblem}; submit it without detached`, {
+        details: { refusal: 'detached', reason: detachProblem },
+      }),
+    );
   }
   order.declare(index, declaration, detached);
   if (detached) {
@@ -93,9 +97,7 @@ export async function runCallPath(steps: CallPathSteps, order: CallOrder, index:
     if (prepared instanceof ToolError) return refuse(prepared);
     if (!isCoveredBy(options.resources ?? prepared.resources ?? 'exclusive', declaration)) {
       const reason = 'what it touches resolved differently after the earlier calls it waited for';
-      return refuse(
-        new ToolError('conflict', `${subjectOf(call)}: ${reason}; submit it once those calls have finished`, { details: { refusal: 'changed_after_wait', reason } }),
-      );
+      return refuse(new ToolError('conflict', `${subjectOf(call)}: ${reason}; submit it once those calls have finished`, { details: { refusal: 'changed_after_wait', reason } }));
     }
   }
 
@@ -154,9 +156,7 @@ function isCoveredBy(again: Declaration, declared: Declaration): boolean {
   if (declared === 'exclusive') return true;
   if (again === 'exclusive') return false;
   const sameResource = (a: Resource, b: Resource) => JSON.stringify({ ...a }) === JSON.stringify({ ...b });
-  return again.every((access) =>
-    declared.some((held) => sameResource(held.resource, access.resource) && (held.mode === 'exclusive' || access.mode === 'shared')),
-  );
+  return again.every((access) => declared.some((held) => sameResource(held.resource, access.resource) && (held.mode === 'exclusive' || access.mode === 'shared')));
 }
 
 function subjectOf(call: ToolCall): string {

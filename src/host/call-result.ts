@@ -23,7 +23,5 @@ export function failedResult(call: ToolCall, error: ToolError, signal: AbortSign
 }
 
 function cancellationError(call: ToolCall, signal: AbortSignal): ToolError {
-  return signal.reason === interruptReason
-    ? new ToolError('interrupted', `${call.tool} was interrupted`)
-    : new ToolError('cancelled', `${call.tool} was cancelled`);
+  return signal.reason === interruptReason ? new ToolError('interrupted', `${call.tool} was interrupted`) : new ToolError('cancelled', `${call.tool} was cancelled`);
 }

@@ -143,9 +143,7 @@ export const previewLimits = { lines: 5, lineCharacters: 120 } as const;
 export function previewText(mode: WritePreview['mode'], text: string): WritePreview {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  const head = lines
-    .slice(0, previewLimits.lines)
-    .map((line) => (line.length > previewLimits.lineCharacters ? `${line.slice(0, previewLimits.lineCharacters)}…` : line));
+  const head = lines.slice(0, previewLimits.lines).map((line) => (line.length > previewLimits.lineCharacters ? `${line.slice(0, previewLimits.lineCharacters)}…` : line));
   return { mode, bytes: Buffer.byteLength(text, 'utf8'), lines: lines.length, head };
 }
 
@@ -165,15 +163,7 @@ export interface InstructionsRequest {
   path: ResolvedPath;
 }
 
-export type CapabilityRequest =
-  | ReadRequest
-  | WriteRequest
-  | ProcessRequest
-  | ShellRequest
-  | NetworkRequest
-  | NetworkToolRequest
-  | SkillRequest
-  | InstructionsRequest;
+export type CapabilityRequest = ReadRequest | WriteRequest | ProcessRequest | ShellRequest | NetworkRequest | NetworkToolRequest | SkillRequest | InstructionsRequest;
 
 export type { CapabilityClass };
 

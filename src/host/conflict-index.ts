@@ -157,9 +157,7 @@ export class ConflictIndex {
       }
     }
     if (nearest < 0) return undefined;
-    return conflictKind === undefined
-      ? { kind: 'barrier', index: nearest }
-      : { kind: 'conflict', index: nearest, resourceKind: conflictKind };
+    return conflictKind === undefined ? { kind: 'barrier', index: nearest } : { kind: 'conflict', index: nearest, resourceKind: conflictKind };
   }
 
   private entriesOf(resource: Resource): ResourceEntries {

@@ -28,7 +28,8 @@ function namespaceOf(name: string): string | undefined {
 export function deadRuleReason(rule: Rule, targets: RuleTargets, list?: 'allow' | 'ask' | 'deny'): string | undefined {
   if (rule.class === 'outside') return declares(targets, 'read', 'write') ? undefined : 'no registered tool reads or writes paths';
   if (rule.class === 'unix_socket') {
-    if (list === 'ask') return 'a connection to a unix socket cannot be stopped to ask about it, so an ask rule keeps unix sockets closed, as a deny does: allow it or leave it out';
+    if (list === 'ask')
+      return 'a connection to a unix socket cannot be stopped to ask about it, so an ask rule keeps unix sockets closed, as a deny does: allow it or leave it out';
     return declares(targets, 'process', 'shell') ? undefined : 'no registered tool starts processes';
   }
   if (!declares(targets, rule.class) && !(rule.class === 'network_tool' && targets.pendingNamespaces.length > 0)) {

@@ -82,7 +82,10 @@ const maxLinks = 40;
 /** A link met while resolving whose directory a step may write: it may have been planted. */
 export class UntrustedLink extends Error {
   override readonly name = 'UntrustedLink';
-  constructor(readonly link: string, readonly target: string) {
+  constructor(
+    readonly link: string,
+    readonly target: string,
+  ) {
     super(`${link} is a symbolic link (to ${target}) in a place steps write`);
   }
 }

@@ -44,7 +44,9 @@ const stepProgress = z.strictObject({
   stepId: z.string(),
   message: z
     .string()
-    .describe('With a stream: one or more whole lines the step printed on it, in order, joined by \\n (a line longer than 16 KiB comes in pieces); without: a line of the tool’s or rho’s own'),
+    .describe(
+      'With a stream: one or more whole lines the step printed on it, in order, joined by \\n (a line longer than 16 KiB comes in pieces); without: a line of the tool’s or rho’s own',
+    ),
   stream: z.enum(['stdout', 'stderr']).optional(),
 });
 const requestHost = z.string().optional().describe('For a network request: the host and port it names (host:port), never its path or query');
@@ -75,7 +77,16 @@ const outputRewritten = z
   .describe('The output a tool returned was replaced before it reached the caller (a library host’s result rewriter)');
 
 /** The events a host emits for the calls it runs. */
-export const hostEventSchema = z.discriminatedUnion('type', [stepStarted, stepProgress, stepOutputOmitted, approvalRequested, approvalDecided, questionAsked, questionAnswered, outputRewritten]);
+export const hostEventSchema = z.discriminatedUnion('type', [
+  stepStarted,
+  stepProgress,
+  stepOutputOmitted,
+  approvalRequested,
+  approvalDecided,
+  questionAsked,
+  questionAnswered,
+  outputRewritten,
+]);
 
 /** A step of the run as it is announced, before it runs. */
 const announcedStep = z.strictObject({
@@ -87,7 +98,9 @@ const announcedStep = z.strictObject({
   kind: z
     .enum(['matrix', 'uses'])
     .optional()
-    .describe('A group: no call of its own, the combined status of its members, the steps before it (a matrix’s cells, or the steps of the task a uses: step runs, whose ids start with its id and a /)'),
+    .describe(
+      'A group: no call of its own, the combined status of its members, the steps before it (a matrix’s cells, or the steps of the task a uses: step runs, whose ids start with its id and a /)',
+    ),
 });
 
 export const runEventSchema = z.discriminatedUnion('type', [
@@ -114,7 +127,10 @@ export const runEventSchema = z.discriminatedUnion('type', [
     status: stepStatusSchema,
     durationMs: z.number().nonnegative(),
     error: stepErrorSchema.optional(),
-    reason: z.string().optional().describe('Why a step did not run (skipped, up_to_date or cancelled), e.g. "build failed"; for a step with sources that ran, why it was not up to date'),
+    reason: z
+      .string()
+      .optional()
+      .describe('Why a step did not run (skipped, up_to_date or cancelled), e.g. "build failed"; for a step with sources that ran, why it was not up to date'),
     continueOnError: z.boolean().optional(),
     images: z
       .array(z.strictObject({ mediaType: z.string(), bytes: z.number().int().nonnegative() }))
@@ -129,7 +145,10 @@ export const runEventSchema = z.discriminatedUnion('type', [
     attempts: z.number().int().min(2).optional().describe('How many attempts the step took, when it was retried'),
     log: z.string().optional().describe('The file that holds everything the step printed (its last attempt), when it printed anything and logs are on'),
     exitCode: z.number().int().optional().describe('A step that failed because its program exited with a code it does not accept (exec, shell): that code'),
-    source: z.enum(['local', 'remote']).optional().describe('An up_to_date step: local when its outputs are as its last run here left them, remote when they were restored from the shared cache'),
+    source: z
+      .enum(['local', 'remote'])
+      .optional()
+      .describe('An up_to_date step: local when its outputs are as its last run here left them, remote when they were restored from the shared cache'),
   }),
   z.strictObject({
     type: z.literal('run_finished'),

@@ -12,7 +12,6 @@ export { answerProblem } from './host-input/problems.js';
 export { questionnaireLimits, questionTypes } from './host-input/schema.js';
 export type { Answer, Question, QuestionType, RawQuestion, RawQuestionnaire } from './host-input/schema.js';
 
-
 /** Answers applied when `--question-timeout` expires before anyone starts answering. */
 export interface TimeoutFallback {
   readonly answers: Readonly<Record<string, Answer>>;
@@ -82,9 +81,7 @@ export function isHostInput(value: unknown): value is HostInput {
 }
 
 function freezeAnswers(answers: Readonly<Record<string, Answer>>): Readonly<Record<string, Answer>> {
-  return Object.freeze(
-    Object.fromEntries(Object.entries(answers).map(([id, value]) => [id, Array.isArray(value) ? Object.freeze([...value]) : value])),
-  );
+  return Object.freeze(Object.fromEntries(Object.entries(answers).map(([id, value]) => [id, Array.isArray(value) ? Object.freeze([...value]) : value])));
 }
 
 function sameAnswer(a: Answer | undefined, b: Answer | undefined): boolean {
@@ -115,7 +112,7 @@ export function validateHostInputResponse(input: HostInput, response: HostInputR
   if (response.source === 'timeout_fallback') {
     if (!input.timeoutFallback) throw invalidResponse('a timeout_fallback response for a questionnaire that has no on_timeout');
     if (!sameAnswers(response.answers, input.timeoutFallback.answers)) {
-      throw invalidResponse('a timeout_fallback response must be exactly the questionnaire\'s on_timeout answers');
+      throw invalidResponse("a timeout_fallback response must be exactly the questionnaire's on_timeout answers");
     }
   }
   const problems = answersProblems(input.questions, response.answers);

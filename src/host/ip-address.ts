@@ -38,7 +38,7 @@ export function inRange(literal: string, range: AddressRange): boolean {
   const network = addressBytes(range.address);
   if (!bytes || !network || bytes.length !== network.length) return false;
   for (let bit = 0; bit < range.prefix; bit += 1) {
-    const mask = 0x80 >> bit % 8;
+    const mask = 0x80 >> (bit % 8);
     if ((bytes[bit >> 3]! & mask) !== (network[bit >> 3]! & mask)) return false;
   }
   return true;

@@ -41,7 +41,8 @@ export function checkToolOutput(tool: Tool, returned: unknown): ToolOutput {
   if (!shape.success) throw new ToolError('execution_failed', `tool ${tool.name} returned an output of the wrong shape: ${describeIssues(shape.error.issues)}; ${fix}`);
   if (tool.data) {
     const data = tool.data.safeParse((returned as ToolOutput).data);
-    if (!data.success) throw new ToolError('execution_failed', `tool ${tool.name} returned data that does not match the data schema it declares: ${describeIssues(data.error.issues)}`);
+    if (!data.success)
+      throw new ToolError('execution_failed', `tool ${tool.name} returned data that does not match the data schema it declares: ${describeIssues(data.error.issues)}`);
   }
   return returned as ToolOutput;
 }

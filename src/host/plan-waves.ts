@@ -21,11 +21,7 @@ export interface PlanStep {
  * dependencies have finished, as the runner can prepare it only then; dependencies must be
  * earlier steps.
  */
-export function planWaves(
-  declarations: readonly Declaration[],
-  maxParallel: number,
-  dependencies: readonly (readonly number[])[],
-): PlanStep[] {
+export function planWaves(declarations: readonly Declaration[], maxParallel: number, dependencies: readonly (readonly number[])[]): PlanStep[] {
   validateMaxParallel(maxParallel);
   const count = declarations.length;
   const dependsOn = declarations.map((_, index) => uniqueEarlier(dependencies[index] ?? [], index));

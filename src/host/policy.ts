@@ -180,7 +180,8 @@ export class Policy implements PolicyEvaluator {
       for (const rule of rules) {
         if (!matching(rule, views)) continue;
         const variables = this.environmentNotGranted(rule, request);
-        if (variables.length === 0) return this.narrowed({ decision, rule, reason: 'rule' }, (candidate) => matching(candidate, ['written', 'resolved']) && environmentConditionsHold(candidate, request));
+        if (variables.length === 0)
+          return this.narrowed({ decision, rule, reason: 'rule' }, (candidate) => matching(candidate, ['written', 'resolved']) && environmentConditionsHold(candidate, request));
         withoutEnvironment ??= { rule, variables };
       }
       if (withoutEnvironment) return { decision: 'deny', rule: withoutEnvironment.rule, reason: 'env_not_granted', variables: withoutEnvironment.variables };

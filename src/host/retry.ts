@@ -31,11 +31,7 @@ export interface RetryHooks {
  * again: a denial, a cancellation or an interruption would end the same way, and a success is
  * done. Returns the last result and how many attempts it took.
  */
-export async function executeWithRetry(
-  policy: RetryPolicy | undefined,
-  execute: () => Promise<ToolResult>,
-  hooks: RetryHooks,
-): Promise<{ result: ToolResult; attempts: number }> {
+export async function executeWithRetry(policy: RetryPolicy | undefined, execute: () => Promise<ToolResult>, hooks: RetryHooks): Promise<{ result: ToolResult; attempts: number }> {
   let result = await execute();
   let attempt = 1;
   const of = policy?.attempts ?? 1;

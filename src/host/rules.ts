@@ -380,4 +380,3 @@ function executableMatches(ruleExecutable: string, executable: ExecutableSelecti
   }
   return path.resolve(workspaceRoot, ruleExecutable) === executable.resolved;
 }
-

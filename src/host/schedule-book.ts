@@ -13,10 +13,7 @@ type CallState = 'pending' | 'declared' | 'waiting' | 'running' | 'finished';
 
 export function validateMaxParallel(maxParallel: number): void {
   if (!Number.isInteger(maxParallel) || maxParallel < 1) {
-    throw new HostError(
-      'invalid_configuration',
-      `maxParallel must be a whole number of at least 1 (got ${maxParallel})`,
-    );
+    throw new HostError('invalid_configuration', `maxParallel must be a whole number of at least 1 (got ${maxParallel})`);
   }
 }
 

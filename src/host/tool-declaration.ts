@@ -34,9 +34,7 @@ export interface CheckedDefinition {
   body: ToolBody;
 }
 
-export type DefinitionCheck =
-  | { ok: true; definition: CheckedDefinition; warnings: string[] }
-  | { ok: false; name: string | undefined; problem: string };
+export type DefinitionCheck = { ok: true; definition: CheckedDefinition; warnings: string[] } | { ok: false; name: string | undefined; problem: string };
 
 export interface DefinitionCheckOptions {
   /**

@@ -39,13 +39,15 @@ export class ToolHostRun implements AsyncDisposable {
   ) {
     this.queue = new ProgressQueue((dropped) => ({ type: 'step_progress', stepId, message: droppedProgressMessage(dropped) }));
     const questioner: Questioner = { ask: (request, signal) => this.ask(request, signal) };
-    this.result = launch(questioner).then((result) => {
-      this.push({ type: 'call_finished', callId, result });
-      return result;
-    }).finally(() => {
-      this.finished = true;
-      for (const resolve of this.waiting.splice(0)) resolve({ value: undefined, done: true });
-    });
+    this.result = launch(questioner)
+      .then((result) => {
+        this.push({ type: 'call_finished', callId, result });
+        return result;
+      })
+      .finally(() => {
+        this.finished = true;
+        for (const resolve of this.waiting.splice(0)) resolve({ value: undefined, done: true });
+      });
   }
 
   /** Called by the host for each event of this call. */

@@ -31,7 +31,6 @@ import type { Workspace } from './workspace.js';
 /** What a host gives tools when the embedder passes no `environment`: no variables and no secrets, so a process it starts gets an empty environment. */
 const emptyEnvironment: HostEnvironment = Object.freeze({ env: Object.freeze({}), secretNames: Object.freeze([]), processEnv: Object.freeze({ mode: 'empty' as const }) });
 
-
 export interface ToolHostOptions {
   workspace: Workspace;
   policy: Policy;
@@ -236,9 +235,7 @@ export class ToolHost {
     const { home } = this.#environment;
     const plan = call.writes ? narrowWritable(this.confinementPlan, call.writes, this.workspace.root, home) : this.confinementPlan;
     const proxy =
-      status.confined && plan.network.mode === 'proxy'
-        ? this.#options.networkProxy?.endpoint((request, signal) => this.#authorizeOne(call, request, signal))
-        : undefined;
+      status.confined && plan.network.mode === 'proxy' ? this.#options.networkProxy?.endpoint((request, signal) => this.#authorizeOne(call, request, signal)) : undefined;
     return { status, plan, ...(narrowed && { narrowed: true }), ...(proxy && { proxy }), ...(home !== undefined && { home }) };
   }
 
@@ -329,7 +326,10 @@ export class ToolHost {
     await raceAbort(Promise.all(flights.map((flight) => flight.done)), AbortSignal.timeout(abortGraceMs)).catch(() => {});
     const notices = [...(await this.session.dispose())];
     await this.#observer?.drain?.();
-    const caughtUp = await raceAbort(this.#delivery.flushed().then(() => true), AbortSignal.timeout(abortGraceMs)).catch(() => false);
+    const caughtUp = await raceAbort(
+      this.#delivery.flushed().then(() => true),
+      AbortSignal.timeout(abortGraceMs),
+    ).catch(() => false);
     if (!caughtUp) notices.push(`event listeners had not caught up ${formatMs(abortGraceMs)} after the host was disposed; the events still queued for them were not delivered`);
     return notices;
   }

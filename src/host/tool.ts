@@ -27,8 +27,20 @@ export { defaultToolTimeoutMs, maxToolTimeoutMs } from './tool-declaration.js';
  * (at most 8 digits: 0, negative, fractional and overlong literals are type errors); a bad value
  * that only shows at run time means the default.
  */
-export type TimeoutMs<T extends number> = number extends T ? T : `${T}` extends `-${string}` | '0' | `${string}.${string}` | `${string}e${string}` ? never : MoreDigitsThan8<`${T}`> extends true ? never : T;
-type MoreDigitsThan8<S extends string, Seen extends unknown[] = []> = Seen['length'] extends 9 ? true : S extends `${string}${infer Rest}` ? (S extends '' ? false : MoreDigitsThan8<Rest, [...Seen, unknown]>) : false;
+export type TimeoutMs<T extends number> = number extends T
+  ? T
+  : `${T}` extends `-${string}` | '0' | `${string}.${string}` | `${string}e${string}`
+    ? never
+    : MoreDigitsThan8<`${T}`> extends true
+      ? never
+      : T;
+type MoreDigitsThan8<S extends string, Seen extends unknown[] = []> = Seen['length'] extends 9
+  ? true
+  : S extends `${string}${infer Rest}`
+    ? S extends ''
+      ? false
+      : MoreDigitsThan8<Rest, [...Seen, unknown]>
+    : false;
 
 interface ToolDefinitionBase<S extends z.ZodType, T extends number> {
   /** Letters, digits, `_`, `-` and `.`; unique in a registry. */

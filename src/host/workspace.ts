@@ -133,7 +133,6 @@ function lookupFailure(requested: string, cause: unknown): ToolError {
   }
 }
 
-
 function identityOf(info: Stats): FileIdentity {
   return { dev: info.dev, ino: info.ino };
 }

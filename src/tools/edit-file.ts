@@ -47,8 +47,7 @@ function editPreview(edits: readonly { old: string; new: string }[]): WritePrevi
 
 export const editFileTool = defineBuiltinTool({
   name: 'edit_file',
-  description:
-    'Replace exact text in a file; fails if an `old` text is missing or ambiguous, or if the file changed while it was being edited (conflict)',
+  description: 'Replace exact text in a file; fails if an `old` text is missing or ambiguous, or if the file changed while it was being edited (conflict)',
   origin: 'built-in',
   data: resultData.edit_file,
   classes: ['read', 'write'],

@@ -27,12 +27,11 @@ const httpRequestArgs = z
     url: z.string().min(1).max(maxUrlLength).describe('http or https URL without user info'),
     method: z.enum(methods).default('GET'),
     headers: z
-      .record(
-        z.string(),
-        z.string().max(httpRequestLimits.headerValueLength).regex(headerValuePattern, 'a header value cannot contain line breaks or NUL'),
-      )
+      .record(z.string(), z.string().max(httpRequestLimits.headerValueLength).regex(headerValuePattern, 'a header value cannot contain line breaks or NUL'))
       .optional()
-      .describe('Request headers; values are never logged, and credential-like ones (Authorization, Cookie, X-Api-Key, *token*, *secret*, ...) are not sent to another origin after a redirect'),
+      .describe(
+        'Request headers; values are never logged, and credential-like ones (Authorization, Cookie, X-Api-Key, *token*, *secret*, ...) are not sent to another origin after a redirect',
+      ),
     body: z.string().optional().describe('Request body as text'),
     json: z.json().optional().describe('Request body as JSON (sets content-type: application/json)'),
     timeout: z.number().positive().max(httpRequestLimits.timeoutSeconds).optional().describe('Seconds to wait for the whole response'),
@@ -147,14 +146,7 @@ function maskedBody(body: BoundedBody, maxBytes: number, masker: SecretMasker | 
   return { text: kept.toString('utf8', 0, completeUtf8Length(kept)), truncated };
 }
 
-function finalOutput(
-  args: HttpRequestArgs,
-  hop: Hop,
-  response: Response,
-  body: BoundedBody,
-  redirects: readonly string[],
-  masker: SecretMasker | undefined,
-): ToolOutput {
+function finalOutput(args: HttpRequestArgs, hop: Hop, response: Response, body: BoundedBody, redirects: readonly string[], masker: SecretMasker | undefined): ToolOutput {
   const ok = args.ok_status ? args.ok_status.includes(response.status) : response.status >= 200 && response.status < 300;
   if (!ok) {
     throw new ToolError('execution_failed', `${hop.method} ${hop.target.display} answered ${response.status}; to accept it, add ok_status: [${response.status}]`, {

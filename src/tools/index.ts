@@ -17,5 +17,21 @@ import { shellTool } from './shell.js';
 
 /** Every built-in tool, in the order `rho tools` lists them. */
 export function builtinTools(): Tool[] {
-  return [echoTool, readFileTool, writeFileTool, editFileTool, listFilesTool, searchFilesTool, execTool, shellTool, processStartTool, processOutputTool, processStopTool, httpRequestTool, questionnaireTool, loadSkillTool, discoverInstructionsTool];
+  return [
+    echoTool,
+    readFileTool,
+    writeFileTool,
+    editFileTool,
+    listFilesTool,
+    searchFilesTool,
+    execTool,
+    shellTool,
+    processStartTool,
+    processOutputTool,
+    processStopTool,
+    httpRequestTool,
+    questionnaireTool,
+    loadSkillTool,
+    discoverInstructionsTool,
+  ];
 }

@@ -14,7 +14,10 @@ const listFilesArgs = z.strictObject({
   path: pathArgument('Directory to list, relative to the workspace root (default ".")').optional(),
   glob: globArgument.optional().describe('Walk the tree and keep paths (relative to `path`) matching this glob, e.g. "**/*.ts"; without it only direct children are listed'),
   max_results: z.int().min(1).max(10_000).optional().describe(`Most entries to return (default ${defaultMaxResults})`),
-  sizes: z.boolean().optional().describe("Also give each file's size in bytes (default false: names and types come from the directory listing alone, sizes take one more call per file)"),
+  sizes: z
+    .boolean()
+    .optional()
+    .describe("Also give each file's size in bytes (default false: names and types come from the directory listing alone, sizes take one more call per file)"),
 });
 
 interface ListedEntry {

@@ -14,9 +14,7 @@ const loadSkillArgs = z.strictObject({
 
 export const loadSkillTool = defineBuiltinTool({
   name: 'load_skill',
-  description:
-    'Read a skill from .agents/skills/<name>/SKILL.md in the workspace. Needs skill(NAME); ' +
-    'a skill grant does not grant ordinary reads.',
+  description: 'Read a skill from .agents/skills/<name>/SKILL.md in the workspace. Needs skill(NAME); ' + 'a skill grant does not grant ordinary reads.',
   origin: 'built-in',
   data: resultData.load_skill,
   classes: ['skill'],

@@ -13,12 +13,7 @@ const processOutputArgs = z.strictObject({
   stream: z.enum(['stdout', 'stderr']).default('stdout'),
   offset: z.number().int().min(0).default(0).describe('Byte offset to read from (the next_offset of the previous read)'),
   max_bytes: z.number().int().positive().max(maxReadBytes).default(defaultReadBytes),
-  wait_for: z
-    .string()
-    .min(1)
-    .max(1000)
-    .optional()
-    .describe('Wait until this text appears in the stream after offset, or the process ends (bounded by the step timeout)'),
+  wait_for: z.string().min(1).max(1000).optional().describe('Wait until this text appears in the stream after offset, or the process ends (bounded by the step timeout)'),
 });
 
 export const processOutputTool = defineBuiltinTool({

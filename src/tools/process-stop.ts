@@ -31,7 +31,8 @@ export const processStopTool = defineBuiltinTool({
         const status = processStatus(entry);
         const text = wasRunning ? `stopped ${entry.id}` : `${entry.id} had already ended (${status.state})`;
         const data = { ...status, was_running: wasRunning };
-        if (entry.undoneWrites.length > 0) throw undoneWritesDenial(`background process ${entry.id} (${entry.label})`, entry.undoneWrites, run.workspace.root, data, { text, data });
+        if (entry.undoneWrites.length > 0)
+          throw undoneWritesDenial(`background process ${entry.id} (${entry.label})`, entry.undoneWrites, run.workspace.root, data, { text, data });
         return { text, data };
       },
     };

@@ -164,7 +164,12 @@ class MatchBatches {
  * unreadable file) counts only if the search had not already stopped at its limit before
  * reaching it, as if each file were tested as soon as it was read.
  */
-async function searchAll(candidates: AsyncIterable<readonly Candidate[]>, matcher: LineMatcher, maxMatches: number, signal: AbortSignal): Promise<{ matches: SearchMatch[]; full: boolean }> {
+async function searchAll(
+  candidates: AsyncIterable<readonly Candidate[]>,
+  matcher: LineMatcher,
+  maxMatches: number,
+  signal: AbortSignal,
+): Promise<{ matches: SearchMatch[]; full: boolean }> {
   const batches = new MatchBatches(matcher, maxMatches);
   const scratch = new ReadScratch(searchableBytes);
   try {
@@ -189,8 +194,7 @@ async function searchAll(candidates: AsyncIterable<readonly Candidate[]>, matche
 
 export const searchFilesTool = defineBuiltinTool({
   name: 'search_files',
-  description:
-    'Search files for lines matching a regular expression (bounded; skips .git, node_modules, binary and very large files; follows no symlink out of the searched tree)',
+  description: 'Search files for lines matching a regular expression (bounded; skips .git, node_modules, binary and very large files; follows no symlink out of the searched tree)',
   origin: 'built-in',
   data: resultData.search_files,
   classes: ['read'],
@@ -212,9 +216,7 @@ export const searchFilesTool = defineBuiltinTool({
         await ectx.workspace.revalidate(resolved);
         // Files are described when listed: a file replaced before it is read shows as a changed identity.
         const walk = tree ? new TreeWalk(resolved, { recursive: true, signal: ectx.signal, withheld: ectx.withheld, describeFiles: true }) : undefined;
-        const candidates = walk
-          ? candidatesIn(resolved, ectx, args.glob, walk)
-          : one({ absolute: resolved.canonical, shown, identity: resolved.identity, named: true });
+        const candidates = walk ? candidatesIn(resolved, ectx, args.glob, walk) : one({ absolute: resolved.canonical, shown, identity: resolved.identity, named: true });
         const { matches, full } = await searchAll(candidates, matcher, maxMatches, ectx.signal);
         if (full) matches.length = maxMatches;
         const truncated = full || (walk?.limitReached ?? false);

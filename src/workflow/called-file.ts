@@ -40,7 +40,8 @@ export function calledFileProblems(source: WorkflowSource, file: WorkflowFile): 
     const value = file.policy?.[key as keyof typeof refusedPolicyKeys];
     if (value === undefined) continue;
     if (key === 'allow' && Array.isArray(value)) {
-      for (const [index, rule] of value.entries()) report(['policy', 'allow', index], `${source.file} is called by a uses: step and cannot allow "${rule}": ${why}; a called file may only add deny and ask rules`);
+      for (const [index, rule] of value.entries())
+        report(['policy', 'allow', index], `${source.file} is called by a uses: step and cannot allow "${rule}": ${why}; a called file may only add deny and ask rules`);
     } else {
       report(['policy', key], `${source.file} is called by a uses: step and cannot set policy.${key} (${why}); a called file may only add deny and ask rules`);
     }

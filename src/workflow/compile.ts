@@ -9,16 +9,7 @@ import { parseRule } from '../host/rules.js';
 import { envGrantProblem } from '../host/env-grants.js';
 import { isCredentialName } from '../tools/process/environment.js';
 import { parseDuration } from './duration.js';
-import {
-  ExpressionError,
-  isLiteralTemplate,
-  parseTemplate,
-  templateReferences,
-  walkTemplates,
-  type ValuePath,
-  type ParseOptions,
-  type Template,
-} from './expressions/index.js';
+import { ExpressionError, isLiteralTemplate, parseTemplate, templateReferences, walkTemplates, type ValuePath, type ParseOptions, type Template } from './expressions/index.js';
 import type { CompiledStep, CompiledTask, CompiledWorkflow, TaskCheck, TaskReference, UsesCall } from './model.js';
 import { isDynamicMatrix, matrixCells, type MatrixCell, type MatrixFile, type MatrixFilter, type MatrixSetting } from './matrix.js';
 import { linkWorkflow, type CompiledFile } from './link.js';
@@ -188,7 +179,8 @@ export function compileFile(
     if (problem) report(['policy', 'granted_roots', index], `granted root ${JSON.stringify(root)}: ${problem}`);
   });
   if (file.steps === undefined && file.tasks === undefined) report([], 'a workflow needs steps: (its default task) or tasks:');
-  if (file.outputs !== undefined && file.steps === undefined) report(['outputs'], 'outputs: at the top belong to the default task (steps:), which this file does not have', { key: true });
+  if (file.outputs !== undefined && file.steps === undefined)
+    report(['outputs'], 'outputs: at the top belong to the default task (steps:), which this file does not have', { key: true });
   file.host_env?.forEach((name, index) => {
     if (isCredentialName(name)) report(['host_env', index], `${name} looks like a credential; pass it through secrets: so it is masked`);
     else if (file.env?.[name] !== undefined) report(['host_env', index], `${name} is also set under env:; keep one`);
@@ -196,7 +188,10 @@ export function compileFile(
   const checkDefaults = (declared: Readonly<Record<string, InputDeclaration>> | undefined, at: NodePath) => {
     for (const [name, input] of Object.entries(declared ?? {})) {
       if (input.default !== undefined && Array.isArray(input.default) !== (input.type === 'array')) {
-        report([...at, name, 'default'], input.type === 'array' ? `input ${name} is an array: its default is a list` : `input ${name} is a ${input.type}: its default cannot be a list`);
+        report(
+          [...at, name, 'default'],
+          input.type === 'array' ? `input ${name} is an array: its default is a list` : `input ${name} is a ${input.type}: its default cannot be a list`,
+        );
       }
     }
   };
@@ -208,7 +203,8 @@ export function compileFile(
         if (problem) report(['tasks', name, key, index], problem);
       });
     }
-    if (task.generates !== undefined && task.sources === undefined) report(['tasks', name, 'generates'], 'generates: goes with sources: (what the task reads decides whether it is up to date)', { key: true });
+    if (task.generates !== undefined && task.sources === undefined)
+      report(['tasks', name, 'generates'], 'generates: goes with sources: (what the task reads decides whether it is up to date)', { key: true });
   }
   checkDefaults(file.inputs, ['inputs']);
   for (const [name, task] of Object.entries(file.tasks ?? {})) checkDefaults(task.inputs, ['tasks', name, 'inputs']);
@@ -219,10 +215,20 @@ export function compileFile(
   const fileTasks = tasksOf(file, data);
   for (const task of calleesFirst(fileTasks)) {
     for (const name of Object.keys(task.ownInputs)) {
-      if (file.inputs?.[name] !== undefined) report([...task.path.slice(0, -1), 'inputs', name], `input ${name} is declared by the file and by task ${task.name}; rename one`, { key: true });
+      if (file.inputs?.[name] !== undefined)
+        report([...task.path.slice(0, -1), 'inputs', name], `input ${name} is declared by the file and by task ${task.name}; rename one`, { key: true });
     }
     const { steps, outputs, outputsUntrusted } = compileSteps(source, file, task, tools, { ...options, calledTask }, problems, warnings);
-    compiled.set(task.name, { reference: { file: own, task: task.name }, file: source.file, inputs: task.inputs, outputs, outputsUntrusted, once: task.once, ...(task.check && { check: task.check }), steps });
+    compiled.set(task.name, {
+      reference: { file: own, task: task.name },
+      file: source.file,
+      inputs: task.inputs,
+      outputs,
+      outputsUntrusted,
+      once: task.once,
+      ...(task.check && { check: task.check }),
+      steps,
+    });
   }
   // In file order, as problems about them are reported.
   for (const task of fileTasks) tasks.set(task.name, compiled.get(task.name)!);
@@ -374,7 +380,9 @@ export function unknownTaskError(file: string, workflow: WorkflowFile, name: str
   const names = publicTaskNames(workflow);
   const suggestions = closestNames(name, names);
   const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((task) => `"${task}"`).join(' or ')}?` : '';
-  const listed = Object.entries(workflow.tasks ?? {}).filter(([task, declared]) => !isPrivateTask(task, declared)).map(([task]) => task);
+  const listed = Object.entries(workflow.tasks ?? {})
+    .filter(([task, declared]) => !isPrivateTask(task, declared))
+    .map(([task]) => task);
   const known = listed.length > 0 ? ` (tasks: ${listed.join(', ')})` : workflow.tasks === undefined ? ' (it has no tasks:)' : '';
   return new HostError('usage', `${file} has no task "${name}"${hint}${known}`);
 }
@@ -732,7 +740,10 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     timeoutMs,
     retry,
     ...(cells && { cells, deferFailure: step.fail_fast === false }),
-    ...(dynamicMatrix && { dynamicMatrix: { matrix: step.matrix!, ...(dynamicMatrix.untrusted !== undefined && { untrusted: dynamicMatrix.untrusted }) }, deferFailure: step.fail_fast === false }),
+    ...(dynamicMatrix && {
+      dynamicMatrix: { matrix: step.matrix!, ...(dynamicMatrix.untrusted !== undefined && { untrusted: dynamicMatrix.untrusted }) },
+      deferFailure: step.fail_fast === false,
+    }),
     resources: step.resources && { shared: step.resources.shared ?? [], exclusive: step.resources.exclusive ?? [] },
     writes: step.writes ?? (tool && runsProcesses(tool) ? defaults.writes : undefined),
     ...(platformSkip !== undefined && { platformSkip }),
@@ -873,7 +884,13 @@ function checkDataFields(context: StepContext, template: Template, nodePath: Nod
       const names = Object.keys(called.outputs);
       const suggestion = closestNames(keys[0]!, names)[0];
       const hint = suggestion ? `; did you mean "${suggestion}"?` : names.length > 0 ? ` (outputs: ${names.join(', ')})` : ' (it declares no outputs:)';
-      reportAt(context, nodePath, `warning: steps.${stepId}.data.${keys.join('.')}: task ${uses} has no output "${keys[0]}", so this reads as null${hint}`, undefined, context.warnings);
+      reportAt(
+        context,
+        nodePath,
+        `warning: steps.${stepId}.data.${keys.join('.')}: task ${uses} has no output "${keys[0]}", so this reads as null${hint}`,
+        undefined,
+        context.warnings,
+      );
       continue;
     }
     const toolName = index === undefined ? undefined : context.task.steps[index]?.tool;
@@ -924,14 +941,7 @@ function resolveEarlierStep(context: StepContext, id: string, from: string): num
   return `unknown step "${id}"${suggestions.length > 0 ? `; did you mean "${suggestions[0]}"?` : ''}`;
 }
 
-function checkReferences(
-  context: StepContext,
-  template: Template,
-  nodePath: NodePath,
-  from: string,
-  dependencies: Set<number>,
-  matrixNames: readonly string[] | undefined,
-): void {
+function checkReferences(context: StepContext, template: Template, nodePath: NodePath, from: string, dependencies: Set<number>, matrixNames: readonly string[] | undefined): void {
   const references = templateReferences(template);
   for (const id of references.steps) {
     const target = resolveEarlierStep(context, id, from);

@@ -59,7 +59,9 @@ const listedCells = 20;
  * job whose values are spelt differently (`20` against `20.x`) fails instead of running nothing.
  */
 export function noCellSelected(filter: MatrixFilter, cells: readonly string[]): HostError {
-  const given = Object.entries(filter).map(([name, value]) => `${name}=${value}`).join(' ');
+  const given = Object.entries(filter)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
   const shown = cells.slice(0, listedCells).join(', ');
   const more = cells.length > listedCells ? `, and ${cells.length - listedCells} more` : '';
   return new HostError('usage', `--matrix ${given} matches no cell; the cells are: ${shown}${more} (rho matrix FILE TASK prints them)`);
@@ -97,7 +99,11 @@ class Expansion {
     const placed = new Map<number, number>();
     for (const step of task.steps) {
       const dependencies = [...new Set([...within.dependencies, ...step.dependencies.map((index) => placed.get(index)!)])].sort((a, b) => a - b);
-      const at = step.cells ? this.matrix(step, dependencies, within) : step.dynamicMatrix ? this.deferredMatrix(step, dependencies, within) : this.instance(step, dependencies, within);
+      const at = step.cells
+        ? this.matrix(step, dependencies, within)
+        : step.dynamicMatrix
+          ? this.deferredMatrix(step, dependencies, within)
+          : this.instance(step, dependencies, within);
       placed.set(step.index, at);
     }
     return [...placed.values()];

@@ -10,11 +10,7 @@ export type InputValue = string | number | boolean | readonly string[];
  * what followed `--` on the command line (`passThrough`) becomes the `args` input, which must
  * then be declared as an array.
  */
-export function parseInputs(
-  raw: readonly string[],
-  declared: Readonly<Record<string, InputDeclaration>>,
-  passThrough: readonly string[] = [],
-): Record<string, InputValue> {
+export function parseInputs(raw: readonly string[], declared: Readonly<Record<string, InputDeclaration>>, passThrough: readonly string[] = []): Record<string, InputValue> {
   const given = new Map<string, string>();
   const lists = new Map<string, string[]>();
   for (const entry of raw) {

@@ -72,8 +72,52 @@ const wrappers: Readonly<Record<string, WrapperSyntax>> = {
   setsid: { valued: [] },
   stdbuf: { valued: ['-i', '--input', '-o', '--output', '-e', '--error'] },
   time: { valued: ['-f', '--format', '-o', '--output'] },
-  xargs: { valued: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-e', '--eof', '-I', '--replace', '-L', '--max-lines', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var'] },
-  sudo: { valued: ['-u', '--user', '-g', '--group', '-C', '--close-from', '-D', '--chdir', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-T', '--command-timeout', '-U', '--other-user'] },
+  xargs: {
+    valued: [
+      '-a',
+      '--arg-file',
+      '-d',
+      '--delimiter',
+      '-E',
+      '-e',
+      '--eof',
+      '-I',
+      '--replace',
+      '-L',
+      '--max-lines',
+      '-n',
+      '--max-args',
+      '-P',
+      '--max-procs',
+      '-s',
+      '--max-chars',
+      '--process-slot-var',
+    ],
+  },
+  sudo: {
+    valued: [
+      '-u',
+      '--user',
+      '-g',
+      '--group',
+      '-C',
+      '--close-from',
+      '-D',
+      '--chdir',
+      '-h',
+      '--host',
+      '-p',
+      '--prompt',
+      '-r',
+      '--role',
+      '-t',
+      '--type',
+      '-T',
+      '--command-timeout',
+      '-U',
+      '--other-user',
+    ],
+  },
   doas: { valued: ['-u', '-C'] },
   busybox: { valued: [] },
 };
@@ -183,7 +227,8 @@ function markInterpreter(name: string, syntax: InterpreterSyntax, args: readonly
     }
     if (syntax.codeFlag && new RegExp(`^-[A-Za-z]*${syntax.codeFlag}[A-Za-z]*$`).test(word)) codeFromFlag = true;
     const read = readOption(word, syntax);
-    if (read?.takesNext && index + 1 < args.length) positions.set(++index, read.code === undefined ? `the value of ${name}'s option ${word}` : `code ${name} ${read.code === 'program' ? 'runs' : 'loads'} (${word})`);
+    if (read?.takesNext && index + 1 < args.length)
+      positions.set(++index, read.code === undefined ? `the value of ${name}'s option ${word}` : `code ${name} ${read.code === 'program' ? 'runs' : 'loads'} (${word})`);
     if (read?.code === 'program') {
       programGiven = true;
       if (syntax.codeEndsOptions) {

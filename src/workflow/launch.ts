@@ -319,7 +319,8 @@ export function upToDateChecksOf(
   if (unknown.length > 0) throw new HostError('usage', `--force-step: no step ${unknown.join(', ')} in ${workflow.file.name}`);
   const relative = path.relative(host.workspace.root, workflow.source.file);
   const kept = opened.privateStore;
-  if (!kept && (tasks.length > 0 || workflow.steps.some((step) => step.sources !== undefined))) warn('rho: the up-to-date state is not kept: rho has no state directory (set XDG_STATE_HOME, or HOME); every step with sources runs');
+  if (!kept && (tasks.length > 0 || workflow.steps.some((step) => step.sources !== undefined)))
+    warn('rho: the up-to-date state is not kept: rho has no state directory (set XDG_STATE_HOME, or HOME); every step with sources runs');
   return new UpToDateChecks({
     workspace: host.workspace,
     authorize,
@@ -348,7 +349,12 @@ export async function remoteCacheOf(opened: OpenedWorkflow, hostEnv: HostPorts['
   const { host } = opened;
   // The client and the tar packer load only for a run that has a cache.
   const [{ RemoteCache }, { TurboCacheClient }] = await Promise.all([import('./up-to-date/remote/remote-cache.js'), import('./up-to-date/remote/turbo-client.js')]);
-  return new RemoteCache({ store: new TurboCacheClient(settings), workspace: host.workspace, authorize: (subject, request, signal) => host.authorizeRequest(subject, request, signal), warn });
+  return new RemoteCache({
+    store: new TurboCacheClient(settings),
+    workspace: host.workspace,
+    authorize: (subject, request, signal) => host.authorizeRequest(subject, request, signal),
+    warn,
+  });
 }
 
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */

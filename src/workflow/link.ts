@@ -63,7 +63,11 @@ export function linkWorkflow(
   } catch (error) {
     if (!(error instanceof ExpansionTooLarge)) throw error;
     const where = selection.task === undefined ? ['steps'] : ['tasks', selection.task];
-    return { problems: [{ file: root.source.file, ...root.source.position(where, { key: true }), message: `task ${label(selected)}: ${error.message}` }], calledRules, calledFiles: [] };
+    return {
+      problems: [{ file: root.source.file, ...root.source.position(where, { key: true }), message: `task ${label(selected)}: ${error.message}` }],
+      calledRules,
+      calledFiles: [],
+    };
   }
 }
 
@@ -78,7 +82,8 @@ function at(position: SourcePosition, message: string): Problem {
 function missingTaskMessage(uses: UsesCall, target: CompiledFile): string {
   const names = Object.keys(target.file.tasks ?? {});
   const where = uses.at.file === target.source.file ? 'this file' : target.source.file;
-  if (uses.target.task === undefined) return `uses: ${uses.text}: ${where} has no default task (steps:); name one of its tasks with #TASK${names.length > 0 ? ` (tasks: ${names.join(', ')})` : ''}`;
+  if (uses.target.task === undefined)
+    return `uses: ${uses.text}: ${where} has no default task (steps:); name one of its tasks with #TASK${names.length > 0 ? ` (tasks: ${names.join(', ')})` : ''}`;
   const alias = aliasTarget(target.file, uses.target.task);
   if (alias !== undefined) return `uses: ${uses.text}: ${uses.target.task} is an alias of task ${alias}; uses: names the task itself`;
   const suggestion = closestNames(uses.target.task, names)[0];
@@ -94,18 +99,19 @@ function callProblems(step: CompiledStep, uses: UsesCall, callee: CompiledTask, 
   for (const [key, why] of Object.entries(uses.withUntrusted)) {
     const declaration = callee.inputs[key];
     if (declaration && !declaration.untrusted) {
-      problems.push(at(uses.withAt[key] ?? uses.at, `input ${key} of task ${label} receives text from outside the workflow (${why}); declare it untrusted: true in the called task, so its steps cannot run it as code`));
+      problems.push(
+        at(
+          uses.withAt[key] ?? uses.at,
+          `input ${key} of task ${label} receives text from outside the workflow (${why}); declare it untrusted: true in the called task, so its steps cannot run it as code`,
+        ),
+      );
     }
   }
   return problems;
 }
 
 /** Every task that, directly or through others, uses itself: refused, with the cycle spelled out, at the step that closes it. */
-function cycleProblems(
-  files: readonly CompiledFile[],
-  resolve: (reference: TaskReference) => CompiledTask | undefined,
-  label: (task: CompiledTask) => string,
-): Problem[] {
+function cycleProblems(files: readonly CompiledFile[], resolve: (reference: TaskReference) => CompiledTask | undefined, label: (task: CompiledTask) => string): Problem[] {
   const problems: Problem[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const reported = new Set<string>();
@@ -121,7 +127,10 @@ function cycleProblems(
       const seen = state.get(calleeKey);
       if (seen === 'visiting') {
         const cycle = path.slice(path.findIndex((entry) => taskKey(entry.reference) === calleeKey));
-        const id = cycle.map((entry) => taskKey(entry.reference)).sort().join('|');
+        const id = cycle
+          .map((entry) => taskKey(entry.reference))
+          .sort()
+          .join('|');
         if (!reported.has(id)) {
           reported.add(id);
           const names = [...cycle, callee].map(label).join(' → ');

@@ -44,12 +44,7 @@ export interface TaskSelection {
  * registered are accepted and noted. Its MCP servers are never started here: steps naming their
  * tools are accepted, and noted. Every task is validated; the one selected is compiled.
  */
-export async function checkWorkflowFile(
-  file: string,
-  baseTools: ToolRegistry,
-  loading: ModuleLoading,
-  selection: TaskSelection = {},
-): Promise<CheckedWorkflowFile> {
+export async function checkWorkflowFile(file: string, baseTools: ToolRegistry, loading: ModuleLoading, selection: TaskSelection = {}): Promise<CheckedWorkflowFile> {
   const read = await WorkflowSource.read(file);
   if (!read.source) return { problems: read.problems, warnings: [], notes: [] };
   const extensions = await loadExtensions(read.source, baseTools, loading);

@@ -18,7 +18,10 @@ export const literalMatrixSchema = z
   .catchall(z.array(matrixValue).min(1, 'a matrix name needs at least one value').max(maxMatrixCells));
 
 /** One `${{ … }}` whose value is known when the step is ready: a list computed by an earlier step, an array input. */
-const wholeExpression = z.string().max(65_536).regex(/^\s*\$\{\{[\s\S]*\}\}\s*$/, 'a matrix written as text is one ${{ … }} expression');
+const wholeExpression = z
+  .string()
+  .max(65_536)
+  .regex(/^\s*\$\{\{[\s\S]*\}\}\s*$/, 'a matrix written as text is one ${{ … }} expression');
 
 /**
  * `matrix:` of a step, as GitHub Actions writes it: each name lists its values, and every
@@ -37,7 +40,9 @@ export const matrixSchema = z
       })
       .catchall(z.union([z.array(matrixValue).min(1, 'a matrix name needs at least one value').max(maxMatrixCells), wholeExpression])),
   ])
-  .describe('Run the step once for each combination of these values (read as matrix.NAME); include and exclude as in GitHub Actions; the whole matrix or any list of it may be one ${{ }} expression, evaluated when the step is ready');
+  .describe(
+    'Run the step once for each combination of these values (read as matrix.NAME); include and exclude as in GitHub Actions; the whole matrix or any list of it may be one ${{ }} expression, evaluated when the step is ready',
+  );
 
 export type MatrixFile = z.infer<typeof literalMatrixSchema>;
 export type MatrixSetting = z.infer<typeof matrixSchema>;

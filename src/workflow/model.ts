@@ -115,7 +115,7 @@ export interface CompiledStep {
   /** A matrix step before expansion: its cells (the compiled task holds the cells and the group instead). */
   cells?: readonly MatrixCell[];
   /** A matrix step whose matrix is, or holds, expressions: its cells are known when it is ready. */
-  dynamicMatrix?: { matrix: MatrixSetting; /** Why its values may come from outside the workflow's author. */ untrusted?: string };
+  dynamicMatrix?: { matrix: MatrixSetting /** Why its values may come from outside the workflow's author. */; untrusted?: string };
   /** A matrix cell: what `matrix.*` reads. */
   matrix?: MatrixCell;
   /** A cell of a matrix with `fail_fast: false`: its failure stops nothing until the matrix's combined status is known. */

@@ -71,7 +71,12 @@ export function entryOf(
   if (decided.has(scope)) return decided.get(scope);
   const group = groups.get(scope)!;
   const outer = group.scope && entryOf(group.scope.id, groups, decided, enter);
-  const entry = group.scope && outer === undefined ? undefined : outer && outer.kind !== 'run' ? { kind: 'skipped' as const, reason: outer.membersReason, membersReason: outer.membersReason } : enter(group);
+  const entry =
+    group.scope && outer === undefined
+      ? undefined
+      : outer && outer.kind !== 'run'
+        ? { kind: 'skipped' as const, reason: outer.membersReason, membersReason: outer.membersReason }
+        : enter(group);
   decided.set(scope, entry);
   return entry;
 }
@@ -110,6 +115,10 @@ export function usesGroupRecord(
     const outputs = Object.fromEntries(Object.entries(step.group.outputs).map(([name, template]) => [name, evaluateTemplate(template, context)]));
     return { status: 'success', data: outputs };
   } catch (error) {
-    return { status: 'failure', data: null, error: { kind: 'invalid_arguments', message: `step ${step.id}: the outputs of ${step.group.scope.task}: ${(error as Error).message}` } };
+    return {
+      status: 'failure',
+      data: null,
+      error: { kind: 'invalid_arguments', message: `step ${step.id}: the outputs of ${step.group.scope.task}: ${(error as Error).message}` },
+    };
   }
 }

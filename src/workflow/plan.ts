@@ -1,6 +1,14 @@
 import path from 'node:path';
 import { describeRequest, grantingRule, type CapabilityRequest } from '../host/capability.js';
-import { guardedDirectories, resolveConfinementPlan, type CallConfinement, type FoundToolchain, type NetworkConfinement, type ResolvedPlan, type SandboxStatus } from '../host/confinement/index.js';
+import {
+  guardedDirectories,
+  resolveConfinementPlan,
+  type CallConfinement,
+  type FoundToolchain,
+  type NetworkConfinement,
+  type ResolvedPlan,
+  type SandboxStatus,
+} from '../host/confinement/index.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { ToolOrigin } from '../host/tool.js';
 import { isHttpServer, type McpServerDeclaration } from '../tools/mcp/server-launch.js';
@@ -146,7 +154,14 @@ export interface PlanOptions {
 export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions = {}): Promise<WorkflowPlan> {
   const { workflow, host } = opened;
   const gates = options.gates;
-  const context: ExpressionContext = { inputs: opened.inputs, steps: {}, env: opened.env, secrets: opened.secrets, extra: { rho: opened.rho }, run: { failed: false, cancelled: false } };
+  const context: ExpressionContext = {
+    inputs: opened.inputs,
+    steps: {},
+    env: opened.env,
+    secrets: opened.secrets,
+    extra: { rho: opened.rho },
+    run: { failed: false, cancelled: false },
+  };
   const signal = new AbortController().signal;
   // Inside a nested group, inputs.* are what its uses: step gives, when that is known before the run.
   const groups = usesGroups(workflow.steps);
@@ -175,34 +190,35 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
   );
   const declaredGates = workflow.file.hooks?.pre_tool_use?.length ?? 0;
   const steps = workflow.steps.map((step, index) => ({
-      id: step.id,
-      tool: step.tool,
-      wave: schedule[index]!.wave,
-      waitsFor: [
-        ...decisiveWaits(schedule[index]!.waitsFor).map((wait) => describeWait(wait, workflow.steps, prepared[index]!.declaration === 'exclusive')),
-        ...(schedule[index]!.waitsForSlot ? ['a free slot (max_parallel)'] : []),
-      ],
-      condition: step.condition === undefined ? undefined : typeof step.condition === 'boolean' ? String(step.condition) : step.condition.source,
-      ...(conditions[index] !== undefined && { conditionValue: conditions[index] }),
-      cells: step.group?.kind === 'matrix' && !step.group.later ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
-      ...(step.group?.kind === 'uses' && { uses: { task: step.group.scope.task, steps: step.group.members.map((member) => workflow.steps[member]!.id) } }),
-      detached: step.async,
-      confinement: plannedConfinement(prepared[index]!.confinement, host.workspace.root),
-      ...prepared[index]!.report,
-      upToDate: upToDate[index],
-      requests: prepared[index]!.requests.map(async (request) => {
-        const evaluation = host.evaluatePolicy(request);
-        const planned: PlannedRequest = {
-          class: request.class,
-          description: describeRequest(request),
-          decision: evaluation.decision,
-          rule: evaluation.rule?.text,
-          grant: evaluation.reason === 'outside' ? 'outside' : grantingRule(request),
-        };
-        if (gates && gates.length > 0 && evaluation.decision !== 'deny') planned.gates = await consultGates(gates, step, host.tools.get(step.tool)?.origin ?? 'host', request, evaluation.decision, signal);
-        return planned;
-      }),
-    }));
+    id: step.id,
+    tool: step.tool,
+    wave: schedule[index]!.wave,
+    waitsFor: [
+      ...decisiveWaits(schedule[index]!.waitsFor).map((wait) => describeWait(wait, workflow.steps, prepared[index]!.declaration === 'exclusive')),
+      ...(schedule[index]!.waitsForSlot ? ['a free slot (max_parallel)'] : []),
+    ],
+    condition: step.condition === undefined ? undefined : typeof step.condition === 'boolean' ? String(step.condition) : step.condition.source,
+    ...(conditions[index] !== undefined && { conditionValue: conditions[index] }),
+    cells: step.group?.kind === 'matrix' && !step.group.later ? step.group.members.map((member) => workflow.steps[member]!.id) : undefined,
+    ...(step.group?.kind === 'uses' && { uses: { task: step.group.scope.task, steps: step.group.members.map((member) => workflow.steps[member]!.id) } }),
+    detached: step.async,
+    confinement: plannedConfinement(prepared[index]!.confinement, host.workspace.root),
+    ...prepared[index]!.report,
+    upToDate: upToDate[index],
+    requests: prepared[index]!.requests.map(async (request) => {
+      const evaluation = host.evaluatePolicy(request);
+      const planned: PlannedRequest = {
+        class: request.class,
+        description: describeRequest(request),
+        decision: evaluation.decision,
+        rule: evaluation.rule?.text,
+        grant: evaluation.reason === 'outside' ? 'outside' : grantingRule(request),
+      };
+      if (gates && gates.length > 0 && evaluation.decision !== 'deny')
+        planned.gates = await consultGates(gates, step, host.tools.get(step.tool)?.origin ?? 'host', request, evaluation.decision, signal);
+      return planned;
+    }),
+  }));
   return {
     workflow: workflow.file.name,
     maxParallel: opened.maxParallel,
@@ -225,7 +241,12 @@ function outsideGroup(scope: string, entry: GroupEntry | undefined): Awaited<Ret
     const note = `the inputs of ${scope} read earlier steps’ results; its steps are prepared when they are ready`;
     return { declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: 'known at run time (planned as exclusive)' } };
   }
-  if (entry.kind === 'skipped') return { declaration: [] as Declaration, requests: [], report: { preparation: 'skipped' as const, note: `${entry.membersReason} for these inputs: it would be skipped`, resources: 'none' } };
+  if (entry.kind === 'skipped')
+    return {
+      declaration: [] as Declaration,
+      requests: [],
+      report: { preparation: 'skipped' as const, note: `${entry.membersReason} for these inputs: it would be skipped`, resources: 'none' },
+    };
   return { declaration: [] as Declaration, requests: [], report: { preparation: 'invalid' as const, note: entry.kind === 'failed' ? entry.error.message : '', resources: 'none' } };
 }
 
@@ -251,7 +272,15 @@ async function consultGates(
   policyDecision: 'allow' | 'ask',
   signal: AbortSignal,
 ): Promise<NonNullable<PlannedRequest['gates']>> {
-  const input = Object.freeze({ callId: `${step.id}#plan`, stepId: step.id, tool: step.tool, source, ...(step.scope && { delegation: nestedDelegation(step.scope) }), request, policyDecision });
+  const input = Object.freeze({
+    callId: `${step.id}#plan`,
+    stepId: step.id,
+    tool: step.tool,
+    source,
+    ...(step.scope && { delegation: nestedDelegation(step.scope) }),
+    request,
+    policyDecision,
+  });
   const answers = await Promise.all(
     gates.map(async (gate) => {
       try {
@@ -267,12 +296,17 @@ async function consultGates(
 
 /** The run's checks with the policy alone deciding: a plan asks nobody and writes nothing. */
 function planChecks(opened: OpenedWorkflow): UpToDateChecks {
-  return upToDateChecksOf(opened, false, () => {}, async (_subject, request) => {
-    const { decision } = opened.host.evaluatePolicy(request);
-    if (decision === 'allow') return undefined;
-    const needs = `${describeRequest(request)} needs ${grantingRule(request)}`;
-    return new ToolError('policy_denied', decision === 'ask' ? `${needs} (asks for approval at run time)` : `${needs} (denied by the policy)`);
-  });
+  return upToDateChecksOf(
+    opened,
+    false,
+    () => {},
+    async (_subject, request) => {
+      const { decision } = opened.host.evaluatePolicy(request);
+      if (decision === 'allow') return undefined;
+      const needs = `${describeRequest(request)} needs ${grantingRule(request)}`;
+      return new ToolError('policy_denied', decision === 'ask' ? `${needs} (asks for approval at run time)` : `${needs} (denied by the policy)`);
+    },
+  );
 }
 
 async function planUpToDate(step: CompiledStep, checks: UpToDateChecks, context: ExpressionContext, opened: OpenedWorkflow, signal: AbortSignal): Promise<PlannedStep['upToDate']> {
@@ -309,7 +343,11 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
     return { declaration: [] as Declaration, requests: [], report: { preparation: 'skipped' as const, note: `${step.platformSkip}: it would be skipped`, resources: 'none' } };
   }
   if (condition === false) {
-    return { declaration: [] as Declaration, requests: [], report: { preparation: 'skipped' as const, note: 'its if: is false for these inputs: it would be skipped', resources: 'none' } };
+    return {
+      declaration: [] as Declaration,
+      requests: [],
+      report: { preparation: 'skipped' as const, note: 'its if: is false for these inputs: it would be skipped', resources: 'none' },
+    };
   }
   const server = opened.servers.find((candidate) => step.tool.startsWith(`${candidate.declaration.name}.`));
   if (server && !opened.host.tools.get(step.tool)) {
@@ -340,9 +378,19 @@ async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, contex
   if (!opened.host.tools.get(step.tool)) {
     const declaration = declared('exclusive');
     const note = `tool ${step.tool} was not inspected: plan never runs workflow code (tool modules are not loaded, MCP servers not started); its requests are known when the step runs`;
-    return { declaration, requests: [], report: { preparation: 'at_run_time' as const, note, resources: step.resources ? describe(declaration) : 'known at run time (planned as exclusive)' } };
+    return {
+      declaration,
+      requests: [],
+      report: { preparation: 'at_run_time' as const, note, resources: step.resources ? describe(declaration) : 'known at run time (planned as exclusive)' },
+    };
   }
-  const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateArguments(step, context, opened.host.tools.get(step.tool)), stepId: step.id, ...(step.writes && { writes: step.writes }) };
+  const call = {
+    id: `${step.id}#plan`,
+    tool: step.tool,
+    args: evaluateArguments(step, context, opened.host.tools.get(step.tool)),
+    stepId: step.id,
+    ...(step.writes && { writes: step.writes }),
+  };
   const result = await opened.host.preview(call, signal);
   if (result instanceof ToolError) {
     const declaration = declared('exclusive');

@@ -28,14 +28,19 @@ export function deadFileRuleWarnings(source: WorkflowSource, file: WorkflowFile,
     file.policy?.[list]?.forEach((text, index) => {
       const rule = parsedOrUndefined(text);
       const reason = rule && (!only || only(rule)) ? deadRuleReason(rule, targets, list) : undefined;
-      if (reason) warnings.push({ file: source.file, ...source.position(['policy', list, index]), message: `warning: ${list} rule ${JSON.stringify(text)} can never match: ${reason}` });
+      if (reason)
+        warnings.push({ file: source.file, ...source.position(['policy', list, index]), message: `warning: ${list} rule ${JSON.stringify(text)} can never match: ${reason}` });
     });
   }
   return warnings;
 }
 
 /** The same for rules given by flags (`--allow` and the like), which have no place in the file. */
-export function deadFlagRuleWarnings(rules: { allow: readonly string[]; ask: readonly string[]; deny: readonly string[] }, targets: RuleTargets, only?: (rule: Rule) => boolean): string[] {
+export function deadFlagRuleWarnings(
+  rules: { allow: readonly string[]; ask: readonly string[]; deny: readonly string[] },
+  targets: RuleTargets,
+  only?: (rule: Rule) => boolean,
+): string[] {
   const warnings: string[] = [];
   for (const list of lists) {
     for (const text of rules[list]) {

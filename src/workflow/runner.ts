@@ -165,10 +165,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
   const exitCode = exitCodeOf(options.signal, state, options.exitCodeFrom ?? 'rho');
   // A matrix's group repeats its cells' outcome: the counts are of steps that ran or could have.
   const counted = records.filter((_, index) => !state.steps[index]!.group);
-  const counts = Object.fromEntries(stepStatuses.map((status) => [status, counted.filter((r) => r.status === status).length])) as Record<
-    StepStatus,
-    number
-  >;
+  const counts = Object.fromEntries(stepStatuses.map((status) => [status, counted.filter((r) => r.status === status).length])) as Record<StepStatus, number>;
   host.publish({
     type: 'run_finished',
     exitCode,
@@ -307,9 +304,10 @@ async function runStep(step: CompiledStep, options: RunOptions, state: RunState,
     },
     // Detached: later steps and their results no longer wait for it.
     onDetached: () => reporter.detached(position),
-    onSettled: (outcome) => recordOutcome(step, outcome, options.signal, state, (record, continueOnError) =>
-      finish(staleBecause !== undefined && record.reason === undefined ? { ...record, reason: staleBecause } : record, continueOnError),
-    ),
+    onSettled: (outcome) =>
+      recordOutcome(step, outcome, options.signal, state, (record, continueOnError) =>
+        finish(staleBecause !== undefined && record.reason === undefined ? { ...record, reason: staleBecause } : record, continueOnError),
+      ),
   });
   if (checks && pending) {
     const record = state.records[step.index];
@@ -446,7 +444,10 @@ function expandMatrixNow(
     const filter = options.workflow.matrixFilter;
     const selected = cells.filter((cell) => cellSelected(cell, filter));
     if (selected.length === 0 && cells.some((cell) => Object.keys(filter).some((name) => name in cell))) {
-      throw noCellSelected(filter, cells.map((cell) => cellId(group.id, cell)));
+      throw noCellSelected(
+        filter,
+        cells.map((cell) => cellId(group.id, cell)),
+      );
     }
     return { cells: selected };
   } catch (error) {

@@ -42,7 +42,9 @@ const input = z
     type: z
       .enum(inputTypes)
       .default('string')
-      .describe('string, number, boolean, choice (one of options), or array (a list of strings, one per -i NAME=VALUE; an input named args receives what follows -- on the command line)'),
+      .describe(
+        'string, number, boolean, choice (one of options), or array (a list of strings, one per -i NAME=VALUE; an input named args receives what follows -- on the command line)',
+      ),
     required: z.boolean().optional().describe('Must be given with -i NAME=VALUE (default false)'),
     default: z
       .union([z.string(), z.number(), z.boolean(), z.array(z.string().max(65_536)).max(10_000)])
@@ -71,7 +73,10 @@ const input = z
     }
     const expected = declaration.type === 'choice' ? 'string' : declaration.type;
     if (typeof declaration.default !== expected) {
-      issue('default', `the default ${JSON.stringify(declaration.default)} is not a ${declaration.type}${typeof declaration.default === 'string' && expected !== 'string' ? ' (write it without quotes)' : ''}`);
+      issue(
+        'default',
+        `the default ${JSON.stringify(declaration.default)} is not a ${declaration.type}${typeof declaration.default === 'string' && expected !== 'string' ? ' (write it without quotes)' : ''}`,
+      );
     } else if (declaration.type === 'choice' && declaration.options && !declaration.options.includes(declaration.default as string)) {
       issue('default', `the default "${declaration.default}" is not one of the options (${declaration.options.join(', ')})`);
     }
@@ -99,7 +104,9 @@ const inputs = z.record(
   z
     .union([input, z.string().max(65_536), z.number(), z.boolean(), z.array(z.string().max(65_536)).max(10_000), z.null()])
     .transform(shortInput)
-    .describe('{ type, default, required, options, description, untrusted }, or short: its default (who: world, files: [a, b]), or nothing (name:) for a string that must be given'),
+    .describe(
+      '{ type, default, required, options, description, untrusted }, or short: its default (who: world, files: [a, b]), or nothing (name:) for a string that must be given',
+    ),
 );
 
 const processEnv = z.union([
@@ -126,12 +133,16 @@ const policy = z.strictObject({
     .describe('Tools whose caches under your home confined processes may write (npm, cargo, go, pip, uv…), where the tool’s own variable puts them'),
   process_env: processEnv
     .optional()
-    .describe('inherit (default): the host variables on rho’s allowlist (PATH, HOME, locale, terminal, CI, toolchains); inherit_all: every host variable but credentials; empty; {inherit_only: [...]}; {inherit_except: [...]} (the allowlist less these)'),
+    .describe(
+      'inherit (default): the host variables on rho’s allowlist (PATH, HOME, locale, terminal, CI, toolchains); inherit_all: every host variable but credentials; empty; {inherit_only: [...]}; {inherit_except: [...]} (the allowlist less these)',
+    ),
   env: z
     .array(z.string().regex(envGrantPattern, 'a variable name, or a prefix and * (APP_*)'))
     .max(1000)
     .optional()
-    .describe('Variables any process may be given, whatever their value: names, or a prefix and * (APP_*). A variable that changes what a program runs is granted in that program’s process rule instead'),
+    .describe(
+      'Variables any process may be given, whatever their value: names, or a prefix and * (APP_*). A variable that changes what a program runs is granted in that program’s process rule instead',
+    ),
   sandbox: z
     .enum(sandboxModes)
     .optional()
@@ -201,9 +212,7 @@ const toolSource = z.union([
         name: serverName,
         url: z.string().min(1).max(8192).describe('A Streamable HTTP endpoint (http or https); connecting is a network(HOST) request'),
         headers: httpHeaders.optional().describe('Sent with every request; credential headers only from ${{ secrets.NAME }}'),
-        oauth: clientCredentials
-          .optional()
-          .describe('Client credentials for the OAuth client-credentials grant, for runs nobody signs in to (instead of `rho mcp login`)'),
+        oauth: clientCredentials.optional().describe('Client credentials for the OAuth client-credentials grant, for runs nobody signs in to (instead of `rho mcp login`)'),
       }),
     ]),
   }),
@@ -241,10 +250,7 @@ const globList = z.array(z.string().min(1).max(4096)).min(1).max(1000);
 /** `uses:` of a step: a task of this file (`build`), or a task of another file (`./ci/test.yml`, `./ci/test.yml#unit`). */
 export const usesPattern = /^(?:_?[A-Za-z0-9][A-Za-z0-9_.:-]*|\.\.?\/[^#\0]+?(?:#_?[A-Za-z0-9][A-Za-z0-9_.:-]*)?)$/;
 
-const usesText = z
-  .string()
-  .max(4096)
-  .regex(usesPattern, 'uses: names a task of this file (TASK) or of another one (./path/file.yml or ./path/file.yml#TASK)');
+const usesText = z.string().max(4096).regex(usesPattern, 'uses: names a task of this file (TASK) or of another one (./path/file.yml or ./path/file.yml#TASK)');
 
 const platforms = z
   .array(z.enum(platformNames))
@@ -263,8 +269,16 @@ const stepObject = z.strictObject({
   exec: commandLine
     .optional()
     .describe('Run a program: its command line, split into words as a shell splits them (quotes, backslash) but run without one; ${{ }} may appear in words'),
-  shell: z.string().min(1).max(1024 * 1024).optional().describe('Run this script with sh (the shell tool)'),
-  env: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('With exec: or shell: — extra environment variables of the process'),
+  shell: z
+    .string()
+    .min(1)
+    .max(1024 * 1024)
+    .optional()
+    .describe('Run this script with sh (the shell tool)'),
+  env: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .describe('With exec: or shell: — extra environment variables of the process'),
   cwd: z.string().min(1).max(4096).optional().describe('With exec: or shell: — the working directory, relative to the workspace'),
   ok_exit_codes: z.array(z.number().int().min(0).max(255)).min(1).max(256).optional().describe('With exec: or shell: — the exit codes that count as success (default [0])'),
   tool: z.string().min(1).max(200).optional().describe('The tool this step calls (a step names exec:, shell:, tool: or uses:)'),
@@ -320,9 +334,7 @@ export const taskSchema = z.strictObject({
   description: z.string().max(10_000).optional(),
   aliases: z.array(taskName).min(1).max(100).optional().describe('Other names `rho run` takes for this task (f for format); rho list shows them beside it'),
   private: z.boolean().optional().describe('Hidden from rho list and completion, still run by name and by uses: (a name that starts with _ is private too)'),
-  inputs: inputs
-    .optional()
-    .describe('Its parameters, in order: rho run TASK VALUE... fills them (a last array input takes the rest), as do NAME=VALUE and -i NAME=VALUE'),
+  inputs: inputs.optional().describe('Its parameters, in order: rho run TASK VALUE... fills them (a last array input takes the rest), as do NAME=VALUE and -i NAME=VALUE'),
   needs: z
     .union([usesText, z.array(usesText).min(1).max(1000)])
     .optional()

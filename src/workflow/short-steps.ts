@@ -51,7 +51,10 @@ export function toToolStep<Step extends ShortKeys>(entry: string | Step, context
   if (exec !== undefined && shell !== undefined) issue(['shell'], 'a step runs exec: or shell:, not both');
   const clash = (['tool', 'uses', 'with'] as const).filter((name) => step[name] !== undefined);
   if (clash.length > 0) {
-    issue([clash[0]!], `${key}: is a step of its own (the ${key} tool with that ${key === 'exec' ? 'command line' : 'script'}); drop ${clash.map((name) => `${name}:`).join(', ')} or write the step in full with tool: and with:`);
+    issue(
+      [clash[0]!],
+      `${key}: is a step of its own (the ${key} tool with that ${key === 'exec' ? 'command line' : 'script'}); drop ${clash.map((name) => `${name}:`).join(', ')} or write the step in full with tool: and with:`,
+    );
   }
   const commandAt: CommandAt = typeof entry === 'string' ? [] : [key];
   const options = { ...(env !== undefined && { env }), ...(cwd !== undefined && { cwd }), ...(okExitCodes !== undefined && { ok_exit_codes: okExitCodes }) };

@@ -29,7 +29,12 @@ export function taskCheckSubject(options: {
   base: CompiledStep;
   stepId: string;
 }): TaskCheckSubject {
-  const definition = options.members.map((member) => [member.localId, member.tool, member.with, typeof member.condition === 'object' ? member.condition.source : member.condition ?? null]);
+  const definition = options.members.map((member) => [
+    member.localId,
+    member.tool,
+    member.with,
+    typeof member.condition === 'object' ? member.condition.source : (member.condition ?? null),
+  ]);
   const args = { inputs: options.inputs, definition: createHash('sha256').update(canonicalJson(definition)).digest('hex') };
   const step: CompiledStep = { ...options.base, id: options.task, tool: 'task', sources: options.check.sources, generates: options.check.generates };
   return { step, call: { id: `${options.task}#task`, tool: 'task', args, stepId: options.stepId } };
@@ -47,7 +52,11 @@ export interface TaskUpToDate {
   source: UpToDateSource;
 }
 
-type TaskVerdict = { kind: 'none' } | { kind: 'up_to_date'; upToDate: TaskUpToDate } | { kind: 'refused'; error: ToolError } | { kind: 'stale'; subject: TaskCheckSubject; pending: PendingRecord };
+type TaskVerdict =
+  | { kind: 'none' }
+  | { kind: 'up_to_date'; upToDate: TaskUpToDate }
+  | { kind: 'refused'; error: ToolError }
+  | { kind: 'stale'; subject: TaskCheckSubject; pending: PendingRecord };
 
 /**
  * The up-to-date checks of whole tasks (`sources:` on a task) in one run: each is made once,

@@ -32,7 +32,10 @@ describe('what a served task call holds on the server’s schedule', () => {
 
   it('holds the workspace shared for a step that reads it, or a task that checks its sources', () => {
     expect(held(declarationOf('  a:\n    - { tool: read_file, with: { path: README.md } }\n    - { tool: echo, with: { value: hi } }\n'))).toEqual(['shared tree /work/project']);
-    expect(held(declarationOf('  a:\n    sources: [src/**]\n    writes: [out/**]\n    steps: [make]\n'))).toEqual(['shared tree /work/project', 'exclusive tree /work/project/out']);
+    expect(held(declarationOf('  a:\n    sources: [src/**]\n    writes: [out/**]\n    steps: [make]\n'))).toEqual([
+      'shared tree /work/project',
+      'exclusive tree /work/project/out',
+    ]);
   });
 
   it.each([
@@ -77,10 +80,25 @@ describe('what a served task call holds on the server’s schedule', () => {
   it('leaves a call cancelled while it waits without running it, and lets the next one go', async () => {
     const schedule = new CallSchedule();
     let release!: () => void;
-    const first = schedule.run('exclusive', new AbortController().signal, () => new Promise<string>((resolve) => (release = () => resolve('first'))), () => 'cancelled');
+    const first = schedule.run(
+      'exclusive',
+      new AbortController().signal,
+      () => new Promise<string>((resolve) => (release = () => resolve('first'))),
+      () => 'cancelled',
+    );
     const cancel = new AbortController();
-    const waiting = schedule.run('exclusive', cancel.signal, async () => 'ran', () => 'cancelled');
-    const third = schedule.run('exclusive', new AbortController().signal, async () => 'third', () => 'cancelled');
+    const waiting = schedule.run(
+      'exclusive',
+      cancel.signal,
+      async () => 'ran',
+      () => 'cancelled',
+    );
+    const third = schedule.run(
+      'exclusive',
+      new AbortController().signal,
+      async () => 'third',
+      () => 'cancelled',
+    );
     cancel.abort();
     expect(await waiting).toBe('cancelled');
     release();

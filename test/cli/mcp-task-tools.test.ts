@@ -23,12 +23,18 @@ describe('tasks as MCP tools', () => {
   });
 
   it('turns arguments into -i entries: an array one entry per item, numbers and booleans as text', () => {
-    const build = resolveTaskTool(taskTools('tools.yml', file, () => {}), 'build');
+    const build = resolveTaskTool(
+      taskTools('tools.yml', file, () => {}),
+      'build',
+    );
     expect(parseToolArguments(build, { jobs: 4, files: ['a=b', 'c'], quick: true })).toEqual(['level=low', 'jobs=4', 'files=a=b', 'files=c', 'quick=true']);
   });
 
   it('refuses an unknown argument, a wrong type, a value outside the choices and a missing required one', () => {
-    const build = resolveTaskTool(taskTools('tools.yml', file, () => {}), 'build');
+    const build = resolveTaskTool(
+      taskTools('tools.yml', file, () => {}),
+      'build',
+    );
     for (const raw of [{ jobs: 1, other: 1 }, { jobs: '4' }, { jobs: 1, level: 'mid' }, {}, [1]]) {
       expect(() => parseToolArguments(build, raw)).toThrow(/^arguments of build: /);
     }

@@ -55,7 +55,10 @@ const clientMetadataUrl = 'https://conformance-test.local/client-metadata.json';
 function signInAndRun(url, loginFlags = [], env = {}) {
   return {
     workflow: workflow(url, step('call', 'srv.test-tool', {})),
-    commands: [['mcp', 'login', url.href, ...loginFlags], ['run', 'workflow.yml']],
+    commands: [
+      ['mcp', 'login', url.href, ...loginFlags],
+      ['run', 'workflow.yml'],
+    ],
     env: { BROWSER: browser, ...env },
   };
 }

@@ -86,7 +86,9 @@ describe.concurrent('approvals in CI', { timeout: 120_000 }, () => {
   it('--yes never turns a policy deny into an allow', async () => {
     const result = await runCli(['run', 'flow.yml', '--yes', '--deny', 'process(node greet.mjs)'], { cwd: await workspace(), timeoutMs: 60_000 });
     expect(result.exitCode).toBe(3);
-    expect(result.stdout).toContain(`step greet: process request "run node greet.mjs "it's ok" CANARY-argument" was denied by policy: the rule deny: process(node greet.mjs) matches`);
+    expect(result.stdout).toContain(
+      `step greet: process request "run node greet.mjs "it's ok" CANARY-argument" was denied by policy: the rule deny: process(node greet.mjs) matches`,
+    );
   });
 
   it('records approval decisions in --events with class, result and decider, never the command, args or env', async () => {
@@ -94,7 +96,10 @@ describe.concurrent('approvals in CI', { timeout: 120_000 }, () => {
     const events = path.join(dir, 'events.ndjson');
     const result = await runCli(['run', 'flow.yml', '--approve', 'process(node greet.mjs)', '--events', events], { cwd: dir, timeoutMs: 60_000 });
     expect(result.exitCode).toBe(0);
-    const lines = (await readFile(events, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = (await readFile(events, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const decisions = lines.filter((line) => String(line.type).startsWith('approval_'));
     expect(decisions.map(({ stepId, class: kind, result: outcome, decider }) => ({ stepId, kind, outcome, decider }))).toEqual([
       { stepId: 'first', kind: 'process', outcome: 'allow', decider: 'policy' },

@@ -56,7 +56,10 @@ describe.concurrent('bad input fails cleanly, before anything runs', () => {
     expect(question.exitCode).toBe(2);
     expect(question.stderr).toContain('questions.0.id: this id cannot be used: it is a name JavaScript objects reserve (__proto__, constructor, prototype)');
     const invoked = await runCli(['invoke', 'echo', '--args', '{"value": {"a": {"__proto__": 1}}}'], { cwd: dir });
-    expect([invoked.exitCode, invoked.stderr]).toEqual([2, `rho: echo failure: echo: invalid arguments: value.a.__proto__: the key "__proto__" is refused (JavaScript reads it as the object's prototype, not as data)`]);
+    expect([invoked.exitCode, invoked.stderr]).toEqual([
+      2,
+      `rho: echo failure: echo: invalid arguments: value.a.__proto__: the key "__proto__" is refused (JavaScript reads it as the object's prototype, not as data)`,
+    ]);
   });
 
   it('answers, inputs and labels with ids no workflow has are usage errors (exit 2)', async () => {

@@ -40,7 +40,8 @@ describe.concurrent('command-line parsing', () => {
 
   it('never takes a missing argument from stdin when it is not a terminal', async () => {
     const dir = await directories.make();
-    const tasks = 'version: 1\nname: t\nsteps:\n  - id: top\n    tool: echo\n    with: { value: top-level }\ntasks:\n  build:\n    steps:\n      - id: b\n        tool: echo\n        with: { value: build-task }\n';
+    const tasks =
+      'version: 1\nname: t\nsteps:\n  - id: top\n    tool: echo\n    with: { value: top-level }\ntasks:\n  build:\n    steps:\n      - id: b\n        tool: echo\n        with: { value: build-task }\n';
     await writeFiles(dir, { 't.yml': tasks });
     const piped = await runCli(['run', 't.yml', '--output', 'plain'], { cwd: dir, input: 'build\n' });
     expect([piped.exitCode, piped.stderr]).toEqual([0, '']);

@@ -56,7 +56,10 @@ describe.concurrent('commands', () => {
 
   it('schema prints the shipped workflow and event schemas', { timeout: 60_000 }, async () => {
     const dir = await tempDir();
-    for (const [name, file] of [['workflow', 'workflow.schema.json'], ['events', 'events.schema.json']] as const) {
+    for (const [name, file] of [
+      ['workflow', 'workflow.schema.json'],
+      ['events', 'events.schema.json'],
+    ] as const) {
       const result = await runCli(['schema', name], { cwd: dir });
       expect(JSON.parse(result.stdout)).toEqual(JSON.parse(await readFile(path.join(repoRoot, 'schemas', file), 'utf8')));
     }

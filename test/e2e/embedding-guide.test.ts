@@ -60,7 +60,22 @@ describe('the embedding guide (docs/embedding.md)', () => {
   it('has an example for every concept it explains, each with a name of its own', () => {
     const names = examples(guide).map((example) => example.name);
     expect(new Set(names).size).toBe(names.length);
-    for (const concept of ['first-host', 'exclusive-tool', 'resource-aware-tool', 'async-tool', 'approver', 'scripted-approvals', 'gates', 'questions', 'events', 'observers', 'start-respond-cancel', 'reserve-submit', 'result-rewriter', 'confinement']) {
+    for (const concept of [
+      'first-host',
+      'exclusive-tool',
+      'resource-aware-tool',
+      'async-tool',
+      'approver',
+      'scripted-approvals',
+      'gates',
+      'questions',
+      'events',
+      'observers',
+      'start-respond-cancel',
+      'reserve-submit',
+      'result-rewriter',
+      'confinement',
+    ]) {
       expect(names).toContain(concept);
     }
   });

@@ -79,7 +79,9 @@ steps:
     await writeFiles(dir, { 'flow.yml': flow(''), 'granted.yml': flow('\n  env: [TAR_OPTIONS]') });
     const refused = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir });
     expect(refused.exitCode).toBe(3);
-    expect(refused.stdout + refused.stderr).toMatch(/it sets TAR_OPTIONS in the process environment, which the rule that matched \(process\(tar tf a\.tar\)\) does not grant \(TAR_OPTIONS can change what the program executes\)/);
+    expect(refused.stdout + refused.stderr).toMatch(
+      /it sets TAR_OPTIONS in the process environment, which the rule that matched \(process\(tar tf a\.tar\)\) does not grant \(TAR_OPTIONS can change what the program executes\)/,
+    );
     // policy.env grants only variables that change nothing about what runs.
     const granted = await runCli(['validate', 'granted.yml'], { cwd: dir });
     expect(granted.exitCode).toBe(2);
@@ -107,13 +109,22 @@ steps:
 
   it('a process inherits no host variable off the allowlist: MYSQL_PWD, DB_PW, LDAP_BIND_PW, KUBE_CONFIG_DATA, ID_RSA stay behind', async () => {
     const dir = await temp.make();
-    const leaked = { MYSQL_PWD: 'canary-mysql-pwd', DB_PW: 'canary-db-pw', LDAP_BIND_PW: 'canary-ldap', KUBE_CONFIG_DATA: 'canary-kube', ID_RSA: 'canary-rsa', SOME_SETTING: 'canary-setting' };
+    const leaked = {
+      MYSQL_PWD: 'canary-mysql-pwd',
+      DB_PW: 'canary-db-pw',
+      LDAP_BIND_PW: 'canary-ldap',
+      KUBE_CONFIG_DATA: 'canary-kube',
+      ID_RSA: 'canary-rsa',
+      SOME_SETTING: 'canary-setting',
+    };
     const flow = (mode: string) => `version: 1
 name: inherit
 policy:
   allow: [process]${mode}
 steps:
-  - exec: node -e "console.log(JSON.stringify(process.env).length > 0, ${Object.keys(leaked).map((name) => `process.env.${name}`).join(', ')})"
+  - exec: node -e "console.log(JSON.stringify(process.env).length > 0, ${Object.keys(leaked)
+    .map((name) => `process.env.${name}`)
+    .join(', ')})"
 `;
     await writeFiles(dir, { 'default.yml': flow(''), 'all.yml': flow('\n  process_env: inherit_all') });
     const byDefault = await runCli(['run', 'default.yml', '--output', 'plain'], { cwd: dir, env: leaked });

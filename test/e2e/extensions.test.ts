@@ -190,7 +190,8 @@ describe('MCP servers (end to end)', () => {
     const gated = (name: string, file: string) => `  - mcp: { name: ${name}, command: [node, ${server}], args: [--start-when, out/${file}, --pid-file, out/${name}.pid] }`;
     // A step that uses no server waits for both servers' processes, then lets them finish their
     // handshakes: rho deadlocks here unless it starts the servers together, in the background.
-    const opener = "const fs = require('fs'); const up = () => ['notes', 'later'].every((name) => fs.existsSync(`out/${name}.pid`)); const wait = () => (up() ? fs.writeFileSync('out/go', '') : setTimeout(wait, 20)); wait();";
+    const opener =
+      "const fs = require('fs'); const up = () => ['notes', 'later'].every((name) => fs.existsSync(`out/${name}.pid`)); const wait = () => (up() ? fs.writeFileSync('out/go', '') : setTimeout(wait, 20)); wait();";
     await writeFiles(dir, {
       'flow.yml': `version: 1
 name: gated
@@ -218,7 +219,10 @@ steps:
     const result = await runCli(['run', 'flow.yml', '--events', 'events.ndjson'], { cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
-    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string; stepId?: string; status?: string });
+    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; stepId?: string; status?: string });
     expect(events.filter((event) => event.type === 'step_finished').map((event) => [event.stepId, event.status])).toEqual([
       ['first', 'success'],
       ['open', 'success'],
@@ -250,7 +254,11 @@ steps:
       /^flow\.yml:16:21: shell script would run text from outside the workflow \(steps\.add is a result of notes\.add, which brings in content from outside\); pass it through env: instead/m,
     );
     // No step started: neither the one before the server's tool, nor the tool itself.
-    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string });
+    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string });
     expect(events.filter((event) => event.type === 'step_started')).toEqual([]);
     expect(existsSync(path.join(dir, 'out/first.txt'))).toBe(false);
     await expectAllGone(await serverPids());
@@ -304,7 +312,11 @@ steps:
     expect(validated.exitCode).toBe(0);
     expect(validated.stderr).toContain('flow.yml:4:13: note: tool module ./mod.mjs was not loaded (checking a workflow never runs its code)');
     expect(validated.stderr).toContain('flow.yml:7:11: note: step a: tool planted was not inspected (it is not built-in)');
-    for (const args of [['plan', 'flow.yml'], ['plan', 'flow.yml', '--json'], ['run', 'flow.yml', '--dry-run']]) {
+    for (const args of [
+      ['plan', 'flow.yml'],
+      ['plan', 'flow.yml', '--json'],
+      ['run', 'flow.yml', '--dry-run'],
+    ]) {
       const planned = await runCli(args, { cwd: dir });
       expect(planned.exitCode, args.join(' ')).toBe(0);
       expect(planned.stderr).toContain('note: tool module ./mod.mjs was not loaded');

@@ -70,7 +70,9 @@ describe('rho run --output fancy at a terminal', () => {
     expect(final).toMatch(/✔ Quick \[[\d.]+m?s\]\n\s+› quick red\n/);
     expect(final).toMatch(/✔ Writes \[[\d.]+m?s\]\n\s+› ✔ allowed by flag: write request #\d+\n\s+approved by --yes: write request "write out\.txt \(new\)"/);
     // A failed step keeps its last five lines under a count of the earlier ones, and how it ended.
-    expect(final).toMatch(/✖ Breaks \[[\d.]+m?s\]\n\s+› ✖ failure .*exited with code 3 \(expected 0\)\n\s+› … 4 earlier lines\n\s+out 5\n\s+out 6\n\s+out 7\n\s+out 8\n\s+the reason\n/);
+    expect(final).toMatch(
+      /✖ Breaks \[[\d.]+m?s\]\n\s+› ✖ failure .*exited with code 3 \(expected 0\)\n\s+› … 4 earlier lines\n\s+out 5\n\s+out 6\n\s+out 7\n\s+out 8\n\s+the reason\n/,
+    );
     // After the list, everything it printed, then where the whole of it is kept.
     expect(final).toMatch(
       /Everything broken printed before it failed:\n(\[broken\] out \d\n){8}\[broken\] the reason\n\[broken\] ✖ failure .*\n\[broken\] its whole output: \/\S+\/broken\.log\n/,
@@ -105,9 +107,14 @@ steps:
     const code = await waitFor(async () => (existsSync(path.join(dir, 'exit-code')) ? readFile(path.join(dir, 'exit-code'), 'utf8') : undefined), 'the run to end');
     expect(code.trim()).toBe('1');
     const history = (await tmux('capture-pane', '-p', '-S', '-', '-t', 'big')).stdout;
-    expect(history).toMatch(/✖ Many tests \[[\d.]+m?s\]\n\s+› ✖ failure .*\n\s+› … 2,995 earlier lines\n\s+test 2996 ok\n\s+test 2997 ok\n\s+test 2998 ok\n\s+test 2999 ok\n\s+test 3000 ok\n/);
+    expect(history).toMatch(
+      /✖ Many tests \[[\d.]+m?s\]\n\s+› ✖ failure .*\n\s+› … 2,995 earlier lines\n\s+test 2996 ok\n\s+test 2997 ok\n\s+test 2998 ok\n\s+test 2999 ok\n\s+test 3000 ok\n/,
+    );
     const after = history.slice(history.indexOf('Everything big printed before it failed:'));
-    const shown = after.split('\n').filter((line) => line.startsWith('[big] test ')).map((line) => line.slice('[big] '.length));
+    const shown = after
+      .split('\n')
+      .filter((line) => line.startsWith('[big] test '))
+      .map((line) => line.slice('[big] '.length));
     expect(shown).toEqual(Array.from({ length: 3000 }, (_, i) => `test ${i + 1}${i === 1499 ? ' FAILED: expected 29, got 28' : ' ok'}`));
   });
 });

@@ -55,7 +55,11 @@ describe('file races (end to end)', () => {
     let swaps = 0;
     // Each round moves d aside under a new name, plants the link, then puts d back; a step with
     // create_dirs may make a fresh d meanwhile, so every move tolerates what it finds.
-    const attempt = (operation: Promise<unknown>) => operation.then(() => true, () => false);
+    const attempt = (operation: Promise<unknown>) =>
+      operation.then(
+        () => true,
+        () => false,
+      );
     const swapper = (async () => {
       while (running) {
         const moved = path.join(ws, `d-${swaps++}`);

@@ -20,7 +20,10 @@ async function setUp(files: Record<string, string>, inside = false): Promise<{ d
 
 /** The step_finished events of a run (--output json). */
 function finished(stdout: string): Record<string, { status: string; reason?: string }> {
-  const events = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type: string; stepId: string; status: string; reason?: string });
+  const events = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { type: string; stepId: string; status: string; reason?: string });
   return Object.fromEntries(events.filter((event) => event.type === 'step_finished').map((event) => [event.stepId, { status: event.status, reason: event.reason }]));
 }
 
@@ -41,7 +44,10 @@ async function stateRecords(file: string): Promise<Record<string, { arguments: s
 describe('rho’s own state is rho’s (end to end)', () => {
   it('reads and writes the up-to-date state without any rule: the second run is up to date, not denied, and nothing lands in the workspace', async () => {
     const steps = ['one', 'two', 'three']
-      .map((id) => `  - id: ${id}\n    tool: shell\n    with: { script: "mkdir -p out && cat src/${id}.txt > out/${id}.txt" }\n    sources: ["src/${id}.txt"]\n    generates: ["out/${id}.txt"]\n`)
+      .map(
+        (id) =>
+          `  - id: ${id}\n    tool: shell\n    with: { script: "mkdir -p out && cat src/${id}.txt > out/${id}.txt" }\n    sources: ["src/${id}.txt"]\n    generates: ["out/${id}.txt"]\n`,
+      )
       .join('');
     const { dir, env } = await setUp({
       'flow.yml': `version: 1\nname: many\npolicy:\n  allow: ["read(src/**)", "read(out/**)", "write(out/**)", "shell"]\nsteps:\n${steps}`,
@@ -180,10 +186,15 @@ steps:
     const again = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: secretEnv });
     expect(finished(again.stdout).store?.status).toBe('up_to_date');
     const legacy = path.join(dir, '.rho/up-to-date.json');
-    const records = existsSync(legacy) ? (JSON.parse(await readFile(legacy, 'utf8')) as { steps: Record<string, { arguments: string }> }).steps : await stateRecords(stateFile(env));
+    const records = existsSync(legacy)
+      ? (JSON.parse(await readFile(legacy, 'utf8')) as { steps: Record<string, { arguments: string }> }).steps
+      : await stateRecords(stateFile(env));
     const recorded = records['flow.yml#store']!.arguments;
     const guessed = Array.from({ length: 10_000 }, (_, n) => String(n).padStart(4, '0')).find(
-      (pin) => createHash('sha256').update(JSON.stringify({ content: pin, create_dirs: true, path: 'out/pin.txt' })).digest('hex') === recorded,
+      (pin) =>
+        createHash('sha256')
+          .update(JSON.stringify({ content: pin, create_dirs: true, path: 'out/pin.txt' }))
+          .digest('hex') === recorded,
     );
     expect(guessed).toBeUndefined();
     expect(await readFile(path.join(dir, 'out/pin.txt'), 'utf8')).toBe('4821');

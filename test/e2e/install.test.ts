@@ -28,7 +28,16 @@ async function lockfileFor(tarball: string, integrity: string): Promise<object> 
     requires: true,
     packages: {
       '': { name: 'app', version: '1.0.0', devDependencies: { [packageName]: spec } },
-      [`node_modules/${packageName}`]: { version: root!['version'], resolved: spec, integrity, dev: true, license: root!['license'], dependencies: root!['dependencies'], bin: root!['bin'], engines: root!['engines'] },
+      [`node_modules/${packageName}`]: {
+        version: root!['version'],
+        resolved: spec,
+        integrity,
+        dev: true,
+        license: root!['license'],
+        dependencies: root!['dependencies'],
+        bin: root!['bin'],
+        engines: root!['engines'],
+      },
       ...Object.fromEntries(runtime.map(([place, entry]) => [place, { ...entry, dev: true }])),
     },
   };
@@ -44,7 +53,9 @@ describe('the packed package', () => {
     await execa('npm', ['pack', '--ignore-scripts', '--pack-destination', project], { cwd: repoRoot });
     const [tarball] = (await readdir(project)).filter((name) => name.endsWith('.tgz'));
     expect(tarball).toMatch(new RegExp(`^${packageName}-\\d+\\.\\d+\\.\\d+\\.tgz$`));
-    const integrity = `sha512-${createHash('sha512').update(await readFile(path.join(project, tarball!))).digest('base64')}`;
+    const integrity = `sha512-${createHash('sha512')
+      .update(await readFile(path.join(project, tarball!)))
+      .digest('base64')}`;
     await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, devDependencies: { [packageName]: `file:${tarball}` } }));
     await writeFile(path.join(project, 'package-lock.json'), JSON.stringify(await lockfileFor(tarball!, integrity)));
     const npm = { cwd: project, env: { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } };

@@ -76,7 +76,10 @@ describe.concurrent('the JUnit report', () => {
     expect(await junitSchemaErrors(report.xml)).toEqual([]);
     // An echo step prints nothing of a process's: its testcase holds no output.
     expect(report.cases['passes']).toEqual({ name: 'passes', classname: 'ended.passes', time: expect.any(String) });
-    expect(report.cases['tolerated']!.skipped).toMatchObject({ type: 'continue_on_error', message: expect.stringMatching(/^failure tolerated by continue_on_error: .*exited with code 2/) });
+    expect(report.cases['tolerated']!.skipped).toMatchObject({
+      type: 'continue_on_error',
+      message: expect.stringMatching(/^failure tolerated by continue_on_error: .*exited with code 2/),
+    });
     expect(report.cases['tolerated']!['system-err']).toBe('line one\nline <two> & three');
     expect(report.cases['tolerated']!['system-out']).toBeUndefined();
     expect(report.cases['refused']!.skipped).toMatchObject({ type: 'continue_on_error', message: expect.stringMatching(/^denied tolerated/) });

@@ -64,12 +64,24 @@ async function just(dir: string, args: readonly string[], cwd = dir) {
     env: { PATH: `${stubsOf.get(dir)}${path.delimiter}${process.env.PATH ?? ''}` },
   });
   const log = await readFile(logOf(dir), 'utf8');
-  return { ...result, calls: log.split('\n').filter(Boolean).map((line) => line.split('\t')) };
+  return {
+    ...result,
+    calls: log
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\t')),
+  };
 }
 
 async function hasProgram(name: string): Promise<boolean> {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    if (await access(path.join(dir, name), constants.X_OK).then(() => true, () => false)) return true;
+    if (
+      await access(path.join(dir, name), constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }

@@ -9,13 +9,7 @@ beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
 afterEach(() => cleanup());
 
 const secret = 'first-line-Canary\nsecond-line-Canary';
-const forms = [
-  secret,
-  'first-line-Canary',
-  'second-line-Canary',
-  Buffer.from(secret).toString('base64'),
-  encodeURIComponent(secret),
-];
+const forms = [secret, 'first-line-Canary', 'second-line-Canary', Buffer.from(secret).toString('base64'), encodeURIComponent(secret)];
 const hooks = path.join(repoRoot, 'test/fixtures/hooks');
 const node = JSON.stringify(process.execPath);
 
@@ -102,7 +96,10 @@ steps:
     const env = { TOKEN: token };
     const runs = {
       'plain --yes': await runCli(['run', 'flow.yml', '--yes', '--events', 'yes.ndjson'], { cwd: dir, env }),
-      'json --approve': await runCli(['run', 'flow.yml', '--approve', 'write', '--approve', 'network(127.0.0.1:9)', '--output', 'json', '--events', 'approve.ndjson'], { cwd: dir, env }),
+      'json --approve': await runCli(['run', 'flow.yml', '--approve', 'write', '--approve', 'network(127.0.0.1:9)', '--output', 'json', '--events', 'approve.ndjson'], {
+        cwd: dir,
+        env,
+      }),
     };
     const channels: Record<string, string> = {
       'plain --yes output': runs['plain --yes'].stdout + runs['plain --yes'].stderr,
@@ -224,7 +221,9 @@ steps:
     const plan = await runCli(['plan', 'flow.yml', '--json'], { cwd: dir, env: { TOK: tricky } });
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(plan.exitCode, plan.stderr).toBe(0);
-    const wrapped = Buffer.from('x'.repeat(45) + tricky).toString('base64').match(/.{1,76}/g)!;
+    const wrapped = Buffer.from('x'.repeat(45) + tricky)
+      .toString('base64')
+      .match(/.{1,76}/g)!;
     const channels: Record<string, string> = {
       'run output': run.stdout + run.stderr,
       'events file': await readFile(path.join(dir, 'events.ndjson'), 'utf8'),

@@ -13,7 +13,11 @@ const events = (stdout: string) =>
     .split('\n')
     .map((line) => JSON.parse(line));
 const finished = (stdout: string) =>
-  Object.fromEntries(events(stdout).filter((event) => event.type === 'step_finished').map((event) => [event.stepId, event]));
+  Object.fromEntries(
+    events(stdout)
+      .filter((event) => event.type === 'step_finished')
+      .map((event) => [event.stepId, event]),
+  );
 
 /** A matrix whose cell `n=2` fails; the rest succeed. */
 const failing = (failFast: boolean) => `version: 1
@@ -143,7 +147,7 @@ steps:
     expect(result.stderr.split('\n')).toEqual([
       'bad.yml:4:34: the matrix has no cells: exclude removed every combination',
       "bad.yml:5:46: invalid expression: Unrecognized named-value: 'matrix'; expressions can read inputs, steps, env, secrets, rho",
-      'bad.yml:6:61: matrix.m is not a name of this step\'s matrix (n)',
+      "bad.yml:6:61: matrix.m is not a name of this step's matrix (n)",
       'bad.yml:7:37: fail_fast applies to a step with matrix:',
     ]);
   });

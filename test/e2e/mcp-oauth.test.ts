@@ -84,7 +84,9 @@ describe('an OAuth-protected MCP server (end to end)', () => {
     await mkdir(path.dirname(credentialsFile()), { recursive: true, mode: 0o700 });
     const issuer = new URL(endpoint).origin;
     const stale = { access_token: 'stale-access-token', token_type: 'Bearer', refresh_token: 'refresh-seeded', issuer };
-    await writeFile(credentialsFile(), JSON.stringify({ version: 1, servers: { [endpoint]: { client: { client_id: 'registered-client', issuer }, tokens: stale } } }), { mode: 0o600 });
+    await writeFile(credentialsFile(), JSON.stringify({ version: 1, servers: { [endpoint]: { client: { client_id: 'registered-client', issuer }, tokens: stale } } }), {
+      mode: 0o600,
+    });
     const run = await runCliEvents(['run', 'flow.yml'], { cwd: dir, env: { ...env(), CI: 'true' } });
     expect(run.finished.get('who')).toMatchObject({ status: 'success' });
     expect(run.stderr).not.toContain('[mcp-sdk]');

@@ -123,11 +123,13 @@ async function serve(dir: string, options: { elicitation: boolean; answer?: (req
  * client drops a notice that arrives in the same chunk as its call's result.
  */
 function progressSince(served: Served, seen: number): { token: unknown; message: string }[] {
-  return served.received.slice(seen).flatMap((message) =>
-    'method' in message && message.method === 'notifications/progress'
-      ? [{ token: (message.params as { progressToken: unknown }).progressToken, message: String((message.params as { message?: unknown }).message ?? '') }]
-      : [],
-  );
+  return served.received
+    .slice(seen)
+    .flatMap((message) =>
+      'method' in message && message.method === 'notifications/progress'
+        ? [{ token: (message.params as { progressToken: unknown }).progressToken, message: String((message.params as { message?: unknown }).message ?? '') }]
+        : [],
+    );
 }
 
 function text(result: Awaited<ReturnType<Client['callTool']>>): string {

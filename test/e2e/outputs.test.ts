@@ -41,8 +41,14 @@ describe.concurrent('outputs', () => {
     const result = await runCli(['run', 'flow.yml', '--output', 'json', '--events', 'events.ndjson'], { cwd: dir, env: { CANARY: secret } });
     expect(result.exitCode).toBe(1);
     const validate = await eventLineValidator();
-    const fromStdout = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    const fromFile = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const fromStdout = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const fromFile = (await readFile(path.join(dir, 'events.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(fromFile.map((e) => e.type)).toEqual(fromStdout.map((e) => e.type));
     for (const event of fromStdout) expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
     expect(fromStdout.map((e) => e.seq)).toEqual(fromStdout.map((_, i) => i + 1));
@@ -93,7 +99,7 @@ describe.concurrent('outputs', () => {
 
   it('refuses report targets it cannot write before running anything (exit 2), each with a clear message', { timeout: 60_000 }, async () => {
     const dir = await tempDir();
-    await writeFiles(dir, { 'flow.yml': flow, 'taken': 'a file, not a directory', 'read-only/keep': '', 'summary-dir/keep': '' });
+    await writeFiles(dir, { 'flow.yml': flow, taken: 'a file, not a directory', 'read-only/keep': '', 'summary-dir/keep': '' });
     // A read-only file system as CI meets it: the directory is bound read-only (root ignores mode bits).
     const readOnly = path.join(dir, 'read-only');
     const inReadOnlyMount = (args: string[]) =>
@@ -104,9 +110,18 @@ describe.concurrent('outputs', () => {
         stdin: 'ignore',
       });
     const cases = [
-      { result: await inReadOnlyMount(['--junit', 'read-only/report.xml']), message: 'rho: cannot write the JUnit report (--junit) to read-only/report.xml: the file system is read-only (EROFS)' },
-      { result: await inReadOnlyMount(['--events', 'read-only/sub/events.ndjson']), message: 'rho: cannot write the events file (--events) to read-only/sub/events.ndjson: the file system is read-only (EROFS)' },
-      { result: await runCli(['run', 'flow.yml', '--junit', 'taken/report.xml'], { cwd: dir, env: { CANARY: secret } }), message: /^rho: cannot write the JUnit report \(--junit\) to taken\/report.xml: a parent of it is (a file, )?not a directory \((EEXIST|ENOTDIR)\)$/ },
+      {
+        result: await inReadOnlyMount(['--junit', 'read-only/report.xml']),
+        message: 'rho: cannot write the JUnit report (--junit) to read-only/report.xml: the file system is read-only (EROFS)',
+      },
+      {
+        result: await inReadOnlyMount(['--events', 'read-only/sub/events.ndjson']),
+        message: 'rho: cannot write the events file (--events) to read-only/sub/events.ndjson: the file system is read-only (EROFS)',
+      },
+      {
+        result: await runCli(['run', 'flow.yml', '--junit', 'taken/report.xml'], { cwd: dir, env: { CANARY: secret } }),
+        message: /^rho: cannot write the JUnit report \(--junit\) to taken\/report.xml: a parent of it is (a file, )?not a directory \((EEXIST|ENOTDIR)\)$/,
+      },
       {
         result: await runCli(['run', 'flow.yml'], { cwd: dir, env: { CANARY: secret, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: path.join(dir, 'summary-dir') } }),
         message: `rho: cannot write the step summary ($GITHUB_STEP_SUMMARY) to ${path.join(dir, 'summary-dir')}: it is a directory (EISDIR)`,
@@ -121,7 +136,7 @@ describe.concurrent('outputs', () => {
 
   it('refuses an events file it cannot create before running anything (exit 2)', async () => {
     const dir = await tempDir();
-    await writeFiles(dir, { 'flow.yml': flow, 'taken': 'a file, not a directory' });
+    await writeFiles(dir, { 'flow.yml': flow, taken: 'a file, not a directory' });
     const result = await runCli(['run', 'flow.yml', '--events', 'taken/e.ndjson'], { cwd: dir, env: { CANARY: secret } });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/EEXIST|ENOTDIR/);

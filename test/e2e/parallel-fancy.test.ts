@@ -75,7 +75,12 @@ describe('rho run --output fancy', () => {
     expect(code.trim()).toBe('0');
     const final = await screen();
     // Each title ends with the step's own duration, and its last lines stay under it.
-    expect(final).toMatch(new RegExp(`^✔ Alpha ticks \\[\\d+(\\.\\d)?m?s\\]\\n${lines('alpha')}✔ Beta ticks \\[\\d+(\\.\\d)?m?s\\]\\n${lines('beta')}✔ Gamma ticks \\[\\d+(\\.\\d)?m?s\\]\\n${lines('gamma')}`, 'm'));
+    expect(final).toMatch(
+      new RegExp(
+        `^✔ Alpha ticks \\[\\d+(\\.\\d)?m?s\\]\\n${lines('alpha')}✔ Beta ticks \\[\\d+(\\.\\d)?m?s\\]\\n${lines('beta')}✔ Gamma ticks \\[\\d+(\\.\\d)?m?s\\]\\n${lines('gamma')}`,
+        'm',
+      ),
+    );
     expect(final).toMatch(/Result: exit 0 \(3 success\)/);
     expect(final).not.toContain('is not a function');
   });

@@ -101,10 +101,12 @@ describe('parallel runs (end to end)', () => {
     expect(result.exitCode).toBe(0);
     const text = result.stdout;
     expect(text).toContain('Plan for parallel (max_parallel 4); nothing was run.');
-    expect(text).toContain(
-      ['  wave 1: lint, test, log_start', '  wave 2: log_more, report', '  wave 3: checkpoint', '  wave 4: log_end'].join('\n'),
-    );
-    const section = (id: string) => text.slice(text.indexOf(`\n${id} (`) + 1).split('\n\n')[0]!.split('\n');
+    expect(text).toContain(['  wave 1: lint, test, log_start', '  wave 2: log_more, report', '  wave 3: checkpoint', '  wave 4: log_end'].join('\n'));
+    const section = (id: string) =>
+      text
+        .slice(text.indexOf(`\n${id} (`) + 1)
+        .split('\n\n')[0]!
+        .split('\n');
     expect(section('lint')).toEqual([
       'lint (exec) — wave 1',
       '  waits for: nothing',

@@ -70,7 +70,13 @@ function runnableBlocks(): { name: string; commands: Command[] }[] {
     if (block.lang === 'yaml' && block.body.startsWith('# .github/')) {
       const job = parse(block.body) as { jobs: Record<string, { steps: { run?: string }[] }> };
       const runs = Object.values(job.jobs).flatMap((entry) => entry.steps.flatMap((step) => (step.run ? [step.run] : [])));
-      runnable.push({ name: `${where} (CI job)`, commands: rhoCommands(runs.filter((run) => run !== 'npm ci'), where) });
+      runnable.push({
+        name: `${where} (CI job)`,
+        commands: rhoCommands(
+          runs.filter((run) => run !== 'npm ci'),
+          where,
+        ),
+      });
     }
   }
   return runnable;

@@ -43,7 +43,11 @@ async function clone(source = 'a\n'): Promise<{ dir: string; env: Record<string,
 
 function finishedEvent(stdout: string, stepId = 'build'): { status: string; source?: string; reason?: string } {
   const event = jsonEvents(stdout).find((candidate) => candidate.type === 'step_finished' && candidate['stepId'] === stepId);
-  return { status: String(event?.['status']), ...(event?.['source'] !== undefined && { source: String(event['source']) }), ...(event?.['reason'] !== undefined && { reason: String(event['reason']) }) };
+  return {
+    status: String(event?.['status']),
+    ...(event?.['source'] !== undefined && { source: String(event['source']) }),
+    ...(event?.['reason'] !== undefined && { reason: String(event['reason']) }),
+  };
 }
 
 const buildEvent = (stdout: string) => finishedEvent(stdout);
@@ -52,7 +56,11 @@ async function stored(): Promise<string[]> {
   return readdir(path.join(server.store, team)).catch(() => []);
 }
 
-const exists = (file: string) => access(file).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 // Each test runs the CLI two to four times, one after another: on a busy machine that takes a while.
 describe.sequential('remote cache against a turborepo-remote-cache server on loopback', { timeout: 120_000 }, () => {
@@ -125,7 +133,10 @@ describe.sequential('remote cache against a turborepo-remote-cache server on loo
   it('refuses an artifact that would write outside the workspace, and runs the step', async () => {
     const project = await clone('escape\n');
     const plan = await runCli(['plan', 'flow.yml'], { cwd: project.dir, env: project.env });
-    const key = /cache key: ([0-9a-f]{64}) \(from tool shell and its arguments; no variables; 1 source file; generates dist\/\*\*; platform [a-z0-9]+\/[a-z0-9]+; cache format 1\)/.exec(plan.stdout)?.[1];
+    const key =
+      /cache key: ([0-9a-f]{64}) \(from tool shell and its arguments; no variables; 1 source file; generates dist\/\*\*; platform [a-z0-9]+\/[a-z0-9]+; cache format 1\)/.exec(
+        plan.stdout,
+      )?.[1];
     expect(key, plan.stdout).toBeDefined();
     const entry = (name: string, body: string) => {
       const header = new Header({ path: name, mode: 0o644, size: body.length, type: 'File', mtime: new Date(0) });
@@ -134,7 +145,11 @@ describe.sequential('remote cache against a turborepo-remote-cache server on loo
     };
     const record = JSON.stringify({ format: 1, output: '', data: null, files: ['dist/../../escaped.txt'] });
     const tarball = gzipSync(Buffer.concat([...entry('rho-record.json', record), ...entry('files/dist/../../escaped.txt', 'pwned'), Buffer.alloc(1024)]));
-    const put = await fetch(`${server.url}/v8/artifacts/${key}?slug=${team}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: tarball });
+    const put = await fetch(`${server.url}/v8/artifacts/${key}?slug=${team}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      body: tarball,
+    });
     expect(put.status).toBe(200);
 
     const run = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: project.dir, env: project.env });

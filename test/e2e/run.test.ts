@@ -191,11 +191,12 @@ steps:
     const result = await runCli(['run', 'bad.yml'], { cwd: dir });
     expect(result.exitCode).toBe(2);
     const lines = result.stderr.trim().split('\n');
-    expect(lines).toContain('bad.yml:9:5: unknown key "colour" (expected one of: id, name, exec, shell, env, cwd, ok_exit_codes, tool, uses, with, needs, if, async, continue_on_error, timeout, retry, matrix, platforms, fail_fast, resources, writes, sources, generates)');
+    expect(lines).toContain(
+      'bad.yml:9:5: unknown key "colour" (expected one of: id, name, exec, shell, env, cwd, ok_exit_codes, tool, uses, with, needs, if, async, continue_on_error, timeout, retry, matrix, platforms, fail_fast, resources, writes, sources, generates)',
+    );
     expect(lines.some((line) => /^bad\.yml:5:11: unknown tool "ech"; did you mean "echo"/.test(line))).toBe(true);
     expect(result.stdout).not.toMatch(/▶/);
   });
-
 
   it('validate reports every expression problem at its line and column (exit 2)', async () => {
     const dir = await tempDir();

@@ -154,7 +154,10 @@ steps:
       const lines = everyCommandLine();
       const sandbox = [...lines.values()].filter((line) => line.includes('--seccomp') && line.includes(dir));
       expect(sandbox.length, 'the step runs under bubblewrap').toBeGreaterThan(0);
-      expect([...lines.values()].some((line) => line.includes('rho network forwarder')), 'the step runs behind the forwarder').toBe(true);
+      expect(
+        [...lines.values()].some((line) => line.includes('rho network forwarder')),
+        'the step runs behind the forwarder',
+      ).toBe(true);
       expect([...lines.entries()].filter(([, line]) => line.includes(secret) || line.includes('plain-canary-5a1d'))).toEqual([]);
     } finally {
       await writeFile(path.join(dir, 'out', 'done'), '');
@@ -249,7 +252,9 @@ steps:
     });
     const refused = await runCli(['run', 'flow.yml', '--output', 'plain', '--events', 'events.ndjson'], { cwd: dir });
     expect(refused.exitCode).toBe(3);
-    expect(refused.stdout).toContain(`node exited with code 1 after rho's network proxy refused it a connection: step fetch: network request "GET ${server.origin}/data" needs approval`);
+    expect(refused.stdout).toContain(
+      `node exited with code 1 after rho's network proxy refused it a connection: step fetch: network request "GET ${server.origin}/data" needs approval`,
+    );
     expect(refused.stdout).toContain(`run again with --approve 'network(${server.host})'`);
     const all = events(path.join(dir, 'events.ndjson'));
     expect(all.filter((event) => event.type === 'approval_decided' && event.class === 'network')).toEqual([expect.objectContaining({ host: server.host, result: 'deny' })]);

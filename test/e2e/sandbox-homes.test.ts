@@ -139,8 +139,12 @@ steps:
     });
     const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env });
     expect(result.exitCode, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/\[build\] ✖ failure .*confinement: ~\/\.cargo\/registry\/cache is in your home, which confined processes cannot see: grant it with policy caches: \[cargo\]/);
-    expect(result.stdout).toMatch(/\[coverage\] ✖ failure .*confinement: reports\/coverage\.txt is read-only to confined processes: grant it with --allow 'write\(reports\/\*\*\)'/);
+    expect(result.stdout).toMatch(
+      /\[build\] ✖ failure .*confinement: ~\/\.cargo\/registry\/cache is in your home, which confined processes cannot see: grant it with policy caches: \[cargo\]/,
+    );
+    expect(result.stdout).toMatch(
+      /\[coverage\] ✖ failure .*confinement: reports\/coverage\.txt is read-only to confined processes: grant it with --allow 'write\(reports\/\*\*\)'/,
+    );
   });
 
   it('keeps a bare-name rule matching a program found through a shim in a granted root that nothing writes', async () => {
@@ -251,7 +255,7 @@ steps:
   });
 
   it('never binds the real home over the hidden one through a link', async () => {
-    const { dir, home, env } = await setUp({ 'flow.yml': writeOut.replace("echo pwned > out/x", 'cat out/.ssh/id_ed25519; echo pwned > out/x') });
+    const { dir, home, env } = await setUp({ 'flow.yml': writeOut.replace('echo pwned > out/x', 'cat out/.ssh/id_ed25519; echo pwned > out/x') });
     await symlink(path.relative(dir, home), path.join(dir, 'out'));
     const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env });
     expect(result.exitCode).toBe(3);

@@ -137,7 +137,11 @@ steps:
     with: { command: sh, args: [-c, "mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo main > main.go"] }
     continue_on_error: true
 `;
-    const { dir, env } = await setUp({ 'wide.yml': flow('"write(**/*.go)"'), 'named.yml': flow('"write(**/*.go)", "write(.git/hooks/**)", "write(.vscode/**)"'), '.git/config': '[core]\n' });
+    const { dir, env } = await setUp({
+      'wide.yml': flow('"write(**/*.go)"'),
+      'named.yml': flow('"write(**/*.go)", "write(.git/hooks/**)", "write(.vscode/**)"'),
+      '.git/config': '[core]\n',
+    });
     await mkdir(path.join(dir, '.git/hooks'));
 
     const wide = await runCli(['run', 'wide.yml', '--output', 'plain'], { cwd: dir, env });

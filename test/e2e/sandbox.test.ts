@@ -12,9 +12,7 @@ const temp = temporaryDirectories('rho-sandbox-test-');
 afterAll(() => temp.removeAll());
 
 /** A workspace, and a HOME beside it (not inside it) holding a credential a step must not read. */
-async function setUp(
-  files: Record<string, string> | ((home: string) => Record<string, string>),
-): Promise<{ dir: string; home: string; env: Record<string, string> }> {
+async function setUp(files: Record<string, string> | ((home: string) => Record<string, string>)): Promise<{ dir: string; home: string; env: Record<string, string> }> {
   const base = await temp.make();
   const dir = path.join(base, 'work');
   const home = path.join(base, 'home');
@@ -205,10 +203,13 @@ steps:
       'package.json': JSON.stringify({ name: 'scratch', version: '1.0.0', scripts: { test: 'node test.js' }, dependencies: { greet: 'file:./greet' } }),
       'test.js': "const greet = require('greet'); if (greet('npm') !== 'hello npm') process.exit(1); console.log('tests passed');\n",
       'greet/package.json': JSON.stringify({ name: 'greet', version: '1.0.0', main: 'index.js' }),
-      'greet/index.js': "module.exports = (who) => `hello ${who}`;\n",
+      'greet/index.js': 'module.exports = (who) => `hello ${who}`;\n',
     });
     // The lock file as npm itself writes it, made unconfined before the run.
-    await execa('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', '--offline'], { cwd: dir, env: { ...env, npm_config_cache: path.join(dir, '../lock-cache') } });
+    await execa('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', '--offline'], {
+      cwd: dir,
+      env: { ...env, npm_config_cache: path.join(dir, '../lock-cache') },
+    });
     const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir, env, timeoutMs: 120_000 });
     expect(result.exitCode, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('[test] tests passed');
@@ -340,7 +341,10 @@ steps:
 
   it('--sandbox required without bwrap exits 2 before any step runs; so does policy.sandbox: required', async () => {
     const { dir, env } = await setUp({ 'flow.yml': flow, 'required.yml': flow.replace('policy:\n', 'policy:\n  sandbox: required\n') });
-    for (const args of [['run', 'flow.yml', '--sandbox', 'required'], ['run', 'required.yml']]) {
+    for (const args of [
+      ['run', 'flow.yml', '--sandbox', 'required'],
+      ['run', 'required.yml'],
+    ]) {
       const result = await runCli(args, { cwd: dir, env: { ...env, ...noBwrap } });
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain(`rho: sandbox: required, but processes run unconfined: ${noBwrapReason}; set RHO_BWRAP to the absolute path of bubblewrap`);
@@ -368,7 +372,10 @@ steps:
     expect(plan.stdout).toContain('  confined: no (see Sandbox above)');
 
     const confined = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env });
-    expect(jsonEvents(confined.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true, mode: 'auto', program: expect.stringMatching(/^\/(usr\/)?(local\/)?s?bin\/bwrap$/) } });
+    expect(jsonEvents(confined.stdout)[0]).toMatchObject({
+      type: 'run_started',
+      sandbox: { confined: true, mode: 'auto', program: expect.stringMatching(/^\/(usr\/)?(local\/)?s?bin\/bwrap$/) },
+    });
   });
 
   it('never runs a bwrap found on PATH: one planted in node_modules/.bin, first on PATH as npm run puts it, is ignored', async () => {

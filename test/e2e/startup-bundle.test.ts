@@ -35,12 +35,24 @@ register('data:text/javascript,' + encodeURIComponent(\`export async function re
 
 async function loadedFiles(args: readonly string[], cwd: string, env: Record<string, string>): Promise<{ exitCode: number | undefined; urls: string[] }> {
   const result = await runPreloaded(['--import', recorder], args, cwd, env);
-  const urls = [...new Set(String(result.stderr).split('\n').filter((line) => line.startsWith('loaded ')).map((line) => line.slice('loaded '.length)))];
+  const urls = [
+    ...new Set(
+      String(result.stderr)
+        .split('\n')
+        .filter((line) => line.startsWith('loaded '))
+        .map((line) => line.slice('loaded '.length)),
+    ),
+  ];
   return { exitCode: result.exitCode, urls };
 }
 
 /** Runs the CLI with a preloaded script that prints, as the process exits, what `expression` (JavaScript) is then. */
-async function valueAtExit(expression: string, args: readonly string[], cwd: string, env: Record<string, string>): Promise<{ exitCode: number | undefined; value: string | undefined }> {
+async function valueAtExit(
+  expression: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ exitCode: number | undefined; value: string | undefined }> {
   const probe = path.join(cwd, 'value-at-exit.cjs');
   await writeFile(probe, `process.on('exit', () => process.stderr.write('value at exit: ' + (${expression}) + '\\n'));\n`);
   const result = await runPreloaded(['-r', probe], args, cwd, env);
@@ -65,8 +77,16 @@ describe.concurrent('start-up path', () => {
     for (const run of ['without a cache', 'with the cache']) {
       const { exitCode, urls } = await loadedFiles(['run', 'one.yml'], dir, env);
       expect(exitCode, run).toBe(0);
-      const expected = [cliPath, path.join(repoRoot, 'dist/cli/compile-cache.cjs'), path.join(repoRoot, 'dist/cli/command-words.json'), path.join(repoRoot, 'dist/cli/rho.cjs')].map((file) => pathToFileURL(file).href);
-      expect(urls.filter((url) => !expected.includes(url)), run).toEqual([]);
+      const expected = [
+        cliPath,
+        path.join(repoRoot, 'dist/cli/compile-cache.cjs'),
+        path.join(repoRoot, 'dist/cli/command-words.json'),
+        path.join(repoRoot, 'dist/cli/rho.cjs'),
+      ].map((file) => pathToFileURL(file).href);
+      expect(
+        urls.filter((url) => !expected.includes(url)),
+        run,
+      ).toEqual([]);
       expect(urls, run).toEqual(expect.arrayContaining(expected));
     }
   });
@@ -133,7 +153,18 @@ describe.concurrent('compile cache', () => {
 
   it('keeps one file per command, and one for every unknown word typed', async () => {
     const { dir, env, cacheDir } = await setup();
-    const commands = ['run one.yml', 'list one.yml', 'validate one.yml', 'plan one.yml', 'tools', 'schema workflow', 'help run', 'hooks schema envelope', 'autocomplete bash', 'init --force'];
+    const commands = [
+      'run one.yml',
+      'list one.yml',
+      'validate one.yml',
+      'plan one.yml',
+      'tools',
+      'schema workflow',
+      'help run',
+      'hooks schema envelope',
+      'autocomplete bash',
+      'init --force',
+    ];
     for (const command of commands) expect((await runCli(command.split(' '), { cwd: dir, env })).exitCode, command).toBe(0);
     expect(await cacheFiles(cacheDir)).toHaveLength(commands.length);
     for (let i = 0; i < 3; i++) expect((await runCli([`nosuch${i}`], { cwd: dir, env })).exitCode).toBe(2);

@@ -74,7 +74,11 @@ describe('a step that prints 3,000 lines and fails', () => {
     const logged = await readFile(log!, 'utf8');
     expect(logged).toContain(`${expectedSuiteLines.join('\n')}\n`);
     expect(logged).toContain('1 of 3000 tests failed\n');
-    expect(await logsUnder(path.join(dir, 'logs'))).toEqual([path.join(path.dirname(log!), 'test.log'), path.join(path.dirname(log!), 'test.stderr.log'), path.join(path.dirname(log!), 'test.stdout.log')]);
+    expect(await logsUnder(path.join(dir, 'logs'))).toEqual([
+      path.join(path.dirname(log!), 'test.log'),
+      path.join(path.dirname(log!), 'test.stderr.log'),
+      path.join(path.dirname(log!), 'test.stdout.log'),
+    ]);
     expect(await readFile(path.join(path.dirname(log!), 'test.stdout.log'), 'utf8')).toBe(`${expectedSuiteLines.join('\n')}\n`);
     expect(await readFile(path.join(path.dirname(log!), 'test.stderr.log'), 'utf8')).toBe('1 of 3000 tests failed\n');
 
@@ -206,14 +210,18 @@ steps:
     expect(lines).toContain(omission);
     expect((await readFile(log!, 'utf8')).split('\n')).toHaveLength(1001);
     const xml = await readFile(path.join(dir, 'report.xml'), 'utf8');
-    expect(new XMLParser().parse(xml).testsuites.testsuite.testcase['system-out']).toMatch(new RegExp(`^line 0001\\n[^]*\\nline 0102\\n${omission.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect(new XMLParser().parse(xml).testsuites.testsuite.testcase['system-out']).toMatch(
+      new RegExp(`^line 0001\\n[^]*\\nline 0102\\n${omission.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+    );
   });
 
   it('says when nothing kept the rest (--no-logs), and takes no bound for none', { timeout: 60_000 }, async () => {
     const dir = await directories.make();
     await writeFiles(dir, { 'flow.yml': chatty });
     const cut = await runCli(['run', 'flow.yml', '--output-limit', '100', '--no-logs'], { cwd: dir });
-    expect(stepLines(cut.stdout, 'chatty')).toContain('… 990 more lines (9.7 KiB) not shown: past the 100 bytes of output a step shows (--output-limit); logs are off (--no-logs), so it was not kept');
+    expect(stepLines(cut.stdout, 'chatty')).toContain(
+      '… 990 more lines (9.7 KiB) not shown: past the 100 bytes of output a step shows (--output-limit); logs are off (--no-logs), so it was not kept',
+    );
     const whole = await runCli(['run', 'flow.yml', '--output-limit', 'none', '--no-logs'], { cwd: dir });
     expect(stepLines(whole.stdout, 'chatty').filter((line) => line.startsWith('line '))).toHaveLength(1000);
     const wrong = await runCli(['run', 'flow.yml', '--output-limit', 'lots'], { cwd: dir });
@@ -274,7 +282,10 @@ describe('a workflow file that is not UTF-8', () => {
   it('is a validation problem at the byte that starts no character', { timeout: 60_000 }, async () => {
     const dir = await directories.make();
     await writeFile(path.join(dir, 'flow.yml'), Buffer.concat([Buffer.from('version: 1\nname: bad'), Buffer.from([0xff, 0xfe]), Buffer.from('\nsteps: []\n')]));
-    for (const command of [['validate', 'flow.yml'], ['run', 'flow.yml']]) {
+    for (const command of [
+      ['validate', 'flow.yml'],
+      ['run', 'flow.yml'],
+    ]) {
       const result = await runCli(command, { cwd: dir });
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain('flow.yml:2:10: the file is not UTF-8 text: byte 0xff here starts no character; save the file as UTF-8');

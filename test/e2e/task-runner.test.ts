@@ -157,7 +157,10 @@ describe.concurrent('rho run TASK ARG... (end to end)', { timeout: 120_000 }, ()
     expect(result.stdout.match(/mode=debug/g)).toHaveLength(1);
     // Private tasks are left out: a leading _ and private: true.
     expect(result.stdout).not.toMatch(/_setup|helper/);
-    const json = JSON.parse((await rho(['list', '--json'])).stdout) as { inputs: { name: string }[]; tasks: { name: string; aliases: string[]; parameters: { name: string; variadic: boolean }[] }[] };
+    const json = JSON.parse((await rho(['list', '--json'])).stdout) as {
+      inputs: { name: string }[];
+      tasks: { name: string; aliases: string[]; parameters: { name: string; variadic: boolean }[] }[];
+    };
     expect(json.inputs.map((input) => input.name)).toEqual(['mode']);
     expect(json.tasks.find((task) => task.name === 'test-crate')).toMatchObject({
       aliases: ['tc'],

@@ -35,7 +35,10 @@ describe.concurrent('named tasks (end to end)', () => {
     await writeFiles(dir, { 'tasks.yml': taskFile });
     const result = await runCli(['run', 'tasks.yml', 'build', '-i', 'target=lib', '--output', 'json'], { cwd: dir });
     expect(result.exitCode, result.stderr).toBe(0);
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events[0]).toMatchObject({ type: 'run_started', task: 'build', steps: [{ id: 'compile' }] });
     expect(events.find((event) => event.type === 'step_progress')?.message).toBe('build lib debug');
   });
@@ -138,7 +141,10 @@ tasks:
     });
     const result = await runCli(['run', 'defaults.yml', 'check', '--output', 'json'], { cwd: dir });
     expect(result.exitCode, result.stderr).toBe(0);
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const printed = (id: string) => events.find((event) => event.type === 'step_progress' && event.stepId === id)?.message;
     expect(printed('here')).toBe(path.join(dir, 'sub'));
     expect(printed('there')).toBe(path.join(dir, 'other'));
@@ -192,7 +198,10 @@ steps:
     });
     const result = await runCli(['run', 'context.yml', 'show', '--output', 'json'], { cwd: path.join(dir, 'flows'), env: { GREETING: 'hi', OTHER: 'not passed' } });
     expect(result.exitCode, result.stderr).toBe(0);
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const printed = (id: string) => events.find((event) => event.type === 'step_progress' && event.stepId === id)?.message;
     expect(JSON.parse(printed('context'))).toEqual({
       workspace: dir,
@@ -268,10 +277,11 @@ steps:
     });
     const json = await runCli(['run', 'retry.yml', '--output', 'json'], { cwd: dir });
     expect(json.exitCode, json.stderr).toBe(0);
-    const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    const flaky = events.filter(
-      (event) => event.stepId === 'flaky' && (['step_started', 'step_finished'].includes(event.type) || event.message?.startsWith('attempt')),
-    );
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const flaky = events.filter((event) => event.stepId === 'flaky' && (['step_started', 'step_finished'].includes(event.type) || event.message?.startsWith('attempt')));
     expect(flaky.map((event) => [event.type, event.attempt ?? event.message ?? event.status])).toEqual([
       ['step_started', undefined],
       ['step_progress', 'attempt 1 of 4 failed: node exited with code 1 (expected 0); trying again in 50ms'],
@@ -315,7 +325,10 @@ tasks:
     const printed = async (...extra: string[]) => {
       const result = await runCli(['run', 'args.yml', 'test', '--output', 'json', ...extra], { cwd: dir });
       expect(result.exitCode, result.stderr).toBe(0);
-      const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+      const events = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       return events.filter((event) => event.type === 'step_progress').map((event) => event.message);
     };
     expect(await printed('-i', 'only=e2e', '-i', 'only=lint', '--', '--watch', '-i', 'has space')).toEqual([

@@ -51,7 +51,9 @@ steps:
     await writeFiles(dir, { 'networked.yml': flow(', "network(127.0.0.1:9)"'), 'offline.yml': flow('') });
     const networked = await runCli(['validate', 'networked.yml'], { cwd: dir });
     expect(networked.exitCode).toBe(2);
-    expect(networked.stderr).toMatch(/networked\.yml:7:\d+: shell script would run text from outside the workflow \(steps\.fetch is what a process printed, and processes can reach the network/);
+    expect(networked.stderr).toMatch(
+      /networked\.yml:7:\d+: shell script would run text from outside the workflow \(steps\.fetch is what a process printed, and processes can reach the network/,
+    );
     expect((await runCli(['validate', 'offline.yml'], { cwd: dir })).exitCode).toBe(0);
     // A network rule given on the command line counts as well.
     const flagged = await runCli(['run', 'offline.yml', '--allow', 'network(127.0.0.1:9)'], { cwd: dir });

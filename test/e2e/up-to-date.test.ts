@@ -57,7 +57,10 @@ async function stateRecords(dir: string): Promise<Record<string, unknown>> {
 
 /** The step_finished events of a run (--output json). */
 function finished(stdout: string): Record<string, { status: string; reason?: string }> {
-  const events = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; stepId: string; status: string; reason?: string });
+  const events = stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string; stepId: string; status: string; reason?: string });
   return Object.fromEntries(events.filter((event) => event.type === 'step_finished').map((event) => [event.stepId, { status: event.status, reason: event.reason }]));
 }
 
@@ -67,9 +70,7 @@ name: holding
 policy:
   allow: ${grants}
 steps:
-${['a', 'b']
-  .map((id) => `  - id: ${id}\n    tool: shell\n    with: { script: "echo ${id} >> runs.log" }\n    sources: ["src/a.txt"]\n`)
-  .join('')}  - id: c
+${['a', 'b'].map((id) => `  - id: ${id}\n    tool: shell\n    with: { script: "echo ${id} >> runs.log" }\n    sources: ["src/a.txt"]\n`).join('')}  - id: c
     tool: shell
     with: { script: "if [ -f hold.log ]; then echo > started.log; while [ -f hold.log ]; do sleep 0.05; done; fi; echo c >> runs.log" }
     sources: ["src/a.txt"]
@@ -92,7 +93,13 @@ async function killInStepC(dir: string, recorded: string[], ...args: string[]): 
   await rm(path.join(dir, 'started.log'), { force: true });
   const child = execa('node', [cliPath, 'run', 'flow.yml', '--output', 'json', ...args], { cwd: dir, env: environments.get(dir)!, reject: false, stdin: 'ignore' });
   try {
-    await until(async () => (await access(path.join(dir, 'started.log')).then(() => true, () => false)) && String(await recordedSteps(dir)) === String(recorded));
+    await until(
+      async () =>
+        (await access(path.join(dir, 'started.log')).then(
+          () => true,
+          () => false,
+        )) && String(await recordedSteps(dir)) === String(recorded),
+    );
   } finally {
     child.kill('SIGKILL');
     await child;
@@ -142,7 +149,9 @@ describe.concurrent('up-to-date checks (end to end)', () => {
   });
 
   it('--force runs every step and --force-step the named one; an unknown step is a usage error', async () => {
-    const dir = await project({ 'flow.yml': buildFlow({ extra: `  - id: other\n    tool: shell\n    with: { script: "echo other >> other.log" }\n    sources: ["src/a.txt"]\n` }) });
+    const dir = await project({
+      'flow.yml': buildFlow({ extra: `  - id: other\n    tool: shell\n    with: { script: "echo other >> other.log" }\n    sources: ["src/a.txt"]\n` }),
+    });
     await run(dir);
     const forced = finished((await run(dir, '--force')).stdout);
     expect(forced.build).toEqual({ status: 'success', reason: 'forced (--force)' });
@@ -165,7 +174,9 @@ describe.concurrent('up-to-date checks (end to end)', () => {
       await writeFile(file, tampered);
       const result = await run(dir);
       expect(result.exitCode).toBe(0);
-      expect(result.stderr).toContain(`rho: the up-to-date state in ${file} is unreadable (it is not sealed with this user’s key for this workspace); every step with sources runs`);
+      expect(result.stderr).toContain(
+        `rho: the up-to-date state in ${file} is unreadable (it is not sealed with this user’s key for this workspace); every step with sources runs`,
+      );
       expect(finished(result.stdout).build).toEqual({ status: 'success', reason: 'no successful run is recorded' });
       expect(finished((await run(dir)).stdout).build?.status).toBe('up_to_date');
     }

@@ -17,7 +17,9 @@ const flow = (name: string, body: string) => `version: 1\nname: ${name}\n${body}
 
 /** A task that runs task suite (a unit step, then `second`) once per Node version, `more` after it. */
 const suiteFile = (second: string, more = '') =>
-  flow('ci', `tasks:
+  flow(
+    'ci',
+    `tasks:
   suite:
     inputs:
       node: { type: number, required: true }
@@ -30,7 +32,8 @@ const suiteFile = (second: string, more = '') =>
         uses: suite
         matrix: { node: [20, 22] }
         with: { node: "\${{ matrix.node }}" }
-${more}`);
+${more}`,
+  );
 
 /** Validates `file` in a new directory holding `files`: it must be refused (exit 2); its problems, one a line. */
 async function refused(files: Record<string, string>, file: string, cwd = ''): Promise<string> {
@@ -47,7 +50,9 @@ async function dirWith(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-const sameFile = flow('release', `tasks:
+const sameFile = flow(
+  'release',
+  `tasks:
   build:
     inputs:
       target: { type: string, required: true }
@@ -67,7 +72,8 @@ const sameFile = flow('release', `tasks:
         uses: build
         with: { target: "\${{ steps.stamp.data }}" }
       - { id: show, tool: echo, with: { value: "\${{ steps.web.data.version }} \${{ steps.cli.data.version }} \${{ steps.stamp.data }}" } }
-`);
+`,
+);
 
 describe.concurrent('uses: steps (end to end)', () => {
   it('runs a task of the same file as a nested group with its inputs, and its outputs are the calling step’s data', async () => {
@@ -96,7 +102,9 @@ describe.concurrent('uses: steps (end to end)', () => {
   it('refuses at validation an unknown input, a missing required one and a wrong type, each where it is written', async () => {
     const stderr = await refused(
       {
-      'bad.yml': flow('bad', `tasks:
+        'bad.yml': flow(
+          'bad',
+          `tasks:
   build:
     inputs:
       target: { type: string, required: true }
@@ -117,7 +125,8 @@ describe.concurrent('uses: steps (end to end)', () => {
       - id: four
         uses: biuld
       - { id: five, tool: echo, with: { value: "\${{ steps.one.data.version }}" } }
-`),
+`,
+        ),
       },
       'bad.yml',
     );
@@ -131,7 +140,9 @@ describe.concurrent('uses: steps (end to end)', () => {
   it('refuses a task that uses itself, directly or through others, with the cycle spelled out', async () => {
     const stderr = await refused(
       {
-      'loop.yml': flow('loop', `tasks:
+        'loop.yml': flow(
+          'loop',
+          `tasks:
   a:
     steps:
       - { id: to-b, uses: b }
@@ -141,7 +152,8 @@ describe.concurrent('uses: steps (end to end)', () => {
   self:
     steps:
       - { id: again, uses: self }
-`),
+`,
+        ),
       },
       'loop.yml',
     );
@@ -151,7 +163,9 @@ describe.concurrent('uses: steps (end to end)', () => {
 
   it('runs a task of another file, named with #TASK or its default task, and that file’s deny rules join the run’s policy', async () => {
     const dir = await dirWith({
-      'main.yml': flow('main', `policy:
+      'main.yml': flow(
+        'main',
+        `policy:
   allow: ["write(**)"]
 steps:
   - id: unit
@@ -160,8 +174,11 @@ steps:
   - id: lint
     uses: ./ci/checks.yml
   - { id: show, tool: echo, with: { value: "\${{ steps.unit.data.ran }} / \${{ steps.lint.data.summary }}" } }
-`),
-      'ci/checks.yml': flow('checks', `policy:
+`,
+      ),
+      'ci/checks.yml': flow(
+        'checks',
+        `policy:
   deny: ["write(secret/**)"]
 outputs:
   summary: "\${{ steps.lint.data }}"
@@ -176,7 +193,8 @@ tasks:
       ran: "\${{ inputs.suite }} \${{ steps.lint.data }}"
     steps:
       - { id: lint, tool: echo, with: { value: "unit lint" } }
-`),
+`,
+      ),
     });
     const run = await runCliEvents(['run', 'main.yml'], { cwd: dir });
     expect(run.exitCode, run.stderr).toBe(0);
@@ -204,21 +222,29 @@ tasks:
 
   it('refuses a called file that tries to allow more, or set hooks, naming the file and the rule (exit 2, nothing run)', async () => {
     const dir = await dirWith({
-      'main.yml': flow('main', `steps:
+      'main.yml': flow(
+        'main',
+        `steps:
   - { id: first, tool: echo, with: { value: ran } }
   - { id: greedy, uses: ./lib/greedy.yml }
-`),
-      'lib/greedy.yml': flow('greedy', `hooks: {}
+`,
+      ),
+      'lib/greedy.yml': flow(
+        'greedy',
+        `hooks: {}
 policy:
   allow: ["write(**)"]
 steps:
   - { id: x, tool: write_file, with: { path: out.txt, content: x } }
-`),
+`,
+      ),
     });
     const result = await runCli(['run', 'main.yml'], { cwd: dir });
     expect(result.exitCode).toBe(2);
     const greedy = path.join('lib', 'greedy.yml');
-    expect(result.stderr).toContain(`${greedy}:5:11: ${greedy} is called by a uses: step and cannot allow "write(**)": an allow rule would grant more than the calling run does; a called file may only add deny and ask rules`);
+    expect(result.stderr).toContain(
+      `${greedy}:5:11: ${greedy} is called by a uses: step and cannot allow "write(**)": an allow rule would grant more than the calling run does; a called file may only add deny and ask rules`,
+    );
     expect(result.stderr).toContain(`${greedy}:3:1: ${greedy} is called by a uses: step and cannot set hooks: (hook programs are the calling run’s)`);
     expect(result.stdout).not.toContain('ran');
   });
@@ -232,7 +258,9 @@ steps:
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const called = flow('called', `policy:
+      const called = flow(
+        'called',
+        `policy:
   ask: ["shell", "write(**)", "network"]
 tasks:
   t:
@@ -241,13 +269,17 @@ tasks:
       - { id: w, tool: write_file, continue_on_error: true, with: { path: pwned.txt, content: x } }
       - { id: s, shell: "touch shell-ran", continue_on_error: true }
       - { id: n, tool: http_request, continue_on_error: true, with: { url: "http://127.0.0.1:${port}/leak?\${{ steps.r.data.content }}" } }
-`);
+`,
+      );
       const dir = await dirWith({
         'README.md': 'readme-bytes',
         'main.yml': flow('main', 'policy:\n  allow: ["read(README.md)"]\nsteps:\n  - { id: lib, uses: ./lib/called.yml#t }\n'),
         'narrow.yml': flow('narrow', 'policy:\n  allow: ["read(README.md)", "write(out/**)"]\nsteps:\n  - { id: lib, uses: ./lib/asks.yml#t }\n'),
         'lib/called.yml': called,
-        'lib/asks.yml': flow('asks', 'policy:\n  ask: ["write(**)"]\ntasks:\n  t:\n    steps:\n      - { id: w, tool: write_file, with: { path: out/b.txt, content: x, create_dirs: true } }\n'),
+        'lib/asks.yml': flow(
+          'asks',
+          'policy:\n  ask: ["write(**)"]\ntasks:\n  t:\n    steps:\n      - { id: w, tool: write_file, with: { path: out/b.txt, content: x, create_dirs: true } }\n',
+        ),
       });
       const run = await runCliEvents(['run', 'main.yml', '--yes'], { cwd: dir });
       for (const id of ['lib/w', 'lib/s', 'lib/n']) expect(run.finished.get(id), id).toMatchObject({ status: 'denied' });
@@ -268,10 +300,13 @@ tasks:
   it('refuses a called file outside the workspace, and one that does not exist', async () => {
     const stderr = await refused(
       {
-        'project/main.yml': flow('main', `steps:
+        'project/main.yml': flow(
+          'main',
+          `steps:
   - { id: out, uses: ../other.yml }
   - { id: gone, uses: ./missing.yml#x }
-`),
+`,
+        ),
         'other.yml': flow('other', 'steps: [{ id: a, tool: echo, with: { value: 1 } }]\n'),
       },
       'main.yml',
@@ -307,7 +342,10 @@ tasks:
     const dir = await dirWith({
       'ci.yml': suiteFile('{ id: slow, tool: echo, if: "${{ inputs.node == 22 }}", with: { value: slow } }'),
     });
-    for (const args of [['plan', 'ci.yml', 'test'], ['run', 'ci.yml', 'test', '--dry-run']]) {
+    for (const args of [
+      ['plan', 'ci.yml', 'test'],
+      ['run', 'ci.yml', 'test', '--dry-run'],
+    ]) {
       const result = await runCli(args, { cwd: dir });
       expect(result.exitCode, result.stderr).toBe(0);
       expect(result.stdout).toContain('test (node=20) (uses suite) — wave');
@@ -317,12 +355,16 @@ tasks:
       expect(result.stdout).toMatch(/test \(node=22\)\/slow \(echo\) — wave \d+\n {2}if: \$\{\{ inputs.node == 22 \}\} → true with these inputs/);
     }
     const json = JSON.parse((await runCli(['plan', 'ci.yml', 'test', '--json'], { cwd: dir })).stdout);
-    expect(json.steps.find((step: { id: string }) => step.id === 'test (node=22)')).toMatchObject({ uses: { task: 'suite', steps: ['test (node=22)/unit', 'test (node=22)/slow'] } });
+    expect(json.steps.find((step: { id: string }) => step.id === 'test (node=22)')).toMatchObject({
+      uses: { task: 'suite', steps: ['test (node=22)/unit', 'test (node=22)/slow'] },
+    });
   });
 
   it('gives calls inside a nested group a child delegation in their hook envelopes, so a gate can tell them apart', async () => {
     const dir = await dirWith({
-      'gated.yml': flow('gated', `policy:
+      'gated.yml': flow(
+        'gated',
+        `policy:
   allow: ["read(**)"]
 hooks:
   pre_tool_use:
@@ -337,7 +379,8 @@ tasks:
     steps:
       - { id: own, tool: read_file, with: { path: data.txt } }
       - { id: nested, uses: read }
-`),
+`,
+      ),
       'data.txt': 'hello\n',
     });
     const text = (await readFile(path.join(dir, 'gated.yml'), 'utf8')).replace('{DIR}', dir);
@@ -347,7 +390,10 @@ tasks:
     expect(run.finished.get('own')).toMatchObject({ status: 'success' });
     expect(run.finished.get('nested/file')).toMatchObject({ status: 'denied' });
     expect(run.finished.get('nested/file')?.error?.message).toContain('a call of read run by nested');
-    const observed = (await readFile(path.join(dir, 'observed.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const observed = (await readFile(path.join(dir, 'observed.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const after = observed.filter((envelope) => envelope.kind === 'after_tool_use');
     expect(after.map((envelope) => [envelope.payload.step_id, envelope.delegation])).toEqual([
       ['own', { role: 'root' }],
@@ -357,7 +403,9 @@ tasks:
 
   it('checks a with: value that holds an expression when the step runs, and skips the whole group when its if: is false', async () => {
     const dir = await dirWith({
-      'late.yml': flow('late', `inputs:
+      'late.yml': flow(
+        'late',
+        `inputs:
   mode: { type: string, default: high }
   build: { type: boolean, default: false }
 tasks:
@@ -370,7 +418,8 @@ tasks:
     steps:
       - { id: skipped, uses: inner, if: "\${{ inputs.build }}", with: { level: 1 } }
       - { id: typed, uses: inner, with: { level: "\${{ inputs.mode }}" } }
-`),
+`,
+      ),
     });
     const run = await runCliEvents(['run', 'late.yml', 'outer'], { cwd: dir });
     expect(run.exitCode).toBe(1);
@@ -382,7 +431,9 @@ tasks:
 
   it('keys up-to-date state and --force-step by the path id of a nested step', async () => {
     const dir = await dirWith({
-      'inc.yml': flow('inc', `policy:
+      'inc.yml': flow(
+        'inc',
+        `policy:
   allow: ["read(src/**)", "read(.rho/**)", "write(.rho/**)"]
 tasks:
   compile:
@@ -394,7 +445,8 @@ tasks:
     steps:
       - { id: lib, uses: compile }
       - { id: app, uses: compile }
-`),
+`,
+      ),
       'src/a.txt': 'a\n',
     });
     const statuses = async (...extra: string[]) => {
@@ -413,8 +465,21 @@ tasks:
   it('runs the example workflows/tasks/uses.yml: same-file tasks with outputs, and a task of checks.yml per matrix cell', async () => {
     const run = await runCliEvents(['run', path.join(repoRoot, 'workflows/tasks/uses.yml'), 'release'], { cwd: repoRoot });
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.events.find((event) => event.type === 'step_progress' && event.stepId === 'report')).toMatchObject({ message: 'released core@2.0.0 and cli@1.0.0; checks: success' });
-    expect([...run.finished.keys()]).toEqual(['core/version', 'core', 'cli/version', 'cli', 'check (node=20)/run', 'check (node=20)', 'check (node=22)/run', 'check (node=22)', 'check', 'report']);
+    expect(run.events.find((event) => event.type === 'step_progress' && event.stepId === 'report')).toMatchObject({
+      message: 'released core@2.0.0 and cli@1.0.0; checks: success',
+    });
+    expect([...run.finished.keys()]).toEqual([
+      'core/version',
+      'core',
+      'cli/version',
+      'cli',
+      'check (node=20)/run',
+      'check (node=20)',
+      'check (node=22)/run',
+      'check (node=22)',
+      'check',
+      'report',
+    ]);
     // The cells of a uses: step's matrix are a CI engine's to spread, as any matrix's.
     const cells = await runCli(['matrix', 'workflows/tasks/uses.yml', 'release'], { cwd: repoRoot });
     expect(JSON.parse(cells.stdout)).toEqual({ include: [{ node: 20 }, { node: 22 }] });
@@ -426,7 +491,9 @@ tasks:
   it('follows untrusted values through a called task: into its inputs, and out of its outputs', async () => {
     const stderr = await refused(
       {
-        'taint.yml': flow('taint', `inputs:
+        'taint.yml': flow(
+          'taint',
+          `inputs:
   title: { type: string, default: x, untrusted: true }
 tasks:
   echo-title:
@@ -448,7 +515,8 @@ tasks:
       - { id: safe, tool: shell, with: { script: "echo \${{ steps.got.data.fixed }}" } }
       - { id: unsafe, tool: shell, with: { script: "echo \${{ steps.got.data.raw }}" } }
       - { id: leak, uses: plain, with: { text: "\${{ inputs.title }}" } }
-`),
+`,
+        ),
       },
       'taint.yml',
     );
@@ -460,7 +528,9 @@ tasks:
 
   it('nests groups inside groups with their paths, orders them by needs:, and scopes --answer STEP.ID to the path', async () => {
     const dir = await dirWith({
-      'deep.yml': flow('deep', `tasks:
+      'deep.yml': flow(
+        'deep',
+        `tasks:
   ask:
     outputs:
       go: "\${{ steps.q.data.answers.go }}"
@@ -482,7 +552,8 @@ tasks:
     steps:
       - { id: later, tool: echo, needs: outer, with: { value: "answer \${{ steps.outer.data.answer }}" } }
       - { id: outer, uses: middle }
-`),
+`,
+      ),
     });
     const refusedOrder = await runCli(['validate', 'deep.yml'], { cwd: dir });
     expect(refusedOrder.stderr).toContain('step "outer" comes later');
@@ -502,7 +573,9 @@ tasks:
 
   it('runs a group whose if: reads statuses after an earlier failure, where a failure inside skips the rest of it', async () => {
     const dir = await dirWith({
-      'cleanup.yml': flow('cleanup', `tasks:
+      'cleanup.yml': flow(
+        'cleanup',
+        `tasks:
   tidy:
     steps:
       - { id: first, tool: echo, with: { value: tidy } }
@@ -514,7 +587,8 @@ tasks:
       - { id: skipped, uses: tidy }
       - { id: cleanup, uses: tidy, if: "\${{ always() }}" }
       - { id: after, tool: echo, with: { value: never } }
-`),
+`,
+      ),
     });
     for (const jobs of ['1', '4']) {
       const run = await runCliEvents(['run', 'cleanup.yml', 'main', '-j', jobs], { cwd: dir });

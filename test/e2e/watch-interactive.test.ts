@@ -24,12 +24,26 @@ describe('rho run --watch at a terminal', () => {
     const dir = await directories.make();
     await writeFiles(dir, { 'flow.yml': wideningFlow });
     const session = 'widen';
-    await tmux('new-session', '-d', '-s', session, '-x', '150', '-y', '50', '-c', dir, `env -u CI -u GITHUB_ACTIONS node ${cliPath} run flow.yml --watch --output plain; sleep 300`);
+    await tmux(
+      'new-session',
+      '-d',
+      '-s',
+      session,
+      '-x',
+      '150',
+      '-y',
+      '50',
+      '-c',
+      dir,
+      `env -u CI -u GITHUB_ACTIONS node ${cliPath} run flow.yml --watch --output plain; sleep 300`,
+    );
     socketPath ??= (await tmux('display-message', '-p', '#{socket_path}')).stdout.trim();
-    const shows = (text: string, after = 0) => async () => {
-      const shown = await screen(session);
-      return shown.split(text).length - 1 > after ? shown : undefined;
-    };
+    const shows =
+      (text: string, after = 0) =>
+      async () => {
+        const shown = await screen(session);
+        return shown.split(text).length - 1 > after ? shown : undefined;
+      };
     const question = 'Run it with this authority from now on?';
     await waitFor(shows(question), 'the question');
     expect(await screen(session)).toContain('policy.sandbox: "auto" → "off"');
@@ -43,6 +57,10 @@ describe('rho run --watch at a terminal', () => {
     const ran = await waitFor(shows('run 2 ended with exit 0'), 'the confirmed run');
     expect(ran).toMatch(/Sandbox off/);
     await tmux('send-keys', '-t', session, 'C-c');
-    await waitFor(async () => ((await screen(session)).includes('[widen]') && !(await tmux('list-panes', '-t', session, '-F', '#{pane_current_command}')).stdout.includes('node') ? true : undefined), 'the watch to end');
+    await waitFor(
+      async () =>
+        (await screen(session)).includes('[widen]') && !(await tmux('list-panes', '-t', session, '-F', '#{pane_current_command}')).stdout.includes('node') ? true : undefined,
+      'the watch to end',
+    );
   }, 60_000);
 });

@@ -20,7 +20,16 @@ describe('JSON Schemas of tool arguments (untrusted)', () => {
     ['a schema without a type', { properties: {} }, 'must describe an object'],
     ['a schema over the size bound', { type: 'object', description: 'x'.repeat(maxSchemaBytes) }, 'larger than 256 KiB'],
     ['a schema nested too deep', { type: 'object', properties: nested(100) }, 'nests deeper than 64'],
-    ['a schema with a throwing getter', { type: 'object', get properties() { throw new Error('boom'); } }, 'not plain JSON data (boom)'],
+    [
+      'a schema with a throwing getter',
+      {
+        type: 'object',
+        get properties() {
+          throw new Error('boom');
+        },
+      },
+      'not plain JSON data (boom)',
+    ],
     ['a schema with a BigInt', { type: 'object', maxProperties: 10n }, 'not plain JSON data'],
   ])('refuses %s', (_case, raw, message) => {
     expect(() => parseArgumentsJsonSchema(raw)).toThrow(message);

@@ -223,9 +223,7 @@ describe('starting and stopping MCP servers', () => {
 
   it('reports a program that is not an MCP server', async () => {
     harness = await McpHarness.create({ allow: ['process(node -e)'] });
-    const failure = (await harness
-      .start({ command: ['node', '-e', 'console.error("not a server"); process.exit(4)'], args: [] })
-      .catch((error: unknown) => error)) as ToolError;
+    const failure = (await harness.start({ command: ['node', '-e', 'console.error("not a server"); process.exit(4)'], args: [] }).catch((error: unknown) => error)) as ToolError;
     expect(failure.kind).toBe('execution_failed');
     expect(failure.message).toMatch(/^MCP server notes was not started: the server did not complete the MCP handshake: .*exited with code 4.*not a server/s);
   });
@@ -236,7 +234,9 @@ describe('starting and stopping MCP servers', () => {
     // Declined by rho, not left to the request's timeout: the error is rho's own answer.
     const failed = await harness.invoke('notes.summarize', {});
     expect(failed.status).toBe('failure');
-    expect(failed.error!.message).toContain('sampling failed: MCP error -32601: MCP error -32601: MCP server notes asked rho to sample a model (sampling/createMessage); declined: rho has no model');
+    expect(failed.error!.message).toContain(
+      'sampling failed: MCP error -32601: MCP error -32601: MCP server notes asked rho to sample a model (sampling/createMessage); declined: rho has no model',
+    );
   });
 });
 

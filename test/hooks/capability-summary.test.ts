@@ -32,9 +32,7 @@ describe('capability summaries', () => {
   });
 
   it('carry process argv, cwd and env names, and shell script text', () => {
-    const process = summarizeCapability(
-      sampleProcessRequest({ argv: ['-rf', 'build'], env: { NODE_ENV: '1' }, envMode: { mode: 'inherit_except', names: ['HOME'] } }),
-    );
+    const process = summarizeCapability(sampleProcessRequest({ argv: ['-rf', 'build'], env: { NODE_ENV: '1' }, envMode: { mode: 'inherit_except', names: ['HOME'] } }));
     expect(process).toMatchObject({
       class: 'process',
       invocation: 'direct',

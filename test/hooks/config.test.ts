@@ -80,7 +80,10 @@ describe('hooks configuration', () => {
 
 describe('loadHooks', () => {
   it('combines the hooks file and the workflow key, applying limits and labels', async () => {
-    await writeFile(path.join(dir, 'hooks.toml'), `[[pre_tool_use]]\nname = "file-gate"\ncommand = ${JSON.stringify(fixture('deny.mjs', 'from the file'))}\n[limits]\nfield_bytes = 1024\n`);
+    await writeFile(
+      path.join(dir, 'hooks.toml'),
+      `[[pre_tool_use]]\nname = "file-gate"\ncommand = ${JSON.stringify(fixture('deny.mjs', 'from the file'))}\n[limits]\nfield_bytes = 1024\n`,
+    );
     const hooks = await loadHooks({
       file: 'hooks.toml',
       inline: { pre_tool_use: [{ name: 'inline-gate', command: fixture('continue.mjs') }] },
@@ -104,11 +107,7 @@ describe('loadHooks', () => {
       labels: {},
       runId: 'run-1',
     });
-    expect(hooks.summary().hooks.map((entry) => `${entry.role}:${entry.name}`)).toEqual([
-      'gate:node a.mjs',
-      'gate:node a.mjs #2',
-      'observer:node b.mjs',
-    ]);
+    expect(hooks.summary().hooks.map((entry) => `${entry.role}:${entry.name}`)).toEqual(['gate:node a.mjs', 'gate:node a.mjs #2', 'observer:node b.mjs']);
   });
 
   it('needs nothing when no hooks are configured', async () => {

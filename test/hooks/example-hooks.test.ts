@@ -43,7 +43,10 @@ describe('the example hooks in workflows/hooks', () => {
     const observer = [process.execPath, path.join(examples, 'audit-log.mjs'), log];
     expect(await run(observer, 'after-tool-use.json')).toMatchObject({ role: 'observer', delivered: true, failure: null });
     expect(await run(observer, 'after-tool-use.json')).toMatchObject({ delivered: true });
-    const lines = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const lines = (await readFile(log, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ kind: 'after_tool_use', run_id: 'run-20250101-0001', labels: { ci_job: '1234' }, tool: 'exec', capability: 'run ls -la' });
   });

@@ -35,7 +35,10 @@ describe('resolveHookProgram', () => {
     expect(resolveHookProgram('./gate.mjs', '/hooks')).toBe('/hooks/gate.mjs');
     expect(resolveHookProgram('/opt/gate', '/hooks')).toBe('/opt/gate');
     expect(() => resolveHookProgram('rho-no-such-gate', '/hooks')).toThrow(
-      expect.objectContaining({ kind: 'invalid_hooks', message: expect.stringContaining('is never looked up on PATH, where a step could plant one: name it by its absolute path') }),
+      expect.objectContaining({
+        kind: 'invalid_hooks',
+        message: expect.stringContaining('is never looked up on PATH, where a step could plant one: name it by its absolute path'),
+      }),
     );
   });
 });

@@ -18,10 +18,18 @@ describe('gate answers', () => {
     expect(parseGateAnswer('{"decision":"deny","reason":"no"}')).toEqual({ ok: true, answer: { decision: 'deny', reason: 'no' } });
   });
 
-  it.each(['', '   ', '{}', '[]', 'null', '{"decision":"allow"}', '{"decision":"continue","reason":"x"}', '{"decision":"CONTINUE"}', 'continue', '{"decision":"continue"} trailing'])(
-    'refuse %j',
-    (stdout) => {
-      expect(parseGateAnswer(stdout).ok).toBe(false);
-    },
-  );
+  it.each([
+    '',
+    '   ',
+    '{}',
+    '[]',
+    'null',
+    '{"decision":"allow"}',
+    '{"decision":"continue","reason":"x"}',
+    '{"decision":"CONTINUE"}',
+    'continue',
+    '{"decision":"continue"} trailing',
+  ])('refuse %j', (stdout) => {
+    expect(parseGateAnswer(stdout).ok).toBe(false);
+  });
 });

@@ -65,22 +65,16 @@ const rules = fc.subarray(rulePool, { maxLength: 5 });
 describe('authorization invariants', () => {
   it('grants no access when a deny rule matches, whatever the allow/ask rules, flags, approver or earlier answers', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        capabilityRequest(paths),
-        fc.record({ allow: rules, ask: rules, deny: rules, approve: rules, yes: fc.boolean() }),
-        async (request, setup) => {
-          const denyMatches = setup.deny.some((text) =>
-            (['written', 'resolved'] as const).some((view) => ruleMatches(parseRule(text), request, box.root, view)),
-          );
-          fc.pre(denyMatches);
-          const approver = new TestApprover('allow_run');
-          const { authorizer } = makeAuthorizer({ ...setup, policy: setup, approver, root: box.root });
-          expect(await outcome(authorizer.authorize(subject(), request, live()))).toBe('policy_denied');
-          expect(await outcome(authorizer.authorize(subject(), request, live()))).toBe('policy_denied');
-          expect(approver.asked).toHaveLength(0);
-          expect(authorizer.auditSnapshot().every((record) => record.result === 'deny' && record.decider === 'policy')).toBe(true);
-        },
-      ),
+      fc.asyncProperty(capabilityRequest(paths), fc.record({ allow: rules, ask: rules, deny: rules, approve: rules, yes: fc.boolean() }), async (request, setup) => {
+        const denyMatches = setup.deny.some((text) => (['written', 'resolved'] as const).some((view) => ruleMatches(parseRule(text), request, box.root, view)));
+        fc.pre(denyMatches);
+        const approver = new TestApprover('allow_run');
+        const { authorizer } = makeAuthorizer({ ...setup, policy: setup, approver, root: box.root });
+        expect(await outcome(authorizer.authorize(subject(), request, live()))).toBe('policy_denied');
+        expect(await outcome(authorizer.authorize(subject(), request, live()))).toBe('policy_denied');
+        expect(approver.asked).toHaveLength(0);
+        expect(authorizer.auditSnapshot().every((record) => record.result === 'deny' && record.decider === 'policy')).toBe(true);
+      }),
       { numRuns: 300 },
     );
   });
@@ -111,44 +105,49 @@ describe('authorization invariants', () => {
     const distinct = [processRequest(), processRequest({ argv: ['test'] }), shellRequest(), networkRequest('https://example.org/')];
     const call = fc.record({ request: fc.constantFrom(...distinct), cancel: fc.boolean() });
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), fc.array(call, { minLength: 1, maxLength: 8 }), fc.array(fc.constantFrom<ApprovalAnswer>('allow_once', 'allow_run', 'deny'), { minLength: 8, maxLength: 8 }), async (s, calls, answers) => {
-        let active = 0;
-        let mostActive = 0;
-        const asked: { stepId: string; signal: AbortSignal }[] = [];
-        const approver: Approver = {
-          approve: (request, signal) => {
-            asked.push({ stepId: request.stepId!, signal });
-            active++;
-            mostActive = Math.max(mostActive, active);
-            signal.addEventListener('abort', () => active--, { once: true });
-            return s.schedule(Promise.resolve(answers[(asked.length - 1) % answers.length]!)).then((answer) => {
-              if (!signal.aborted) active--;
-              return answer;
-            });
-          },
-        };
-        const { authorizer, events } = makeAuthorizer({ policy: { ask: ['process', 'shell', 'network'] }, approver });
-        const settled = calls.map(({ request, cancel }, index) => {
-          const controller = new AbortController();
-          if (cancel) void s.schedule(Promise.resolve()).then(() => controller.abort());
-          return outcome(authorizer.authorize(subject(`s${index}`), request, controller.signal));
-        });
-        const results = await s.waitFor(Promise.all(settled));
-        const resultOf = (stepId: string) => results[Number(stepId.slice(1))]!;
-        expect(mostActive).toBeLessThanOrEqual(1);
-        expect(new Set(asked.map((entry) => entry.stepId)).size).toBe(asked.length);
-        for (const [index, result] of results.entries()) {
-          expect(['allowed', 'approval_denied', ...(calls[index]!.cancel ? ['cancelled'] : [])]).toContain(result);
-        }
-        for (const entry of asked) if (resultOf(entry.stepId) === 'cancelled') expect(entry.signal.aborted).toBe(true);
-        const audit = authorizer.auditSnapshot();
-        expect(audit.map((record) => record.seq)).toEqual([...new Set(audit.map((record) => record.seq))]);
-        expect(audit).toHaveLength(results.filter((result) => result !== 'cancelled').length);
-        expect(audit.filter((record) => record.result === 'allow')).toHaveLength(results.filter((result) => result === 'allowed').length);
-        expect(audit.filter((record) => record.decider === 'user')).toHaveLength(asked.filter((entry) => resultOf(entry.stepId) !== 'cancelled').length);
-        expect(audit.filter((record) => record.decider !== 'user').every((record) => record.decider === 'remembered' && record.result === 'allow')).toBe(true);
-        expect(events.filter((event) => event.type === 'approval_decided')).toHaveLength(audit.length);
-      }),
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.array(call, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.constantFrom<ApprovalAnswer>('allow_once', 'allow_run', 'deny'), { minLength: 8, maxLength: 8 }),
+        async (s, calls, answers) => {
+          let active = 0;
+          let mostActive = 0;
+          const asked: { stepId: string; signal: AbortSignal }[] = [];
+          const approver: Approver = {
+            approve: (request, signal) => {
+              asked.push({ stepId: request.stepId!, signal });
+              active++;
+              mostActive = Math.max(mostActive, active);
+              signal.addEventListener('abort', () => active--, { once: true });
+              return s.schedule(Promise.resolve(answers[(asked.length - 1) % answers.length]!)).then((answer) => {
+                if (!signal.aborted) active--;
+                return answer;
+              });
+            },
+          };
+          const { authorizer, events } = makeAuthorizer({ policy: { ask: ['process', 'shell', 'network'] }, approver });
+          const settled = calls.map(({ request, cancel }, index) => {
+            const controller = new AbortController();
+            if (cancel) void s.schedule(Promise.resolve()).then(() => controller.abort());
+            return outcome(authorizer.authorize(subject(`s${index}`), request, controller.signal));
+          });
+          const results = await s.waitFor(Promise.all(settled));
+          const resultOf = (stepId: string) => results[Number(stepId.slice(1))]!;
+          expect(mostActive).toBeLessThanOrEqual(1);
+          expect(new Set(asked.map((entry) => entry.stepId)).size).toBe(asked.length);
+          for (const [index, result] of results.entries()) {
+            expect(['allowed', 'approval_denied', ...(calls[index]!.cancel ? ['cancelled'] : [])]).toContain(result);
+          }
+          for (const entry of asked) if (resultOf(entry.stepId) === 'cancelled') expect(entry.signal.aborted).toBe(true);
+          const audit = authorizer.auditSnapshot();
+          expect(audit.map((record) => record.seq)).toEqual([...new Set(audit.map((record) => record.seq))]);
+          expect(audit).toHaveLength(results.filter((result) => result !== 'cancelled').length);
+          expect(audit.filter((record) => record.result === 'allow')).toHaveLength(results.filter((result) => result === 'allowed').length);
+          expect(audit.filter((record) => record.decider === 'user')).toHaveLength(asked.filter((entry) => resultOf(entry.stepId) !== 'cancelled').length);
+          expect(audit.filter((record) => record.decider !== 'user').every((record) => record.decider === 'remembered' && record.result === 'allow')).toBe(true);
+          expect(events.filter((event) => event.type === 'approval_decided')).toHaveLength(audit.length);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -58,12 +58,16 @@ describe('policy and gates come first', () => {
     const withPath = processRequest({ env: { PATH: '/secret-value' } });
     const env = await refusal(makeAuthorizer({ policy: { allow: ['process(npm)'] } }).authorizer.authorize(subject(), withPath, live()));
     expect(env.kind).toBe('policy_denied');
-    expect(env.message).toMatch(/sets PATH .*\(process\(npm\)\) does not grant \(PATH can change what the program executes\); to grant it to this program, add --allow 'process\(PATH=\* npm publish --tag next\)'/);
+    expect(env.message).toMatch(
+      /sets PATH .*\(process\(npm\)\) does not grant \(PATH can change what the program executes\); to grant it to this program, add --allow 'process\(PATH=\* npm publish --tag next\)'/,
+    );
     expect(env.message).not.toContain('policy.env');
     expect(env.message).not.toContain('/secret-value');
     // A variable nobody knows: the rule may grant it, and so may policy.env if it changes nothing about what runs.
     const unknown = await refusal(makeAuthorizer({ policy: { allow: ['process(npm)'] } }).authorizer.authorize(subject(), processRequest({ env: { MY_SETTING: '1' } }), live()));
-    expect(unknown.message).toMatch(/add --allow 'process\(MY_SETTING=\* npm publish --tag next\)'.*, or, if it changes nothing about what any program runs, list it in policy\.env: \[MY_SETTING\]/);
+    expect(unknown.message).toMatch(
+      /add --allow 'process\(MY_SETTING=\* npm publish --tag next\)'.*, or, if it changes nothing about what any program runs, list it in policy\.env: \[MY_SETTING\]/,
+    );
   });
 
   it('lets a gate deny what the policy allows, and a failing or malformed gate denies too', async () => {

@@ -1,4 +1,4 @@
-import { mkdir, realpath, symlink, } from 'node:fs/promises';
+import { mkdir, realpath, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -70,7 +70,9 @@ describe('toolchain and cache places', () => {
       const fallback = placeOf(place, context);
       if (fallback !== undefined) expect(path.isAbsolute(fallback), place).toBe(true);
     }
-    expect(toolchainVariables).toEqual(expect.arrayContaining(['CARGO_HOME', 'RUSTUP_HOME', 'GOPATH', 'GOROOT', 'PYENV_ROOT', 'NVM_DIR', 'VOLTA_HOME', 'npm_config_cache', 'XDG_CACHE_HOME']));
+    expect(toolchainVariables).toEqual(
+      expect.arrayContaining(['CARGO_HOME', 'RUSTUP_HOME', 'GOPATH', 'GOROOT', 'PYENV_ROOT', 'NVM_DIR', 'VOLTA_HOME', 'npm_config_cache', 'XDG_CACHE_HOME']),
+    );
   });
 
   it('finds the files a wildcard place matches', async () => {
@@ -151,7 +153,9 @@ describe('resolving a plan on disk', () => {
     );
     await mkdir(path.join(workspace, 'build'));
     await symlink('build', path.join(workspace, 'dist'));
-    expect(() => resolveConfinementPlan(planFor(where, { allow: ['write(dist/**)'] }))).toThrow(/writable root dist resolves to .*\/build \(through a symbolic link\), outside what the write rules grant/);
+    expect(() => resolveConfinementPlan(planFor(where, { allow: ['write(dist/**)'] }))).toThrow(
+      /writable root dist resolves to .*\/build \(through a symbolic link\), outside what the write rules grant/,
+    );
     expect(resolveConfinementPlan(planFor(where, { allow: ['write(dist/**)', 'write(build/**)'] })).writable).toEqual([{ path: path.join(workspace, 'build'), kind: 'tree' }]);
   });
 

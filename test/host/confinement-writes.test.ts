@@ -110,7 +110,9 @@ describe('rules whose confinement is wider than their text', () => {
   });
 
   it('names the root processes get and how to narrow it', () => {
-    expect(widerConfinementReason(parseRule('write(**/*.go)'))).toMatch(/^processes get more than it names: a confined process may write anything in the whole workspace \(\.git included\).*write\(DIR\/\*\*\), write\(FILE\)/);
+    expect(widerConfinementReason(parseRule('write(**/*.go)'))).toMatch(
+      /^processes get more than it names: a confined process may write anything in the whole workspace \(\.git included\).*write\(DIR\/\*\*\), write\(FILE\)/,
+    );
     expect(widerConfinementReason(parseRule('write(src/**/*.ts)'))).toContain('may write anything in src/,');
     expect(widerConfinementReason(parseRule('write(/opt/x/*.log)'))).toContain('may write anything in /opt/x,');
     expect(widerConfinementReason(parseRule('write(dist/**)'))).toBeUndefined();

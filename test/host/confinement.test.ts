@@ -128,9 +128,11 @@ describe('confinement plan', () => {
     const policyPlan = plan({ allow: ['write(dist/**)', 'write(node_modules/**)', 'write(.rho/notes.txt)'] });
     expect(narrowWritable(policyPlan, [], root).writable).toEqual([]);
     expect(narrowWritable(policyPlan, ['dist/assets/**'], root).writable).toEqual([{ path: '/work/project/dist/assets', kind: 'tree' }]);
-    expect(narrowWritable(policyPlan, ['**'], root).writable.map((entry) => entry.path).sort()).toEqual(
-      ['/work/project/.rho/notes.txt', '/work/project/dist', '/work/project/node_modules'].sort(),
-    );
+    expect(
+      narrowWritable(policyPlan, ['**'], root)
+        .writable.map((entry) => entry.path)
+        .sort(),
+    ).toEqual(['/work/project/.rho/notes.txt', '/work/project/dist', '/work/project/node_modules'].sort());
     expect(narrowWritable(policyPlan, ['.rho/notes.txt'], root).writable).toEqual([{ path: '/work/project/.rho/notes.txt', kind: 'entry' }]);
     expect(() => narrowWritable(policyPlan, ['src/**'], root)).toThrow(/is not inside what the policy's write rules grant/);
     // A declared tree keeps what the policy grants inside it.

@@ -62,7 +62,12 @@ describe('requestFingerprint', () => {
     const skill = { class: 'skill' as const, name: 'notes', path: paths[0]! };
     expect(requestFingerprint({ ...skill, name: 'release' }, 'load_skill')).not.toBe(requestFingerprint(skill, 'load_skill'));
     expect(requestFingerprint({ ...skill, path: paths[2]! }, 'load_skill')).not.toBe(requestFingerprint(skill, 'load_skill'));
-    for (const [a, b] of [[0, 1], [0, 2], [0, 4], [3, 0]] as const) {
+    for (const [a, b] of [
+      [0, 1],
+      [0, 2],
+      [0, 4],
+      [3, 0],
+    ] as const) {
       expect(requestFingerprint({ class: 'write', path: paths[a]! }, 'w')).not.toBe(requestFingerprint({ class: 'write', path: paths[b]! }, 'w'));
     }
   });

@@ -54,7 +54,15 @@ describe('createHostInput: questions', () => {
     [{ questions: [{ question: 'x', type: 'multi', choices: ['a'], default: 'a' }] }, 'a multi answer is a list of strings'],
     [{ questions: [{ question: 'x', type: 'confirm', secret: true }] }, 'only text questions can be secret'],
     [{ questions: [{ question: 'x', secret: true, default: 'hunter22' }] }, 'a secret question cannot have a default'],
-    [{ questions: [{ id: 'a', question: 'x' }, { id: 'a', question: 'y' }] }, 'the id "a" is used twice'],
+    [
+      {
+        questions: [
+          { id: 'a', question: 'x' },
+          { id: 'a', question: 'y' },
+        ],
+      },
+      'the id "a" is used twice',
+    ],
     [{ questions: [{ id: 'q2', question: 'x' }, { question: 'y' }] }, 'the id "q2" is used twice'],
   ])('refuses %j', (raw, message) => {
     expect(problemOf(raw)).toContain(message);
@@ -136,7 +144,12 @@ describe('responses and fallback provenance', () => {
   });
 
   it('refuses secret answers too short to mask and lists secret values for masking', () => {
-    const secret = createHostInput({ questions: [{ id: 'token', question: 'Token?', secret: true }, { id: 'user', question: 'User?' }] });
+    const secret = createHostInput({
+      questions: [
+        { id: 'token', question: 'Token?', secret: true },
+        { id: 'user', question: 'User?' },
+      ],
+    });
     expect(() => userResponse(secret, { token: 'abc', user: 'me' })).toThrow(/at least 4 characters/);
     const response = userResponse(secret, { token: 'abcd-1234', user: 'me' });
     expect(secretAnswerValues(secret, response.answers)).toEqual(['abcd-1234']);

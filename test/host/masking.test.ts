@@ -6,7 +6,9 @@ import { sampleProcessRequest } from '../../src/host/hooks/testing.js';
 
 /** Python's `urllib.parse.quote_plus`: everything but letters, digits and `_.-~` percent-encoded, a space as `+`. */
 function quotePlus(text: string): string {
-  return encodeURIComponent(text).replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+  return encodeURIComponent(text)
+    .replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
 }
 
 /** JSON with every non-ASCII character escaped (Python's `json.dumps` default). */
@@ -91,7 +93,7 @@ describe('SecretMasker', () => {
       'JSON string': JSON.stringify(tricky),
       'JSON inside JSON': JSON.stringify(JSON.stringify(tricky)),
       'ASCII-only JSON': asciiJson(tricky),
-      'quote_plus': quotePlus(tricky),
+      quote_plus: quotePlus(tricky),
       'percent-encoded, lower case': quotePlus(tricky).replace(/%[0-9A-F]{2}/g, (code) => code.toLowerCase()),
       encodeURIComponent: encodeURIComponent(tricky),
       NFD: tricky.normalize('NFD'),

@@ -38,7 +38,11 @@ describe('policy evaluation order', () => {
 describe('ask rules that only narrow (a called file’s)', () => {
   it('turn what the other rules allow into a question and never grant what they deny', async () => {
     const policy = (allow: string[], deny: string[] = []) =>
-      new Policy({ allow: allow.map((text) => parseRule(text)), deny: deny.map((text) => parseRule(text)), askIfAllowed: ['shell', 'write(**)', 'network'].map((text) => parseRule(text)) });
+      new Policy({
+        allow: allow.map((text) => parseRule(text)),
+        deny: deny.map((text) => parseRule(text)),
+        askIfAllowed: ['shell', 'write(**)', 'network'].map((text) => parseRule(text)),
+      });
     const write = await writeRequest(box.workspace, 'out/a.txt');
     expect(policy([]).evaluate(write, box.root)).toMatchObject({ decision: 'deny', reason: 'no_rule' });
     expect(policy([]).evaluate(shellRequest(), box.root)).toMatchObject({ decision: 'deny', reason: 'no_rule' });
@@ -161,8 +165,7 @@ describe('environment variables a process sets', () => {
   });
 
   it('that change only known programs are matched against those programs’ rules: another program may carry the value they grant', () => {
-    const node = (env: Record<string, string>) =>
-      processRequest({ executable: { requested: 'node', resolved: '/usr/bin/node', lookup: 'path_search' }, argv: ['-e', 'x'], env });
+    const node = (env: Record<string, string>) => processRequest({ executable: { requested: 'node', resolved: '/usr/bin/node', lookup: 'path_search' }, argv: ['-e', 'x'], env });
     const recipe = ['process(npm_config_cache=.npm-cache npm)', 'process(node -e)'];
     expect(decide({ allow: recipe }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ decision: 'allow', rule: 'process(node -e)' });
     // Only that value, only from an allow rule, never a variable that changes every program.
@@ -178,7 +181,9 @@ describe('environment variables a process sets', () => {
     // The affected programs themselves need their own rule to grant it, and a rule that pins another value wins.
     const npx = processRequest({ executable: { requested: 'npx', resolved: '/usr/bin/npx', lookup: 'path_search' }, env: { npm_config_cache: '.npm-cache' } });
     expect(decide({ allow: [...recipe, 'process(npx)'] }, npx)).toMatchObject({ reason: 'env_not_granted', rule: 'process(npx)' });
-    expect(decide({ allow: ['process(npm_config_cache=.npm-cache npm)', 'process(npm_config_cache=other node -e)'] }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({ reason: 'env_not_granted' });
+    expect(decide({ allow: ['process(npm_config_cache=.npm-cache npm)', 'process(npm_config_cache=other node -e)'] }, node({ npm_config_cache: '.npm-cache' }))).toMatchObject({
+      reason: 'env_not_granted',
+    });
   });
 
   it('in a deny rule, assignments narrow the rule to processes that set them', () => {

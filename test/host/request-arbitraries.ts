@@ -36,16 +36,18 @@ export function capabilityRequest(paths: readonly ResolvedPath[]): fc.Arbitrary<
     fc
       .record({ facts: processFacts, shell: fc.constantFrom('sh' as const, 'bash' as const), script: text })
       .map(({ facts, shell, script }) => ({ ...facts, class: 'shell' as const, invocation: 'shell' as const, shell, script })),
-    fc.record({
-      class: fc.constant('network' as const),
-      method: fc.constantFrom('GET', 'POST', 'CONNECT'),
-      scheme: fc.constantFrom('http' as const, 'https' as const, 'tunnel' as const),
-      endpoint: fc.constantFrom({ hostname: 'example.org', port: 443 }, { hostname: 'example.org', port: 8443 }, { hostname: '127.0.0.1', port: 8080 }),
-      url: fc.constantFrom('https://example.org/a', 'https://example.org/b'),
-      queryDigest: fc.constantFrom('0b1e6d4c', '9f86d081'),
-      headers: fc.array(fc.record({ name: fc.constantFrom('accept', 'x-api-key'), valueDigest: fc.constantFrom('2c26b46b', 'fcde2b2e') }), { maxLength: 2 }),
-      bodyDigest: fc.constantFrom('e3b0c442', '4e074085'),
-    }).map(({ endpoint: { hostname, port }, ...facts }) => ({ ...facts, hostname, port, host: port === 443 ? hostname : `${hostname}:${port}` })),
+    fc
+      .record({
+        class: fc.constant('network' as const),
+        method: fc.constantFrom('GET', 'POST', 'CONNECT'),
+        scheme: fc.constantFrom('http' as const, 'https' as const, 'tunnel' as const),
+        endpoint: fc.constantFrom({ hostname: 'example.org', port: 443 }, { hostname: 'example.org', port: 8443 }, { hostname: '127.0.0.1', port: 8080 }),
+        url: fc.constantFrom('https://example.org/a', 'https://example.org/b'),
+        queryDigest: fc.constantFrom('0b1e6d4c', '9f86d081'),
+        headers: fc.array(fc.record({ name: fc.constantFrom('accept', 'x-api-key'), valueDigest: fc.constantFrom('2c26b46b', 'fcde2b2e') }), { maxLength: 2 }),
+        bodyDigest: fc.constantFrom('e3b0c442', '4e074085'),
+      })
+      .map(({ endpoint: { hostname, port }, ...facts }) => ({ ...facts, hostname, port, host: port === 443 ? hostname : `${hostname}:${port}` })),
     fc.record({ class: fc.constant('network_tool' as const), tool: fc.constantFrom('gh', 'gitlab') }),
     fc.record({ class: fc.constant('skill' as const), name: fc.constantFrom('notes', 'release'), path: resolved }),
     fc.record({ class: fc.constant('instructions' as const), path: resolved }),

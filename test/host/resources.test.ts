@@ -1,17 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/host/errors.js';
-import {
-  accessesConflict,
-  containersOf,
-  describeResourceKind,
-  exclusive,
-  opaqueKey,
-  redactedResource,
-  resourcesOverlap,
-  shared,
-  type Resource,
-} from '../../src/host/resources.js';
+import { accessesConflict, containersOf, describeResourceKind, exclusive, opaqueKey, redactedResource, resourcesOverlap, shared, type Resource } from '../../src/host/resources.js';
 
 const file = (path: string): Resource => ({ kind: 'path', path });
 const tree = (path: string): Resource => ({ kind: 'tree', path });

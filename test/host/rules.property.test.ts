@@ -18,7 +18,11 @@ const word = fc.string({ unit: fc.oneof(fc.constantFrom('"', "'", '\\', ' ', '\n
 
 /** A file name with glob syntax in it: it must still be granted literally. */
 const fileName = fc
-  .string({ unit: fc.oneof(fc.constantFrom(...'*?[]{}()!+@, #~\\^$"\'.:=%&;<>|`'), fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 })), minLength: 1, maxLength: 10 })
+  .string({
+    unit: fc.oneof(fc.constantFrom(...'*?[]{}()!+@, #~\\^$"\'.:=%&;<>|`'), fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 })),
+    minLength: 1,
+    maxLength: 10,
+  })
   .filter((name) => !name.includes('/') && !name.includes('\0') && name.trim() === name && name !== '.' && name !== '..');
 
 describe('the rule a denial suggests (grantingRule)', () => {

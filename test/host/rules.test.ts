@@ -11,18 +11,14 @@ beforeAll(async () => {
 });
 afterAll(() => box.cleanup());
 
-const matches = (rule: string, request: CapabilityRequest, view: 'written' | 'resolved' = 'resolved') =>
-  ruleMatches(parseRule(rule), request, box.root, view);
+const matches = (rule: string, request: CapabilityRequest, view: 'written' | 'resolved' = 'resolved') => ruleMatches(parseRule(rule), request, box.root, view);
 
 describe('parseRule', () => {
-  it.each(['read', 'write', 'process', 'shell', 'network', 'network_tool', 'skill', 'instructions', 'outside'])(
-    'accepts the bare class %s as an unrestricted rule',
-    (text) => {
-      const rule = parseRule(text);
-      expect(rule).toEqual({ class: text, text });
-      expect(isUnrestricted(rule)).toBe(true);
-    },
-  );
+  it.each(['read', 'write', 'process', 'shell', 'network', 'network_tool', 'skill', 'instructions', 'outside'])('accepts the bare class %s as an unrestricted rule', (text) => {
+    const rule = parseRule(text);
+    expect(rule).toEqual({ class: text, text });
+    expect(isUnrestricted(rule)).toBe(true);
+  });
 
   it('parses arguments per class', () => {
     expect(parseRule('write(dist/**)')).toEqual({ class: 'write', text: 'write(dist/**)', glob: 'dist/**' });
@@ -56,7 +52,13 @@ describe('parseRule', () => {
       args: ['fetch'],
       env: [{ name: 'GIT_SSH_COMMAND', value: 'ssh -i deploy key' }],
     });
-    expect(parseRule('process(A="*" B= env)')).toMatchObject({ executable: 'env', env: [{ name: 'A', value: '*' }, { name: 'B', value: '' }] });
+    expect(parseRule('process(A="*" B= env)')).toMatchObject({
+      executable: 'env',
+      env: [
+        { name: 'A', value: '*' },
+        { name: 'B', value: '' },
+      ],
+    });
     // Only leading words assign; later ones are arguments, and a quoted word is never an assignment.
     expect(parseRule('process(npm X=1)')).toMatchObject({ executable: 'npm', args: ['X=1'] });
     expect(parseRule('process("X=1" a)')).toMatchObject({ executable: 'X=1', args: ['a'] });

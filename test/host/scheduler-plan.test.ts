@@ -72,17 +72,9 @@ describe('planWaves', () => {
   it('never puts conflicting steps, or more than max_parallel, in one wave, and honours dependencies', () => {
     const access = fc.record({
       mode: fc.constantFrom('shared', 'exclusive'),
-      resource: fc.constantFrom<ResourceAccess['resource']>(
-        { kind: 'path', path: '/w/a' },
-        { kind: 'path', path: '/w/b' },
-        { kind: 'tree', path: '/w' },
-        { kind: 'session' },
-      ),
+      resource: fc.constantFrom<ResourceAccess['resource']>({ kind: 'path', path: '/w/a' }, { kind: 'path', path: '/w/b' }, { kind: 'tree', path: '/w' }, { kind: 'session' }),
     });
-    const declaration = fc.oneof(
-      { weight: 1, arbitrary: fc.constant<Declaration>('exclusive') },
-      { weight: 5, arbitrary: fc.array(access, { maxLength: 2 }) },
-    );
+    const declaration = fc.oneof({ weight: 1, arbitrary: fc.constant<Declaration>('exclusive') }, { weight: 5, arbitrary: fc.array(access, { maxLength: 2 }) });
     const plan = fc.array(fc.tuple(declaration, fc.array(fc.nat(), { maxLength: 2 })), { minLength: 1, maxLength: 12 });
     fc.assert(
       fc.property(plan, fc.integer({ min: 1, max: 4 }), (entries, maxParallel) => {

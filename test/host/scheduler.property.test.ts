@@ -12,10 +12,7 @@ const resource: fc.Arbitrary<Resource> = fc.oneof(
   fc.constantFrom('git', 'npm').map((owner): Resource => ({ kind: 'key', owner, key: 'index' })),
 );
 const access: fc.Arbitrary<ResourceAccess> = fc.record({ mode: fc.constantFrom('shared', 'exclusive'), resource });
-const declaration: fc.Arbitrary<Declaration> = fc.oneof(
-  { weight: 1, arbitrary: fc.constant('exclusive' as const) },
-  { weight: 6, arbitrary: fc.array(access, { maxLength: 3 }) },
-);
+const declaration: fc.Arbitrary<Declaration> = fc.oneof({ weight: 1, arbitrary: fc.constant('exclusive' as const) }, { weight: 6, arbitrary: fc.array(access, { maxLength: 3 }) });
 const call = fc.record({ declaration, skipped: fc.nat(5).map((n) => n === 0), abortable: fc.boolean() });
 
 /** Whether two calls may never overlap in time. */

@@ -350,7 +350,13 @@ describe('detached calls', () => {
   });
 
   it('needs both keys: a tool that does not declare async mode never runs detached, whatever the caller declares', () => {
-    const syncTool = defineTool({ name: 'tail', description: 'd', schema: z.strictObject({}), executionPolicy: 'resource-aware', prepare: () => ({ requests: [], resources: [], execute: () => ({ text: '' }) }) });
+    const syncTool = defineTool({
+      name: 'tail',
+      description: 'd',
+      schema: z.strictObject({}),
+      executionPolicy: 'resource-aware',
+      prepare: () => ({ requests: [], resources: [], execute: () => ({ text: '' }) }),
+    });
     expect(detachRefusal(syncTool, reads('/w/log'), reads('/w/log'))).toMatch(/does not declare mode "async"/);
   });
 });

@@ -29,7 +29,10 @@ function recorded(options: { limitBytes?: number; masker?: SecretMasker; logs?: 
     output,
     events,
     progress,
-    lines: (stream?: OutputStream) => progress().filter((event) => stream === undefined || event.stream === stream).flatMap((event) => event.message.split('\n')),
+    lines: (stream?: OutputStream) =>
+      progress()
+        .filter((event) => stream === undefined || event.stream === stream)
+        .flatMap((event) => event.message.split('\n')),
     logged: (stream?: OutputStream) => Buffer.concat(logged.filter((entry) => stream === undefined || entry.stream === stream).map((entry) => entry.bytes)).toString('latin1'),
     closed: () => closed,
   };

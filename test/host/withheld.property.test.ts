@@ -10,7 +10,13 @@ const root = '/work/ws';
 const name = fc.constantFrom('a', 'b', 'ab', 'src', '.env', 'a.b', '-x', '_', '..a', 'café', 'cafe\u0301', 'A');
 const globSegment = fc.oneof(name, fc.constantFrom('*', '**', '?', '[ab]', '{a,b}', 'a*', '*.b', '.', '@(a|b)', '+(a)', '!(a)', '\\a', ''));
 const glob = fc.array(globSegment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/'));
-const ruleText = fc.oneof(fc.constant('read'), glob.map((text) => `read(${text})`), glob.map((text) => `read(!${text})`), glob.map((text) => `read(/work/${text})`), fc.constant('write(a/**)'));
+const ruleText = fc.oneof(
+  fc.constant('read'),
+  glob.map((text) => `read(${text})`),
+  glob.map((text) => `read(!${text})`),
+  glob.map((text) => `read(/work/${text})`),
+  fc.constant('write(a/**)'),
+);
 const parsedRule = ruleText.chain((text) => {
   try {
     return fc.constant(parseRule(text));

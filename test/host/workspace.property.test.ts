@@ -150,10 +150,10 @@ const opArb = fc.oneof(
 type Op = typeof opArb extends fc.Arbitrary<infer T> ? T : never;
 
 const scenarioArb = fc.record({
-  links: fc.uniqueArray(
-    fc.record({ place: fc.constantFrom(...linkPlaces), name: fc.constantFrom(...linkNames), target: fc.constantFrom(...linkTargets) }),
-    { maxLength: 5, selector: (link) => `${link.place}/${link.name}` },
-  ),
+  links: fc.uniqueArray(fc.record({ place: fc.constantFrom(...linkPlaces), name: fc.constantFrom(...linkNames), target: fc.constantFrom(...linkTargets) }), {
+    maxLength: 5,
+    selector: (link) => `${link.place}/${link.name}`,
+  }),
   extraFiles: fc.subarray(['ws/new.txt', 'ws/d0/d1/f1', 'granted/f1', 'ws/sub/inner.txt']),
   ops: fc.array(opArb, { minLength: 1, maxLength: 5 }),
 });
@@ -183,11 +183,7 @@ function targetFor(target: LinkTarget, linkDir: string, name: string): string {
 }
 
 function argsFor(op: Op): Record<string, unknown> {
-  const requested = op.path
-    .replace('$WS', path.join(run, 'ws'))
-    .replace('$GR', path.join(run, 'granted'))
-    .replace('$OUT', outside)
-    .replace('$RUN', run);
+  const requested = op.path.replace('$WS', path.join(run, 'ws')).replace('$GR', path.join(run, 'granted')).replace('$OUT', outside).replace('$RUN', run);
   switch (op.tool) {
     case 'read_file':
       return { path: requested, ...(op.offset !== undefined && { offset: op.offset }) };

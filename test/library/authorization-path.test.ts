@@ -180,8 +180,13 @@ describe('one frozen request per decision, whichever path asked', () => {
 describe('approvals, remembered rules and the audit', () => {
   it('goes policy → gates → remembered → approver; allow for the run covers only the same request', async () => {
     const order: string[] = [];
-    const gate: PreToolGate = { name: 'g', evaluate: async ({ request }) => (order.push(`gate ${(request as { path: ResolvedPath }).path.relativeToRoot()}`), { decision: 'continue' }) };
-    const approver = async (request: ApprovalRequest): Promise<ApprovalAnswer> => (order.push(`approver ${(request.request as { path: ResolvedPath }).path.relativeToRoot()}`), 'allow_run');
+    const gate: PreToolGate = {
+      name: 'g',
+      evaluate: async ({ request }) => (order.push(`gate ${(request as { path: ResolvedPath }).path.relativeToRoot()}`), { decision: 'continue' }),
+    };
+    const approver = async (request: ApprovalRequest): Promise<ApprovalAnswer> => (
+      order.push(`approver ${(request.request as { path: ResolvedPath }).path.relativeToRoot()}`), 'allow_run'
+    );
     await writeFile(path.join(space.dir, 'a.txt'), 'a');
     await writeFile(path.join(space.dir, 'b.txt'), 'b');
     const host = await space.host({ tools: builtinTools(), policy: { ask: ['read(*.txt)'] }, gates: [gate], approver });

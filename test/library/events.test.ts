@@ -140,7 +140,11 @@ describe('a result can be rewritten before it reaches the caller, never silently
 
   it('the rewriter’s output is what the caller, the listeners and later calls get, and the rewrite is announced', async () => {
     const seen: RunEvent[] = [];
-    const host = await space.host({ tools: builtinTools(), rewriteResult: { name: 'redactor', rewrite: ({ output }) => redact(output) }, onEvent: (event) => void seen.push(event) });
+    const host = await space.host({
+      tools: builtinTools(),
+      rewriteResult: { name: 'redactor', rewrite: ({ output }) => redact(output) },
+      onEvent: (event) => void seen.push(event),
+    });
     const result = await host.invoke({ id: 'e', tool: 'echo', args: { value: 'key sk-secret' } });
     await host.flushEvents();
     expect(result).toMatchObject({ status: 'success', rewrittenBy: 'redactor', output: { text: 'key ***' } });
@@ -156,9 +160,12 @@ describe('a result can be rewritten before it reaches the caller, never silently
   });
 
   it.each([
-    ['throws', () => {
-      throw new Error('redactor crashed');
-    }],
+    [
+      'throws',
+      () => {
+        throw new Error('redactor crashed');
+      },
+    ],
     ['returns something that is not an output', () => 'redacted' as never],
   ])('a rewriter that %s fails the call and withholds the output', async (_case, rewrite) => {
     const host = await space.host({ tools: builtinTools(), rewriteResult: { name: 'redactor', rewrite } });

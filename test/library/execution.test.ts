@@ -235,7 +235,11 @@ describe('process facts are explicit, and argv and scripts stay out of logs', ()
 describe('a host as plain as its use', () => {
   it('a host that starts no process needs no environment, and a process it does start gets an empty one', async () => {
     await writeFile(path.join(space.dir, 'a.txt'), 'a');
-    const host = new ToolHost({ workspace: await Workspace.create(space.dir), policy: Policy.fromText({ allow: ['read(a.txt)', 'process'] }), tools: new ToolRegistry(builtinTools()) });
+    const host = new ToolHost({
+      workspace: await Workspace.create(space.dir),
+      policy: Policy.fromText({ allow: ['read(a.txt)', 'process'] }),
+      tools: new ToolRegistry(builtinTools()),
+    });
     expect((await host.invoke({ id: 'r', tool: 'read_file', args: { path: 'a.txt' } })).status).toBe('success');
     const env = await host.invoke({ id: 'e', tool: 'exec', args: { command: process.execPath, args: ['-e', 'console.log(JSON.stringify(process.env))'] } });
     expect(JSON.parse(env.output!.text)).toEqual({});

@@ -3,17 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import {
-  HostError,
-  ToolRegistry,
-  builtinTools,
-  defaultToolTimeoutMs,
-  defineTool,
-  maxToolTimeoutMs,
-  z,
-  type PreToolGate,
-  type ToolOrigin,
-} from '../../src/index.js';
+import { HostError, ToolRegistry, builtinTools, defaultToolTimeoutMs, defineTool, maxToolTimeoutMs, z, type PreToolGate, type ToolOrigin } from '../../src/index.js';
 import { repoRoot } from '../support/cli.js';
 import { returning, workspacePerTest } from './support.js';
 
@@ -140,7 +130,13 @@ describe('what a tool returns is checked against its contract', () => {
   });
 
   it('data that does not match the data schema the tool declares fails the call', async () => {
-    const tool = defineTool({ name: 'counted', description: 'd', schema: z.strictObject({}), data: z.strictObject({ count: z.number() }), run: () => ({ text: '', data: { count: 'three' } }) });
+    const tool = defineTool({
+      name: 'counted',
+      description: 'd',
+      schema: z.strictObject({}),
+      data: z.strictObject({ count: z.number() }),
+      run: () => ({ text: '', data: { count: 'three' } }),
+    });
     const result = await (await space.host({ tools: [tool] })).invoke({ id: 'c', tool: 'counted', args: {} });
     expect(result.error?.message).toContain('tool counted returned data that does not match the data schema it declares: count:');
   });

@@ -8,8 +8,21 @@
  * only `T` (in either form) is a command until it appears.
  */
 const registered = [
-  'stop-commands', 'set-env', 'set-output', 'save-state', 'add-mask', 'add-path', 'add-matcher', 'remove-matcher',
-  'debug', 'warning', 'error', 'notice', 'group', 'endgroup', 'echo',
+  'stop-commands',
+  'set-env',
+  'set-output',
+  'save-state',
+  'add-mask',
+  'add-path',
+  'add-matcher',
+  'remove-matcher',
+  'debug',
+  'warning',
+  'error',
+  'notice',
+  'group',
+  'endgroup',
+  'echo',
 ];
 
 export interface RunnerCommand {

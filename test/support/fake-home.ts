@@ -111,10 +111,32 @@ export async function fakeHome(home: string): Promise<string> {
  * variables that move toolchains and caches cleared, whatever the machine running the tests sets.
  */
 export function homeEnvironment(home: string): Record<string, string> {
-  const cleared = ['PYENV_ROOT', 'CARGO_HOME', 'RUSTUP_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'PIP_CACHE_DIR', 'npm_config_cache', 'GOPATH', 'GOROOT', 'GOMODCACHE', 'GOCACHE', 'GOBIN'];
+  const cleared = [
+    'PYENV_ROOT',
+    'CARGO_HOME',
+    'RUSTUP_HOME',
+    'XDG_CACHE_HOME',
+    'XDG_DATA_HOME',
+    'XDG_STATE_HOME',
+    'PIP_CACHE_DIR',
+    'npm_config_cache',
+    'GOPATH',
+    'GOROOT',
+    'GOMODCACHE',
+    'GOCACHE',
+    'GOBIN',
+  ];
   return {
     ...Object.fromEntries(cleared.map((name) => [name, ''])),
     HOME: home,
-    PATH: [path.join(home, '.cargo/bin'), path.join(home, '.pyenv/shims'), path.join(home, 'sdk/go1.22.1/bin'), path.join(home, 'go/bin'), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
+    PATH: [
+      path.join(home, '.cargo/bin'),
+      path.join(home, '.pyenv/shims'),
+      path.join(home, 'sdk/go1.22.1/bin'),
+      path.join(home, 'go/bin'),
+      '/usr/local/bin',
+      '/usr/bin',
+      '/bin',
+    ].join(path.delimiter),
   };
 }

@@ -17,7 +17,16 @@ const serverCli = path.join(path.dirname(createRequire(import.meta.url).resolve(
 /** Starts the server on a port the system picks and waits until it says where it listens. */
 export async function startTurboCacheServer(store: string, token: string): Promise<TurboCacheServer> {
   const child: ResultPromise = execa('node', [serverCli], {
-    env: { HOST: '127.0.0.1', PORT: '0', TURBO_TOKEN: token, STORAGE_PROVIDER: 'local', STORAGE_PATH: store, STORAGE_PATH_USE_TMP_FOLDER: 'false', LOG_LEVEL: 'info', NODE_ENV: 'production' },
+    env: {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      TURBO_TOKEN: token,
+      STORAGE_PROVIDER: 'local',
+      STORAGE_PATH: store,
+      STORAGE_PATH_USE_TMP_FOLDER: 'false',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
+    },
     extendEnv: false,
     reject: false,
     buffer: false,

@@ -40,7 +40,7 @@ describe('questionnaire tool', () => {
     expect(dataOf(result)).toEqual({ answers: { color: 'red', token: 'sk-12345678' }, source: 'user' });
     expect(result.output?.text).toBe('color: red\ntoken: ***');
     expect(JSON.stringify(result.output?.metadata)).not.toContain('sk-12345678');
-    const questionEvents = harness.events.filter((event) => event.type.startsWith("question_"));
+    const questionEvents = harness.events.filter((event) => event.type.startsWith('question_'));
     expect(questionEvents).toEqual([
       { type: 'question_asked', stepId: 'ask', questionIds: ['color', 'token'] },
       { type: 'question_answered', stepId: 'ask', source: 'user' },

@@ -17,7 +17,12 @@ async function promptFor(tool: string, args: unknown): Promise<{ request: Approv
   await harness.invoke(tool, args, { stepId: 'step' });
   const request = approver.asked.at(-1)!;
   // Columns are padded to the longest label: compare with single gaps.
-  return { request, lines: approvalHeader(request).split('\n').map((line) => line.trim().replace(/ {2,}/g, '  ')) };
+  return {
+    request,
+    lines: approvalHeader(request)
+      .split('\n')
+      .map((line) => line.trim().replace(/ {2,}/g, '  ')),
+  };
 }
 
 describe('what an approval prompt shows of what will happen', () => {

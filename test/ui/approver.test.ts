@@ -58,7 +58,9 @@ const keys = { enter: '\r', down: '\u001b[B', escape: '\u001b', ctrlC: '\u0003' 
 
 describe('the approval prompt layout', () => {
   it('shows a process request with how the program was found, argv, cwd, env mode, limits and shell or direct', () => {
-    const header = approvalHeader(approvalOf(processRequest({ env: { NODE_ENV: 'production', NODE_OPTIONS: '--max-old-space-size=4096' }, wallLimitMs: 120_000 }), 'process(npm publish)'));
+    const header = approvalHeader(
+      approvalOf(processRequest({ env: { NODE_ENV: 'production', NODE_OPTIONS: '--max-old-space-size=4096' }, wallLimitMs: 120_000 }), 'process(npm publish)'),
+    );
     expect(header.split('\n')).toEqual([
       'Approval needed (step publish, tool exec): process request',
       '  run npm publish --tag next',
@@ -129,7 +131,10 @@ describe('the interactive approver', () => {
     const answered = approver.approve(approvalOf(processRequest()), new AbortController().signal);
     await until(() => terminal.screen().includes('Deny'));
     terminal.type(keys.ctrlC);
-    const error = await answered.then(() => undefined, (thrown: unknown) => thrown);
+    const error = await answered.then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     expect(error).toBeInstanceOf(ToolError);
     expect((error as ToolError).kind).toBe('interrupted');
     expect(interrupted).toBe(1);
@@ -174,9 +179,7 @@ describe('createApprovals', () => {
 
   it('has no approver when nobody can answer, so the host denies at once', () => {
     expect(createApprovals({ interactive: false, onInterrupt: () => {}, echo: () => {} }).approver).toBeUndefined();
-    expect(createApprovals({ interactive: true, terminal: fakeTerminal(), onInterrupt: () => {}, echo: () => {} }).approver).toBeInstanceOf(
-      InteractiveApprover,
-    );
+    expect(createApprovals({ interactive: true, terminal: fakeTerminal(), onInterrupt: () => {}, echo: () => {} }).approver).toBeInstanceOf(InteractiveApprover);
   });
 
   it('echoes every scripted decision with the flag that made it', () => {

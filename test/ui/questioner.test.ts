@@ -128,9 +128,7 @@ describe('createQuestioner without a person', () => {
     // No timer is involved: nothing waits for an answer that cannot come.
     const error = await refusal(unattended(['color=red']).ask({ questions }));
     expect(error.kind).toBe('unsupported');
-    expect(error.message).toBe(
-      'step ask: question "tags" (Tags?) has no answer and nobody can be asked here; run again with --answer ask.tags=VALUE (or --answers FILE)',
-    );
+    expect(error.message).toBe('step ask: question "tags" (Tags?) has no answer and nobody can be asked here; run again with --answer ask.tags=VALUE (or --answers FILE)');
   });
 
   it('mentions --question-timeout when the questionnaire has a fallback but timeouts are off', async () => {

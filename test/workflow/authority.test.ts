@@ -32,12 +32,7 @@ describe('a run’s authority', () => {
     const before = await authorityOf(dir, flow('  allow: ["shell", "write(out/**)"]'));
     expect(authorityChanges(before, await authorityOf(dir, flow('  allow: ["shell", "write(out/**)"]')))).toEqual([]);
     const after = await authorityOf(dir, flow('  sandbox: off\n  allow: ["shell", "network"]\n  process_env: inherit', 'secrets: [TOKEN]\nhost_env: [LANG]\n'));
-    expect(authorityChanges(before, after)).toEqual([
-      'policy.allow: + "network", - "write(out/**)"',
-      'policy.sandbox: "auto" → "off"',
-      'secrets: + "TOKEN"',
-      'host_env: + "LANG"',
-    ]);
+    expect(authorityChanges(before, after)).toEqual(['policy.allow: + "network", - "write(out/**)"', 'policy.sandbox: "auto" → "off"', 'secrets: + "TOKEN"', 'host_env: + "LANG"']);
     // The flags are part of it: --sandbox off is the same widening.
     expect(authorityChanges(before, await authorityOf(dir, flow('  allow: ["shell", "write(out/**)"]'), { sandbox: 'off' }))).toEqual(['policy.sandbox: "auto" → "off"']);
   });

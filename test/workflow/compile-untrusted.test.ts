@@ -32,7 +32,7 @@ describe('template injection', () => {
     ['an http_request result in a script', 'shell', 'script', '"echo ${{ steps.fetch.data.body }}"', /steps\.fetch is a result of http_request/],
     ['an open-world tool result in a command', 'exec', 'command', '"${{ steps.issue.output }}"', /steps\.issue is a result of issues\.get/],
     ['a value computed from an untrusted input', 'shell', 'script', `"echo \${{ format('{0}!', inputs.TITLE) || 'none' }}"`, /inputs\.title is marked untrusted/],
-    ['a case conversion of an untrusted input', 'exec', 'command', '"${{ rho_kebabcase(rho_replace(inputs.title, \'a\', \'b\')) }}"', /inputs\.title is marked untrusted/],
+    ['a case conversion of an untrusted input', 'exec', 'command', "\"${{ rho_kebabcase(rho_replace(inputs.title, 'a', 'b')) }}\"", /inputs\.title is marked untrusted/],
     ['a workflow env value computed from an untrusted input', 'shell', 'script', '"echo ${{ env.TITLE }}"', /env\.TITLE is computed from untrusted values \(inputs\.title/],
     ['a result of a step that read an untrusted value', 'shell', 'script', '"echo ${{ steps.copy.output }}"', /steps\.copy is computed from untrusted values \(steps\.fetch/],
     ['a questionnaire text answer', 'shell', 'script', '"echo ${{ steps.ask.data.answers.name }}"', /steps\.ask holds text a person typed/],
@@ -58,7 +58,7 @@ describe('template injection', () => {
     ['a step status', '"echo ${{ steps.fetch.status }}"'],
     ['a test of an untrusted value, which yields a boolean', `"echo \${{ contains(steps.fetch.output, 'ok') && 'yes' }} \${{ inputs.title == 'x' }} \${{ !inputs.title }}"`],
     ['a closed questionnaire answer', '"echo ${{ steps.ask.data.answers.go }} ${{ steps.ask.data.source }}"'],
-    ['a trusted value chosen by an untrusted key', "\"echo ${{ fromJSON('{}')[inputs.title] }}\""],
+    ['a trusted value chosen by an untrusted key', '"echo ${{ fromJSON(\'{}\')[inputs.title] }}"'],
   ])('allows %s in a script', (_name, value) => {
     const text = workflow(`  - id: ask
     tool: questionnaire
@@ -99,7 +99,11 @@ describe('template injection through an interpreter’s code', () => {
   const untrusted = (step: string, policy = '') => `version: 1\nname: t\ninputs:\n  t: { untrusted: true }\n${policy}steps:\n${step}`;
 
   it.each([
-    ['node -e', '  - exec: node -e "${{ inputs.t }}"', /exec args\.1 would run text from outside the workflow \(inputs\.t is marked untrusted: true\): it is code node runs \(-e\)/],
+    [
+      'node -e',
+      '  - exec: node -e "${{ inputs.t }}"',
+      /exec args\.1 would run text from outside the workflow \(inputs\.t is marked untrusted: true\): it is code node runs \(-e\)/,
+    ],
     ['sh -c', `  - exec: sh -c "\${{ inputs.t }}"`, /it is the code sh runs \(-c\)/],
     ['bash -ec', `  - exec: bash -ec "\${{ inputs.t }}"`, /it is the code bash runs \(-c\)/],
     ['python3 -c', `  - exec: python3 -c "\${{ inputs.t }}"`, /it is code python3 runs \(-c\)/],
@@ -139,7 +143,11 @@ steps:
 `;
 
   it.each([
-    ['a network rule', '  allow: ["process(curl)", "network(127.0.0.1)", shell]', /steps\.fetch is what a process printed, and processes can reach the network \(the rule network\(127\.0\.0\.1\)\)/],
+    [
+      'a network rule',
+      '  allow: ["process(curl)", "network(127.0.0.1)", shell]',
+      /steps\.fetch is what a process printed, and processes can reach the network \(the rule network\(127\.0\.0\.1\)\)/,
+    ],
     ['an ask rule', '  allow: ["process(curl)", shell]\n  ask: [network]', /the rule network\)/],
     ['the sandbox off', '  allow: ["process(curl)", shell]\n  sandbox: off', /processes run unconfined \(sandbox: off\)/],
   ])('is untrusted under %s', (_name, policy, why) => {

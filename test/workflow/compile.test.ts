@@ -67,7 +67,9 @@ steps:
   - id: Bad_Id
     tool: echo
 `);
-    expect(problems).toContain('3:1: unknown key "surprise" (expected one of: version, name, description, workspace, max_parallel, inputs, env, env_file, secrets, host_env, defaults, policy, remote_cache, hooks, tools, steps, sequential, outputs, tasks)');
+    expect(problems).toContain(
+      '3:1: unknown key "surprise" (expected one of: version, name, description, workspace, max_parallel, inputs, env, env_file, secrets, host_env, defaults, policy, remote_cache, hooks, tools, steps, sequential, outputs, tasks)',
+    );
     expect(problems.some((p) => p.startsWith('1:10: version'))).toBe(true);
     expect(problems.some((p) => p.startsWith('5:9: steps.0.id'))).toBe(true);
   });
@@ -145,7 +147,10 @@ steps:
 
   it('still checks the valid steps when another part of the file is invalid', () => {
     const problems = problemsOf(`${header}steps:\n  - { id: a, tool: ecoh }\n  - { id: b, tool: echo, colour: red }\n  - { id: c, tool: echo, needs: [b, a] }\n`);
-    expect(problems).toEqual(['5:26: unknown key "colour" (expected one of: id, name, exec, shell, env, cwd, ok_exit_codes, tool, uses, with, needs, if, async, continue_on_error, timeout, retry, matrix, platforms, fail_fast, resources, writes, sources, generates)', '4:20: unknown tool "ecoh"; did you mean "echo"?']);
+    expect(problems).toEqual([
+      '5:26: unknown key "colour" (expected one of: id, name, exec, shell, env, cwd, ok_exit_codes, tool, uses, with, needs, if, async, continue_on_error, timeout, retry, matrix, platforms, fail_fast, resources, writes, sources, generates)',
+      '4:20: unknown tool "ecoh"; did you mean "echo"?',
+    ]);
   });
 });
 
@@ -212,14 +217,25 @@ describe('compiled steps and the released source', () => {
 });
 
 describe('short steps', () => {
-  const execTools = new ToolRegistry([echoTool, defineTool({ name: 'exec', description: 'test exec', schema: z.strictObject({ command: z.string(), args: z.array(z.string()).optional(), cwd: z.string().optional() }), async run() { return { text: '' }; } })]);
+  const execTools = new ToolRegistry([
+    echoTool,
+    defineTool({
+      name: 'exec',
+      description: 'test exec',
+      schema: z.strictObject({ command: z.string(), args: z.array(z.string()).optional(), cwd: z.string().optional() }),
+      async run() {
+        return { text: '' };
+      },
+    }),
+  ]);
   const compiled = (text: string, task?: string) => {
     const parsed = WorkflowSource.parse('w.yml', `${header}${text}`);
     return compileWorkflow(parsed.source!, execTools, task === undefined ? {} : { task });
   };
 
   it('names steps after their program, tool or task, never taking an id a step gives itself', () => {
-    const { workflow, problems } = compiled(`tasks:
+    const { workflow, problems } = compiled(
+      `tasks:
   build: [cargo build]
   all:
     - cargo fmt
@@ -230,7 +246,9 @@ describe('short steps', () => {
     - uses: build
     - { exec: cargo doc, needs: cargo-2 }
 inputs: { tool: { default: cargo } }
-`, 'all');
+`,
+      'all',
+    );
     expect(problems).toEqual([]);
     expect(workflow!.steps.map((step) => step.id)).toEqual(['cargo-2', 'forbid', 'cargo', 'exec', 'echo', 'build/cargo', 'build', 'cargo-3']);
     expect(workflow!.steps.at(-1)!.dependencies).toEqual([0]);
@@ -253,11 +271,14 @@ inputs: { tool: { default: cargo } }
   });
 
   it('points a problem inside a command line’s expression at the line', () => {
-    const parsed = WorkflowSource.parse('w.yml', `${header}tasks:
+    const parsed = WorkflowSource.parse(
+      'w.yml',
+      `${header}tasks:
   a:
     - echo \${{ inputs.nope }}
     - exec: echo \${{ 1 + }}
-`);
+`,
+    );
     const problems = compileWorkflow(parsed.source!, execTools).problems.map((p) => `${p.line}:${p.col}: ${p.message}`);
     expect(problems[0]).toBe('5:7: inputs.nope is not declared under "inputs:"');
     expect(problems[1]).toMatch(/^6:13: invalid expression: /);

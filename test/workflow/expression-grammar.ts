@@ -41,9 +41,7 @@ const stringValue = fc.oneof(
   fc.string({ unit: fc.constantFrom('a', 'B', 'c', ' ', '1', '0', '.', '-', 'e', 'x', ',', '{', '}', 'é'), maxLength: 6 }),
 );
 
-const stringLiteral = fc
-  .tuple(stringValue, fc.boolean(), stringValue)
-  .map(([before, quoted, after]) => (quoted ? `'${before}''${after}'` : `'${before}'`));
+const stringLiteral = fc.tuple(stringValue, fc.boolean(), stringValue).map(([before, quoted, after]) => (quoted ? `'${before}''${after}'` : `'${before}'`));
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -81,53 +79,56 @@ function isRefusedLiteralFormat(format: string, count: number): boolean {
 
 const operators = ['==', '!=', '<', '<=', '>', '>=', '&&', '||'] as const;
 
-export const { expression } = fc.letrec<{ expression: GeneratedExpression; predicate: GeneratedExpression; accessor: GeneratedExpression; call: GeneratedExpression }>(
-  (tie) => ({
-    expression: fc.oneof(
-      { depthSize: 'small', maxDepth: 4, withCrossShrink: true },
-      atom,
-      tie('expression').map((operand) => combine([operand], (source) => `!${source}`)),
-      fc.tuple(tie('expression'), fc.constantFrom(...operators), tie('expression')).map(([left, operator, right]) =>
-        combine([left, right], (a, b) => `${a} ${operator} ${b}`),
-      ),
-      tie('expression').map((inner) => combine([inner], (source) => `(${source})`)),
-      fc.tuple(tie('expression'), tie('accessor')).map(([object, accessor]) => combine([object, accessor], (a, b) => `(${a})${b}`)),
-      fc.tuple(jsonLiteral, tie('accessor')).map(([object, accessor]) => combine([leaf(object), accessor], (a, b) => `${a}${b}`)),
-      tie('call'),
-    ),
-    /** Mostly booleans, as `case()` wants, but not always. */
-    predicate: fc.oneof(
-      fc.tuple(tie('expression'), fc.constantFrom(...operators.slice(0, 6)), tie('expression')).map(([left, operator, right]) =>
-        combine([left, right], (a, b) => `${a} ${operator} ${b}`),
-      ),
-      tie('expression'),
-    ),
-    accessor: fc.oneof(
-      fc.constantFrom('.a', '.A', '.b', '.x-y', '.*', '[*]', "['a']", "['B']", "['1']", '[0]', '[1]', '[0.5]', '[1.9]', '[-1]', '[NaN]', '[true]', '[null]').map(leaf),
-      tie('expression').map((index) => combine([index], (source) => `[${source}]`)),
-    ),
-    call: fc.oneof(
-      fc.tuple(fc.oneof(named('contains'), named('startsWith'), named('endsWith')), tie('expression'), tie('expression')).map(([name, a, b]) =>
-        combine([a, b], (x, y) => `${name}(${x}, ${y})`),
-      ),
-      fc
-        .tuple(named('format'), fc.oneof(fc.constantFrom(...formatStrings).map((format) => leaf(`'${format}'`)), tie('expression')), fc.array(tie('expression'), { maxLength: 3 }))
-        .map(([name, format, args]) => {
-          const call = combine([format, ...args], (...sources) => `${name}(${sources.join(', ')})`);
-          return { ...call, invalidLiteralFormat: call.invalidLiteralFormat || isRefusedLiteralFormat(format.source, args.length) };
-        }),
-      fc.tuple(named('join'), tie('expression')).map(([name, value]) => combine([value], (v) => `${name}(${v})`)),
-      fc.tuple(named('join'), tie('expression'), tie('expression')).map(([name, value, separator]) => combine([value, separator], (v, s) => `${name}(${v}, ${s})`)),
-      fc.tuple(named('toJSON'), tie('expression')).map(([name, value]) => combine([value], (v) => `${name}(${v})`)),
-      fc.tuple(named('fromJSON'), tie('expression')).map(([name, value]) => combine([value], (v) => `${name}(${v})`)),
-      fc.tuple(named('fromJSON'), named('toJSON'), tie('expression')).map(([from, to, value]) => combine([value], (v) => `${from}(${to}(${v}))`)),
-      fc.tuple(named('case'), tie('predicate'), tie('expression'), tie('expression')).map(([name, ...args]) => combine(args, (...sources) => `${name}(${sources.join(', ')})`)),
-      fc
-        .tuple(named('case'), tie('predicate'), tie('expression'), tie('predicate'), tie('expression'), tie('expression'))
-        .map(([name, ...args]) => combine(args, (...sources) => `${name}(${sources.join(', ')})`)),
-    ),
-  }),
-);
+export const { expression } = fc.letrec<{ expression: GeneratedExpression; predicate: GeneratedExpression; accessor: GeneratedExpression; call: GeneratedExpression }>((tie) => ({
+  expression: fc.oneof(
+    { depthSize: 'small', maxDepth: 4, withCrossShrink: true },
+    atom,
+    tie('expression').map((operand) => combine([operand], (source) => `!${source}`)),
+    fc.tuple(tie('expression'), fc.constantFrom(...operators), tie('expression')).map(([left, operator, right]) => combine([left, right], (a, b) => `${a} ${operator} ${b}`)),
+    tie('expression').map((inner) => combine([inner], (source) => `(${source})`)),
+    fc.tuple(tie('expression'), tie('accessor')).map(([object, accessor]) => combine([object, accessor], (a, b) => `(${a})${b}`)),
+    fc.tuple(jsonLiteral, tie('accessor')).map(([object, accessor]) => combine([leaf(object), accessor], (a, b) => `${a}${b}`)),
+    tie('call'),
+  ),
+  /** Mostly booleans, as `case()` wants, but not always. */
+  predicate: fc.oneof(
+    fc
+      .tuple(tie('expression'), fc.constantFrom(...operators.slice(0, 6)), tie('expression'))
+      .map(([left, operator, right]) => combine([left, right], (a, b) => `${a} ${operator} ${b}`)),
+    tie('expression'),
+  ),
+  accessor: fc.oneof(
+    fc.constantFrom('.a', '.A', '.b', '.x-y', '.*', '[*]', "['a']", "['B']", "['1']", '[0]', '[1]', '[0.5]', '[1.9]', '[-1]', '[NaN]', '[true]', '[null]').map(leaf),
+    tie('expression').map((index) => combine([index], (source) => `[${source}]`)),
+  ),
+  call: fc.oneof(
+    fc
+      .tuple(fc.oneof(named('contains'), named('startsWith'), named('endsWith')), tie('expression'), tie('expression'))
+      .map(([name, a, b]) => combine([a, b], (x, y) => `${name}(${x}, ${y})`)),
+    fc
+      .tuple(
+        named('format'),
+        fc.oneof(
+          fc.constantFrom(...formatStrings).map((format) => leaf(`'${format}'`)),
+          tie('expression'),
+        ),
+        fc.array(tie('expression'), { maxLength: 3 }),
+      )
+      .map(([name, format, args]) => {
+        const call = combine([format, ...args], (...sources) => `${name}(${sources.join(', ')})`);
+        return { ...call, invalidLiteralFormat: call.invalidLiteralFormat || isRefusedLiteralFormat(format.source, args.length) };
+      }),
+    fc.tuple(named('join'), tie('expression')).map(([name, value]) => combine([value], (v) => `${name}(${v})`)),
+    fc.tuple(named('join'), tie('expression'), tie('expression')).map(([name, value, separator]) => combine([value, separator], (v, s) => `${name}(${v}, ${s})`)),
+    fc.tuple(named('toJSON'), tie('expression')).map(([name, value]) => combine([value], (v) => `${name}(${v})`)),
+    fc.tuple(named('fromJSON'), tie('expression')).map(([name, value]) => combine([value], (v) => `${name}(${v})`)),
+    fc.tuple(named('fromJSON'), named('toJSON'), tie('expression')).map(([from, to, value]) => combine([value], (v) => `${from}(${to}(${v}))`)),
+    fc.tuple(named('case'), tie('predicate'), tie('expression'), tie('expression')).map(([name, ...args]) => combine(args, (...sources) => `${name}(${sources.join(', ')})`)),
+    fc
+      .tuple(named('case'), tie('predicate'), tie('expression'), tie('predicate'), tie('expression'), tie('expression'))
+      .map(([name, ...args]) => combine(args, (...sources) => `${name}(${sources.join(', ')})`)),
+  ),
+}));
 
 /**
  * Tokens, valid and not, for expressions that are mostly syntax errors. Joined with spaces, so
@@ -136,9 +137,55 @@ export const { expression } = fc.letrec<{ expression: GeneratedExpression; predi
 export const tokenSoup = fc
   .array(
     fc.constantFrom(
-      '(', ')', '[', ']', ',', '.', '!', '==', '!=', '<', '<=', '>', '>=', '&&', '||', '*',
-      '=', '&', '|', '+', '-', '#', '{', '}', '"a"', '1', '.5', '0x', '0x1g', '1.2.3', '12abc', '1e', "'a'", "''", "'1'",
-      'true', 'null', 'NaN', 'Infinity', 'abc', 'a-b', '_x', 'fromJSON', 'toJSON', 'contains', 'join', 'case', 'format', 'startsWith',
+      '(',
+      ')',
+      '[',
+      ']',
+      ',',
+      '.',
+      '!',
+      '==',
+      '!=',
+      '<',
+      '<=',
+      '>',
+      '>=',
+      '&&',
+      '||',
+      '*',
+      '=',
+      '&',
+      '|',
+      '+',
+      '-',
+      '#',
+      '{',
+      '}',
+      '"a"',
+      '1',
+      '.5',
+      '0x',
+      '0x1g',
+      '1.2.3',
+      '12abc',
+      '1e',
+      "'a'",
+      "''",
+      "'1'",
+      'true',
+      'null',
+      'NaN',
+      'Infinity',
+      'abc',
+      'a-b',
+      '_x',
+      'fromJSON',
+      'toJSON',
+      'contains',
+      'join',
+      'case',
+      'format',
+      'startsWith',
     ),
     { minLength: 1, maxLength: 12 },
   )

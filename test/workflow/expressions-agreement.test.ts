@@ -29,7 +29,10 @@ function show(value: unknown): string {
   if (typeof value === 'number') return showNumber(value);
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(show).join(', ')}]`;
-  if (typeof value === 'object') return `{${Object.entries(value).map(([key, element]) => `${JSON.stringify(key)}: ${show(element)}`).join(', ')}}`;
+  if (typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([key, element]) => `${JSON.stringify(key)}: ${show(element)}`)
+      .join(', ')}}`;
   throw new Error(`not an expression value: ${String(value)}`);
 }
 
@@ -47,7 +50,10 @@ function showData(value: data.ExpressionData): string {
     case data.Kind.Array:
       return `[${value.values().map(showData).join(', ')}]`;
     default:
-      return `{${(value as data.Dictionary).pairs().map(({ key, value: element }) => `${JSON.stringify(key)}: ${showData(element)}`).join(', ')}}`;
+      return `{${(value as data.Dictionary)
+        .pairs()
+        .map(({ key, value: element }) => `${JSON.stringify(key)}: ${showData(element)}`)
+        .join(', ')}}`;
   }
 }
 

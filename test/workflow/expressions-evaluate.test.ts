@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  evaluateDeep,
-  evaluateTemplate,
-  ExpressionError,
-  isTruthy,
-  parseTemplate,
-  walkTemplates,
-  type ExpressionContext,
-} from '../../src/workflow/expressions/index.js';
+import { evaluateDeep, evaluateTemplate, ExpressionError, isTruthy, parseTemplate, walkTemplates, type ExpressionContext } from '../../src/workflow/expressions/index.js';
 
 function makeContext(overrides: Partial<ExpressionContext> = {}): ExpressionContext {
   return {
@@ -218,17 +210,8 @@ describe('functions', () => {
   const cancelledRun = makeContext({ run: { failed: false, cancelled: true } });
 
   it('status functions read the run', () => {
-    expect([evaluate('${{ success() }}'), evaluate('${{ failure() }}'), evaluate('${{ cancelled() }}'), evaluate('${{ always() }}')]).toEqual([
-      true,
-      false,
-      false,
-      true,
-    ]);
-    expect([evaluate('${{ success() }}', failedRun), evaluate('${{ failure() }}', failedRun), evaluate('${{ always() }}', failedRun)]).toEqual([
-      false,
-      true,
-      true,
-    ]);
+    expect([evaluate('${{ success() }}'), evaluate('${{ failure() }}'), evaluate('${{ cancelled() }}'), evaluate('${{ always() }}')]).toEqual([true, false, false, true]);
+    expect([evaluate('${{ success() }}', failedRun), evaluate('${{ failure() }}', failedRun), evaluate('${{ always() }}', failedRun)]).toEqual([false, true, true]);
     expect([evaluate('${{ success() }}', cancelledRun), evaluate('${{ cancelled() }}', cancelledRun)]).toEqual([false, true]);
   });
 
@@ -277,12 +260,12 @@ describe('functions', () => {
     expect(evaluate('${{ toJSON(null) }}')).toBe('null');
     expect(evaluate("${{ toJSON('x') }}")).toBe('"x"');
     expect(evaluate('${{ fromJSON(toJSON(inputs.nested)) }}')).toEqual(context.inputs.nested);
-    expect(evaluate("${{ fromJSON('{\"a\": [true, 2]}').a[1] }}")).toBe(2);
+    expect(evaluate('${{ fromJSON(\'{"a": [true, 2]}\').a[1] }}')).toBe(2);
     expect(evaluate("${{ fromJSON('3') == 3 }}")).toBe(true);
   });
 
   it('fromJSON() of invalid JSON fails with the offset of the call', () => {
-    const error = evaluationError("abc ${{ 1 && fromJSON(inputs.tag) }}");
+    const error = evaluationError('abc ${{ 1 && fromJSON(inputs.tag) }}');
     expect(error.offset).toBe(13);
     expect(error.message).toMatch(/^fromJSON\(\): Error parsing JSON/);
   });

@@ -1,12 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  evaluateTemplate,
-  ExpressionError,
-  isLiteralTemplate,
-  parseTemplate,
-  type ExpressionContext,
-} from '../../src/workflow/expressions/index.js';
+import { evaluateTemplate, ExpressionError, isLiteralTemplate, parseTemplate, type ExpressionContext } from '../../src/workflow/expressions/index.js';
 
 const emptyContext: ExpressionContext = { inputs: {}, steps: {}, env: {}, secrets: {}, run: { failed: false, cancelled: false } };
 

@@ -21,7 +21,7 @@ describe('splicing lists into lists', () => {
   it('splices an item that is one whole expression yielding a list; anything else keeps its place', () => {
     expect(evaluateDeep(['test', '${{ inputs.args }}', 'end'], context)).toEqual(['test', '-v', 'x y', 'end']);
     expect(evaluateDeep(['${{ inputs.none }}'], context)).toEqual([]);
-    expect(evaluateDeep(['all: ${{ join(inputs.args, \',\') }}'], context)).toEqual(['all: -v,x y']);
+    expect(evaluateDeep(["all: ${{ join(inputs.args, ',') }}"], context)).toEqual(['all: -v,x y']);
     expect(evaluateDeep({ args: '${{ inputs.args }}' }, context)).toEqual({ args: ['-v', 'x y'] });
   });
 });

@@ -20,7 +20,9 @@ const withInputs = (inputs: string, value = 'hi') => `version: 1\nname: t\ninput
 describe('input declarations', () => {
   it('need a default of their declared type', () => {
     expect(compile(withInputs('  n: { type: number, default: "abc" }')).problems).toEqual(['4:31: inputs.n.default: the default "abc" is not a number (write it without quotes)']);
-    expect(compile(withInputs('  b: { type: boolean, default: "true" }')).problems).toEqual(['4:32: inputs.b.default: the default "true" is not a boolean (write it without quotes)']);
+    expect(compile(withInputs('  b: { type: boolean, default: "true" }')).problems).toEqual([
+      '4:32: inputs.b.default: the default "true" is not a boolean (write it without quotes)',
+    ]);
     expect(compile(withInputs('  s: { type: string, default: 3 }')).problems).toEqual(['4:31: inputs.s.default: the default 3 is not a string']);
     expect(compile(withInputs('  n: { type: number, default: 3 }\n  b: { type: boolean, default: false }')).problems).toEqual([]);
   });
@@ -82,7 +84,12 @@ describe('answers given ahead of time', () => {
 
   it('must name a question the workflow asks (unnamed questions are q1, q2, ...)', () => {
     const { workflow } = compile(asking);
-    expect(() => checkScriptedAnswerIds(workflow!, [{ id: 'go', origin: '--answer' }, { id: 'q2', origin: '--answers a.yml' }])).not.toThrow();
+    expect(() =>
+      checkScriptedAnswerIds(workflow!, [
+        { id: 'go', origin: '--answer' },
+        { id: 'q2', origin: '--answers a.yml' },
+      ]),
+    ).not.toThrow();
     expect(() => checkScriptedAnswerIds(workflow!, [{ id: 'og', origin: '--answer' }])).toThrow('--answer: no question of the workflow has the id "og"; did you mean "go"?');
     expect(() => checkScriptedAnswerIds(workflow!, [{ id: 'q.go', origin: '--answer' }])).not.toThrow();
     expect(() => checkScriptedAnswerIds(workflow!, [{ id: 'q.og', origin: '--answer' }])).toThrow('--answer: no question of the workflow has the id "q.og"; did you mean "q.go"?');

@@ -172,7 +172,12 @@ describe('the workflow parse cache', () => {
     const entryFile = path.join(cacheDir, name!);
     const good = openSealed(key, purposeOf(file), await readFile(entryFile, 'utf8'))!;
     const seal = (body: string) => sealText(key, purposeOf(file), body);
-    for (const bad of ['not json', '{}', good.replace('"format":"rho-workflow-parse 2', '"format":"rho-workflow-parse 0'), good.replace('"positions":{', '"positions":{"x":[0,1],')]) {
+    for (const bad of [
+      'not json',
+      '{}',
+      good.replace('"format":"rho-workflow-parse 2', '"format":"rho-workflow-parse 0'),
+      good.replace('"positions":{', '"positions":{"x":[0,1],'),
+    ]) {
       await writeFile(entryFile, seal(bad));
       expect(((await read(file)).toData() as { name: string }).name, bad.slice(0, 40)).toBe('cached');
     }

@@ -15,12 +15,15 @@ afterEach(() => cleanup());
 async function plan(yaml: string, options: { maxParallel?: number; allow?: string[] } = {}): Promise<WorkflowPlan> {
   const file = path.join(dir, 'flow.yml');
   await writeFile(file, yaml);
-  const opened = await openWorkflow({
-    file,
-    cwd: dir,
-    choices: parseRunChoices({ ...(options.maxParallel !== undefined && { maxParallel: options.maxParallel }), rules: { allow: options.allow ?? [] } }),
-    ports: { hostEnv: {} },
-  }, 'skip');
+  const opened = await openWorkflow(
+    {
+      file,
+      cwd: dir,
+      choices: parseRunChoices({ ...(options.maxParallel !== undefined && { maxParallel: options.maxParallel }), rules: { allow: options.allow ?? [] } }),
+      ports: { hostEnv: {} },
+    },
+    'skip',
+  );
   return planWorkflow(opened);
 }
 
@@ -50,7 +53,12 @@ steps:
       second: ['first (conflict on file path)'],
       listing: ['second (conflict on directory tree)'],
     });
-    expect(planned.steps.map((step) => step.resources)).toEqual(['exclusive file path out/a.txt', 'exclusive file path out/b.txt', 'exclusive file path out/a.txt', 'shared directory tree out/**']);
+    expect(planned.steps.map((step) => step.resources)).toEqual([
+      'exclusive file path out/a.txt',
+      'exclusive file path out/b.txt',
+      'exclusive file path out/a.txt',
+      'shared directory tree out/**',
+    ]);
   });
 
   it('explains barriers, dependencies, slots and detached steps', async () => {

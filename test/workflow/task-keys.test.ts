@@ -53,7 +53,8 @@ describe('needs: on a task', () => {
 });
 
 describe('run: once', () => {
-  const file = (setup: string, uses: string) => `tasks:\n  setup:\n${setup}    inputs:\n      level: one\n    steps:\n${echo('s', '"${{ inputs.level }}"')}  all:\n    steps:\n${uses}`;
+  const file = (setup: string, uses: string) =>
+    `tasks:\n  setup:\n${setup}    inputs:\n      level: one\n    steps:\n${echo('s', '"${{ inputs.level }}"')}  all:\n    steps:\n${uses}`;
   const use = (id: string, extra = '') => `      - { id: ${id}, uses: setup${extra} }\n`;
   const repeatsOf = (workflow: CompiledWorkflow) =>
     workflow.steps.flatMap((step) => (step.group?.kind === 'uses' ? [[step.id, step.group.repeats === undefined ? null : workflow.steps[step.group.repeats]!.id]] : []));
@@ -76,7 +77,7 @@ describe('run: once', () => {
       ['a', null],
       ['b', null],
     ]);
-    expect(repeatsOf(compile(file('', `${use('a')}${use('b', ", if: \"${{ rho.os != 'plan9' }}\"")}`), { task: 'all' }).workflow!)).toEqual([
+    expect(repeatsOf(compile(file('', `${use('a')}${use('b', ', if: "${{ rho.os != \'plan9\' }}"')}`), { task: 'all' }).workflow!)).toEqual([
       ['a', null],
       ['b', null],
     ]);

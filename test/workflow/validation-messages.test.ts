@@ -30,7 +30,13 @@ describe('YAML syntax problems', () => {
 
   it('turn an alias bomb into a located problem instead of a crash', () => {
     const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (const [name, previous] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd']]) levels.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(',')}]`);
+    for (const [name, previous] of [
+      ['b', 'a'],
+      ['c', 'b'],
+      ['d', 'c'],
+      ['e', 'd'],
+    ])
+      levels.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(',')}]`);
     const text = `${header}${levels.join('\n')}\nsteps:\n  - { id: s, tool: echo, with: { value: *e } }\n`;
     expect(problemsOf(text)).toEqual(['4:8: its aliases expand to more than 100 references; rho refuses a file that could expand without bound']);
   });
@@ -62,7 +68,9 @@ describe('unknown names', () => {
 
 describe('client credentials of an HTTP MCP server (oauth:)', () => {
   const withOauth = (oauth: string) =>
-    problemsOf(`${header}secrets: [S, K]\ntools:\n  - mcp:\n      name: w\n      url: http://127.0.0.1:1/mcp\n      oauth: ${oauth}\nsteps:\n  - { id: a, tool: echo, with: { value: 1 } }\n`);
+    problemsOf(
+      `${header}secrets: [S, K]\ntools:\n  - mcp:\n      name: w\n      url: http://127.0.0.1:1/mcp\n      oauth: ${oauth}\nsteps:\n  - { id: a, tool: echo, with: { value: 1 } }\n`,
+    );
 
   it('take the secret or the key from secrets alone, one of them', () => {
     expect(withOauth('{ client_id: a, client_secret: "${{ secrets.S }}", scope: "read write" }')).toEqual([]);

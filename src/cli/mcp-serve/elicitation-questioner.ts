@@ -63,7 +63,11 @@ export class ElicitationQuestioner implements Questioner {
   async ask(request: HostInputRequest, signal: AbortSignal): Promise<HostInputResponse> {
     const who = request.stepId === undefined ? `tool ${request.tool}` : `step ${request.stepId}`;
     const secret = request.questions.find((question) => question.secret);
-    if (secret) throw new ToolError('unsupported', `${who}: question ${secret.id} is secret, and an MCP client may not be asked for secrets; give the value through the server's environment (secrets:)`);
+    if (secret)
+      throw new ToolError(
+        'unsupported',
+        `${who}: question ${secret.id} is secret, and an MCP client may not be asked for secrets; give the value through the server's environment (secrets:)`,
+      );
     const params: ElicitRequestFormParams = {
       mode: 'form',
       message: this.mask(`Questions from ${who}`),

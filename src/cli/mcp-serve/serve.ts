@@ -130,7 +130,9 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
     const notices = {
       ...(token !== undefined && {
         progress: (message: string) =>
-          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } } satisfies ServerNotification).catch(() => undefined),
+          void extra
+            .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } } satisfies ServerNotification)
+            .catch(() => undefined),
       }),
       log: (level: Parameters<Server['sendLoggingMessage']>[0]['level'], message: string) =>
         void server.sendLoggingMessage({ level, logger: 'rho', data: message }).catch(() => undefined),

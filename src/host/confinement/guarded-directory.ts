@@ -39,7 +39,5 @@ export function guardedDirectories(plan: ConfinementPlan): GuardedDirectory[] {
     const directory = guardedDirectory(plan, root);
     if (directory !== undefined) directories.add(directory);
   }
-  return [...directories]
-    .sort((a, b) => a.length - b.length)
-    .map((directory) => ({ path: directory, open: plan.grantedTrees.some((tree) => isWithin(tree, directory)) }));
+  return [...directories].sort((a, b) => a.length - b.length).map((directory) => ({ path: directory, open: plan.grantedTrees.some((tree) => isWithin(tree, directory)) }));
 }

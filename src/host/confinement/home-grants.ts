@@ -47,7 +47,11 @@ export function toolchainsFound(context: PlaceContext, readGranted: (file: strin
     const paths = places(layout.reads, context).filter(pathExists);
     if (paths.length === 0) continue;
     found.push({ name: layout.name, paths });
-    credentials.push(...places(layout.hides ?? [], context).flatMap(existingMatches).filter((file) => !readGranted(file)));
+    credentials.push(
+      ...places(layout.hides ?? [], context)
+        .flatMap(existingMatches)
+        .filter((file) => !readGranted(file)),
+    );
   }
   return { found, credentials };
 }

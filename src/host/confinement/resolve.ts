@@ -63,7 +63,9 @@ function resolveWritable(root: WritableRoot, plan: ConfinementPlan, home: string
     }
     const held = [...plan.scope.roots, ...plan.hiddenHomes].find((kept) => isWithin(located.canonical, kept));
     if (located.canonical === path.sep || held) {
-      throw refused(`cache ${root.cache}: ${shown} resolves to ${located.canonical}, which holds ${held ?? 'everything'}: a cache cannot make that writable; point the tool's cache elsewhere`);
+      throw refused(
+        `cache ${root.cache}: ${shown} resolves to ${located.canonical}, which holds ${held ?? 'everything'}: a cache cannot make that writable; point the tool's cache elsewhere`,
+      );
     }
     return { root: { ...root, path: located.canonical }, links: located.links };
   }

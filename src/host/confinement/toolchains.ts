@@ -40,8 +40,16 @@ export const toolchainLayouts: readonly ToolchainLayout[] = [
   { name: 'go', reads: ['${GOROOT}', '${GOBIN:-${GOPATH:-~/go}/bin}', '~/sdk', '${GOMODCACHE:-${GOPATH:-~/go}/pkg/mod}/golang.org'] },
   { name: 'bun', reads: ['${BUN_INSTALL:-~/.bun}'] },
   { name: 'deno', reads: ['${DENO_INSTALL:-~/.deno}'] },
-  { name: 'pipx', reads: ['${PIPX_HOME:-${XDG_DATA_HOME:-~/.local/share}/pipx}', '${PIPX_BIN_DIR:-~/.local/bin}'], hides: ['${PIPX_HOME:-${XDG_DATA_HOME:-~/.local/share}/pipx}/venvs/*/pip.conf'] },
-  { name: 'uv', reads: ['${XDG_DATA_HOME:-~/.local/share}/uv', '${UV_TOOL_DIR}', '${UV_PYTHON_INSTALL_DIR}', '${UV_TOOL_BIN_DIR:-~/.local/bin}'], hides: ['${XDG_DATA_HOME:-~/.local/share}/uv/credentials'] },
+  {
+    name: 'pipx',
+    reads: ['${PIPX_HOME:-${XDG_DATA_HOME:-~/.local/share}/pipx}', '${PIPX_BIN_DIR:-~/.local/bin}'],
+    hides: ['${PIPX_HOME:-${XDG_DATA_HOME:-~/.local/share}/pipx}/venvs/*/pip.conf'],
+  },
+  {
+    name: 'uv',
+    reads: ['${XDG_DATA_HOME:-~/.local/share}/uv', '${UV_TOOL_DIR}', '${UV_PYTHON_INSTALL_DIR}', '${UV_TOOL_BIN_DIR:-~/.local/bin}'],
+    hides: ['${XDG_DATA_HOME:-~/.local/share}/uv/credentials'],
+  },
   { name: 'pip --user', reads: ['${PYTHONUSERBASE:-~/.local}/bin', '${PYTHONUSERBASE:-~/.local}/lib'] },
   { name: 'pnpm', reads: ['${PNPM_HOME:-${XDG_DATA_HOME:-~/.local/share}/pnpm}'] },
   { name: 'corepack', reads: ['${COREPACK_HOME:-${XDG_CACHE_HOME:-~/.cache}/node/corepack}'] },
@@ -70,7 +78,10 @@ export const cacheLayouts = [
   { name: 'pdm', writes: ['${PDM_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/pdm}'] },
   { name: 'poetry', writes: ['${POETRY_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/pypoetry}'] },
   { name: 'pre-commit', writes: ['${PRE_COMMIT_HOME:-${XDG_CACHE_HOME:-~/.cache}/pre-commit}'] },
-  { name: 'gradle', writes: ['${GRADLE_USER_HOME:-~/.gradle}/caches', '${GRADLE_USER_HOME:-~/.gradle}/wrapper', '${GRADLE_USER_HOME:-~/.gradle}/daemon', '${GRADLE_USER_HOME:-~/.gradle}/native'] },
+  {
+    name: 'gradle',
+    writes: ['${GRADLE_USER_HOME:-~/.gradle}/caches', '${GRADLE_USER_HOME:-~/.gradle}/wrapper', '${GRADLE_USER_HOME:-~/.gradle}/daemon', '${GRADLE_USER_HOME:-~/.gradle}/native'],
+  },
   { name: 'maven', writes: ['~/.m2/repository'] },
   { name: 'composer', writes: ['${COMPOSER_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/composer}'] },
   { name: 'ccache', writes: ['${CCACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/ccache}'] },
@@ -85,5 +96,9 @@ export const cacheNames = cacheLayouts.map((layout) => layout.name) as [CacheNam
 
 /** Every variable a toolchain or cache place reads: what a process's inherited environment must keep for these tools to find their homes. */
 export const toolchainVariables: readonly string[] = [
-  ...new Set([...toolchainLayouts.flatMap((layout) => [...layout.reads, ...(layout.hides ?? [])]), ...cacheLayouts.flatMap((layout) => layout.writes)].flatMap((place) => [...place.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!))),
+  ...new Set(
+    [...toolchainLayouts.flatMap((layout) => [...layout.reads, ...(layout.hides ?? [])]), ...cacheLayouts.flatMap((layout) => layout.writes)].flatMap((place) =>
+      [...place.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!),
+    ),
+  ),
 ];

@@ -65,11 +65,7 @@ export function cutUtf8(text: string, maxBytes: number): string {
  * pass cuts each long string; the envelope pass then trims the largest string left (or halves
  * the longest list once strings are small) until it fits.
  */
-export function boundSections(
-  sections: JsonObject,
-  serialize: (truncation: Truncation) => string,
-  bounds: PayloadBounds,
-): Truncation {
+export function boundSections(sections: JsonObject, serialize: (truncation: Truncation) => string, bounds: PayloadBounds): Truncation {
   const cuts = new Map<string, TruncatedField>();
   for (const leaf of leavesOf(sections)) {
     if (leaf.bytes <= bounds.fieldBytes) continue;

@@ -44,31 +44,33 @@ const common = {
  * policy evaluated, so a gate inspects exactly what was decided. Paths and shell text are
  * included; env values, headers, URL query strings and user info never are.
  */
-export const capabilitySummarySchema = z.discriminatedUnion('class', [
-  z.strictObject({ class: z.literal('read'), ...common, ...pathFacts, target: z.enum(['file', 'tree']) }),
-  z.strictObject({ class: z.literal('write'), ...common, ...pathFacts, state: z.enum(['existing', 'missing']) }),
-  z.strictObject({ class: z.literal('process'), ...common, invocation: z.literal('direct'), ...processFacts }),
-  z.strictObject({
-    class: z.literal('shell'),
-    ...common,
-    invocation: z.literal('shell'),
-    ...processFacts,
-    shell: z.enum(['sh', 'bash']),
-    script: z.string(),
-  }),
-  z.strictObject({
-    class: z.literal('network'),
-    ...common,
-    method: z.string(),
-    scheme: z.enum(['http', 'https', 'tunnel']).describe('tunnel: a CONNECT a confined process made through the proxy'),
-    host: z.string(),
-    port: z.number().int(),
-    url: z.string().describe('scheme://host/path: never user info, query string or fragment'),
-  }),
-  z.strictObject({ class: z.literal('network_tool'), ...common, tool: z.string() }),
-  z.strictObject({ class: z.literal('skill'), ...common, name: z.string(), ...pathFacts }),
-  z.strictObject({ class: z.literal('instructions'), ...common, ...pathFacts }),
-]).meta({ id: 'CapabilitySummary' });
+export const capabilitySummarySchema = z
+  .discriminatedUnion('class', [
+    z.strictObject({ class: z.literal('read'), ...common, ...pathFacts, target: z.enum(['file', 'tree']) }),
+    z.strictObject({ class: z.literal('write'), ...common, ...pathFacts, state: z.enum(['existing', 'missing']) }),
+    z.strictObject({ class: z.literal('process'), ...common, invocation: z.literal('direct'), ...processFacts }),
+    z.strictObject({
+      class: z.literal('shell'),
+      ...common,
+      invocation: z.literal('shell'),
+      ...processFacts,
+      shell: z.enum(['sh', 'bash']),
+      script: z.string(),
+    }),
+    z.strictObject({
+      class: z.literal('network'),
+      ...common,
+      method: z.string(),
+      scheme: z.enum(['http', 'https', 'tunnel']).describe('tunnel: a CONNECT a confined process made through the proxy'),
+      host: z.string(),
+      port: z.number().int(),
+      url: z.string().describe('scheme://host/path: never user info, query string or fragment'),
+    }),
+    z.strictObject({ class: z.literal('network_tool'), ...common, tool: z.string() }),
+    z.strictObject({ class: z.literal('skill'), ...common, name: z.string(), ...pathFacts }),
+    z.strictObject({ class: z.literal('instructions'), ...common, ...pathFacts }),
+  ])
+  .meta({ id: 'CapabilitySummary' });
 
 export type CapabilitySummary = z.infer<typeof capabilitySummarySchema>;
 
@@ -117,10 +119,7 @@ export function summarizeCapability(request: CapabilityRequest): CapabilitySumma
  * authorization path (whatever was decided, policy denials included), or null when the call
  * never reached it (invalid arguments, no requests).
  */
-export function afterToolUseCapability(
-  requests: readonly CapabilityRequest[],
-  firstWasAuthorized: boolean,
-): CapabilitySummary | null {
+export function afterToolUseCapability(requests: readonly CapabilityRequest[], firstWasAuthorized: boolean): CapabilitySummary | null {
   const first = requests[0];
   return first && firstWasAuthorized ? summarizeCapability(first) : null;
 }

@@ -1,15 +1,7 @@
 import { z } from 'zod';
 
 /** Every event kind a hook can receive, in the order a run produces them. */
-export const hookEventKinds = [
-  'session_started',
-  'step_started',
-  'before_tool_use',
-  'after_tool_use',
-  'step_finished',
-  'run_completed',
-  'run_failed',
-] as const;
+export const hookEventKinds = ['session_started', 'step_started', 'before_tool_use', 'after_tool_use', 'step_finished', 'run_completed', 'run_failed'] as const;
 
 export const hookEventKindSchema = z.enum(hookEventKinds);
 export type HookEventKind = z.infer<typeof hookEventKindSchema>;

@@ -52,10 +52,7 @@ export class ObserverQueue implements HookObserver {
   private readonly cancel = new AbortController();
   private closed = false;
 
-  constructor(
-    observers: readonly AsyncHookObserver[],
-    options: ObserverQueueOptions,
-  ) {
+  constructor(observers: readonly AsyncHookObserver[], options: ObserverQueueOptions) {
     this.lanes = observers.map((observer) => new Lane(observer, options, this.cancel.signal));
     for (const observer of observers) options.latency.register(observer.name, 'observer');
   }

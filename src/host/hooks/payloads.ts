@@ -34,9 +34,7 @@ export const hookPayloadSchemas = {
     status: toolStatusSchema,
     duration_ms: z.number(),
     error_kind: errorKind,
-    capability: capabilitySummarySchema
-      .nullable()
-      .describe('The first request the call passed to authorization (policy denials included); null when it never authorized'),
+    capability: capabilitySummarySchema.nullable().describe('The first request the call passed to authorization (policy denials included); null when it never authorized'),
   }),
   step_finished: z.strictObject({
     step_id: z.string(),

@@ -62,8 +62,7 @@ const samplePayloads: { [K in HookEventKind]: () => HookPayloads[K] } = {
       result: { callId: 'call-1', tool: 'exec', status: 'success', output: { text: '' }, durationMs: 12 },
       capability: afterToolUseCapability([sampleProcessRequest()], true),
     }),
-  step_finished: () =>
-    payloadOf({ kind: 'step_finished', stepId: 'step-1', tool: 'exec', status: 'success', durationMs: 12, errorKind: undefined }),
+  step_finished: () => payloadOf({ kind: 'step_finished', stepId: 'step-1', tool: 'exec', status: 'success', durationMs: 12, errorKind: undefined }),
   run_completed: () => payloadOf({ kind: 'run_completed', exitCode: 0, durationMs: 40, counts: { success: 1 } }),
   run_failed: () =>
     payloadOf({

@@ -54,8 +54,6 @@ export function formatProblem(question: Question, text: string): string | undefi
     case 'date':
       return isCalendarDate(text) ? undefined : 'a date as YYYY-MM-DD';
     case 'date-time':
-      return dateTimePattern.test(text) && isCalendarDate(text.slice(0, 10)) && !Number.isNaN(Date.parse(text))
-        ? undefined
-        : 'a date and time as YYYY-MM-DDTHH:MM:SSZ';
+      return dateTimePattern.test(text) && isCalendarDate(text.slice(0, 10)) && !Number.isNaN(Date.parse(text)) ? undefined : 'a date and time as YYYY-MM-DDTHH:MM:SSZ';
   }
 }

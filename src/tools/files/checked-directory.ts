@@ -154,12 +154,7 @@ export class CheckedDirectory {
 }
 
 /** Runs `use` with the checked directory `canonical`, closing it afterwards whatever happens. */
-export async function withCheckedDirectory<T>(
-  canonical: string,
-  shown: string,
-  expected: FileIdentity | undefined,
-  use: (directory: CheckedDirectory) => Promise<T>,
-): Promise<T> {
+export async function withCheckedDirectory<T>(canonical: string, shown: string, expected: FileIdentity | undefined, use: (directory: CheckedDirectory) => Promise<T>): Promise<T> {
   const directory = await CheckedDirectory.open(canonical, shown, expected);
   try {
     return await use(directory);

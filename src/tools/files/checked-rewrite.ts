@@ -35,12 +35,7 @@ async function assertUnchanged(opened: OpenedFile, before: Buffer, atPathNow: st
  * file renamed over it (keeping its permissions). A portable check like this narrows the window
  * for a lost update; it cannot close it.
  */
-export function rewriteFile(
-  resolved: ResolvedPath,
-  shown: string,
-  limit: number,
-  transform: (before: Buffer) => Buffer | Promise<Buffer>,
-): Promise<Rewrite> {
+export function rewriteFile(resolved: ResolvedPath, shown: string, limit: number, transform: (before: Buffer) => Buffer | Promise<Buffer>): Promise<Rewrite> {
   const name = path.basename(resolved.canonical);
   return withCheckedDirectory(path.dirname(resolved.canonical), shown, undefined, async (directory) => {
     const opened = await openFileIn(directory, name, resolved.identity, shown);

@@ -16,14 +16,10 @@ export function unifiedDiff(shown: string, before: Buffer | undefined, after: Bu
   if ((before && looksBinary(before)) || looksBinary(after)) return `(binary content: no diff for ${shown})`;
   if ((before?.length ?? 0) + after.length > diffableBytes) return `(no diff for ${shown}: more than ${diffableBytes} bytes)`;
   const { createTwoFilesPatch, FILE_HEADERS_ONLY } = require('diff') as typeof import('diff');
-  const patch = createTwoFilesPatch(
-    before ? `a/${shown}` : '/dev/null',
-    `b/${shown}`,
-    before?.toString('utf8') ?? '',
-    after.toString('utf8'),
-    undefined,
-    undefined,
-    { context: 3, timeout: diffTimeoutMs, headerOptions: FILE_HEADERS_ONLY },
-  );
+  const patch = createTwoFilesPatch(before ? `a/${shown}` : '/dev/null', `b/${shown}`, before?.toString('utf8') ?? '', after.toString('utf8'), undefined, undefined, {
+    context: 3,
+    timeout: diffTimeoutMs,
+    headerOptions: FILE_HEADERS_ONLY,
+  });
   return patch ?? `(no diff for ${shown}: too many changes to compute quickly)`;
 }

@@ -79,14 +79,7 @@ export class ReadScratch {
  * (measured in bench/suites/trees.ts). Undefined when the file is over `limit` bytes. With a
  * `scratch`, the bytes are read into it (valid until its next use) instead of a buffer of their own.
  */
-export function readFileIn(
-  directory: CheckedDirectory,
-  name: string,
-  expected: FileIdentity | undefined,
-  shown: string,
-  limit: number,
-  scratch?: ReadScratch,
-): Buffer | undefined {
+export function readFileIn(directory: CheckedDirectory, name: string, expected: FileIdentity | undefined, shown: string, limit: number, scratch?: ReadScratch): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(directory.entry(name), readFlags);

@@ -179,10 +179,12 @@ export class TreeWalk {
       return undefined;
     }
     try {
-      const listed = (await directory.list().catch((cause: unknown) => {
-        if (isRoot) throw new ToolError('execution_failed', `cannot read directory ${absolute}: ${(cause as Error).message}`, { cause });
-        return [];
-      })).sort(byName);
+      const listed = (
+        await directory.list().catch((cause: unknown) => {
+          if (isRoot) throw new ToolError('execution_failed', `cannot read directory ${absolute}: ${(cause as Error).message}`, { cause });
+          return [];
+        })
+      ).sort(byName);
       // Entries past the walk's budget are never visited, so they are not described either.
       const children: Listing['children'] = [];
       for (const entry of listed.slice(0, maxVisited - this.visited + 1)) {

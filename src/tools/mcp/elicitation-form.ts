@@ -46,7 +46,7 @@ type Field =
 
 const fieldSchema = z.unknown().transform((raw, ctx): Field => {
   const type = (raw as { type?: unknown } | null)?.type;
-  const attempt = <T,>(schema: z.ZodType<T>) => schema.safeParse(raw);
+  const attempt = <T>(schema: z.ZodType<T>) => schema.safeParse(raw);
   if (type === 'boolean') return orIssue(attempt(booleanField), ctx, (field) => ({ kind: 'boolean', field }));
   if (type === 'number' || type === 'integer') return orIssue(attempt(numberField), ctx, (field) => ({ kind: 'number', field }));
   if (type === 'array') {

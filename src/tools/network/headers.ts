@@ -11,17 +11,7 @@ export function isCredentialHeader(name: string): boolean {
 }
 
 /** Headers fetch manages itself; setting them by hand would let a call smuggle a different request. */
-export const managedHeaders: ReadonlySet<string> = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-]);
+export const managedHeaders: ReadonlySet<string> = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
 
 export const headerNamePattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export const headerValuePattern = /^[^\r\n\0]*$/;

@@ -150,10 +150,7 @@ export class BackgroundProcesses {
     const found = this.processes.get(id);
     if (found) return found;
     const known = [...this.processes.keys()];
-    throw new ToolError(
-      'not_found',
-      `no background process ${JSON.stringify(id)} was started in this run${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`,
-    );
+    throw new ToolError('not_found', `no background process ${JSON.stringify(id)} was started in this run${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`);
   }
 
   /** Stops every process still running and returns one notice for each, and for each that wrote outside its write rules. */

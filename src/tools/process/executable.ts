@@ -35,7 +35,14 @@ function searchPathOf(pathVariable: string | undefined): SearchPath {
   if (lastSearch?.value === value) return lastSearch;
   // Normalized, and each directory once: a directory named twice (PATH often repeats one) can
   // only give the same answer again, for another stat(2) per process.
-  const directories = [...new Set(value.split(path.delimiter).filter((entry) => path.isAbsolute(entry)).map((entry) => stripTrailingSeparator(path.normalize(entry))))];
+  const directories = [
+    ...new Set(
+      value
+        .split(path.delimiter)
+        .filter((entry) => path.isAbsolute(entry))
+        .map((entry) => stripTrailingSeparator(path.normalize(entry))),
+    ),
+  ];
   const prefixes = directories.map((directory) => (directory.endsWith(path.sep) ? directory : `${directory}${path.sep}`));
   lastSearch = { value, directories: Object.freeze(directories), prefixes: Object.freeze(prefixes) };
   return lastSearch;

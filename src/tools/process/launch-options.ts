@@ -20,9 +20,12 @@ export const argumentText = z.string().max(maxTextBytes).refine(withoutNul, 'may
 
 /** The program of a direct (argv) process and its arguments. */
 export const commandShape = {
-  command: z.string().min(1).max(4096).refine(withoutNul, 'may not contain a NUL byte').describe(
-    'Program to run: a name looked up on PATH, or a path (relative to cwd) containing a /',
-  ),
+  command: z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine(withoutNul, 'may not contain a NUL byte')
+    .describe('Program to run: a name looked up on PATH, or a path (relative to cwd) containing a /'),
   args: z.array(argumentText).max(4096).default([]).describe('Arguments, passed as they are (no shell)'),
 };
 
@@ -35,7 +38,11 @@ export const launchOptionsShape = {
     .describe(
       'Extra environment variables; ones that change what runs (PATH, LD_*, GIT_*, NODE_OPTIONS, ...) need a process rule that names them, credentials must come from secrets:',
     ),
-  stdin: z.string().max(1024 * 1024).optional().describe('Text written to stdin (stdin is closed when absent)'),
+  stdin: z
+    .string()
+    .max(1024 * 1024)
+    .optional()
+    .describe('Text written to stdin (stdin is closed when absent)'),
   timeout: z.number().positive().max(maxTimeoutSeconds).optional().describe('Wall limit in seconds (never longer than the step timeout)'),
   max_output_bytes: z
     .number()
@@ -47,12 +54,7 @@ export const launchOptionsShape = {
 };
 
 /** For tools that run a process to completion. */
-export const okExitCodesSchema = z
-  .array(z.number().int().min(0).max(255))
-  .min(1)
-  .max(256)
-  .default([0])
-  .describe('Exit codes that count as success (default [0])');
+export const okExitCodesSchema = z.array(z.number().int().min(0).max(255)).min(1).max(256).default([0]).describe('Exit codes that count as success (default [0])');
 
 const launchOptions = z.strictObject(launchOptionsShape);
 export type LaunchOptions = z.infer<typeof launchOptions>;

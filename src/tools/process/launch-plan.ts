@@ -82,11 +82,7 @@ export function callWallLimitMs(options: LaunchOptions, ctx: PrepareContext): nu
 }
 
 /** Prepares a direct (argv) process: where it runs, its environment, and the request to authorize. */
-export async function planDirectProcess(
-  options: CommandOptions & LaunchOptions,
-  ctx: PrepareContext,
-  wallLimitMs: number,
-): Promise<{ plan: LaunchPlan; request: ProcessRequest }> {
+export async function planDirectProcess(options: CommandOptions & LaunchOptions, ctx: PrepareContext, wallLimitMs: number): Promise<{ plan: LaunchPlan; request: ProcessRequest }> {
   const plan = await planLaunch(options, ctx);
   const executable = await resolveExecutable(options.command, executableSearch(ctx, plan.cwd.canonical));
   const request = processRequest({
@@ -106,12 +102,7 @@ export async function planDirectProcess(
  * What to start, taken from the authorized request itself (so what runs is what was approved),
  * after checking that the cwd did not change on disk since preparation.
  */
-export async function launchFromRequest(
-  request: ProcessRequest | ShellRequest,
-  plan: LaunchPlan,
-  stdin: string | undefined,
-  workspace: Workspace,
-): Promise<ProcessLaunch> {
+export async function launchFromRequest(request: ProcessRequest | ShellRequest, plan: LaunchPlan, stdin: string | undefined, workspace: Workspace): Promise<ProcessLaunch> {
   const cwd = await workspace.revalidate(plan.cwd);
   const args = request.class === 'shell' ? [...request.argv, request.script] : request.argv;
   return { file: request.executable.resolved, args, cwd: cwd.canonical, env: plan.env, stdin, confinement: plan.confinement };

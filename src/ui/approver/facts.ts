@@ -120,8 +120,7 @@ export function requestFacts(request: CapabilityRequest): Fact[] {
     case 'shell': {
       const { executable } = request;
       const writable = executable.writable ? ', in a directory steps can write' : '';
-      const found =
-        executable.lookup === 'path_search' ? `found on PATH as ${printable(executable.requested)}${writable}` : `given as ${printable(executable.requested)}`;
+      const found = executable.lookup === 'path_search' ? `found on PATH as ${printable(executable.requested)}${writable}` : `given as ${printable(executable.requested)}`;
       return [
         ...(request.class === 'shell' ? scriptFacts(request.script) : []),
         { label: 'program', value: `${printable(executable.resolved)} (${found})` },

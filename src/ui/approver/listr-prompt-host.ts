@@ -1,13 +1,5 @@
 import type { Writable } from 'node:stream';
-import {
-  createWritable,
-  ListrPromptAdapter,
-  ListrTaskEventType,
-  type DefaultRenderer,
-  type ListrTask,
-  type ListrTaskWrapper,
-  type SimpleRenderer,
-} from 'listr2';
+import { createWritable, ListrPromptAdapter, ListrTaskEventType, type DefaultRenderer, type ListrTask, type ListrTaskWrapper, type SimpleRenderer } from 'listr2';
 import { createPromptLock, type PromptTerminal } from '../questioner/index.js';
 
 type HostWrapper = ListrTaskWrapper<unknown, typeof DefaultRenderer, typeof SimpleRenderer>;

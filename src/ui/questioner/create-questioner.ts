@@ -64,8 +64,7 @@ function answerKey(request: HostInputRequest, question: Question): string {
 }
 
 function missingAnswer(request: HostInputRequest, question: Question, timeoutSeconds: number | undefined, nothingGiven: boolean): ToolError {
-  const fallbackHint =
-    request.timeoutFallback && timeoutSeconds === undefined && nothingGiven ? ', or with --question-timeout SECONDS to apply its on_timeout answers' : '';
+  const fallbackHint = request.timeoutFallback && timeoutSeconds === undefined && nothingGiven ? ', or with --question-timeout SECONDS to apply its on_timeout answers' : '';
   return new ToolError(
     'unsupported',
     `${questionLabel(request, question)} (${question.question}) has no answer and nobody can be asked here; ` +

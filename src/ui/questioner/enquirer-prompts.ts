@@ -106,10 +106,7 @@ export async function promptForAnswers(
     const prompts = (await import('enquirer')).default as unknown as PromptClasses;
     const answers: Record<string, Answer> = {};
     let active: Prompt | undefined;
-    const countdown =
-      countdownSeconds === undefined
-        ? undefined
-        : new Countdown(countdownSeconds, { tick: () => void active?.render(), expire: () => void active?.cancel() });
+    const countdown = countdownSeconds === undefined ? undefined : new Countdown(countdownSeconds, { tick: () => void active?.render(), expire: () => void active?.cancel() });
     // Questions come from tools and MCP servers: what they ask is shown as text, never obeyed by the terminal.
     const reason = printable(mask(request.timeoutFallback?.reason ?? ''));
     const footer = () => (countdown?.running ? countdownLine(countdown, reason) : '');

@@ -123,9 +123,13 @@ class SyncFileSink implements FileSink {
 
   private fail(error: unknown): void {
     if (this.failure) return;
-    this.failure = new HostError('output_failed', `could not write ${this.what} to ${this.file}: ${writeFailureReason(error)}; what was written before is complete, the rest is lost`, {
-      cause: error,
-    });
+    this.failure = new HostError(
+      'output_failed',
+      `could not write ${this.what} to ${this.file}: ${writeFailureReason(error)}; what was written before is complete, the rest is lost`,
+      {
+        cause: error,
+      },
+    );
     if (this.whole === undefined) return;
     try {
       ftruncateSync(this.fd, this.whole);

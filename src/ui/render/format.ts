@@ -104,12 +104,7 @@ export function sandboxLine(status: SandboxStatus | undefined): string | undefin
  * The end-of-run summary: the first failure named first, then every step in model order with
  * its status and duration.
  */
-export function formatSummary(
-  finished: readonly StepFinished[],
-  run: RunFinished,
-  names: ReadonlyMap<string, string>,
-  sandbox?: SandboxStatus,
-): string[] {
+export function formatSummary(finished: readonly StepFinished[], run: RunFinished, names: ReadonlyMap<string, string>, sandbox?: SandboxStatus): string[] {
   const lines: string[] = [];
   const first = finished.find((event) => event.stepId === run.firstFailure);
   if (first) {
@@ -128,9 +123,7 @@ export function formatSummary(
       // An up-to-date step says where its outputs are before why: `(remote: restored from …)`.
       event.reason ? ` (${event.source === undefined ? '' : `${event.source}: `}${oneLine(event.reason)})` : '',
     ].join('');
-    lines.push(
-      `  ${symbolCell(event.status)}${event.stepId.padEnd(width)}  ${event.status.padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`,
-    );
+    lines.push(`  ${symbolCell(event.status)}${event.stepId.padEnd(width)}  ${event.status.padEnd(11)} ${formatDuration(event.durationMs).padStart(7)}${label}${because}`);
   }
   const counts = Object.entries(run.counts)
     .filter(([, count]) => count > 0)

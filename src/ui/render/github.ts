@@ -117,11 +117,7 @@ export class GitHubActionsRenderer implements Renderer {
 
   private markdownSummary(run: Extract<RunEvent, { type: 'run_finished' }>): string {
     // A cell is one line of Markdown: no control characters, no table break, no HTML tag.
-    const cell = (text: string) =>
-      printable(oneLine(text))
-        .replace(/\|/g, '\\|')
-        .replace(/</g, '&lt;')
-        .replace(/>/g, '&gt;');
+    const cell = (text: string) => printable(oneLine(text)).replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;');
     const rows = [...this.formatter.finished]
       .sort((a, b) => a.index - b.index)
       .map((event) => {

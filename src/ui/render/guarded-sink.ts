@@ -35,10 +35,13 @@ export function neutralizeWorkflowCommands(text: string): string {
   // Neither form can be read without `::` or `##[`, and no line is split anew without `\r`.
   if (!text.includes('::') && !text.includes('##[') && !text.includes('\r')) return text;
   const end = /\r?\n$/.exec(text)?.[0] ?? '';
-  const lines = text.slice(0, text.length - end.length).split(runnerLineBreak).map((line) => {
-    const escaped = line.replaceAll('##[', '##[\\');
-    return escaped.slice(runnerLeadingSpace.exec(escaped)![0].length).startsWith('::') ? `\\${escaped}` : escaped;
-  });
+  const lines = text
+    .slice(0, text.length - end.length)
+    .split(runnerLineBreak)
+    .map((line) => {
+      const escaped = line.replaceAll('##[', '##[\\');
+      return escaped.slice(runnerLeadingSpace.exec(escaped)![0].length).startsWith('::') ? `\\${escaped}` : escaped;
+    });
   return `${lines.join('\n')}${end ? '\n' : ''}`;
 }
 

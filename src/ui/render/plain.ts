@@ -53,7 +53,10 @@ export class PlainFormatter {
         for (const entry of event.steps) this.names.set(entry.id, entry.name);
         return { stepId: undefined, text: asLines([`rho: ${event.group} expands into ${event.steps.length} step${event.steps.length === 1 ? '' : 's'}`]) };
       case 'step_started':
-        return step(event.stepId, `▶ ${this.names.get(event.stepId) ?? event.stepId} (${event.tool})${event.attempt === undefined ? '' : `, attempt ${event.attempt} of ${event.attempts}`}`);
+        return step(
+          event.stepId,
+          `▶ ${this.names.get(event.stepId) ?? event.stepId} (${event.tool})${event.attempt === undefined ? '' : `, attempt ${event.attempt} of ${event.attempts}`}`,
+        );
       case 'step_progress':
         return step(event.stepId, event.message);
       case 'step_output_omitted':

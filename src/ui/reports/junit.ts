@@ -35,9 +35,7 @@ function cutOffBy(exitCode: number | undefined): string | undefined {
 }
 
 /** How one step reads in a JUnit report. */
-type Verdict =
-  | { kind: 'pass'; note?: string }
-  | { kind: 'failure' | 'error' | 'skipped'; type: string; message: string };
+type Verdict = { kind: 'pass'; note?: string } | { kind: 'failure' | 'error' | 'skipped'; type: string; message: string };
 
 /**
  * A step that failed is a `<failure>`; one that was running when the run was stopped (timeout,
@@ -240,7 +238,15 @@ export class JunitReporter implements Renderer {
     try {
       // A workflow that never started (invalid, or refused at start) still leaves a well-formed report.
       if (!this.run) this.file.write(emptyReport);
-      else writeJunit((text) => this.file.write(text), this.run, this.finished, this.executed, this.end, (stepId) => this.printed(stepId));
+      else
+        writeJunit(
+          (text) => this.file.write(text),
+          this.run,
+          this.finished,
+          this.executed,
+          this.end,
+          (stepId) => this.printed(stepId),
+        );
     } finally {
       this.spool?.close();
     }

@@ -28,13 +28,18 @@ export class StepLogFiles implements OutputLogs {
    * the user. When `keepRuns` is given, the oldest run directories beyond that many are removed.
    */
   static async create(base: string, options: { keepRuns?: number; onFailure(message: string): void }): Promise<StepLogFiles> {
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const stamp = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
     const dir = path.join(path.resolve(base), `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6)}-${randomBytes(4).toString('hex')}`);
     try {
       await makeDirectories(path.dirname(dir));
       await makeDirectories(dir);
     } catch (error) {
-      throw new HostError('usage', `cannot write the step logs to ${base}: ${writeFailureReason(error)}; choose another place with --logs DIR, or turn them off with --no-logs`, { cause: error });
+      throw new HostError('usage', `cannot write the step logs to ${base}: ${writeFailureReason(error)}; choose another place with --logs DIR, or turn them off with --no-logs`, {
+        cause: error,
+      });
     }
     if (options.keepRuns !== undefined) await removeOldRuns(path.dirname(dir), options.keepRuns);
     return new StepLogFiles(dir, options.onFailure);
@@ -169,7 +174,10 @@ function writeAll(fd: number, parts: readonly Buffer[]): void {
  */
 export function fileNameOf(stepId: string): string {
   if (/^[a-z0-9][a-z0-9_-]{0,99}$/.test(stepId)) return stepId;
-  const readable = stepId.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 80);
+  const readable = stepId
+    .replace(/[^A-Za-z0-9_-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 80);
   return `${readable || 'step'}-${createHash('sha256').update(stepId).digest('hex').slice(0, 8)}`;
 }
 
@@ -186,7 +194,10 @@ export async function removeStaleLogPlaces(root: string, maxAgeMs: number, now =
   for (const entry of entries) {
     if (!entry.isDirectory() || !workspacePlace.test(entry.name)) continue;
     const place = path.join(root, entry.name);
-    const modified = await stat(place).then((info) => info.mtimeMs, () => now);
+    const modified = await stat(place).then(
+      (info) => info.mtimeMs,
+      () => now,
+    );
     if (now - modified > maxAgeMs) await rm(place, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -194,6 +205,9 @@ export async function removeStaleLogPlaces(root: string, maxAgeMs: number, now =
 /** Keeps the newest `keep` run directories of a place (their names sort by time); only directories rho named are touched. */
 async function removeOldRuns(place: string, keep: number): Promise<void> {
   const entries = await readdir(place, { withFileTypes: true }).catch(() => []);
-  const runs = entries.filter((entry) => entry.isDirectory() && runDirectory.test(entry.name)).map((entry) => entry.name).sort();
+  const runs = entries
+    .filter((entry) => entry.isDirectory() && runDirectory.test(entry.name))
+    .map((entry) => entry.name)
+    .sort();
   for (const old of runs.slice(0, Math.max(0, runs.length - keep))) await rm(path.join(place, old), { recursive: true, force: true }).catch(() => undefined);
 }

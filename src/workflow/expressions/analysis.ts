@@ -81,7 +81,7 @@ export function analyzeExpression(parsed: ParsedExpression, into: ExpressionRead
   into.valueSources.push(...valueSources(parsed.tree));
 }
 
-const stepIdMessage = "\"steps\" must be followed by a step id, as in steps.build.status or steps['build'].output";
+const stepIdMessage = '"steps" must be followed by a step id, as in steps.build.status or steps[\'build\'].output';
 
 function checkStepField(node: IndexAccess, offsetOf: (node: Literal) => number): void {
   const field = literalKey(node.index);

@@ -36,7 +36,12 @@ const rhoFunctions: readonly FunctionDefinition[] = [
     maxArgs: 2,
     call: (text, separator) => {
       const by = nonEmpty('separator', separator!);
-      return new data.Array(...text!.coerceString().split(by).map((piece) => new data.StringData(piece)));
+      return new data.Array(
+        ...text!
+          .coerceString()
+          .split(by)
+          .map((piece) => new data.StringData(piece)),
+      );
     },
   },
   {

@@ -93,7 +93,6 @@ function arity(name: string): string {
   const info = wellKnownFunctions[lower] ?? extensionFunctionInfo.find((candidate) => candidate.name === lower);
   if (!info) return '';
   const count = (n: number) => `${n} argument${n === 1 ? '' : 's'}`;
-  const takes =
-    info.minArgs === info.maxArgs ? count(info.minArgs) : info.maxArgs > 255 ? `at least ${count(info.minArgs)}` : `${info.minArgs} to ${count(info.maxArgs)}`;
+  const takes = info.minArgs === info.maxArgs ? count(info.minArgs) : info.maxArgs > 255 ? `at least ${count(info.minArgs)}` : `${info.minArgs} to ${count(info.maxArgs)}`;
   return `; ${name}() takes ${takes}`;
 }

@@ -17,9 +17,18 @@ const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(
 export const caseConversions = {
   uppercase: (text: string) => text.toUpperCase(),
   lowercase: (text: string) => text.toLowerCase(),
-  snakecase: (text: string) => wordsOf(text).map((word) => word.toLowerCase()).join('_'),
-  kebabcase: (text: string) => wordsOf(text).map((word) => word.toLowerCase()).join('-'),
-  camelcase: (text: string) => wordsOf(text).map((word, index) => (index === 0 ? word.toLowerCase() : capitalized(word))).join(''),
+  snakecase: (text: string) =>
+    wordsOf(text)
+      .map((word) => word.toLowerCase())
+      .join('_'),
+  kebabcase: (text: string) =>
+    wordsOf(text)
+      .map((word) => word.toLowerCase())
+      .join('-'),
+  camelcase: (text: string) =>
+    wordsOf(text)
+      .map((word, index) => (index === 0 ? word.toLowerCase() : capitalized(word)))
+      .join(''),
   pascalcase: (text: string) => wordsOf(text).map(capitalized).join(''),
 } as const;
 

@@ -48,7 +48,11 @@ export class PrivateStore {
    * person can find it, and a digest of its whole path, so two workspaces never share one.
    */
   workspaceDirectory(root: string): string {
-    const name = path.basename(root).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'root';
+    const name =
+      path
+        .basename(root)
+        .replace(/[^A-Za-z0-9._-]/g, '_')
+        .slice(0, 64) || 'root';
     const digest = createHash('sha256').update(root).digest('hex').slice(0, 16);
     return path.join(this.stateDirectory, 'workspaces', `${name}-${digest}`);
   }

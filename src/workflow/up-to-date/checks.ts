@@ -119,7 +119,13 @@ export class UpToDateChecks {
    * Records a step that succeeded: its inputs as checked, and its generated files as it left
    * them; with a shared cache that may be written, its files and `result` are uploaded too.
    */
-  async succeeded(step: CompiledStep, call: ToolCall, pending: PendingRecord, signal: AbortSignal, result: CachedResult = { output: '', data: null, durationMs: 0 }): Promise<void> {
+  async succeeded(
+    step: CompiledStep,
+    call: ToolCall,
+    pending: PendingRecord,
+    signal: AbortSignal,
+    result: CachedResult = { output: '', data: null, durationMs: 0 },
+  ): Promise<void> {
     const generated = await this.#record(step, call, pending, signal);
     if (generated) this.#options.remote?.upload(pending.cacheKey, step.id, [...generated.keys()], call, result, signal);
   }

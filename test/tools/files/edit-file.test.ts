@@ -32,7 +32,13 @@ describe('edit_file', () => {
 
   it('fails on a missing or ambiguous old text, naming the edit, and writes nothing', async () => {
     await writeTree(box.ws, { 'app.ts': 'x x\n' });
-    const missing = await edit({ path: 'app.ts', edits: [{ old: 'x', new: 'y', all: true }, { old: 'zzz', new: 'q' }] });
+    const missing = await edit({
+      path: 'app.ts',
+      edits: [
+        { old: 'x', new: 'y', all: true },
+        { old: 'zzz', new: 'q' },
+      ],
+    });
     expect(missing.error?.kind).toBe('invalid_arguments');
     expect(missing.error?.message).toContain('edits.1.old: not found in app.ts');
     const ambiguous = await edit({ path: 'app.ts', edits: [{ old: 'x', new: 'y' }] });
@@ -42,7 +48,7 @@ describe('edit_file', () => {
   });
 
   it('keeps the permissions, and refuses binary and missing files', async () => {
-    await writeTree(box.ws, { 'run.sh': 'echo hi\n', 'blob': Buffer.from([0, 1, 2]) });
+    await writeTree(box.ws, { 'run.sh': 'echo hi\n', blob: Buffer.from([0, 1, 2]) });
     await chmod(path.join(box.ws, 'run.sh'), 0o755);
     await edit({ path: 'run.sh', edits: [{ old: 'hi', new: 'bye' }] });
     expect((await stat(path.join(box.ws, 'run.sh'))).mode & 0o777).toBe(0o755);

@@ -6,7 +6,10 @@ import { compileGlob } from '../../../src/tools/files/glob.js';
 /** Path segments, with the characters a glob's regular expression treats specially. */
 const segment = fc.constantFrom('a', 'b', 'ab', '.env', 'a.ts', 'b.md', '.', '..', '', 'a\nb', 'x\r', '\u2028', 'é', 'a b', '[a]', '{a,b}', '*', '!a', '(a)', '\\');
 const relativePath = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/'));
-const globSegment = fc.oneof(segment.filter((text) => text !== ''), fc.constantFrom('*', '**', '?', '[ab]', '[!a]', '{a,b}', 'a*', '*.ts', '*.{ts,md}', '@(a|b)', '!(a)', '+(a)', '\\*'));
+const globSegment = fc.oneof(
+  segment.filter((text) => text !== ''),
+  fc.constantFrom('*', '**', '?', '[ab]', '[!a]', '{a,b}', 'a*', '*.ts', '*.{ts,md}', '@(a|b)', '!(a)', '+(a)', '\\*'),
+);
 const glob = fc.oneof(
   fc.array(globSegment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')),
   globSegment.map((text) => `!${text}`),

@@ -31,7 +31,9 @@ const compiled = fc
     }
   })
   .filter((pattern): pattern is RegExp => pattern !== undefined);
-const text = fc.array(fc.constantFrom('a', 'b', 'A', 'B', 'ab', 'é', 'É', '1', '-', ',', '/', ' ', '\n', '\r\n', '\r', '\u2028', '.', 'a\nb'), { maxLength: 30 }).map((parts) => parts.join(''));
+const text = fc
+  .array(fc.constantFrom('a', 'b', 'A', 'B', 'ab', 'é', 'É', '1', '-', ',', '/', ' ', '\n', '\r\n', '\r', '\u2028', '.', 'a\nb'), { maxLength: 30 })
+  .map((parts) => parts.join(''));
 
 describe('line matching with the required-literal shortcut', () => {
   it('finds exactly the lines a plain line-by-line test finds, in one file and across a batch', () => {

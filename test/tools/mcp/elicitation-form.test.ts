@@ -17,7 +17,13 @@ const form = {
       ratio: { type: 'number' },
       agree: { type: 'boolean', default: false },
       color: { type: 'string', enum: ['red', 'blue'], default: 'red' },
-      hero: { type: 'string', oneOf: [{ const: 'h1', title: 'Superman' }, { const: 'h2', title: 'Batman' }] },
+      hero: {
+        type: 'string',
+        oneOf: [
+          { const: 'h1', title: 'Superman' },
+          { const: 'h2', title: 'Batman' },
+        ],
+      },
       tools: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', enum: ['saw', 'drill', 'hammer'] } },
     },
     required: ['name', 'email'],
@@ -91,7 +97,10 @@ describe('answering an elicitation', () => {
   });
 
   it('accepts with the typed answers', async () => {
-    const result = await answerElicitation(form, context(async (input) => userResponse(input, { name: 'Ada', email: 'ada@example.org', age: '7' })));
+    const result = await answerElicitation(
+      form,
+      context(async (input) => userResponse(input, { name: 'Ada', email: 'ada@example.org', age: '7' })),
+    );
     expect(result).toEqual({ action: 'accept', content: { name: 'Ada', email: 'ada@example.org', age: 7, agree: false, color: 'red' } });
   });
 
@@ -109,30 +118,44 @@ describe('answering an elicitation', () => {
         },
       },
     };
-    const result = await answerElicitation(defaults, context(async (input) => userResponse(input, {})));
+    const result = await answerElicitation(
+      defaults,
+      context(async (input) => userResponse(input, {})),
+    );
     expect(result).toEqual({ action: 'accept', content: { name: 'John Doe', score: 95.5, status: 'active', verified: true, tags: ['b'] } });
   });
 
   it('declines a form nobody answered when no field has a default, naming the flag', async () => {
     notices.length = 0;
     const bare = { message: 'x', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
-    expect(await answerElicitation(bare, context(async (input) => userResponse(input, {})))).toEqual({ action: 'decline' });
+    expect(
+      await answerElicitation(
+        bare,
+        context(async (input) => userResponse(input, {})),
+      ),
+    ).toEqual({ action: 'decline' });
     expect(notices).toEqual(['MCP server ev asked for input: declined: no field was answered; answer with --answer ask.name=VALUE (or --answers FILE)']);
   });
 
   it('declines when nobody can answer, and says why on the step', async () => {
     notices.length = 0;
-    const result = await answerElicitation(form, context(async () => {
-      throw new ToolError('unsupported', 'nobody can be asked here; run again with --answer ask.name=VALUE');
-    }));
+    const result = await answerElicitation(
+      form,
+      context(async () => {
+        throw new ToolError('unsupported', 'nobody can be asked here; run again with --answer ask.name=VALUE');
+      }),
+    );
     expect(result).toEqual({ action: 'decline' });
     expect(notices).toEqual(['MCP server ev asked for input: declined: nobody can be asked here; run again with --answer ask.name=VALUE']);
   });
 
   it('cancels when the person closes the form', async () => {
-    const result = await answerElicitation(form, context(async () => {
-      throw new ToolError('cancelled', 'closed without an answer');
-    }));
+    const result = await answerElicitation(
+      form,
+      context(async () => {
+        throw new ToolError('cancelled', 'closed without an answer');
+      }),
+    );
     expect(result).toEqual({ action: 'cancel' });
   });
 

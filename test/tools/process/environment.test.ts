@@ -75,7 +75,11 @@ describe('composeEnvironment', () => {
     expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit' }, stepEnv: {} })).toEqual(allowlisted);
     expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_all' }, stepEnv: {} })).toEqual({ ...allowlisted, EXTRA: 'x' });
     expect(composeEnvironment({ hostEnv, mode: { mode: 'empty' }, stepEnv: {} })).toEqual({});
-    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_except', names: ['LANG'] }, stepEnv: {} })).toEqual({ HOME: '/home/u', LC_ALL: 'C.UTF-8', CARGO_HOME: '/home/u/.cargo' });
+    expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_except', names: ['LANG'] }, stepEnv: {} })).toEqual({
+      HOME: '/home/u',
+      LC_ALL: 'C.UTF-8',
+      CARGO_HOME: '/home/u/.cargo',
+    });
     expect(composeEnvironment({ hostEnv, mode: { mode: 'inherit_only', names: ['EXTRA', 'OPENAI_API_KEY'] }, stepEnv: {} })).toEqual({ EXTRA: 'x' });
   });
 
@@ -114,15 +118,12 @@ describe('child process environments', () => {
     { mode: 'inherit_all' as const },
     { mode: 'inherit_only' as const, names: [...Object.keys(canaries), ...Object.keys(userInfoUrls)] },
     { mode: 'inherit_except' as const, names: ['HOME'] },
-  ])(
-    'never receive credential canaries ($mode)',
-    async (processEnv) => {
-      const env = await childEnv({ env: { PATH: process.env.PATH, HOME: '/home/canary', ...canaries, ...userInfoUrls }, processEnv });
-      const text = JSON.stringify(env);
-      for (const value of [...Object.values(canaries), ...Object.values(userInfoUrls)]) expect(text).not.toContain(value);
-      if (processEnv.mode === 'inherit') expect(env.HOME).toBe('/home/canary');
-    },
-  );
+  ])('never receive credential canaries ($mode)', async (processEnv) => {
+    const env = await childEnv({ env: { PATH: process.env.PATH, HOME: '/home/canary', ...canaries, ...userInfoUrls }, processEnv });
+    const text = JSON.stringify(env);
+    for (const value of [...Object.values(canaries), ...Object.values(userInfoUrls)]) expect(text).not.toContain(value);
+    if (processEnv.mode === 'inherit') expect(env.HOME).toBe('/home/canary');
+  });
 
   it('inherit no host variable off the allowlist by default, whatever its name', async () => {
     const unlisted = { MYSQL_PWD: 'canary-mysql', DB_PW: 'canary-db', LDAP_BIND_PW: 'canary-ldap', KUBE_CONFIG_DATA: 'canary-kube', ID_RSA: 'canary-rsa', TZ: 'UTC' };
@@ -132,10 +133,7 @@ describe('child process environments', () => {
   });
 
   it('receive a secret only when the step passes it explicitly', async () => {
-    const env = await childEnv(
-      { env: { PATH: process.env.PATH, ...canaries }, secretNames: ['NPM_TOKEN', 'GITHUB_TOKEN'] },
-      { NPM_TOKEN: 'explicit-npm' },
-    );
+    const env = await childEnv({ env: { PATH: process.env.PATH, ...canaries }, secretNames: ['NPM_TOKEN', 'GITHUB_TOKEN'] }, { NPM_TOKEN: 'explicit-npm' });
     expect(env.NPM_TOKEN).toBe('explicit-npm');
     expect(env.GITHUB_TOKEN).toBeUndefined();
   });

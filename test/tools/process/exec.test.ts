@@ -72,10 +72,7 @@ describe('exec', () => {
   });
 
   it('keeps argv out of the debug form of its request', async () => {
-    const prepared = await harness.host.preview(
-      { id: 'p', tool: 'exec', args: { command: node, args: ['--token=hunter2-secret'] } },
-      new AbortController().signal,
-    );
+    const prepared = await harness.host.preview({ id: 'p', tool: 'exec', args: { command: node, args: ['--token=hunter2-secret'] } }, new AbortController().signal);
     if (!('requests' in prepared)) throw prepared;
     const request = prepared.requests[0]!;
     expect(inspect(request)).not.toContain('hunter2');

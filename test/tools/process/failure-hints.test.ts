@@ -28,9 +28,13 @@ function confinement(allow: string[], options: { caches?: ('npm' | 'go')[]; writ
 describe('what a confined failure says the sandbox kept back', () => {
   it('names the cache that grants a path in the hidden home, by the tool’s own message', () => {
     const output = `npm error code EROFS\nnpm error syscall mkdir\nnpm error path ${home}/.npm/_cacache\nnpm error EROFS: read-only file system, mkdir '${home}/.npm/_cacache'\n`;
-    expect(confinementHints(output, confinement([]), workspace)).toEqual(['~/.npm/_cacache is in your home, which confined processes cannot see: grant it with policy caches: [npm]']);
+    expect(confinementHints(output, confinement([]), workspace)).toEqual([
+      '~/.npm/_cacache is in your home, which confined processes cannot see: grant it with policy caches: [npm]',
+    ]);
     const go = `go: creating work dir: mkdir ${home}/.cache/go-build: read-only file system`;
-    expect(confinementHints(go.replace('read-only', 'Read-only'), confinement([]), workspace)).toEqual(['~/.cache/go-build is in your home, which confined processes cannot see: grant it with policy caches: [go]']);
+    expect(confinementHints(go.replace('read-only', 'Read-only'), confinement([]), workspace)).toEqual([
+      '~/.cache/go-build is in your home, which confined processes cannot see: grant it with policy caches: [go]',
+    ]);
     const cargo = `error: failed to create directory \`${home}/.cargo/registry/cache/index.crates.io-6f17d22bba15001f\`\n\nCaused by:\n  Read-only file system (os error 30)`;
     expect(confinementHints(cargo, confinement([]), workspace)).toEqual([
       '~/.cargo/registry/cache/index.crates.io-6f17d22bba15001f is in your home, which confined processes cannot see: grant it with policy caches: [cargo]',

@@ -40,7 +40,12 @@ describe('a bare-name rule and programs on PATH inside the workspace', () => {
       class: 'process' as const,
       invocation: 'direct' as const,
       cwd: '/w',
-      executable: { requested: 'git', resolved: writable ? '/w/node_modules/.bin/git' : '/usr/bin/git', lookup: 'path_search' as const, ...(writable && { writable: true as const }) },
+      executable: {
+        requested: 'git',
+        resolved: writable ? '/w/node_modules/.bin/git' : '/usr/bin/git',
+        lookup: 'path_search' as const,
+        ...(writable && { writable: true as const }),
+      },
       argv: [],
       envMode: { mode: 'inherit' as const },
       env: {},

@@ -15,7 +15,10 @@ afterEach(async () => {
 
 /** A plan writing these trees, with rho's own directories; nothing else of a plan is read. */
 function plan(writable: readonly string[], privatePaths: readonly string[]): ConfinementPlan {
-  return { writable: writable.map((tree) => ({ kind: 'tree' as const, path: path.join(dir, tree) })), privatePaths: privatePaths.map((own) => path.join(dir, own)) } as unknown as ConfinementPlan;
+  return {
+    writable: writable.map((tree) => ({ kind: 'tree' as const, path: path.join(dir, tree) })),
+    privatePaths: privatePaths.map((own) => path.join(dir, own)),
+  } as unknown as ConfinementPlan;
 }
 
 describe('privateMounts', () => {

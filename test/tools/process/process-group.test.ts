@@ -36,6 +36,9 @@ describe('ProcessGroup', () => {
 
   it('reports a program that cannot start as a typed error naming it and the reason', async () => {
     const missing = { file: '/nonexistent/rho-test-program', args: [], cwd: process.cwd(), env, stdin: undefined };
-    await expect(ProcessGroup.spawn(missing)).rejects.toMatchObject({ kind: 'execution_failed', message: expect.stringMatching(/^could not start \/nonexistent\/rho-test-program: .*ENOENT/) });
+    await expect(ProcessGroup.spawn(missing)).rejects.toMatchObject({
+      kind: 'execution_failed',
+      message: expect.stringMatching(/^could not start \/nonexistent\/rho-test-program: .*ENOENT/),
+    });
   });
 });

@@ -59,7 +59,10 @@ describe('environment variables that change what runs', () => {
     const marker = path.join(host.root, 'pwned');
     const startup = path.join(host.root, 'startup.sh');
     await writeFile(startup, `touch ${marker}\n`);
-    for (const [command, name] of [['bash', 'BASH_ENV'], ['sh', 'ENV']] as const) {
+    for (const [command, name] of [
+      ['bash', 'BASH_ENV'],
+      ['sh', 'ENV'],
+    ] as const) {
       const result = await host.invoke('exec', { command, args: ['-c', 'true'], env: { [name]: startup } });
       expect(result.status, name).toBe('denied');
     }

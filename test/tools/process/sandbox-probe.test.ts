@@ -33,7 +33,10 @@ describe('which bubblewrap a run trusts', () => {
     const planted = path.join(workspace, 'bwrap');
     await writeProgram(planted);
     const confined = (program: string) => ({ confined: true as const, mode: 'auto' as const, program });
-    expect(distrustWritableProgram(confined(planted), [workspace])).toMatchObject({ confined: false, reason: expect.stringContaining(`bubblewrap at ${planted} lies where steps can write`) });
+    expect(distrustWritableProgram(confined(planted), [workspace])).toMatchObject({
+      confined: false,
+      reason: expect.stringContaining(`bubblewrap at ${planted} lies where steps can write`),
+    });
     // A link outside to a program inside is still the program inside.
     const link = path.join(dir, 'bwrap-link');
     await symlink(planted, link);

@@ -16,7 +16,10 @@ afterEach(async () => {
 
 /** A plan granting these trees (and files) for writing; nothing else of a plan is read. */
 function planWriting(trees: readonly string[], files: readonly string[] = []): ResolvedPlan {
-  const writable = [...trees.map((tree) => ({ kind: 'tree' as const, path: path.join(dir, tree) })), ...files.map((file) => ({ kind: 'file' as const, path: path.join(dir, file) }))];
+  const writable = [
+    ...trees.map((tree) => ({ kind: 'tree' as const, path: path.join(dir, tree) })),
+    ...files.map((file) => ({ kind: 'file' as const, path: path.join(dir, file) })),
+  ];
   return { writable } as unknown as ResolvedPlan;
 }
 

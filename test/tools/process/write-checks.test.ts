@@ -27,7 +27,11 @@ const at = (relative: string) => path.join(dir, relative);
 async function prepare(granted: ConfinementPlan, guarded = true): Promise<WriteChecks> {
   const directories = guarded ? guardedDirectories(granted) : [];
   const closed = directories.filter((directory) => !directory.open).map((directory) => directory.path);
-  const leases: Map<string, GuardLease> = await acquireGuards(closed, granted.writable.map((root) => root.path), undefined);
+  const leases: Map<string, GuardLease> = await acquireGuards(
+    closed,
+    granted.writable.map((root) => root.path),
+    undefined,
+  );
   const checks = prepareWriteChecks(granted, directories, leases);
   return {
     mounts: checks.mounts,
@@ -162,7 +166,13 @@ describe('protected places (what the sandbox mounts and checks)', () => {
   it('stays read-only inside a directory pinned for rho’s own: the pin is mounted before it, not over it', async () => {
     await mkdir(at('.config/rho'), { recursive: true });
     await mkdir(at('.config/fish'));
-    const granted = planConfinement({ policy: Policy.fromText({ allow: ['write(**)'] }), workspaceRoot: dir, grantedRoots: [], homeDirectories: [], privatePaths: [at('.config/rho')] });
+    const granted = planConfinement({
+      policy: Policy.fromText({ allow: ['write(**)'] }),
+      workspaceRoot: dir,
+      grantedRoots: [],
+      homeDirectories: [],
+      privatePaths: [at('.config/rho')],
+    });
     const checks = await prepare(granted);
     expect(described(checks.mounts).filter((mount) => mount.endsWith(' .config') || mount.endsWith(' .config/fish'))).toEqual(['--bind .config', '--ro-bind-try .config/fish']);
     expect(checks.check()).toEqual([]);

@@ -8,7 +8,14 @@ function tarball(entries: { path: string; type?: 'File' | 'SymbolicLink' | 'Link
   const blocks: Buffer[] = [];
   for (const entry of entries) {
     const body = Buffer.from(entry.body ?? '');
-    const header = new Header({ path: entry.path, mode: 0o644, size: body.length, type: entry.type ?? 'File', mtime: new Date(0), ...(entry.linkpath && { linkpath: entry.linkpath }) });
+    const header = new Header({
+      path: entry.path,
+      mode: 0o644,
+      size: body.length,
+      type: entry.type ?? 'File',
+      mtime: new Date(0),
+      ...(entry.linkpath && { linkpath: entry.linkpath }),
+    });
     header.encode();
     blocks.push(header.block!, body, Buffer.alloc((512 - (body.length % 512)) % 512));
   }
@@ -40,7 +47,11 @@ describe('artifacts', () => {
     ['a path that climbs out', [record(['../x']), { path: 'files/../x', body: 'x' }], 'it leaves the workspace (..)'],
     ['a path that climbs out of the files folder', [record([]), { path: '../files/x', body: 'x' }], 'which is not under files/'],
     ['an absolute path', [record(['/etc/x']), { path: 'files//etc/x', body: 'x' }], 'it is absolute'],
-    ['a symlink out of the workspace', [record(['dist/link']), { path: 'files/dist/link', type: 'SymbolicLink' as const, linkpath: '/etc/passwd' }], 'of type SymbolicLink (to "/etc/passwd")'],
+    [
+      'a symlink out of the workspace',
+      [record(['dist/link']), { path: 'files/dist/link', type: 'SymbolicLink' as const, linkpath: '/etc/passwd' }],
+      'of type SymbolicLink (to "/etc/passwd")',
+    ],
     ['a hard link', [record(['dist/link']), { path: 'files/dist/link', type: 'Link' as const, linkpath: '/etc/passwd' }], 'of type Link'],
     ['a device', [record(['dist/tty']), { path: 'files/dist/tty', type: 'CharacterDevice' as const }], 'of type CharacterDevice'],
     ['a FIFO', [record(['dist/pipe']), { path: 'files/dist/pipe', type: 'FIFO' as const }], 'of type FIFO'],

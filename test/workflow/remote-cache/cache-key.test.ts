@@ -16,8 +16,21 @@ const keyOf = (change: Partial<CacheKeyInputs> = {}) => computeCacheKey({ ...bas
 
 describe('computeCacheKey', () => {
   it('is the same for the same inputs, whatever the order of keys and sources', () => {
-    const reordered = { ...base, args: { env: { MODE: 'release' }, script: 'make' }, sources: new Map([['src/b.c', 'b'.repeat(64)], ['src/a.c', 'a'.repeat(64)]]) };
-    const withB = { ...base, sources: new Map([['src/a.c', 'a'.repeat(64)], ['src/b.c', 'b'.repeat(64)]]) };
+    const reordered = {
+      ...base,
+      args: { env: { MODE: 'release' }, script: 'make' },
+      sources: new Map([
+        ['src/b.c', 'b'.repeat(64)],
+        ['src/a.c', 'a'.repeat(64)],
+      ]),
+    };
+    const withB = {
+      ...base,
+      sources: new Map([
+        ['src/a.c', 'a'.repeat(64)],
+        ['src/b.c', 'b'.repeat(64)],
+      ]),
+    };
     expect(computeCacheKey(reordered).hash).toBe(computeCacheKey(withB).hash);
     expect(keyOf()).toMatch(/^[0-9a-f]{64}$/);
   });

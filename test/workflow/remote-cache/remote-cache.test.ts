@@ -42,7 +42,15 @@ async function cacheIn(answers: FetchedArtifact[], authorize = allowAll, uploads
 
 describe('RemoteCache', () => {
   it('restores a hit through the workspace, with the recorded result and the executable bit', async () => {
-    const { root, cache, warnings } = await cacheIn([{ kind: 'hit', body: artifact([{ path: 'dist/app.js', body: 'app' }, { path: 'dist/bin/run', body: '#!', executable: true }]) }]);
+    const { root, cache, warnings } = await cacheIn([
+      {
+        kind: 'hit',
+        body: artifact([
+          { path: 'dist/app.js', body: 'app' },
+          { path: 'dist/bin/run', body: '#!', executable: true },
+        ]),
+      },
+    ]);
     const restored = await cache.restore('k', 'build', ['dist/**'], call, signal);
     expect(restored).toEqual({ output: 'built', data: { ok: true }, files: ['dist/app.js', 'dist/bin/run'] });
     expect(await readFile(path.join(root, 'dist/app.js'), 'utf8')).toBe('app');
@@ -51,14 +59,23 @@ describe('RemoteCache', () => {
   });
 
   it('refuses, writing nothing, an artifact with a file its generates: does not name', async () => {
-    const { root, cache, warnings } = await cacheIn([{ kind: 'hit', body: artifact([{ path: 'dist/app.js', body: 'app' }, { path: '.github/workflows/ci.yml', body: 'evil' }]) }]);
+    const { root, cache, warnings } = await cacheIn([
+      {
+        kind: 'hit',
+        body: artifact([
+          { path: 'dist/app.js', body: 'app' },
+          { path: '.github/workflows/ci.yml', body: 'evil' },
+        ]),
+      },
+    ]);
     expect(await cache.restore('k', 'build', ['dist/**'], call, signal)).toBeUndefined();
     await expect(stat(path.join(root, 'dist'))).rejects.toThrow();
     expect(warnings).toEqual([expect.stringContaining(`".github/workflows/ci.yml", which the step's generates: does not name; the step runs`)]);
   });
 
   it('refuses, writing nothing, when the policy denies a write', async () => {
-    const denyWrites: CacheAuthorizer = (_subject, request) => Promise.resolve(request.class === 'write' ? new ToolError('policy_denied', 'write dist/app.js needs write(dist/app.js)') : undefined);
+    const denyWrites: CacheAuthorizer = (_subject, request) =>
+      Promise.resolve(request.class === 'write' ? new ToolError('policy_denied', 'write dist/app.js needs write(dist/app.js)') : undefined);
     const { root, cache, warnings } = await cacheIn([{ kind: 'hit', body: artifact([{ path: 'dist/app.js', body: 'app' }]) }], denyWrites);
     expect(await cache.restore('k', 'build', ['dist/**'], call, signal)).toBeUndefined();
     await expect(stat(path.join(root, 'dist/app.js'))).rejects.toThrow();

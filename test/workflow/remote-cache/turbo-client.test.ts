@@ -52,7 +52,12 @@ describe('TurboCacheClient', () => {
     expect(asked).toEqual([expect.objectContaining({ class: 'network', method: 'GET', hostname: '127.0.0.1', url: `${base}/v8/artifacts/${hash}` })]);
     expect(seen[0]).toMatchObject({ method: 'GET', url: `/v8/artifacts/${hash}?slug=web`, headers: expect.objectContaining({ authorization: 'Bearer secret-token' }) });
     await client({ TURBO_TEAM: 'team_123' }).upload(hash, Buffer.from('body'), 1234.4, granted);
-    expect(seen[1]).toMatchObject({ method: 'PUT', url: `/v8/artifacts/${hash}?teamId=team_123`, body: Buffer.from('body'), headers: expect.objectContaining({ 'x-artifact-duration': '1234' }) });
+    expect(seen[1]).toMatchObject({
+      method: 'PUT',
+      url: `/v8/artifacts/${hash}?teamId=team_123`,
+      body: Buffer.from('body'),
+      headers: expect.objectContaining({ 'x-artifact-duration': '1234' }),
+    });
   });
 
   it('sends nothing when the policy refuses, and says the refusal lasts', async () => {
@@ -77,7 +82,10 @@ describe('TurboCacheClient', () => {
 
   it('gives up on a server that does not answer within the timeout', async () => {
     handler = () => {};
-    expect(await client({ TURBO_REMOTE_CACHE_TIMEOUT: '0.2' }).fetch(hash, granted)).toMatchObject({ kind: 'failed', problem: { reason: 'no answer within 0.2s (TURBO_REMOTE_CACHE_TIMEOUT)', lasting: true } });
+    expect(await client({ TURBO_REMOTE_CACHE_TIMEOUT: '0.2' }).fetch(hash, granted)).toMatchObject({
+      kind: 'failed',
+      problem: { reason: 'no answer within 0.2s (TURBO_REMOTE_CACHE_TIMEOUT)', lasting: true },
+    });
   });
 
   it('says so when the server cannot be reached', async () => {
@@ -85,7 +93,10 @@ describe('TurboCacheClient', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    expect(await client({}, `http://127.0.0.1:${port}`).fetch(hash, granted)).toMatchObject({ kind: 'failed', problem: { reason: expect.stringContaining('could not be reached'), lasting: true } });
+    expect(await client({}, `http://127.0.0.1:${port}`).fetch(hash, granted)).toMatchObject({
+      kind: 'failed',
+      problem: { reason: expect.stringContaining('could not be reached'), lasting: true },
+    });
   });
 
   it('with a signature key, signs uploads and refuses artifacts whose tag is missing or wrong', async () => {

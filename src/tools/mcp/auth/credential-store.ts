@@ -106,7 +106,14 @@ export class CredentialStore {
 
 /** Tokens as the token endpoint sent them, with `expires_in` turned into a time that outlives the process. */
 export function tokensToStore(
-  tokens: { access_token: string; token_type: string; refresh_token?: string | undefined; scope?: string | undefined; issuer?: string | undefined; expires_in?: number | undefined },
+  tokens: {
+    access_token: string;
+    token_type: string;
+    refresh_token?: string | undefined;
+    scope?: string | undefined;
+    issuer?: string | undefined;
+    expires_in?: number | undefined;
+  },
   now: number,
 ): StoredTokens {
   return {

@@ -61,7 +61,10 @@ export function confinementHints(output: string, confinement: CallConfinement, c
   for (const [index, line] of lines.entries()) {
     const failure = failures.find((candidate) => candidate.pattern.test(line));
     if (!failure) continue;
-    const nearby = lines.slice(Math.max(0, index - linesBefore), index + 1).reverse().join('\n');
+    const nearby = lines
+      .slice(Math.max(0, index - linesBefore), index + 1)
+      .reverse()
+      .join('\n');
     for (const target of pathsIn(nearby, cwd)) {
       if (hints.size >= mostHints || [...hints.keys()].some((known) => isWithin(known, target))) continue;
       const inHome = homes.find((candidate) => isWithin(candidate, target) && candidate !== target);
@@ -75,7 +78,10 @@ export function confinementHints(output: string, confinement: CallConfinement, c
         }
         const directory = toolDirectory(inHome, target);
         const rule = `${failure.access}(${shown(directory)}/**)`;
-        hints.set(directory, `${shown(target)} is in your home, which confined processes cannot see: grant it with policy granted_roots: ["${shown(directory)}"] and allow: ["${rule}", outside]`);
+        hints.set(
+          directory,
+          `${shown(target)} is in your home, which confined processes cannot see: grant it with policy granted_roots: ["${shown(directory)}"] and allow: ["${rule}", outside]`,
+        );
         continue;
       }
       if (failure.access === 'read') continue;

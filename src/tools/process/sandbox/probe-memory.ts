@@ -83,4 +83,3 @@ export function rememberWorking(memory: ProbeMemory, circumstances: string, now 
     rmSync(partial, { force: true });
   }
 }
-

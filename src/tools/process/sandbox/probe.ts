@@ -32,8 +32,7 @@ const knownFailures: readonly { pattern: RegExp; reason: string; fix: string }[]
   {
     pattern: /setting up uid map: Permission denied|No permissions to create new namespace/,
     reason: 'bubblewrap cannot create a user namespace here (Ubuntu 24.04 restricts unprivileged user namespaces through AppArmor)',
-    fix:
-      'allow them for bwrap with an AppArmor profile: printf \'abi <abi/4.0>,\\ninclude <tunables/global>\\nprofile bwrap /usr/bin/bwrap flags=(unconfined) {\\n  userns,\\n}\\n\' | sudo tee /etc/apparmor.d/bwrap && sudo apparmor_parser -r /etc/apparmor.d/bwrap (or, for the whole machine, sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0)',
+    fix: "allow them for bwrap with an AppArmor profile: printf 'abi <abi/4.0>,\\ninclude <tunables/global>\\nprofile bwrap /usr/bin/bwrap flags=(unconfined) {\\n  userns,\\n}\\n' | sudo tee /etc/apparmor.d/bwrap && sudo apparmor_parser -r /etc/apparmor.d/bwrap (or, for the whole machine, sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0)",
   },
   {
     pattern: /Creating new namespace failed: (Operation not permitted|Invalid argument)|unshare.*Operation not permitted/,
@@ -62,7 +61,10 @@ function unconfined(mode: SandboxMode, reason: string, fix?: string): SandboxSta
 export function resolveBubblewrap(configured: string | undefined): { program: string } | { reason: string; fix: string } {
   if (configured !== undefined) {
     if (path.isAbsolute(configured) && isExecutableFile(configured)) return { program: path.normalize(configured) };
-    return { reason: `RHO_BWRAP=${configured} is not the absolute path of an executable file`, fix: 'set RHO_BWRAP to the absolute path of bubblewrap (bwrap), or unset it to use the one in the system directories' };
+    return {
+      reason: `RHO_BWRAP=${configured} is not the absolute path of an executable file`,
+      fix: 'set RHO_BWRAP to the absolute path of bubblewrap (bwrap), or unset it to use the one in the system directories',
+    };
   }
   const program = findSystemProgram('bwrap');
   if (program) return { program };
@@ -110,8 +112,14 @@ function runProbe(program: string, args: readonly string[]): Promise<{ ok: boole
     const take = (append: (text: string) => void) => (chunk: Buffer) => {
       if (stdout.length + stderr.length < probeOutputBytes) append(chunk.toString('utf8'));
     };
-    child.stdout?.on('data', take((text) => (stdout += text)));
-    child.stderr?.on('data', take((text) => (stderr += text)));
+    child.stdout?.on(
+      'data',
+      take((text) => (stdout += text)),
+    );
+    child.stderr?.on(
+      'data',
+      take((text) => (stderr += text)),
+    );
     const filter = child.stdio[filterDescriptor] as Writable;
     filter.on('error', () => undefined);
     filter.end(seccompFilter({ unixSockets: false }));
@@ -156,7 +164,11 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
   const said = probe.output.split('\n')[0] ?? '';
   const known = knownFailures.find((failure) => failure.pattern.test(probe.output));
   if (known) return unconfined(mode, `${known.reason}: ${program} said "${said}"`, known.fix);
-  return unconfined(mode, `${program} did not start a confined process${said ? `: ${said}` : ''}`, `check that ${path.basename(program)} runs: ${program} --ro-bind / / --unshare-pid true`);
+  return unconfined(
+    mode,
+    `${program} did not start a confined process${said ? `: ${said}` : ''}`,
+    `check that ${path.basename(program)} runs: ${program} --ro-bind / / --unshare-pid true`,
+  );
 }
 
 /**

@@ -100,7 +100,10 @@ export async function sandboxLaunch(target: LaunchTarget, confinement: CallConfi
   try {
     // Resolved now, right before the start: an earlier step may have planted a link since the plan was made.
     const resolved = resolveConfinementPlan(plan, confinement.home);
-    trees = prepareWritableTrees(resolved, directories.map((directory) => directory.path));
+    trees = prepareWritableTrees(
+      resolved,
+      directories.map((directory) => directory.path),
+    );
     checks = prepareWriteChecks(resolved, directories, leases);
     const args = bubblewrapArguments(resolved, { file: target.file, cwd: target.cwd, proxy, writeMounts: checks.mounts });
     const env = { ...target.env, ...(plan.privateTemp && { TMPDIR: plan.privateTemp }) };

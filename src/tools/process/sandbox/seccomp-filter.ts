@@ -60,18 +60,47 @@ interface Architecture {
   audit: number;
   /** Numbers at or above this are another ABI on the same architecture (x32). */
   foreignFrom?: number;
-  calls: Record<'socket' | 'socketpair' | 'unshare' | 'clone' | 'clone3' | 'setns' | 'ioUringSetup' | 'ioUringEnter' | 'ioUringRegister' | 'addKey' | 'requestKey' | 'keyctl', number>;
+  calls: Record<
+    'socket' | 'socketpair' | 'unshare' | 'clone' | 'clone3' | 'setns' | 'ioUringSetup' | 'ioUringEnter' | 'ioUringRegister' | 'addKey' | 'requestKey' | 'keyctl',
+    number
+  >;
 }
 
 export const architectures: Readonly<Record<'x64' | 'arm64', Architecture>> = {
   x64: {
     audit: 0xc000003e, // AUDIT_ARCH_X86_64
     foreignFrom: 0x40000000, // __X32_SYSCALL_BIT
-    calls: { socket: 41, socketpair: 53, clone: 56, addKey: 248, requestKey: 249, keyctl: 250, unshare: 272, setns: 308, ioUringSetup: 425, ioUringEnter: 426, ioUringRegister: 427, clone3: 435 },
+    calls: {
+      socket: 41,
+      socketpair: 53,
+      clone: 56,
+      addKey: 248,
+      requestKey: 249,
+      keyctl: 250,
+      unshare: 272,
+      setns: 308,
+      ioUringSetup: 425,
+      ioUringEnter: 426,
+      ioUringRegister: 427,
+      clone3: 435,
+    },
   },
   arm64: {
     audit: 0xc00000b7, // AUDIT_ARCH_AARCH64
-    calls: { unshare: 97, socket: 198, socketpair: 199, addKey: 217, requestKey: 218, keyctl: 219, clone: 220, setns: 268, ioUringSetup: 425, ioUringEnter: 426, ioUringRegister: 427, clone3: 435 },
+    calls: {
+      unshare: 97,
+      socket: 198,
+      socketpair: 199,
+      addKey: 217,
+      requestKey: 218,
+      keyctl: 219,
+      clone: 220,
+      setns: 268,
+      ioUringSetup: 425,
+      ioUringEnter: 426,
+      ioUringRegister: 427,
+      clone3: 435,
+    },
   },
 };
 

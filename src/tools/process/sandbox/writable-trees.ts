@@ -61,7 +61,11 @@ function makeTree(target: string): string | undefined {
     const level = path.join(path.sep, ...names.slice(0, depth));
     const info = lstatSync(level, { throwIfNoEntry: false });
     if (info?.isDirectory()) continue;
-    if (info) throw new ToolError('policy_denied', `writable root ${target}: ${level} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; rho creates no directory through it`);
+    if (info)
+      throw new ToolError(
+        'policy_denied',
+        `writable root ${target}: ${level} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; rho creates no directory through it`,
+      );
     try {
       mkdirSync(level);
     } catch (cause) {

@@ -54,7 +54,7 @@ export function parseRemoteCacheSettings(setting: RemoteCacheSetting | undefined
   } catch (cause) {
     throw new HostError('usage', `the remote cache's address (TURBO_API or remote_cache.api) is refused: ${(cause as ToolError).message}`, { cause });
   }
-  if (target.url.search !== '') throw new HostError('usage', 'the remote cache\'s address (TURBO_API or remote_cache.api) may not have a query string');
+  if (target.url.search !== '') throw new HostError('usage', "the remote cache's address (TURBO_API or remote_cache.api) may not have a query string");
   const readOnly = (parseFlag('TURBO_REMOTE_CACHE_READ_ONLY', hostEnv.TURBO_REMOTE_CACHE_READ_ONLY) ?? false) || (file.read_only ?? false);
   const timeoutMs = parseTimeout(hostEnv.TURBO_REMOTE_CACHE_TIMEOUT) ?? (file.timeout === undefined ? defaultTimeoutMs : parseDuration(file.timeout));
   return { target, token, team: nonEmpty(hostEnv.TURBO_TEAM) ?? file.team, readOnly, signatureKey: nonEmpty(hostEnv.TURBO_REMOTE_CACHE_SIGNATURE_KEY), timeoutMs };

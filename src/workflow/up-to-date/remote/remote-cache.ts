@@ -148,7 +148,9 @@ export class RemoteCache {
     if (this.#off) return;
     if (lasting) {
       this.#off = true;
-      this.#options.warn(`rho: remote cache ${this.#options.store.place}: ${doing} failed: ${reason}; the rest of this run does without it, and every step runs as it would without a cache`);
+      this.#options.warn(
+        `rho: remote cache ${this.#options.store.place}: ${doing} failed: ${reason}; the rest of this run does without it, and every step runs as it would without a cache`,
+      );
       return;
     }
     this.#options.warn(`rho: step ${stepId}: remote cache ${this.#options.store.place}: ${doing} failed: ${reason}; the step runs as it would without a cache`);

@@ -78,7 +78,8 @@ export class TurboCacheClient implements ArtifactStore {
     if (!Buffer.isBuffer(body)) return { kind: 'failed', problem: body };
     const { signatureKey, team } = this.settings;
     if (signatureKey !== undefined && !tagMatches(artifactTag(signatureKey, hash, team ?? '', body), response.headers.get('x-artifact-tag'))) {
-      const reason = 'its signature (x-artifact-tag) is missing or does not match TURBO_REMOTE_CACHE_SIGNATURE_KEY: it was not stored by someone who holds the key, or it was changed since';
+      const reason =
+        'its signature (x-artifact-tag) is missing or does not match TURBO_REMOTE_CACHE_SIGNATURE_KEY: it was not stored by someone who holds the key, or it was changed since';
       return { kind: 'failed', problem: { reason, lasting: false } };
     }
     return { kind: 'hit', body };
@@ -118,7 +119,8 @@ export class TurboCacheClient implements ArtifactStore {
 
 function statusProblem(status: number): CacheProblem {
   if (status === 401 || status === 403) return { reason: `the server refused the token (HTTP ${status}); check TURBO_TOKEN (and TURBO_TEAM)`, lasting: true };
-  if (status >= 300 && status < 400) return { reason: `the server answered with a redirect (HTTP ${status}), which rho does not follow; set TURBO_API to the address it redirects to`, lasting: true };
+  if (status >= 300 && status < 400)
+    return { reason: `the server answered with a redirect (HTTP ${status}), which rho does not follow; set TURBO_API to the address it redirects to`, lasting: true };
   return { reason: `the server answered HTTP ${status}`, lasting: false };
 }
 
