@@ -95,6 +95,29 @@ describe.sequential('remote cache against a turborepo-remote-cache server on loo
     expect(await stored()).toHaveLength(2);
   });
 
+  it('shares a task whose sources and generates are the task’s: the other clone restores it whole, running none of its steps', async () => {
+    const taskFlow = flow.replace(
+      /steps:[\s\S]*$/,
+      `tasks:
+  build:
+    sources: ["src/**"]
+    generates: ["dist/**"]
+    steps:
+      - { id: compile, tool: shell, with: { script: "mkdir -p dist && cat src/*.txt > dist/out.txt && echo ran >> runs.log" } }
+`,
+    );
+    const [first, second] = [await clone('task\n'), await clone('task\n')];
+    for (const project of [first, second]) await writeFile(path.join(project.dir, 'flow.yml'), taskFlow);
+    const before = (await stored()).length;
+    const cold = await runCli(['run', 'flow.yml', 'build', '--output', 'json'], { cwd: first.dir, env: first.env });
+    expect(finishedEvent(cold.stdout, 'compile').status, cold.stderr).toBe('success');
+    expect(await stored()).toHaveLength(before + 1);
+    const restored = await runCli(['run', 'flow.yml', 'build', '--output', 'json'], { cwd: second.dir, env: second.env });
+    expect(finishedEvent(restored.stdout, 'compile'), restored.stderr).toMatchObject({ status: 'up_to_date', source: 'remote' });
+    expect(await exists(path.join(second.dir, 'runs.log'))).toBe(false);
+    expect(await readFile(path.join(second.dir, 'dist/out.txt'), 'utf8')).toBe('task\n');
+  });
+
   it('warns and runs the step when the token is refused, never printing it', async () => {
     const project = await clone('wrong token\n');
     const run = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: project.dir, env: { ...project.env, TURBO_TOKEN: 'not-the-token' } });
