@@ -27,6 +27,7 @@ import { parseStepResources } from './step-resources.js';
 import { upToDateChecksOf } from './launch.js';
 import type { CacheKey } from './up-to-date/cache-key.js';
 import type { UpToDateChecks } from './up-to-date/checks.js';
+import { taskCheckSubject } from './task-checks.js';
 
 export interface PlannedRequest {
   class: string;
@@ -93,6 +94,8 @@ export interface WorkflowPlan {
   toolchains: FoundToolchain[];
   /** Whether pre_tool_use gates were asked about each request, and how many there are. */
   hooks: { consulted: boolean; gates: number };
+  /** The run's task when its own `sources:` make the whole of it one up-to-date check. */
+  task?: { name: string; upToDate: NonNullable<PlannedStep['upToDate']> };
   steps: PlannedStep[];
 }
 
@@ -183,6 +186,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
   );
   const checks = planChecks(opened);
   const upToDate = await Promise.all(workflow.steps.map((step) => planUpToDate(step, checks, contextOf(step), opened, signal)));
+  const task = await planTaskUpToDate(opened, checks, signal);
   const schedule = planWaves(
     prepared.map((entry) => entry.declaration),
     opened.maxParallel,
@@ -226,6 +230,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
     home: host.environment.home,
     toolchains: [...host.confinementPlan.toolchains],
     hooks: { consulted: gates !== undefined, gates: gates?.length ?? declaredGates },
+    ...(task && { task }),
     steps: await Promise.all(steps.map(async (step) => ({ ...step, requests: await Promise.all(step.requests) }))),
   };
 }
@@ -316,6 +321,17 @@ async function planUpToDate(step: CompiledStep, checks: UpToDateChecks, context:
   const verdict = await checks.check(step, call, signal);
   if (verdict.kind === 'refused') return { verdict: 'unknown', reason: verdict.error.message };
   return { verdict: verdict.kind === 'up_to_date' ? 'yes' : 'no', reason: verdict.reason, cacheKey: verdict.cacheKey };
+}
+
+/** The check a run makes of its whole task before any of its steps, as it would make it now. */
+async function planTaskUpToDate(opened: OpenedWorkflow, checks: UpToDateChecks, signal: AbortSignal): Promise<WorkflowPlan['task']> {
+  const { workflow } = opened;
+  if (!workflow.check || workflow.steps.length === 0) return undefined;
+  const name = workflow.task ?? '(default)';
+  const subject = taskCheckSubject({ task: name, check: workflow.check, inputs: opened.inputs, members: workflow.steps, base: workflow.steps[0]!, stepId: name });
+  const verdict = await checks.check(subject.step, subject.call, signal);
+  if (verdict.kind === 'refused') return { name, upToDate: { verdict: 'unknown', reason: verdict.error.message } };
+  return { name, upToDate: { verdict: verdict.kind === 'up_to_date' ? 'yes' : 'no', reason: verdict.reason, cacheKey: verdict.cacheKey } };
 }
 
 async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, context: ExpressionContext, signal: AbortSignal, condition: boolean | undefined) {

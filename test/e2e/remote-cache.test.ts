@@ -108,10 +108,16 @@ describe.sequential('remote cache against a turborepo-remote-cache server on loo
     );
     const [first, second] = [await clone('task\n'), await clone('task\n')];
     for (const project of [first, second]) await writeFile(path.join(project.dir, 'flow.yml'), taskFlow);
-    const before = (await stored()).length;
+    const before = new Set(await stored());
     const cold = await runCli(['run', 'flow.yml', 'build', '--output', 'json'], { cwd: first.dir, env: first.env });
     expect(finishedEvent(cold.stdout, 'compile').status, cold.stderr).toBe('success');
-    expect(await stored()).toHaveLength(before + 1);
+    const added = (await stored()).filter((name) => !before.has(name));
+    expect(added).toHaveLength(1);
+    // The other clone's plan names the task's key: the one the artifact is stored under.
+    const plan = await runCli(['plan', 'flow.yml', 'build'], { cwd: second.dir, env: second.env });
+    expect(plan.stdout).toMatch(
+      new RegExp(`Task build, one up-to-date check \\(its sources:\\):\\n  up to date: no — .*\\n  cache key: ${added[0]} \\(from tool task and its arguments; `),
+    );
     const restored = await runCli(['run', 'flow.yml', 'build', '--output', 'json'], { cwd: second.dir, env: second.env });
     expect(finishedEvent(restored.stdout, 'compile'), restored.stderr).toMatchObject({ status: 'up_to_date', source: 'remote' });
     expect(await exists(path.join(second.dir, 'runs.log'))).toBe(false);

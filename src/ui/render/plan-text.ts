@@ -12,6 +12,7 @@ export function formatPlan(plan: WorkflowPlan): string[] {
   if (plan.toolchains.length > 0) {
     lines.push(`Toolchains (readable to confined processes): ${plan.toolchains.map((toolchain) => `${toolchain.name} (${toolchain.paths.join(', ')})`).join('; ')}`);
   }
+  if (plan.task) lines.push(`Task ${plan.task.name}, one up-to-date check (its sources:):`, ...upToDateLines(plan.task.upToDate));
   const waves = new Map<number, string[]>();
   for (const step of plan.steps) waves.set(step.wave, [...(waves.get(step.wave) ?? []), step.id]);
   lines.push('', 'Schedule (steps in one wave can run together):');
@@ -26,8 +27,7 @@ export function formatPlan(plan: WorkflowPlan): string[] {
     lines.push(`  resources: ${step.resources}`);
     if (step.confinement) lines.push(...confinementLines(step.confinement));
     if (step.note) lines.push(`  note: ${step.note}`);
-    if (step.upToDate) lines.push(`  up to date: ${step.upToDate.verdict}${step.upToDate.verdict === 'yes' ? '' : ` — ${step.upToDate.reason}`}`);
-    if (step.upToDate?.cacheKey) lines.push(`  cache key: ${step.upToDate.cacheKey.hash} (from ${step.upToDate.cacheKey.inputs.join('; ')})`);
+    if (step.upToDate) lines.push(...upToDateLines(step.upToDate));
     if (step.preparation === 'prepared' && step.requests.length === 0) lines.push('  requests: none');
     for (const request of step.requests) {
       const because = request.rule ? `rule ${request.rule}` : 'no rule matches';
@@ -35,6 +35,13 @@ export function formatPlan(plan: WorkflowPlan): string[] {
       lines.push(`  ${decisionLabel[request.decision]}: ${request.description} (${because})${fix}${gateOutcome(request.gates)}`);
     }
   }
+  return lines;
+}
+
+/** Whether a step or task would be skipped as up to date, and the cache key its outputs are kept under. */
+function upToDateLines(upToDate: NonNullable<WorkflowPlan['steps'][number]['upToDate']>): string[] {
+  const lines = [`  up to date: ${upToDate.verdict}${upToDate.verdict === 'yes' ? '' : ` — ${upToDate.reason}`}`];
+  if (upToDate.cacheKey) lines.push(`  cache key: ${upToDate.cacheKey.hash} (from ${upToDate.cacheKey.inputs.join('; ')})`);
   return lines;
 }
 
