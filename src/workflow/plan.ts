@@ -26,7 +26,7 @@ import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroups, type G
 import { parseStepResources } from './step-resources.js';
 import { upToDateChecksOf } from './launch.js';
 import type { CacheKey } from './up-to-date/cache-key.js';
-import type { UpToDateChecks } from './up-to-date/checks.js';
+import type { CheckVerdict, UpToDateChecks } from './up-to-date/checks.js';
 import { taskCheckSubject } from './task-checks.js';
 
 export interface PlannedRequest {
@@ -318,7 +318,11 @@ async function planUpToDate(step: CompiledStep, checks: UpToDateChecks, context:
   if (step.sources === undefined) return undefined;
   if (step.argumentsReadSteps) return { verdict: 'unknown', reason: 'its arguments read earlier steps’ results, known only at run time' };
   const call = { id: `${step.id}#plan`, tool: step.tool, args: evaluateArguments(step, context, opened.host.tools.get(step.tool)), stepId: step.id };
-  const verdict = await checks.check(step, call, signal);
+  return plannedVerdict(await checks.check(step, call, signal));
+}
+
+/** A check's verdict as a plan shows it. */
+function plannedVerdict(verdict: CheckVerdict): NonNullable<PlannedStep['upToDate']> {
   if (verdict.kind === 'refused') return { verdict: 'unknown', reason: verdict.error.message };
   return { verdict: verdict.kind === 'up_to_date' ? 'yes' : 'no', reason: verdict.reason, cacheKey: verdict.cacheKey };
 }
@@ -329,9 +333,7 @@ async function planTaskUpToDate(opened: OpenedWorkflow, checks: UpToDateChecks, 
   if (!workflow.check || workflow.steps.length === 0) return undefined;
   const name = workflow.task ?? '(default)';
   const subject = taskCheckSubject({ task: name, check: workflow.check, inputs: opened.inputs, members: workflow.steps, base: workflow.steps[0]!, stepId: name });
-  const verdict = await checks.check(subject.step, subject.call, signal);
-  if (verdict.kind === 'refused') return { name, upToDate: { verdict: 'unknown', reason: verdict.error.message } };
-  return { name, upToDate: { verdict: verdict.kind === 'up_to_date' ? 'yes' : 'no', reason: verdict.reason, cacheKey: verdict.cacheKey } };
+  return { name, upToDate: plannedVerdict(await checks.check(subject.step, subject.call, signal)) };
 }
 
 async function prepareForPlan(step: CompiledStep, opened: OpenedWorkflow, context: ExpressionContext, signal: AbortSignal, condition: boolean | undefined) {

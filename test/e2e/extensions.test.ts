@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
+import { jsonEvents, makeTempDir, repoRoot, runCli, writeFiles } from '../support/cli.js';
 import { isAlive, processesIn } from '../support/processes.js';
 
 const server = path.join(repoRoot, 'test/extensions/fixtures/notes-server.mjs');
@@ -219,11 +219,8 @@ steps:
     const result = await runCli(['run', 'flow.yml', '--events', 'events.ndjson'], { cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
-    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; stepId?: string; status?: string });
-    expect(events.filter((event) => event.type === 'step_finished').map((event) => [event.stepId, event.status])).toEqual([
+    const events = jsonEvents(await readFile(path.join(dir, 'events.ndjson'), 'utf8'));
+    expect(events.filter((event) => event.type === 'step_finished').map((event) => [event['stepId'], event['status']])).toEqual([
       ['first', 'success'],
       ['open', 'success'],
       ['add', 'success'],

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cliPath, makeTempDir, repoRoot, writeFiles } from '../support/cli.js';
+import { cliPath, jsonEvents, makeTempDir, repoRoot, writeFiles } from '../support/cli.js';
 import { eventLineValidator } from '../support/event-schema.js';
 import { isAlive, processesIn } from '../support/processes.js';
 
@@ -102,10 +102,7 @@ steps:
     expect(result.stdout).toMatch(/tree.*interrupted/);
     expect(started.filter(isAlive)).toEqual([]);
     // The events file is complete and valid even for an interrupted run.
-    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const events = jsonEvents(await readFile(path.join(dir, 'events.ndjson'), 'utf8'));
     const validate = await eventLineValidator();
     for (const event of events) expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'run_finished', exitCode: 130 });
@@ -148,10 +145,7 @@ steps:
     const result = await run;
     expect(result.exitCode).toBe(130);
     // Forced: the run was never wound up, so it never reported its end (one interrupt does).
-    const events = (await readFile(path.join(dir, 'events.ndjson'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const events = jsonEvents(await readFile(path.join(dir, 'events.ndjson'), 'utf8'));
     expect(events.map((event) => event.type)).not.toContain('run_finished');
     expect(tree.length).toBeGreaterThanOrEqual(2);
     await expect.poll(() => tree.filter(isAlive), { timeout: 2000 }).toEqual([]);

@@ -5,6 +5,19 @@ import { approvalHeader } from '../../src/ui/approver/facts.js';
 import { sampleProcessRequest } from '../../src/host/hooks/testing.js';
 
 /** Python's `urllib.parse.quote_plus`: everything but letters, digits and `_.-~` percent-encoded, a space as `+`. */
+/** What a masker's stream gives for `text` pushed in chunks cut at `cuts` (taken modulo its length), then ended. */
+function streamedInChunks(masker: SecretMasker, text: string, cuts: readonly number[]): string {
+  const stream = masker.stream();
+  const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+  let output = '';
+  let last = 0;
+  for (const point of points) {
+    output += stream.push(text.slice(last, point));
+    last = point;
+  }
+  return output + stream.push(text.slice(last)) + stream.end();
+}
+
 function quotePlus(text: string): string {
   return encodeURIComponent(text)
     .replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)
@@ -45,15 +58,7 @@ describe('SecretMasker', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 30 }), fc.string({ maxLength: 30 }), fc.array(fc.nat(80), { maxLength: 6 }), (before, after, cuts) => {
         const text = `${before}${secret}${after}`;
-        const stream = masker.stream();
-        const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
-        let output = '';
-        let last = 0;
-        for (const point of points) {
-          output += stream.push(text.slice(last, point));
-          last = point;
-        }
-        output += stream.push(text.slice(last)) + stream.end();
+        const output = streamedInChunks(masker, text, cuts);
         expect(output).not.toContain(secret);
         expect(output).toBe(masker.mask(text));
       }),
@@ -123,15 +128,7 @@ describe('SecretMasker', () => {
       fc.assert(
         fc.property(fc.uint8Array({ maxLength: 80 }), fc.constantFrom(64, 76), fc.array(fc.nat(400), { maxLength: 6 }), (before, width, cuts) => {
           const text = `start\n${wrappedBase64(Buffer.concat([before, Buffer.from(secret)]), width)}\nend\n`;
-          const stream = streamed.stream();
-          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
-          let output = '';
-          let last = 0;
-          for (const point of points) {
-            output += stream.push(text.slice(last, point));
-            last = point;
-          }
-          output += stream.push(text.slice(last)) + stream.end();
+          const output = streamedInChunks(streamed, text, cuts);
           expect(output).toBe(streamed.mask(text));
           const encoded = output.split('\n').slice(1, -2).join('');
           for (const piece of encoded.split('***')) {
