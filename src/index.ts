@@ -89,7 +89,7 @@ export type { ResourceAccess, Resource } from './host/resources.js';
 export { shared, exclusive, opaqueKey } from './host/resources.js';
 export type { Declaration } from './host/scheduler.js';
 export { builtinTools } from './tools/index.js';
-/** Confining the processes a library host starts: probe bubblewrap once, pass the status as `environment.sandbox`. */
+/** Confining the processes a library host starts: probe the sandbox once, pass the status as `environment.sandbox`. */
 export { probeSandbox, type SandboxProbeOptions } from './tools/process/sandbox/probe.js';
 /** The filtering proxy through which confined processes reach `network(HOST)` hosts: pass it as `networkProxy`, close it after `dispose()`. */
 export { RunNetworkProxy } from './tools/process/network-proxy/run-proxy.js';

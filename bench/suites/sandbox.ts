@@ -8,10 +8,10 @@ import { writeExecWorkflow } from '../lib/workflows.js';
 import { planConfinement, resolveConfinementPlan } from '../../src/host/confinement/index.js';
 import { Policy } from '../../src/host/policy.js';
 import { findInDirectories, searchDirectories } from '../../src/tools/process/executable.js';
-import { bubblewrapArguments, filterDescriptor } from '../../src/tools/process/sandbox/bubblewrap-arguments.js';
+import { bubblewrapArguments, filterDescriptor } from '../../src/tools/process/sandbox/bubblewrap/arguments.js';
 import { sandboxLaunch } from '../../src/tools/process/sandbox/sandboxed-launch.js';
 import { probeSandbox } from '../../src/tools/process/sandbox/probe.js';
-import { seccompFilter } from '../../src/tools/process/sandbox/seccomp-filter.js';
+import { seccompFilter } from '../../src/tools/process/sandbox/bubblewrap/seccomp-filter.js';
 import { prepareWriteChecks } from '../../src/tools/process/sandbox/write-checks.js';
 import { homeDirectories } from '../../src/workflow/user-home.js';
 
@@ -23,7 +23,7 @@ import { homeDirectories } from '../../src/workflow/user-home.js';
  * what rho adds for confinement ÷ what bubblewrap itself adds.
  */
 export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> {
-  const status = await probeSandbox({ mode: 'required', configuredProgram: process.env.RHO_BWRAP });
+  const status = await probeSandbox({ mode: 'required', hostEnv: process.env });
   if (!status.confined) return { suite: 'sandbox', figures: [], raw: { status }, notes: [`sandbox: left out, ${status.reason}${status.fix ? `; ${status.fix}` : ''}`] };
   const large = context.quick ? 10 : 100;
   const truePath = findInDirectories('true', searchDirectories(process.env.PATH)) ?? '/usr/bin/true';
@@ -39,8 +39,8 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
   await writeFile(filterFile, seccompFilter({ unixSockets: false }));
   const resolved = resolveConfinementPlan(plan);
   const bwrapLine = [
-    status.program,
-    ...bubblewrapArguments(resolved, { file: truePath, cwd: workspace, proxy: undefined, writeMounts: prepareWriteChecks(resolved, [], new Map()).mounts }),
+    status.location,
+    ...bubblewrapArguments(resolved, { programs: [truePath], cwd: workspace, writeMounts: prepareWriteChecks(resolved, [], new Map()).mounts }),
     '--',
     truePath,
     `${filterDescriptor}<${filterFile}`,

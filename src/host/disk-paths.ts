@@ -5,7 +5,7 @@ import { isWithin } from './path-within.js';
 /*
  * How a lexical absolute path is placed on disk: the one resolver of the file tools (through
  * `Workspace`) and of confinement plans. Synchronous: each lookup is a few local system calls,
- * and a process launch resolves its plan right before bubblewrap starts.
+ * and a process launch resolves its plan right before its sandbox starts.
  */
 
 function errorCode(cause: unknown): string | undefined {

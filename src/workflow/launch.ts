@@ -56,7 +56,7 @@ export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'obse
   warn?(line: string): void;
   /** Masks the run's secrets in everything it reports; the CLI shares it with its other outputs. */
   masker?: SecretMasker;
-  /** Decides whether processes are confined (tests inject one); by default bubblewrap is probed. */
+  /** Decides whether processes are confined (tests inject one); by default the sandbox is probed. */
   probeSandbox?: (options: SandboxProbeOptions) => Promise<SandboxStatus>;
   /** Ids the questioner has answers for ahead of time, with where each came from: each must be a question the workflow asks. */
   scriptedAnswers?: readonly { id: string; origin: string }[];
@@ -124,7 +124,7 @@ function hostVariables(names: readonly string[], hostEnv: HostPorts['hostEnv']):
 
 /**
  * Whether a run confines its processes, probed once. `required` without a working sandbox is a
- * usage error, so nothing runs. A bubblewrap under `writableRoots` (the workspace and the
+ * usage error, so nothing runs. A sandbox program under `writableRoots` (the workspace and the
  * granted roots) is not trusted. `started` is a probe begun before the mode was known (it runs
  * while the workflow loads); its answer holds for `auto` and `required` alike.
  */
@@ -135,9 +135,9 @@ export async function decideSandbox(
   started?: Promise<SandboxStatus>,
 ): Promise<SandboxStatus> {
   const probed =
-    mode !== 'off' && started
+    mode !== 'off' && started !== undefined
       ? { ...(await started), mode }
-      : await (options.probeSandbox ?? probeSandbox)({ mode, configuredProgram: options.hostEnv.RHO_BWRAP, homes: homeDirectories(options.hostEnv) });
+      : await (options.probeSandbox ?? probeSandbox)({ mode, hostEnv: options.hostEnv, homes: homeDirectories(options.hostEnv) });
   const status = distrustWritableProgram(probed, writableRoots);
   if (mode === 'required' && !status.confined) {
     throw new HostError('usage', `sandbox: required, but ${describeUnconfined(status)}; nothing was run`);
@@ -222,9 +222,9 @@ export interface OpenedWorkflow {
  */
 export async function openWorkflow(options: OpenOptions, loading: ModuleLoading): Promise<OpenedWorkflow> {
   const { ports, choices } = options;
-  // The probe starts bubblewrap once; it runs while the file is loaded, unless the flag turns the sandbox off.
+  // The probe starts the sandbox once; it runs while the file is loaded, unless the flag turns the sandbox off.
   const homes = homeDirectories(ports.hostEnv);
-  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', configuredProgram: ports.hostEnv.RHO_BWRAP, homes });
+  const probing = choices.sandbox === 'off' ? undefined : (ports.probeSandbox ?? probeSandbox)({ mode: 'auto', hostEnv: ports.hostEnv, homes });
   probing?.catch(() => undefined);
   const home = runningUserHome(ports.hostEnv);
   const { workflow, extensions, warnings, notes } = await loadWorkflowFile(options.file, builtinRegistry(), loading, {

@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startSandboxProbe } from '../../src/cli/early-probe.js';
 import { homeDirectories } from '../../src/workflow/user-home.js';
 import { newDigestKey } from '../../src/host/keyed-digest.js';
-import { rememberedWorking, rememberWorking, sandboxCircumstances } from '../../src/tools/process/sandbox/probe-memory.js';
+import { sandboxCircumstances } from '../../src/tools/process/sandbox/bubblewrap/probe-circumstances.js';
+import { rememberedWorking, rememberWorking } from '../../src/tools/process/sandbox/probe-memory.js';
 import { temporaryDirectories } from '../support/cli.js';
 
 const directories = temporaryDirectories();
@@ -32,17 +33,17 @@ describe('startSandboxProbe', () => {
     const { configuredProgram, env, homes, starts } = await fakeBubblewrap();
     const probe = startSandboxProbe(undefined, env)!;
     await expect.poll(starts).toBe(1);
-    expect(await probe({ mode: 'auto', configuredProgram, homes })).toEqual({ confined: true, mode: 'auto', program: configuredProgram });
+    expect(await probe({ mode: 'auto', hostEnv: env, homes })).toEqual({ confined: true, mode: 'auto', backend: 'bubblewrap', location: configuredProgram });
     expect(await starts()).toBe(1);
-    expect(await probe({ mode: 'auto', configuredProgram, homes })).toMatchObject({ confined: true });
+    expect(await probe({ mode: 'auto', hostEnv: env, homes })).toMatchObject({ confined: true });
     expect(await starts()).toBe(2);
   });
 
   it('probes again for another question', async () => {
-    const { configuredProgram, env, homes, starts } = await fakeBubblewrap();
+    const { env, homes, starts } = await fakeBubblewrap();
     const probe = startSandboxProbe('auto', env)!;
-    expect(await probe({ mode: 'required', configuredProgram, homes })).toMatchObject({ confined: true, mode: 'required' });
-    expect(await probe({ mode: 'auto', configuredProgram: '/nonexistent/bwrap' })).toMatchObject({ confined: false, mode: 'auto' });
+    expect(await probe({ mode: 'required', hostEnv: env, homes })).toMatchObject({ confined: true, mode: 'required' });
+    expect(await probe({ mode: 'auto', hostEnv: { ...env, RHO_BWRAP: '/nonexistent/bwrap' } })).toMatchObject({ confined: false, mode: 'auto' });
     expect(await starts()).toBe(2);
   });
 
@@ -55,26 +56,26 @@ describe('startSandboxProbe', () => {
 
   it('remembers a sandbox that worked, for the same program, within the hour', async () => {
     const { configuredProgram, env, cache, homes, starts } = await fakeBubblewrap();
-    const confined = { confined: true, mode: 'auto', program: configuredProgram };
-    expect(await startSandboxProbe(undefined, env)!({ mode: 'auto', configuredProgram, homes })).toEqual(confined);
+    const confined = { confined: true, mode: 'auto', backend: 'bubblewrap', location: configuredProgram };
+    expect(await startSandboxProbe(undefined, env)!({ mode: 'auto', hostEnv: env, homes })).toEqual(confined);
     expect(await readdir(path.join(cache, 'rho'))).toEqual(['sandbox-probe']);
     // The next run does not start bubblewrap.
-    expect(await startSandboxProbe(undefined, env)!({ mode: 'auto', configuredProgram, homes })).toEqual(confined);
+    expect(await startSandboxProbe(undefined, env)!({ mode: 'auto', hostEnv: env, homes })).toEqual(confined);
     expect(await starts()).toBe(1);
     // A changed program is probed again.
     const later = new Date(Date.now() + 5000);
     await utimes(configuredProgram, later, later);
-    await startSandboxProbe(undefined, env)!({ mode: 'auto', configuredProgram, homes });
+    await startSandboxProbe(undefined, env)!({ mode: 'auto', hostEnv: env, homes });
     expect(await starts()).toBe(2);
     // A memory not sealed with the user's key is not believed: one written by someone else, or with its time changed.
     const memory = path.join(cache, 'rho', 'sandbox-probe');
     const sealed = await readFile(memory, 'utf8');
     const body = sealed.slice(sealed.indexOf('\n') + 1);
     await writeFile(memory, sealed.replace(body, body.replace(/^\d+/, String(Date.now() + 60 * 60 * 1000))));
-    await startSandboxProbe(undefined, env)!({ mode: 'auto', configuredProgram, homes });
+    await startSandboxProbe(undefined, env)!({ mode: 'auto', hostEnv: env, homes });
     expect(await starts()).toBe(3);
     await writeFile(memory, body);
-    await startSandboxProbe(undefined, env)!({ mode: 'auto', configuredProgram, homes });
+    await startSandboxProbe(undefined, env)!({ mode: 'auto', hostEnv: env, homes });
     expect(await starts()).toBe(4);
   });
 
@@ -93,9 +94,9 @@ describe('startSandboxProbe', () => {
   });
 
   it('never remembers a sandbox that did not work', async () => {
-    const { configuredProgram, env, cache, homes, starts } = await fakeBubblewrap(false);
+    const { env, cache, homes, starts } = await fakeBubblewrap(false);
     for (let run = 1; run <= 2; run++) {
-      expect(await startSandboxProbe(undefined, env)!({ mode: 'auto', configuredProgram, homes })).toMatchObject({ confined: false });
+      expect(await startSandboxProbe(undefined, env)!({ mode: 'auto', hostEnv: env, homes })).toMatchObject({ confined: false });
       expect(await starts()).toBe(run);
     }
     expect(await readdir(path.join(cache, 'rho'))).not.toContain('sandbox-probe');

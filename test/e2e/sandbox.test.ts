@@ -374,7 +374,7 @@ steps:
     const confined = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env });
     expect(jsonEvents(confined.stdout)[0]).toMatchObject({
       type: 'run_started',
-      sandbox: { confined: true, mode: 'auto', program: expect.stringMatching(/^\/(usr\/)?(local\/)?s?bin\/bwrap$/) },
+      sandbox: { confined: true, mode: 'auto', backend: 'bubblewrap', location: expect.stringMatching(/^\/(usr\/)?(local\/)?s?bin\/bwrap$/) },
     });
   });
 
@@ -387,9 +387,9 @@ steps:
     await chmod(path.join(bin, 'bwrap'), 0o755);
     const planted = { ...env, PATH: `${bin}:${process.env.PATH}` };
     const plan = await runCli(['plan', 'flow.yml'], { cwd: dir, env: planted });
-    expect(plan.stdout).toMatch(/^Sandbox auto: process steps run confined by \/(usr\/)?(local\/)?s?bin\/bwrap$/m);
+    expect(plan.stdout).toMatch(/^Sandbox auto: process steps run confined by bubblewrap \(\/(usr\/)?(local\/)?s?bin\/bwrap\)$/m);
     const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: planted });
-    expect(jsonEvents(result.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true, program: expect.not.stringContaining(dir) } });
+    expect(jsonEvents(result.stdout)[0]).toMatchObject({ type: 'run_started', sandbox: { confined: true, location: expect.not.stringContaining(dir) } });
     expect(existsSync(marker)).toBe(false);
   });
 

@@ -1,4 +1,4 @@
-/** `auto`: confine where bubblewrap works, else run unconfined and say so; `required`: refuse to run unconfined; `off`: never confine. */
+/** `auto`: confine where a confinement backend works, else run unconfined and say so; `required`: refuse to run unconfined; `off`: never confine. */
 export const sandboxModes = ['auto', 'required', 'off'] as const;
 export type SandboxMode = (typeof sandboxModes)[number];
 

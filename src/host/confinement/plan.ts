@@ -233,7 +233,7 @@ export function unixSocketConfinement(policy: Policy): boolean {
 }
 
 /**
- * Where a private temporary file system is mounted: bubblewrap's own /dev, which holds no host
+ * Where a private temporary file system is mounted: the sandbox's own /dev, which holds no host
  * file. Mounting it over the host's /tmp would hide whatever a step reads there (a checkout, a
  * script a command names), so the host's /tmp stays visible read-only like the rest.
  */

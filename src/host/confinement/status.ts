@@ -12,7 +12,11 @@ export const sandboxStatusSchema = z.discriminatedUnion('confined', [
   z.strictObject({
     confined: z.literal(true),
     mode: z.enum(sandboxModes),
-    program: z.string().describe('Absolute path of the bubblewrap program that confines each process'),
+    backend: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]*$/)
+      .describe('Name of the confinement backend that confines each process'),
+    location: z.string().optional().describe("Absolute path of the backend's program, for a backend that runs one"),
   }),
   z.strictObject({
     confined: z.literal(false),

@@ -7,7 +7,11 @@ const decisionLabel = { allow: 'allow', ask: 'ASK (approval)', deny: 'DENY' } as
 export function formatPlan(plan: WorkflowPlan): string[] {
   const lines = [`Plan for ${plan.workflow} (max_parallel ${plan.maxParallel}); nothing was run.`, hooksLine(plan.hooks)];
   const sandbox = plan.sandbox;
-  lines.push(sandbox.confined ? `Sandbox ${sandbox.mode}: process steps run confined by ${sandbox.program}` : `Sandbox ${sandbox.mode}: ${describeUnconfined(sandbox)}`);
+  lines.push(
+    sandbox.confined
+      ? `Sandbox ${sandbox.mode}: process steps run confined by ${sandbox.backend}${sandbox.location ? ` (${sandbox.location})` : ''}`
+      : `Sandbox ${sandbox.mode}: ${describeUnconfined(sandbox)}`,
+  );
   lines.push(plan.home === undefined ? 'Home (~): none (this user has no home directory)' : `Home (~): ${plan.home}`);
   if (plan.toolchains.length > 0) {
     lines.push(`Toolchains (readable to confined processes): ${plan.toolchains.map((toolchain) => `${toolchain.name} (${toolchain.paths.join(', ')})`).join('; ')}`);

@@ -22,7 +22,7 @@ beforeAll(async () => {
 function confinement(allow: string[], options: { caches?: ('npm' | 'go')[]; writes?: string[] } = {}): CallConfinement {
   const plan = planConfinement({ policy: Policy.fromText({ allow }), workspaceRoot: workspace, grantedRoots: [], homeDirectories: [home], home, caches: options.caches ?? [] });
   const narrowed = options.writes ? narrowWritable(plan, options.writes, workspace, home) : plan;
-  return { status: { confined: true, mode: 'auto', program: '/usr/bin/bwrap' }, plan: narrowed, home, ...(options.writes && { narrowed: true }) };
+  return { status: { confined: true, mode: 'auto', backend: 'bubblewrap', location: '/usr/bin/bwrap' }, plan: narrowed, home, ...(options.writes && { narrowed: true }) };
 }
 
 describe('what a confined failure says the sandbox kept back', () => {

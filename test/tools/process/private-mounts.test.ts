@@ -27,12 +27,15 @@ describe('privateMounts', () => {
     await mkdir(path.join(dir, 'state/rho'), { recursive: true });
     const { pins, hides } = privateMounts(plan(['ws', 'elsewhere'], ['ws/ci/.cache/rho', 'state/rho']));
     const at = (relative: string) => path.join(dir, relative);
-    expect(pins).toEqual(['--bind', at('ws/ci'), at('ws/ci'), '--bind', at('ws/ci/.cache'), at('ws/ci/.cache')]);
-    expect(hides).toEqual(['--tmpfs', at('ws/ci/.cache/rho'), '--remount-ro', at('ws/ci/.cache/rho'), '--tmpfs', at('state/rho'), '--remount-ro', at('state/rho')]);
+    expect(pins).toEqual([
+      { path: at('ws/ci'), writable: true, ifPresent: false },
+      { path: at('ws/ci/.cache'), writable: true, ifPresent: false },
+    ]);
+    expect(hides).toEqual([at('ws/ci/.cache/rho'), at('state/rho')]);
   });
 
   it('pins nothing for a directory right below a writable root, and skips one that does not exist', async () => {
     await mkdir(path.join(dir, 'ws/rho'), { recursive: true });
-    expect(privateMounts(plan(['ws'], ['ws/rho', 'missing/rho']))).toEqual({ pins: [], hides: ['--tmpfs', path.join(dir, 'ws/rho'), '--remount-ro', path.join(dir, 'ws/rho')] });
+    expect(privateMounts(plan(['ws'], ['ws/rho', 'missing/rho']))).toEqual({ pins: [], hides: [path.join(dir, 'ws/rho')] });
   });
 });

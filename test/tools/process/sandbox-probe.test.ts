@@ -1,7 +1,8 @@
 import { chmod, mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { distrustWritableProgram, probeSandbox, resolveBubblewrap } from '../../../src/tools/process/sandbox/probe.js';
+import { resolveBubblewrap } from '../../../src/tools/process/sandbox/bubblewrap/probe.js';
+import { distrustWritableProgram, probeSandbox } from '../../../src/tools/process/sandbox/probe.js';
 import { systemDirectories } from '../../../src/tools/process/trusted-programs.js';
 import { temporaryDirectories } from '../../support/cli.js';
 
@@ -32,7 +33,7 @@ describe('which bubblewrap a run trusts', () => {
     const workspace = path.join(dir, 'work');
     const planted = path.join(workspace, 'bwrap');
     await writeProgram(planted);
-    const confined = (program: string) => ({ confined: true as const, mode: 'auto' as const, program });
+    const confined = (location: string) => ({ confined: true as const, mode: 'auto' as const, backend: 'bubblewrap', location });
     expect(distrustWritableProgram(confined(planted), [workspace])).toMatchObject({
       confined: false,
       reason: expect.stringContaining(`bubblewrap at ${planted} lies where steps can write`),
@@ -56,7 +57,7 @@ describe('the sandbox probe', () => {
     // Answers as a confining bubblewrap would (PID 1, a seccomp filter: mode 2), after noting its arguments one a line.
     await writeFile(path.join(dir, 'bwrap'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${log}'\necho 1; echo 2\n`);
     await chmod(path.join(dir, 'bwrap'), 0o755);
-    const status = await probeSandbox({ mode: 'auto', configuredProgram: path.join(dir, 'bwrap'), homes: [home, path.join(dir, 'nonexistent')] });
+    const status = await probeSandbox({ mode: 'auto', hostEnv: { RHO_BWRAP: path.join(dir, 'bwrap') }, homes: [home, path.join(dir, 'nonexistent')] });
     expect(status).toMatchObject({ confined: true });
     const argv = (await readFile(log, 'utf8')).trimEnd().split('\n');
     const valuesOf = (flag: string) => argv.flatMap((arg, index) => (arg === flag ? [argv[index + 1]] : []));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { architectures, seccompFilter, seccompReturn } from '../../../src/tools/process/sandbox/seccomp-filter.js';
+import { architectures, seccompFilter, seccompReturn } from '../../../src/tools/process/sandbox/bubblewrap/seccomp-filter.js';
 
 /**
  * Runs a classic BPF program as the kernel runs a seccomp filter, on one `struct seccomp_data`

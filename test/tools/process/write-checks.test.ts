@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { guardedDirectories, narrowWritable, planConfinement, type ConfinementPlan } from '../../../src/host/confinement/index.js';
 import { Policy } from '../../../src/host/policy.js';
+import type { PathMount } from '../../../src/tools/process/sandbox/backend.js';
 import { maxGuardedEntries } from '../../../src/tools/process/sandbox/guarded-directory.js';
 import { acquireGuards, type GuardLease } from '../../../src/tools/process/sandbox/guard-locks.js';
 import { prepareWriteChecks, type WriteChecks } from '../../../src/tools/process/sandbox/write-checks.js';
@@ -43,11 +44,9 @@ async function prepare(granted: ConfinementPlan, guarded = true): Promise<WriteC
   };
 }
 
-/** The pairs `--flag SRC DEST` of a mount list, as `flag relative-path`. */
-function described(mounts: readonly string[]): string[] {
-  const pairs: string[] = [];
-  for (let index = 0; index < mounts.length; index += 3) pairs.push(`${mounts[index]} ${path.relative(dir, mounts[index + 1]!) || '.'}`);
-  return pairs;
+/** Each mount as `write|read relative-path`, with `?` after the access of one made only where the path exists. */
+function described(mounts: readonly PathMount[]): string[] {
+  return mounts.map((mount) => `${mount.writable ? 'write' : 'read'}${mount.ifPresent ? '?' : ''} ${path.relative(dir, mount.path) || '.'}`);
 }
 
 describe('guarded directories (what the sandbox mounts and checks)', () => {
@@ -57,7 +56,7 @@ describe('guarded directories (what the sandbox mounts and checks)', () => {
     await mkdir(at('dist'));
     await symlink('src', at('current'));
     const checks = await prepare(plan(['write(dist/**)', 'write(app.db)']));
-    expect(described(checks.mounts).sort()).toEqual(['--bind .', '--ro-bind-try README', '--ro-bind-try src'].sort());
+    expect(described(checks.mounts).sort()).toEqual(['write .', 'read? README', 'read? src'].sort());
     expect(checks.check()).toEqual([]);
   });
 
@@ -111,8 +110,8 @@ describe('guarded directories (what the sandbox mounts and checks)', () => {
   it('mounts roots on themselves where the directory cannot be guarded: too many entries, or a step that does not wait', async () => {
     for (let index = 0; index <= maxGuardedEntries; index++) await writeFile(at(`f${index}`), '');
     await mkdir(at('dist'));
-    expect(described((await prepare(plan(['write(dist/**)']))).mounts)).toEqual(['--bind-try dist']);
-    expect(described((await prepare(plan(['write(dist/**)']), false)).mounts)).toEqual(['--bind-try dist']);
+    expect(described((await prepare(plan(['write(dist/**)']))).mounts)).toEqual(['write? dist']);
+    expect(described((await prepare(plan(['write(dist/**)']), false)).mounts)).toEqual(['write? dist']);
   });
 
   it('never mounts a root that is a symlink on itself: that would mount its target writable', async () => {
@@ -128,7 +127,7 @@ describe('open guarded directories (a step narrowed inside a policy tree)', () =
     const narrowed = narrowWritable(plan(['write(**)']), ['first/**'], dir);
     const checks = await prepare(narrowed);
     // Existing entries stay out of the step's reach: only its root, and new names, are writable.
-    expect(described(checks.mounts)).toEqual(expect.arrayContaining(['--bind .', '--ro-bind-try .git', '--ro-bind-try src']));
+    expect(described(checks.mounts)).toEqual(expect.arrayContaining(['write .', 'read? .git', 'read? src']));
     await mkdir(at('first'));
     await writeFile(at('notes.txt'), 'write(**) grants it');
     await mkdir(at('.vscode'));
@@ -147,9 +146,9 @@ describe('protected places (what the sandbox mounts and checks)', () => {
     await symlink('dotfiles-npmrc', at('.npmrc'));
     const checks = await prepare(plan(['write(**)']));
     const mounts = described(checks.mounts);
-    expect(mounts).toEqual(expect.arrayContaining(['--bind-try .', '--ro-bind-try .git/hooks', '--ro-bind-try .git/config', '--ro-bind-try dotfiles-npmrc']));
+    expect(mounts).toEqual(expect.arrayContaining(['write? .', 'read? .git/hooks', 'read? .git/config', 'read? dotfiles-npmrc']));
     // .git is a directory: only its hooks and config are kept.
-    expect(mounts).not.toContain('--ro-bind-try .git');
+    expect(mounts).not.toContain('read? .git');
     await mkdir(at('.vscode'));
     await writeFile(at('.vscode/tasks.json'), '{}');
     await unlink(at('.npmrc'));
@@ -174,7 +173,7 @@ describe('protected places (what the sandbox mounts and checks)', () => {
       privatePaths: [at('.config/rho')],
     });
     const checks = await prepare(granted);
-    expect(described(checks.mounts).filter((mount) => mount.endsWith(' .config') || mount.endsWith(' .config/fish'))).toEqual(['--bind .config', '--ro-bind-try .config/fish']);
+    expect(described(checks.mounts).filter((mount) => mount.endsWith(' .config') || mount.endsWith(' .config/fish'))).toEqual(['write .config', 'read? .config/fish']);
     expect(checks.check()).toEqual([]);
   });
 

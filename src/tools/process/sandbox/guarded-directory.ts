@@ -1,13 +1,15 @@
 import { chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { WritableRoot } from '../../../host/confinement/index.js';
+import type { PathMount } from './backend.js';
 import type { GuardLease } from './guard-locks.js';
 import { currentState, entryState, removeCreated, restoreLink, type EntryState, type UndoneWrite } from './undone-writes.js';
 
 /**
- * Entries a guarded directory may hold. bubblewrap re-reads the mount table for every mount, so
- * its start-up grows with the square of their number (about 90 ms for 100 on a laptop, over a
- * second for 400); a directory holding more is not guarded, and its roots are mounted on themselves.
+ * Entries a guarded directory may hold. Each entry is a mount, and a sandbox that re-reads the
+ * mount table for every mount starts in time that grows with the square of their number (about
+ * 90 ms for 100 on a laptop, over a second for 400); a directory holding more is not guarded, and
+ * its roots are mounted on themselves.
  */
 export const maxGuardedEntries = 200;
 
@@ -31,7 +33,7 @@ function grantedNames(roots: readonly WritableRoot[]): Set<string> {
 /** One guarded directory, as the sandbox mounts it and as the check compares it. */
 export interface DirectoryGuard {
   /** Bind the directory writable, then every entry no root grants read-only over itself. */
-  mounts: string[];
+  mounts: PathMount[];
   /** Once the process is gone: removes what it created there, puts back symlinks it changed and the directory's mode. */
   check(): UndoneWrite[];
 }
@@ -52,7 +54,7 @@ export function guardDirectory(directory: string, roots: readonly WritableRoot[]
   if (names.length > maxGuardedEntries) return undefined;
   const granted = grantedNames(roots);
   const before = new Map<string, EntryState>();
-  const mounts = ['--bind', directory, directory];
+  const mounts: PathMount[] = [{ path: directory, writable: true, ifPresent: false }];
   for (const name of names) {
     if (granted.has(name)) continue;
     const absolute = path.join(directory, name);
@@ -60,7 +62,7 @@ export function guardDirectory(directory: string, roots: readonly WritableRoot[]
     if (!entry) continue;
     const state = entryState(entry, absolute);
     before.set(name, state);
-    if (state.kind !== 'symlink') mounts.push('--ro-bind-try', absolute, absolute);
+    if (state.kind !== 'symlink') mounts.push({ path: absolute, writable: false, ifPresent: true });
   }
   const mode = info.mode & 0o7777;
   if (!lease) return { mounts, check: () => [] };

@@ -2,12 +2,13 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfinementPlan } from '../../../host/confinement/index.js';
 import { isWithin } from '../../../host/workspace.js';
+import type { PathMount } from './backend.js';
 
-/** The bubblewrap arguments that keep rho's own directories from a confined process, in the two places they go. */
+/** What keeps rho's own directories from a confined process, in the two places it goes. */
 export interface PrivateMounts {
-  /** After the writable roots: what keeps the directories in place. */
-  pins: string[];
-  /** After every other mount inside the writable roots: what hides them. */
+  /** After the writable roots: the directories above rho's, each mounted writable on itself, which keeps them in place. */
+  pins: PathMount[];
+  /** After every other mount inside the writable roots: rho's directories, each covered by an empty read-only one. */
   hides: string[];
 }
 
@@ -25,7 +26,7 @@ export function privateMounts(plan: ConfinementPlan): PrivateMounts {
   const hides: string[] = [];
   for (const dir of plan.privatePaths) {
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
-    hides.push('--tmpfs', dir, '--remount-ro', dir);
+    hides.push(dir);
     for (const root of plan.writable) {
       if (root.kind !== 'tree' || root.path === dir || !isWithin(root.path, dir)) continue;
       for (let level = path.dirname(dir); level !== root.path && isWithin(root.path, level); level = path.dirname(level)) pins.add(level);
@@ -33,5 +34,5 @@ export function privateMounts(plan: ConfinementPlan): PrivateMounts {
   }
   // Outermost first: a bind made later over a directory would cover the binds below it (its source is the host's tree, without them).
   const ordered = [...pins].sort((a, b) => a.length - b.length);
-  return { pins: ordered.flatMap((level) => ['--bind', level, level]), hides };
+  return { pins: ordered.map((level) => ({ path: level, writable: true, ifPresent: false })), hides };
 }

@@ -1,21 +1,15 @@
-import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import path from 'node:path';
-import type { Writable } from 'node:stream';
-import { choosePrivateTemp, existingHomes, resolveConfinementPlan, type SandboxMode, type SandboxStatus } from '../../../host/confinement/index.js';
-import { isExecutableFile, isWritableLocation } from '../executable.js';
-import { findSystemProgram, systemDirectories } from '../trusted-programs.js';
-import { bubblewrapArguments, filterDescriptor } from './bubblewrap-arguments.js';
-import { rememberedWorking, rememberWorking, sandboxCircumstances, type ProbeMemory } from './probe-memory.js';
-import { filterKnowsArchitecture, seccompFilter } from './seccomp-filter.js';
+import type { SandboxMode, SandboxStatus } from '../../../host/confinement/index.js';
+import { ToolError } from '../../../host/errors.js';
+import { isWritableLocation } from '../executable.js';
+import type { BackendProbe, ConfinementBackend } from './backend.js';
+import { confinementBackends } from './backends.js';
+import type { ProbeMemory } from './probe-memory.js';
 
 export interface SandboxProbeOptions {
   mode: SandboxMode;
-  /**
-   * The bubblewrap the user names (`RHO_BWRAP`), an absolute path; without one, bubblewrap is
-   * looked for in the system directories only, never on PATH (`trusted-programs.ts`).
-   */
-  configuredProgram: string | undefined;
+  /** The host environment: each backend reads its own settings there (`ConfinementBackend.settings`); none set without it. */
+  hostEnv?: Readonly<Record<string, string | undefined>>;
   platform?: NodeJS.Platform;
   /** Where a working sandbox is remembered between runs (`probe-memory.ts`); none: always probe. */
   memory?: ProbeMemory;
@@ -23,161 +17,63 @@ export interface SandboxProbeOptions {
   homes?: readonly string[];
 }
 
-const probeTimeoutMs = 5000;
-/** More than the probe prints: a program that writes on and on is not bubblewrap. */
-const probeOutputBytes = 64 * 1024;
-
-/** The fixes for the ways bubblewrap is known to fail, keyed by what it prints. */
-const knownFailures: readonly { pattern: RegExp; reason: string; fix: string }[] = [
-  {
-    pattern: /setting up uid map: Permission denied|No permissions to create new namespace/,
-    reason: 'bubblewrap cannot create a user namespace here (Ubuntu 24.04 restricts unprivileged user namespaces through AppArmor)',
-    fix: "allow them for bwrap with an AppArmor profile: printf 'abi <abi/4.0>,\\ninclude <tunables/global>\\nprofile bwrap /usr/bin/bwrap flags=(unconfined) {\\n  userns,\\n}\\n' | sudo tee /etc/apparmor.d/bwrap && sudo apparmor_parser -r /etc/apparmor.d/bwrap (or, for the whole machine, sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0)",
-  },
-  {
-    pattern: /Creating new namespace failed: (Operation not permitted|Invalid argument)|unshare.*Operation not permitted/,
-    reason: 'bubblewrap may not create namespaces here (user namespaces are disabled, or a container forbids them)',
-    fix: 'enable user namespaces: sudo sysctl -w kernel.unprivileged_userns_clone=1 (Debian) or user.max_user_namespaces=15000; in a container, allow namespaces (docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined)',
-  },
-  {
-    pattern: /PR_SET_SECCOMP/,
-    reason: 'the kernel refused the seccomp filter bubblewrap installs for rho (seccomp filters are not available here)',
-    fix: 'run rho on a kernel with seccomp filters (CONFIG_SECCOMP_FILTER, every mainstream distribution has it); in a container, do not forbid seccomp(2) or prctl(PR_SET_SECCOMP)',
-  },
-];
-
-const installFix =
-  'install bubblewrap: sudo apt-get install bubblewrap (Debian, Ubuntu), sudo dnf install bubblewrap (Fedora), or your distribution’s bubblewrap package; or set RHO_BWRAP to the absolute path of a bwrap no step can write';
+const platformNames: Partial<Record<NodeJS.Platform, string>> = { linux: 'Linux', darwin: 'macOS', win32: 'Windows', freebsd: 'FreeBSD' };
 
 function unconfined(mode: SandboxMode, reason: string, fix?: string): SandboxStatus {
   return { confined: false, mode, reason, ...(fix && { fix }) };
 }
 
-/**
- * The bubblewrap a run trusts: the one `RHO_BWRAP` names (an absolute path to an executable),
- * else the first `bwrap` in the system directories. Never one on PATH, where a step may have
- * planted a wrapper that adds `--bind / /` (`node_modules/.bin`, which `npm run` puts first).
- */
-export function resolveBubblewrap(configured: string | undefined): { program: string } | { reason: string; fix: string } {
-  if (configured !== undefined) {
-    if (path.isAbsolute(configured) && isExecutableFile(configured)) return { program: path.normalize(configured) };
-    return {
-      reason: `RHO_BWRAP=${configured} is not the absolute path of an executable file`,
-      fix: 'set RHO_BWRAP to the absolute path of bubblewrap (bwrap), or unset it to use the one in the system directories',
-    };
-  }
-  const program = findSystemProgram('bwrap');
-  if (program) return { program };
-  return { reason: `bubblewrap (bwrap) was not found in the system directories (${systemDirectories.join(', ')}; PATH is not searched)`, fix: installFix };
+/** Why no backend runs on this system: what the sandbox uses, and where that exists. */
+function noBackendReason(): string {
+  const names = confinementBackends.map((backend) => backend.name);
+  const platforms = [...new Set(confinementBackends.flatMap((backend) => backend.platforms))].map((platform) => platformNames[platform] ?? platform);
+  return `the sandbox uses ${names.join(' or ')}, which ${names.length === 1 ? 'exists' : 'exist'} only on ${platforms.join(' and ')}`;
+}
+
+/** The registered backend named `name` (a `SandboxStatus.backend`); a status naming none confines nothing, so it is refused. */
+export function backendNamed(name: string): ConfinementBackend {
+  const backend = confinementBackends.find((candidate) => candidate.name === name);
+  if (!backend) throw new ToolError('unsupported', `the sandbox status names the confinement backend "${name}", which rho does not have`);
+  return backend;
 }
 
 /**
- * What the probe runs in the sandbox: its PID (1 or 2 in a PID namespace of its own) and its
- * seccomp mode (2: a filter is installed), read by the shell itself.
+ * What the host settings that change a probe's answer are, as one value: two probes with equal
+ * values (and the same mode, homes and system) give the same answer.
  */
-const probeScript = 'echo $$; while read -r key value; do if [ "$key" = Seccomp: ]; then echo "$value"; fi; done < /proc/self/status';
-
-/**
- * The arguments of a confined process that writes nothing: the namespaces, the seccomp filter,
- * the host read-only, the homes hidden, a private TMPDIR, no network. What a plan adds to them
- * only binds existing paths, which a working bubblewrap always can.
- */
-function probeArguments(homes: readonly string[]): string[] {
-  const plan = resolveConfinementPlan({
-    writable: [],
-    readOnly: [],
-    protected: [],
-    acceptedRoots: [],
-    grantedTrees: [],
-    hiddenHomes: existingHomes(homes).filter((home) => home !== path.sep),
-    privateTemp: choosePrivateTemp([]),
-    hidden: [],
-    exposed: [],
-    toolchains: [],
-    privatePaths: [],
-    network: { mode: 'none' },
-    unixSockets: false,
-    scope: { workspace: path.sep, roots: [], writable: [], places: [], caches: [] },
-  });
-  return [...bubblewrapArguments(plan, { file: '/bin/sh', cwd: path.sep, proxy: undefined, writeMounts: [] }), '--', '/bin/sh', '-c', probeScript];
-}
-
-/** Runs bubblewrap once as a confined process would be run (namespaces, filter, hidden homes), and reports what it printed. */
-function runProbe(program: string, args: readonly string[]): Promise<{ ok: boolean; output: string }> {
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    const child = spawn(program, args, { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => child.kill('SIGKILL'), probeTimeoutMs);
-    const take = (append: (text: string) => void) => (chunk: Buffer) => {
-      if (stdout.length + stderr.length < probeOutputBytes) append(chunk.toString('utf8'));
-    };
-    child.stdout?.on(
-      'data',
-      take((text) => (stdout += text)),
-    );
-    child.stderr?.on(
-      'data',
-      take((text) => (stderr += text)),
-    );
-    const filter = child.stdio[filterDescriptor] as Writable;
-    filter.on('error', () => undefined);
-    filter.end(seccompFilter({ unixSockets: false }));
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      resolve({ ok: false, output: error.message });
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      const [pid, seccomp] = stdout.trim().split('\n');
-      const failed = code !== 0 ? `${program} ${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : '';
-      resolve({ ok: code === 0 && (pid === '1' || pid === '2') && seccomp === '2', output: (stderr.trim() || failed).trim() });
-    });
-  });
+export function probeSettings(hostEnv: Readonly<Record<string, string | undefined>> = {}): string {
+  return JSON.stringify(confinementBackends.flatMap((backend) => backend.settings.map((name) => [name, hostEnv[name] ?? null])));
 }
 
 /**
- * Decides once per run whether processes will be confined: never with `off`; otherwise only
- * when a trusted bubblewrap exists (`resolveBubblewrap`) and a real run of it works as a run's
- * processes will be run (its homes hidden: an installed bwrap may still fail, as on Ubuntu
- * 24.04), or worked in the same circumstances within the hour (`memory`). Each unconfined answer
- * says why and what would fix it.
+ * Decides once per run whether processes will be confined: never with `off`; otherwise by the
+ * first backend for this system whose probe works (a real start of it, as a run's processes
+ * will be started, or one remembered within the hour). Each unconfined answer says why and what
+ * would fix it: with no backend that works, the first one's reason.
  */
 export async function probeSandbox(options: SandboxProbeOptions): Promise<SandboxStatus> {
   const { mode } = options;
   if (mode === 'off') return unconfined(mode, 'the sandbox is off (sandbox: off)', 'use --sandbox auto or required to confine processes');
-  if ((options.platform ?? process.platform) !== 'linux') {
-    return unconfined(mode, 'the sandbox uses bubblewrap, which exists only on Linux');
+  const platform = options.platform ?? process.platform;
+  const candidates = confinementBackends.filter((backend) => backend.platforms.includes(platform));
+  if (candidates.length === 0) return unconfined(mode, noBackendReason());
+  const request = { hostEnv: options.hostEnv ?? {}, homes: options.homes ?? [], memory: options.memory };
+  let first: Extract<BackendProbe, { works: false }> | undefined;
+  for (const backend of candidates) {
+    const probe = await backend.probe(request);
+    if (probe.works) return { confined: true, mode, backend: backend.name, ...(probe.location !== undefined && { location: probe.location }) };
+    first ??= probe;
   }
-  if (!filterKnowsArchitecture()) return unconfined(mode, `rho's seccomp filter knows x86_64 and aarch64, not ${process.arch}`);
-  const found = resolveBubblewrap(options.configuredProgram);
-  if (!('program' in found)) return unconfined(mode, found.reason, found.fix);
-  const { program } = found;
-  const args = probeArguments(options.homes ?? []);
-  const remembered = options.memory === undefined ? undefined : { memory: options.memory, circumstances: sandboxCircumstances(program, args) };
-  if (remembered?.circumstances && rememberedWorking(remembered.memory, remembered.circumstances)) return { confined: true, mode, program };
-  const probe = await runProbe(program, args);
-  if (probe.ok) {
-    if (remembered?.circumstances) rememberWorking(remembered.memory, remembered.circumstances);
-    return { confined: true, mode, program };
-  }
-  const said = probe.output.split('\n')[0] ?? '';
-  const known = knownFailures.find((failure) => failure.pattern.test(probe.output));
-  if (known) return unconfined(mode, `${known.reason}: ${program} said "${said}"`, known.fix);
-  return unconfined(
-    mode,
-    `${program} did not start a confined process${said ? `: ${said}` : ''}`,
-    `check that ${path.basename(program)} runs: ${program} --ro-bind / / --unshare-pid true`,
-  );
+  return unconfined(mode, first!.reason, first!.fix);
 }
 
 /**
- * A confined status whose bubblewrap lies where this run's steps can write (the workspace or a
- * granted root: `RHO_BWRAP` pointing into it, or a workspace that holds a system directory)
+ * A confined status whose backend's program lies where this run's steps can write (the workspace
+ * or a granted root: a setting pointing into it, or a workspace that holds a system directory)
  * becomes unconfined: a step could replace the program that confines the next one.
  */
 export function distrustWritableProgram(status: SandboxStatus, roots: readonly string[]): SandboxStatus {
-  if (!status.confined) return status;
+  if (!status.confined || status.location === undefined) return status;
   const canonical = roots.flatMap((root) => {
     try {
       return [root, realpathSync.native(root)];
@@ -185,10 +81,10 @@ export function distrustWritableProgram(status: SandboxStatus, roots: readonly s
       return [root];
     }
   });
-  if (!isWritableLocation(status.program, canonical)) return status;
+  if (!isWritableLocation(status.location, canonical)) return status;
   return unconfined(
     status.mode,
-    `bubblewrap at ${status.program} lies where steps can write (the workspace or a granted root), so a step could replace it`,
-    'install bubblewrap in a system directory, or set RHO_BWRAP to one outside the workspace and the granted roots',
+    `${status.backend} at ${status.location} lies where steps can write (the workspace or a granted root), so a step could replace it`,
+    backendNamed(status.backend).relocationFix,
   );
 }

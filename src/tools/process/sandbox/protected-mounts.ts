@@ -1,11 +1,12 @@
 import { realpathSync } from 'node:fs';
 import type { ProtectedPath, WritableRoot } from '../../../host/confinement/index.js';
 import { isWithin } from '../../../host/workspace.js';
+import type { PathMount } from './backend.js';
 import { currentState, removeCreated, restoreLink, type UndoneWrite } from './undone-writes.js';
 
 /** Protected places as the sandbox keeps them: mounts for those that exist, a check for the rest. */
 export interface ProtectedMounts {
-  mounts: string[];
+  mounts: PathMount[];
   /** Once the process is gone: removes protected places it created, and puts back symlinks it changed. */
   check(): UndoneWrite[];
 }
@@ -18,7 +19,7 @@ export interface ProtectedMounts {
  * (it is what later runs).
  */
 export function protectPlaces(places: readonly ProtectedPath[], writable: readonly WritableRoot[]): ProtectedMounts {
-  const mounts: string[] = [];
+  const mounts: PathMount[] = [];
   const missing: ProtectedPath[] = [];
   const links: { place: ProtectedPath; link: string }[] = [];
   for (const place of places) {
@@ -27,8 +28,8 @@ export function protectPlaces(places: readonly ProtectedPath[], writable: readon
     else if (state.kind === 'symlink') {
       links.push({ place, link: state.link! });
       const target = resolvedOrUndefined(place.path);
-      if (target && writable.some((root) => isWithin(root.path, target))) mounts.push('--ro-bind-try', target, target);
-    } else if (!(state.kind === 'directory' && place.unlessDirectory)) mounts.push('--ro-bind-try', place.path, place.path);
+      if (target && writable.some((root) => isWithin(root.path, target))) mounts.push(readOnly(target));
+    } else if (!(state.kind === 'directory' && place.unlessDirectory)) mounts.push(readOnly(place.path));
   }
   return {
     mounts,
@@ -55,4 +56,9 @@ function resolvedOrUndefined(target: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A place kept read-only where it exists. */
+function readOnly(target: string): PathMount {
+  return { path: target, writable: false, ifPresent: true };
 }

@@ -1,12 +1,9 @@
-import { constants } from 'node:os';
-import type { Writable } from 'node:stream';
 import { guardedDirectories, resolveConfinementPlan, type CallConfinement, type SandboxChannel } from '../../../host/confinement/index.js';
 import type { ToolError } from '../../../host/errors.js';
 import { terminateGroup } from '../process-tree.js';
-import { bubblewrapArguments, filterDescriptor } from './bubblewrap-arguments.js';
+import type { ProcessEnd } from './backend.js';
 import { acquireGuards, announceRoots, type GuardLease } from './guard-locks.js';
-import { terminateSandbox } from './sandbox-signals.js';
-import { seccompFilter } from './seccomp-filter.js';
+import { backendNamed } from './probe.js';
 import type { UndoneWrite } from './undone-writes.js';
 import { prepareWriteChecks, type WriteChecks } from './write-checks.js';
 import { prepareWritableTrees } from './writable-trees.js';
@@ -27,8 +24,8 @@ export interface SpawnedSandbox extends SandboxChannel {
 /** A launch to spawn, how to stop it, and what to close once the process (and everything it started) is gone. */
 export interface SandboxedLaunch extends LaunchTarget {
   /**
-   * What the child gets after stdin, stdout and stderr, from descriptor 3 on: the seccomp filter
-   * bubblewrap reads, then the proxy's channel (Node's `ipc`) when the network is the proxy.
+   * What the child gets after stdin, stdout and stderr, from descriptor 3 on: what the backend
+   * reads, then the proxy's channel (Node's `ipc`) when the network is the proxy.
    */
   extraStdio: readonly ('pipe' | 'ipc')[];
   /** Gives the spawned child what it reads on those descriptors; call it right after the spawn. */
@@ -41,11 +38,8 @@ export interface SandboxedLaunch extends LaunchTarget {
    * would unconfined; only after the grace period is the sandbox torn down.
    */
   terminate(leader: number, graceMs: number): Promise<void>;
-  /**
-   * How the process ended, as an unconfined one would say: bubblewrap exits with 128 + N when
-   * its program was killed by signal N, which, once rho has stopped it, is reported as that signal.
-   */
-  exitStatus(exitCode: number | null, signal: NodeJS.Signals | null): { exitCode: number | null; signal: NodeJS.Signals | null };
+  /** How the process ended, as an unconfined one would say (the backend reads its own exit). */
+  exitStatus(exitCode: number | null, signal: NodeJS.Signals | null): ProcessEnd;
   /**
    * Closes the process's way to the network proxy, if it has one, undoes what the process did
    * outside its write rules (and says what), and removes the granted trees created for it that
@@ -55,10 +49,9 @@ export interface SandboxedLaunch extends LaunchTarget {
 }
 
 /**
- * Wraps a launch in the sandbox when the run confines processes: the program becomes
- * bubblewrap, the original argv follows `--`, TMPDIR points at the private temp (an in-memory
- * file system that ends with the process), and bubblewrap installs the seccomp filter it reads
- * on descriptor 3. A guarded launch first waits until no other sandbox checks the directories it
+ * Wraps a launch in the sandbox when the run confines processes: the backend the run's probe
+ * chose (`SandboxStatus.backend`) turns it into the process to spawn, with TMPDIR pointing at the
+ * private temp (an in-memory file system that ends with the process). A guarded launch first waits until no other sandbox checks the directories it
  * checks (`guard-locks.ts`); `signal` ends that wait. The plan is then resolved on disk, and a
  * writable root that a link moved out of what the policy grants refuses the launch. A process
  * whose network is the proxy runs behind the proxy's forwarder, which learns the program and its
@@ -78,7 +71,8 @@ export async function sandboxLaunch(target: LaunchTarget, confinement: CallConfi
       release: () => [],
     };
   }
-  const { plan } = confinement;
+  const { plan, status } = confinement;
+  const backend = backendNamed(status.backend);
   const roots = plan.writable.map((root) => root.path);
   announceRoots(roots);
   const directories = confinement.guarded ? guardedDirectories(plan) : [];
@@ -105,41 +99,33 @@ export async function sandboxLaunch(target: LaunchTarget, confinement: CallConfi
       directories.map((directory) => directory.path),
     );
     checks = prepareWriteChecks(resolved, directories, leases);
-    const args = bubblewrapArguments(resolved, { file: target.file, cwd: target.cwd, proxy, writeMounts: checks.mounts });
     const env = { ...target.env, ...(plan.privateTemp && { TMPDIR: plan.privateTemp }) };
     const program = { file: target.file, args: target.args, env };
-    const command = proxy ? proxy.command() : program;
-    const filter = seccompFilter({ unixSockets: plan.unixSockets });
-    let stopped = false;
-    return {
-      file: confinement.status.program,
-      args: [...args, '--', command.file, ...command.args],
+    const launch = backend.launch({
+      plan: resolved,
+      command: proxy ? proxy.command() : program,
       cwd: target.cwd,
-      env: command.env,
-      extraStdio: proxy ? ['pipe', 'ipc'] : ['pipe'],
+      programs: proxy ? [target.file, proxy.program] : [target.file],
+      writeMounts: checks.mounts,
+      location: status.location,
+    });
+    return {
+      file: launch.file,
+      args: launch.args,
+      cwd: target.cwd,
+      env: launch.env,
+      extraStdio: proxy ? [...launch.extraStdio, 'ipc'] : launch.extraStdio,
       attach(child) {
-        const descriptor = child.stdio[filterDescriptor] as Writable;
-        // bubblewrap reads the filter to its end before it starts anything; a sandbox that failed to start reads nothing.
-        descriptor.on('error', () => undefined);
-        descriptor.end(filter);
+        launch.attach(child);
         proxy?.attach(child, program);
       },
       networkRefusal: () => proxy?.refusal(),
-      terminate(leader, graceMs) {
-        stopped = true;
-        return terminateSandbox(leader, graceMs);
-      },
-      exitStatus: (exitCode, signal) => (stopped ? programExit(exitCode, signal) : { exitCode, signal }),
+      terminate: (leader, graceMs) => launch.terminate(leader, graceMs),
+      exitStatus: (exitCode, signal) => launch.exitStatus(exitCode, signal),
       release,
     };
   } catch (error) {
     release();
     throw error;
   }
-}
-
-/** bubblewrap's exit code for a program killed by a signal (128 + N), as that signal. */
-function programExit(exitCode: number | null, signal: NodeJS.Signals | null): { exitCode: number | null; signal: NodeJS.Signals | null } {
-  const killedBy = exitCode !== null && exitCode > 128 ? Object.entries(constants.signals).find(([, number]) => number === exitCode - 128)?.[0] : undefined;
-  return killedBy ? { exitCode: null, signal: killedBy as NodeJS.Signals } : { exitCode, signal };
 }

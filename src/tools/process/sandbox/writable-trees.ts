@@ -16,7 +16,7 @@ export interface WritableTrees {
 }
 
 /**
- * Creates the granted writable trees that do not exist yet, so bubblewrap can mount them and
+ * Creates the granted writable trees that do not exist yet, so the sandbox can mount them and
  * the process can write into them, and the `directories` a granted entry is created in (a
  * guarded directory). Once the process is gone, `release` removes what was created
  * for it and is still empty, deepest first, unless another live sandbox still mounts it: a run

@@ -2,6 +2,7 @@ import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { guardedDirectory, type ConfinementPlan, type GuardedDirectory, type ProtectedPath, type WritableRoot } from '../../../host/confinement/index.js';
 import { isWithin } from '../../../host/workspace.js';
+import type { PathMount } from './backend.js';
 import type { GuardLease } from './guard-locks.js';
 import { guardDirectory, type DirectoryGuard } from './guarded-directory.js';
 import { privateMounts } from './private-mounts.js';
@@ -10,8 +11,8 @@ import type { UndoneWrite } from './undone-writes.js';
 
 /** How one process's writable roots are mounted, and what is checked once it is gone. */
 export interface WriteChecks {
-  /** bubblewrap arguments: guarded directories outermost first, then roots mounted on themselves, then protected places read-only. */
-  mounts: string[];
+  /** Guarded directories outermost first, then roots mounted on themselves, then protected places read-only. */
+  mounts: PathMount[];
   /** Undoes what the process did outside its write rules; call once it and everything it started are gone. */
   check(): UndoneWrite[];
 }
@@ -48,7 +49,7 @@ export function prepareWriteChecks(plan: ConfinementPlan, guarded: readonly Guar
   const places = protectPlaces(plan.protected.filter(writable), plan.writable);
   const mounts = [
     ...guards.flatMap((guard) => guard.mounts),
-    ...onItself.filter((root) => !lstatSync(root.path, { throwIfNoEntry: false })?.isSymbolicLink()).flatMap((root) => ['--bind-try', root.path, root.path]),
+    ...onItself.filter((root) => !lstatSync(root.path, { throwIfNoEntry: false })?.isSymbolicLink()).map((root) => ({ path: root.path, writable: true, ifPresent: true })),
     // After the roots they pin, before the read-only places they would otherwise cover.
     ...privateMounts(plan).pins,
     ...places.mounts,

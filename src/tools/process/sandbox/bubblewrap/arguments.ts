@@ -1,9 +1,10 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { ProxyConnection, ResolvedPlan } from '../../../host/confinement/index.js';
-import { locateThroughTrustedLinks } from '../../../host/disk-paths.js';
-import { isWithin } from '../../../host/workspace.js';
-import { privateMounts } from './private-mounts.js';
+import type { ResolvedPlan } from '../../../../host/confinement/index.js';
+import { locateThroughTrustedLinks } from '../../../../host/disk-paths.js';
+import { isWithin } from '../../../../host/workspace.js';
+import type { PathMount } from '../backend.js';
+import { privateMounts } from '../private-mounts.js';
 
 /**
  * Namespaces and process settings every confined process gets: its own PID namespace (so every
@@ -35,13 +36,21 @@ export const filterDescriptor = 3;
 export const seccompArguments: readonly string[] = ['--seccomp', String(filterDescriptor)];
 
 export interface ConfinedProcess {
-  /** The program as resolved (it and its installation stay readable, even inside a hidden home). */
-  file: string;
+  /** The programs the sandbox starts, as resolved (each and its installation stay readable, even inside a hidden home). */
+  programs: readonly string[];
   cwd: string;
-  /** The process's way to the proxy, when its network is the proxy. */
-  proxy: ProxyConnection | undefined;
   /** The mounts that make the writable roots writable and keep protected places read-only (`prepareWriteChecks`). */
-  writeMounts: readonly string[];
+  writeMounts: readonly PathMount[];
+}
+
+/** bubblewrap's arguments for mounts applied in order, each path on itself. */
+export function mountArguments(mounts: readonly PathMount[]): string[] {
+  return mounts.flatMap((mount) => [`--${mount.writable ? 'bind' : 'ro-bind'}${mount.ifPresent ? '-try' : ''}`, mount.path, mount.path]);
+}
+
+/** An empty read-only file system over each directory. */
+function emptyReadOnly(directories: readonly string[]): string[] {
+  return directories.flatMap((directory) => ['--tmpfs', directory, '--remount-ro', directory]);
 }
 
 /**
@@ -92,19 +101,18 @@ export function bubblewrapArguments(plan: ResolvedPlan, target: ConfinedProcess)
   if (emptied.length > 0) {
     for (const link of plan.links) args.push('--symlink', link.target, link.path);
     const covered = (candidate: string) => emptied.some((directory) => isWithin(directory, candidate));
-    const programs = [target.file, ...(target.proxy ? [target.proxy.program] : [])];
-    const installations = programs.flatMap((program) => programInstallation(program, plan.hiddenHomes, plan.scope.places));
+    const installations = target.programs.flatMap((program) => programInstallation(program, plan.hiddenHomes, plan.scope.places));
     const visible = new Set([...plan.exposed, ...[...installations, target.cwd].filter(covered)]);
     for (const exposed of visible) args.push('--ro-bind-try', exposed, exposed);
   }
-  args.push(...target.writeMounts);
+  args.push(...mountArguments(target.writeMounts));
   for (const kept of plan.readOnly) args.push('--ro-bind-try', kept, kept);
   for (const hidden of plan.hidden) {
     const kind = kindOf(hidden);
-    if (kind === 'directory') args.push('--tmpfs', hidden, '--remount-ro', hidden);
+    if (kind === 'directory') args.push(...emptyReadOnly([hidden]));
     else if (kind === 'file') args.push('--ro-bind', '/dev/null', hidden);
   }
-  args.push(...privateMounts(plan).hides);
+  args.push(...emptyReadOnly(privateMounts(plan).hides));
   for (const home of plan.hiddenHomes) args.push('--remount-ro', home);
   if (plan.network.mode !== 'host') args.push('--unshare-net');
   args.push(...seccompArguments, '--chdir', target.cwd);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ToolError } from '../../../../host/errors.js';
 
 /*
  * The seccomp filter every confined process runs under: a classic BPF program, built here as the
@@ -193,7 +194,7 @@ function assemble(program: readonly Instruction[]): Uint8Array {
       if (label === undefined) return 0;
       const target = positions.get(label);
       const distance = target === undefined ? -1 : target - index - 1;
-      if (distance < 0 || distance > 255) throw new Error(`seccomp filter: jump from ${index} to ${label} is not a forward jump of at most 255`);
+      if (distance < 0 || distance > 255) throw new ToolError('internal', `seccomp filter: jump from ${index} to ${label} is not a forward jump of at most 255`);
       return distance;
     };
     const at = index * instructionBytes;

@@ -1,4 +1,4 @@
-import { isProcessRunning, killSettleMs, scanProcesses, terminateGroup, waitWhile } from '../process-tree.js';
+import { isProcessRunning, killSettleMs, scanProcesses, terminateGroup, waitWhile } from '../../process-tree.js';
 
 /** A process as /proc shows it: its parent, and its pid in the innermost PID namespace it is in. */
 interface ProcessEntry {
