@@ -12,7 +12,7 @@ export interface SandboxCommand {
 
 /**
  * The channel between rho and the first process of a sandbox: the IPC channel of the child rho
- * spawned (a connected socket pair, inherited through bubblewrap), which carries messages and
+ * spawned (a connected socket pair, inherited through the sandbox), which carries messages and
  * file descriptors (`handle`). A child process of Node's satisfies it.
  */
 export interface SandboxChannel {

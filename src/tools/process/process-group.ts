@@ -63,7 +63,7 @@ export function preloadExeca(): void {
  * is skipped for a detached child, its kill timer (`forceKillAfterDelay`) only follows its own
  * `kill()`, which rho never calls (it signals the group), and verbose, ipc, `all` and `lines`
  * are off by default. A sandboxed child gets the descriptors its sandbox reads (`extraStdio`:
- * the seccomp filter, the proxy's IPC channel) after the three standard ones. Exported so the
+ * what its backend reads, the proxy's IPC channel) after the three standard ones. Exported so the
  * benchmark measures exactly this.
  */
 export function execaOptions(target: { cwd: string; env: Readonly<Record<string, string>>; extraStdio?: readonly ('pipe' | 'ipc')[] }, stdin: string | undefined) {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { findInDirectories } from './executable.js';
 
 /**
- * Where rho looks for the programs it trusts to keep a run safe — bubblewrap, and a hook's
+ * Where rho looks for the programs it trusts to keep a run safe — a sandbox's, and a hook's
  * program named without a path — in the order a default PATH lists them. Only an administrator
  * writes these. PATH itself is never searched for such programs: `npm run` and `npx` put the
  * project's `node_modules/.bin` first, and a directory in the home (`~/.local/bin`) is written by

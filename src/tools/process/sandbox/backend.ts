@@ -70,7 +70,7 @@ export interface BackendLaunch {
   exitStatus(exitCode: number | null, signal: NodeJS.Signals | null): ProcessEnd;
 }
 
-/** One way to confine processes (bubblewrap, Landlock, Seatbelt…): probed once per run, then asked for each launch. */
+/** One way to confine processes (a namespace sandbox, Landlock, Seatbelt…): probed once per run, then asked for each launch. */
 export interface ConfinementBackend {
   /** The name events and messages give it (`SandboxStatus.backend`). */
   readonly name: string;

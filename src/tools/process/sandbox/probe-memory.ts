@@ -7,7 +7,7 @@ import { openSealed, sealText, type DigestKey } from '../../../host/keyed-digest
  * just to ask again (a probe costs a run 5–10 ms). Only a working sandbox is remembered: a stale
  * memory can make confined processes fail to start, never run unconfined. What it is tied to is
  * a backend's circumstances: everything its probe's answer depends on, as the backend states
- * them (bubblewrap: `bubblewrap/probe-circumstances.ts`). What those cannot show is caught by the
+ * them in its folder. What those cannot show is caught by the
  * memory's age: it holds for an hour at most. The memory, its time included, is sealed with the
  * user's key: one written or touched by anyone else is not believed, and the probe runs again.
  */
