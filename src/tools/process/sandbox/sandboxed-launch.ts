@@ -51,8 +51,9 @@ export interface SandboxedLaunch extends LaunchTarget {
 /**
  * Wraps a launch in the sandbox when the run confines processes: the backend the run's probe
  * chose (`SandboxStatus.backend`) turns it into the process to spawn, with TMPDIR pointing at the
- * private temp (an in-memory file system that ends with the process). A guarded launch first waits until no other sandbox checks the directories it
- * checks (`guard-locks.ts`); `signal` ends that wait. The plan is then resolved on disk, and a
+ * private temp (an in-memory file system that ends with the process). A guarded launch first
+ * waits until no other sandbox checks the directories it checks (`guard-locks.ts`); `signal`
+ * ends that wait. The plan is then resolved on disk, and a
  * writable root that a link moved out of what the policy grants refuses the launch. A process
  * whose network is the proxy runs behind the proxy's forwarder, which learns the program and its
  * environment over the sandbox's channel (closed by `release`), so neither is on any argv.
