@@ -17,6 +17,7 @@ import { distrustWritableProgram, probeSettings } from '../../../src/tools/proce
 const fake = vi.hoisted(() => {
   const probes: BackendProbeRequest[] = [];
   const starts: ConfinedStart[] = [];
+  const stopped: number[] = [];
   const backend: ConfinementBackend = {
     name: 'fake',
     platforms: [process.platform],
@@ -38,13 +39,14 @@ const fake = vi.hoisted(() => {
           (child.stdio[3] as Writable).end('through-descriptor-3\n');
         },
         terminate: async (leader) => {
+          stopped.push(leader);
           process.kill(-leader, 'SIGKILL');
         },
         exitStatus: (exitCode, signal) => ({ exitCode, signal }),
       };
     },
   };
-  return { backend, probes, starts };
+  return { backend, probes, starts, stopped };
 });
 
 vi.mock('../../../src/tools/process/sandbox/backends.js', () => ({ confinementBackends: [fake.backend] }));
@@ -55,6 +57,7 @@ beforeEach(async () => {
   dir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'rho-sandbox-backend-')));
   fake.probes.length = 0;
   fake.starts.length = 0;
+  fake.stopped.length = 0;
 });
 afterEach(async () => {
   await host?.dispose();
@@ -95,7 +98,8 @@ describe('a confinement backend, through the interface alone', () => {
     });
   });
 
-  it('runs a confined exec step: the launch it builds is what starts, fed on its own descriptor, with the plan resolved just before', async () => {
+  /** A host whose processes the fake backend confines. */
+  async function confinedHost(): Promise<ToolHost> {
     const sandbox = await probeSandbox({ mode: 'required', hostEnv: { RHO_FAKE_SANDBOX: '/opt/fake/sandbox' } });
     host = await createToolHost({
       workspace: dir,
@@ -103,7 +107,14 @@ describe('a confinement backend, through the interface alone', () => {
       policy: { allow: ['process(sh)', 'write(out/**)'] },
       environment: { env: { PATH: process.env.PATH ?? '' }, secretNames: [], processEnv: { mode: 'inherit_only', names: ['PATH'] }, sandbox },
     });
-    const result = await host.invoke({ id: 'confined', tool: 'exec', args: { command: 'sh', args: ['-c', 'echo "word: $RHO_FAKE_WORD"; echo "temp: $TMPDIR"'] } });
+    return host;
+  }
+
+  it('runs a confined exec step: the launch it builds is what starts, fed on its own descriptor, with the plan resolved just before', async () => {
+    const confined = await confinedHost();
+    // The limit only makes a launch that was never fed fail instead of waiting for its descriptor forever.
+    const args = { command: 'sh', args: ['-c', 'echo "word: $RHO_FAKE_WORD"; echo "temp: $TMPDIR"'], timeout: 60 };
+    const result = await confined.invoke({ id: 'confined', tool: 'exec', args });
     expect(result.error).toBeUndefined();
     expect(fake.starts).toHaveLength(1);
     const [start] = fake.starts;
@@ -116,5 +127,12 @@ describe('a confinement backend, through the interface alone', () => {
     const temp = start!.plan.privateTemp;
     expect(start!.command.env['TMPDIR']).toBe(temp);
     expect(result.output?.text.trim().split('\n')).toEqual(['word: through-descriptor-3', `temp: ${temp ?? ''}`]);
+  });
+
+  it('stops a confined step through the backend when it runs past its limit', async () => {
+    const confined = await confinedHost();
+    const result = await confined.invoke({ id: 'slow', tool: 'exec', args: { command: 'sh', args: ['-c', 'sleep 60'], timeout: 0.2 } });
+    expect(result.error).toMatchObject({ kind: 'timeout' });
+    expect(fake.stopped).toHaveLength(1);
   });
 });
