@@ -172,7 +172,7 @@ function validateStructuredContent(name: string, structured: unknown, schema: z.
 }
 
 /** A resource as step data (what expressions read): snake_case like the rest of rho's data. */
-function resourceData(resource: ResourceContent): Record<string, string> {
+export function resourceData(resource: ResourceContent): Record<string, string> {
   return {
     uri: resource.uri,
     ...(resource.mediaType !== undefined && { mime_type: resource.mediaType }),
