@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { HostError } from '../host/errors.js';
+import { serverKey } from '../tools/mcp/auth/credential-store.js';
 import { isCredentialHeader } from '../tools/network/headers.js';
 import { findWorkflowFile, noWorkflowFound } from '../workflow/discover.js';
 import { evaluateDeep } from '../workflow/expressions/index.js';
@@ -21,6 +22,14 @@ export interface LoginTarget {
 /** A word that is a URL rather than a server's name (names are `[a-z0-9][a-z0-9_-]*`). */
 function isUrl(word: string): boolean {
   return word.includes('://');
+}
+
+/**
+ * The server a sign-in is for, as `rho mcp login` names it to the person: its URL, and the name
+ * the workflow gives it when SERVER was one, so that two servers of one host are told apart.
+ */
+export function describeLoginTarget(server: string, url: URL): string {
+  return isUrl(server) ? serverKey(url) : `MCP server ${server} (${serverKey(url)})`;
 }
 
 function httpUrl(text: string, what: string): URL {
