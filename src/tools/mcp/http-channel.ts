@@ -5,6 +5,7 @@ import type { Agent, Dispatcher } from 'undici';
 import { resolveCheckedAddress, type AuthorizeNetwork } from '../network/checked-address.js';
 import { pinnedLookup, type PinnedAddress } from '../network/pinned-address.js';
 import { networkRequest, parseHttpTarget, sameOrigin, type HttpTarget } from '../network/url.js';
+import { ToolError } from '../../host/errors.js';
 import type { ServerChannel } from './server-connection.js';
 
 /** Most bytes rho reads from one HTTP response of a server (a JSON answer or one event stream). */
@@ -24,7 +25,7 @@ export async function boundedFetch(input: string | URL, init?: RequestInit, disp
   const limit = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       seen += chunk.byteLength;
-      if (seen > maxResponseBytes) controller.error(new Error(`the server sent more than ${maxResponseBytes / 1024 / 1024} MiB in one response`));
+      if (seen > maxResponseBytes) controller.error(new ToolError('execution_failed', `the server sent more than ${maxResponseBytes / 1024 / 1024} MiB in one response`));
       else controller.enqueue(chunk);
     },
   });

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { NetworkToolRequest } from '../../host/capability.js';
-import { ToolError } from '../../host/errors.js';
+import { HostError, ToolError } from '../../host/errors.js';
 import { opaqueKey, shared } from '../../host/resources.js';
 import type { z } from 'zod';
 import { describeIssues } from '../../host/arguments.js';
@@ -37,26 +37,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * nothing in them can grant a capability.
  */
 export function parseMcpToolDeclaration(raw: unknown): McpToolDeclaration {
-  if (!isRecord(raw)) throw new Error('the declaration is not an object');
+  if (!isRecord(raw)) throw new HostError('invalid_tool', 'the declaration is not an object');
   const { name, description, inputSchema, outputSchema, annotations } = raw;
   if (typeof name !== 'string' || !toolNamePattern.test(name)) {
-    throw new Error(`the name ${JSON.stringify(name)} is not a tool name (letters, digits, _, - and ., at most 128)`);
+    throw new HostError('invalid_tool', `the name ${JSON.stringify(name)} is not a tool name (letters, digits, _, - and ., at most 128)`);
   }
-  if (description !== undefined && typeof description !== 'string') throw new Error(`tool ${name}: the description is not a string`);
+  if (description !== undefined && typeof description !== 'string') throw new HostError('invalid_tool', `tool ${name}: the description is not a string`);
   if (description !== undefined && description.length > maxDescriptionLength) {
-    throw new Error(`tool ${name}: the description is longer than ${maxDescriptionLength} characters`);
+    throw new HostError('invalid_tool', `tool ${name}: the description is longer than ${maxDescriptionLength} characters`);
   }
   let schema: Record<string, unknown>;
   try {
     schema = parseArgumentsJsonSchema(inputSchema);
   } catch (cause) {
-    throw new Error(`tool ${name}: ${(cause as Error).message}`, { cause });
+    throw new HostError('invalid_tool', `tool ${name}: ${(cause as Error).message}`, { cause });
   }
   let output: JsonSchemaObject | undefined;
   try {
     output = outputSchema === undefined ? undefined : parseObjectJsonSchema(outputSchema, 'structured results');
   } catch (cause) {
-    throw new Error(`tool ${name}: outputSchema: ${(cause as Error).message}`, { cause });
+    throw new HostError('invalid_tool', `tool ${name}: outputSchema: ${(cause as Error).message}`, { cause });
   }
   const hints = isRecord(annotations) ? annotations : {};
   return {

@@ -85,8 +85,9 @@ export class ServerConnection {
         await channel.close(true);
         throw cause;
       }
-      // rho's own refusals (a sign-in a run cannot make) already say what to do.
-      if (cause instanceof ToolError) {
+      // rho's own refusals (a sign-in a run cannot make, a request the policy denied) already say
+      // what to do; a failure of the channel (the server is gone) is described as any other.
+      if (cause instanceof ToolError && cause.kind !== 'execution_failed') {
         await channel.close();
         throw cause;
       }

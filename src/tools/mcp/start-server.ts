@@ -1,6 +1,6 @@
 import type { CapabilityRequest } from '../../host/capability.js';
 import type { CallConfinement } from '../../host/confinement/index.js';
-import { ToolError, toToolError } from '../../host/errors.js';
+import { HostError, ToolError, toToolError } from '../../host/errors.js';
 import type { SessionState } from '../../host/session-state.js';
 import type { HostEnvironment, Tool } from '../../host/tool.js';
 import { mcpTool, parseMcpToolDeclaration } from './mcp-tool.js';
@@ -89,7 +89,7 @@ async function listedTools(server: string, connection: ServerConnection, signal:
   for (const raw of listed.tools) {
     try {
       const tool = mcpTool(connection, parseMcpToolDeclaration(raw));
-      if (names.has(tool.name)) throw new Error(`tool ${tool.name} is listed twice`);
+      if (names.has(tool.name)) throw new HostError('invalid_tool', `tool ${tool.name} is listed twice`);
       names.add(tool.name);
       tools.push(tool);
     } catch (error) {
