@@ -83,6 +83,17 @@ describe('cross-app access: an ID token from the identity provider, exchanged fo
     expect(tokenRequests()).toEqual(['/idp/token urn:ietf:params:oauth:grant-type:token-exchange']);
   });
 
+  it('asks the identity provider for no grant when the server points at another authorization server than oauth.issuer', async () => {
+    const flow = await readFile(path.join(dir, 'flow.yml'), 'utf8');
+    await writeFiles(dir, { 'flow.yml': flow.replace('        identity_provider:', '        issuer: "https://auth.tracker.example"\n        identity_provider:') });
+    const run = await runCli(['run', 'flow.yml', '--allow', idpRule()], { cwd: dir, env: env('id-token-ada') });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain('MCP server web was not started');
+    expect(run.stderr).toContain('https://auth.tracker.example');
+    expect(server.seen.map((request) => request.path)).not.toContain('/idp/token');
+    expect(tokenRequests()).toEqual([]);
+  });
+
   it('fails saying the authorization server refused a grant, the grant masked in its message', async () => {
     const run = await runCli(['run', 'flow.yml', '--allow', idpRule()], { cwd: dir, env: env('id-token-eve') });
     expect(run.exitCode).toBe(1);
