@@ -101,8 +101,9 @@ class ClientCredentialsProvider implements OAuthClientProvider {
 
   /**
    * `scope` is the configured one (`clientMetadata.scope`): the grant asks for nothing else. With
-   * an identity provider, the grant is exchanged for there first, for the authorization server
-   * discovery found (its issuer) and the resource the server's metadata names (else its URL).
+   * an identity provider, the ID token is first exchanged there for an ID-JAG naming the
+   * authorization server discovery found (its issuer) and the resource the server's metadata
+   * names (else its URL).
    */
   async prepareTokenRequest(scope?: string): Promise<URLSearchParams> {
     const identityProvider = this.declaration.identity_provider;
