@@ -2,9 +2,8 @@ import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/typ
 import { z } from 'zod';
 import { ToolError } from '../../host/errors.js';
 import { audioFromBase64, base64Bytes, imageFromBase64, resourceContent, type AudioContent, type ImageContent, type ResourceContent } from '../../host/content.js';
-import { opaqueKey, shared } from '../../host/resources.js';
-import { defineBuiltinTool, type Tool, type ToolOutput } from '../../host/tool.js';
-import { resourceData } from './mcp-tool.js';
+import type { Tool, ToolOutput } from '../../host/tool.js';
+import { readOnlyServerTool, resourceData } from './mcp-tool.js';
 import type { ServerConnection } from './server-connection.js';
 
 /**
@@ -32,38 +31,25 @@ const readArguments = z.strictObject({
 
 const listArguments = z.strictObject({});
 
-/** Reading and listing change nothing on the server: calls may overlap other reads of it. */
-function readOnlyTool(connection: ServerConnection, tool: string, description: string, schema: z.ZodType, call: (args: unknown, signal: AbortSignal) => Promise<ToolOutput>): Tool {
-  const name = `${connection.name}.${tool}`;
-  return defineBuiltinTool({
-    name,
-    description,
-    schema,
-    origin: 'mcp',
-    classes: ['network_tool'],
-    untrustedContent: true,
-    executionPolicy: 'resource-aware',
-    async prepare(args) {
-      return {
-        requests: [{ class: 'network_tool', tool: name }],
-        resources: [shared(opaqueKey('mcp', connection.name))],
-        summary: name,
-        execute: (ctx) => call(args, ctx.signal),
-      };
-    },
-  });
-}
-
 /** The resource tools of a server that offers resources; none for one that does not. */
 export function resourceTools(connection: ServerConnection): Tool[] {
   if (!connection.offersResources) return [];
+  const read = `${connection.name}.${readResourceTool}`;
+  const list = `${connection.name}.${listResourcesTool}`;
+  // Reading and listing change nothing on the server; what they bring is the server's to say.
   return [
-    readOnlyTool(connection, readResourceTool, `Read a resource of MCP server ${connection.name} by its URI`, readArguments, async (args, signal) => {
-      const { uri } = args as z.infer<typeof readArguments>;
-      return resourceOutput(`${connection.name}.${readResourceTool}`, uri, await connection.readResource(uri, signal));
-    }),
-    readOnlyTool(connection, listResourcesTool, `List the resources of MCP server ${connection.name}`, listArguments, async (_args, signal) =>
-      listOutput(connection.name, await connection.listResources(signal)),
+    readOnlyServerTool(
+      connection,
+      { name: read, description: `Read a resource of MCP server ${connection.name} by its URI`, schema: readArguments, untrustedContent: true },
+      async (args, ctx) => {
+        const { uri } = args as z.infer<typeof readArguments>;
+        return resourceOutput(read, uri, await connection.readResource(uri, ctx.signal));
+      },
+    ),
+    readOnlyServerTool(
+      connection,
+      { name: list, description: `List the resources of MCP server ${connection.name}`, schema: listArguments, untrustedContent: true },
+      async (_args, ctx) => listOutput(connection.name, await connection.listResources(ctx.signal)),
     ),
   ];
 }
