@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { RhoCommand } from '../../src/cli/rho-command.js';
 import { readCliEnvironment } from '../../src/cli/environment.js';
 import { HostError, ToolError } from '../../src/host/errors.js';
+import { exitCodes } from '../../src/host/exit-codes.js';
 import { repeatable } from '../../src/cli/run-flags.js';
 
 export default class McpLogin extends RhoCommand {
@@ -44,20 +45,21 @@ Prints the authorization URL (and opens it in a browser where there is one), rec
   async run(): Promise<void> {
     const { args, flags } = await this.parse(McpLogin);
     const env = readCliEnvironment().env;
-    const { resolveLoginTarget } = await import('../../src/cli/login-target.js');
+    const { describeLoginTarget, resolveLoginTarget } = await import('../../src/cli/login-target.js');
     let url: URL;
     try {
       url = await resolveLoginTarget({ server: args.server, file: flags.file, inputs: flags.input ?? [], cwd: process.cwd() });
     } catch (error) {
-      if (error instanceof HostError) this.error(error.message, { exit: 2 });
+      if (error instanceof HostError) this.error(error.message, { exit: exitCodes.usage });
       throw error;
     }
+    const target = describeLoginTarget(args.server, url);
     const metadataUrl = flags['client-metadata-url'];
     if (metadataUrl !== undefined && !/^https:\/\/[^/]+\/./.test(metadataUrl))
-      this.error(`--client-metadata-url ${metadataUrl}: a client ID metadata document has an https URL with a path`, { exit: 2 });
+      this.error(`--client-metadata-url ${metadataUrl}: a client ID metadata document has an https URL with a path`, { exit: exitCodes.usage });
     const secretName = flags['client-secret-env'];
     const secret = secretName === undefined ? undefined : env[secretName];
-    if (secretName !== undefined && !secret) this.error(`--client-secret-env ${secretName}: the variable is not set`, { exit: 2 });
+    if (secretName !== undefined && !secret) this.error(`--client-secret-env ${secretName}: the variable is not set`, { exit: exitCodes.usage });
     const [{ signIn }, { openInBrowser }] = await Promise.all([import('../../src/tools/mcp/auth/sign-in.js'), import('../../src/cli/open-browser.js')]);
     const stop = new AbortController();
     process.once('SIGINT', () => stop.abort());
@@ -69,15 +71,15 @@ Prints the authorization URL (and opens it in a browser where there is one), rec
         ...(flags['client-metadata-url'] !== undefined && { clientMetadataUrl: flags['client-metadata-url'] }),
         ...(flags['client-id'] !== undefined && { client: { client_id: flags['client-id'], ...(secret && { client_secret: secret }) } }),
         open: (authorizationUrl) => {
-          process.stderr.write(`Open this URL to sign in to ${url.host}:\n\n  ${authorizationUrl.href}\n\nWaiting for the sign-in to finish…\n`);
+          process.stderr.write(`Open this URL to sign in to ${target}:\n\n  ${authorizationUrl.href}\n\nWaiting for the sign-in to finish…\n`);
           if (flags.browser) openInBrowser(authorizationUrl.href, env);
         },
         waitMs: flags.wait * 1000,
         signal: stop.signal,
       });
-      this.log(outcome.result === 'already' ? `Already signed in to ${url.host} (${outcome.file}).` : `Signed in to ${url.host}; the tokens are in ${outcome.file}.`);
+      this.log(outcome.result === 'already' ? `Already signed in to ${target} (${outcome.file}).` : `Signed in to ${target}; the tokens are in ${outcome.file}.`);
     } catch (error) {
-      if (error instanceof ToolError) this.error(error.message, { exit: error.kind === 'interrupted' ? 130 : 1 });
+      if (error instanceof ToolError) this.error(error.message, { exit: error.kind === 'interrupted' ? exitCodes.interrupted : exitCodes.failure });
       throw error;
     }
   }

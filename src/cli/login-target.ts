@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { HostError } from '../host/errors.js';
+import { serverKey } from '../tools/mcp/auth/credential-store.js';
 import { isCredentialHeader } from '../tools/network/headers.js';
 import { findWorkflowFile, noWorkflowFound } from '../workflow/discover.js';
 import { evaluateDeep } from '../workflow/expressions/index.js';
@@ -23,6 +24,14 @@ function isUrl(word: string): boolean {
   return word.includes('://');
 }
 
+/**
+ * The server a sign-in is for, as `rho mcp login` names it to the person: its URL, and the name
+ * the workflow gives it when SERVER was one, so that two servers of one host are told apart.
+ */
+export function describeLoginTarget(server: string, url: URL): string {
+  return isUrl(server) ? serverKey(url) : `MCP server ${server} (${serverKey(url)})`;
+}
+
 function httpUrl(text: string, what: string): URL {
   let url: URL;
   try {
@@ -37,7 +46,7 @@ function httpUrl(text: string, what: string): URL {
 /**
  * The URL to sign in to. A name is looked up among the `mcp:` entries of the workflow file, and
  * its `url` evaluated with the file's inputs (their defaults and `-i`); secrets are never read
- * here. A server that cannot use a sign-in — over stdio, with `oauth:` client credentials, or
+ * here. A server that cannot use a sign-in — over stdio, with an `oauth:` grant, or
  * sending its own credential header — is refused, saying why.
  */
 export async function resolveLoginTarget(target: LoginTarget): Promise<URL> {
@@ -57,7 +66,8 @@ export async function resolveLoginTarget(target: LoginTarget): Promise<URL> {
     throw new HostError('usage', `${shown} declares no MCP server ${target.server}${names.length ? ` (servers over HTTP: ${names.join(', ')})` : ''}; name one, or give its URL`);
   }
   if (!('url' in declaration)) throw new HostError('usage', `MCP server ${target.server} runs over stdio; only servers over HTTP take a sign-in`);
-  if (declaration.oauth) throw new HostError('usage', `MCP server ${target.server} is authorized by its oauth: client credentials; it needs no sign-in`);
+  if (declaration.oauth)
+    throw new HostError('usage', `MCP server ${target.server} is authorized by its oauth: grant (client credentials, or an identity provider's ID token); it needs no sign-in`);
   if (Object.keys(declaration.headers ?? {}).some(isCredentialHeader)) {
     throw new HostError('usage', `MCP server ${target.server} sends a credential header of its own, so runs never use a sign-in for it`);
   }

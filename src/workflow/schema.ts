@@ -176,7 +176,30 @@ const httpHeaders = z
 /** A value that is a secret: `${{ secrets.NAME }}` and nothing else, so that it is masked and never written in the file. */
 const secretValue = z.string().regex(secretExpression, 'takes its value from secrets: write it as "${{ secrets.NAME }}" and declare NAME under secrets:');
 
-/** The OAuth client-credentials grant of an HTTP server (the MCP extension SEP-1046): a run authorized without a person. */
+/** An ID token is a bearer credential: it goes over HTTPS, or over plain HTTP to this machine alone. */
+function isSafeTokenEndpoint(text: string): boolean {
+  const url = new URL(text);
+  return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+}
+
+/** Cross-app access (SEP-990): the organisation's identity provider, where rho exchanges the ID token it holds for the grant. */
+const identityProvider = z
+  .strictObject({
+    token_endpoint: z
+      .url()
+      .max(8192)
+      .refine(isSafeTokenEndpoint, 'an https URL (http only for localhost, 127.0.0.1 or [::1])')
+      .describe('The identity provider’s token endpoint, where the ID token is exchanged for an authorization grant (RFC 8693)'),
+    client_id: z.string().min(1).max(4096).describe('rho’s client at the identity provider (a value, or ${{ secrets.NAME }})'),
+    client_secret: secretValue.optional().describe('That client’s secret (client_secret_basic), from ${{ secrets.NAME }}; without it the client is public'),
+    id_token: secretValue.describe('The ID token the identity provider issued (an OpenID Connect ID token), from ${{ secrets.NAME }}'),
+  })
+  .describe('Exchange an ID token from the organisation’s identity provider for the grant (cross-app access, SEP-990), instead of client credentials');
+
+/**
+ * How a run of an HTTP server is authorized without a person: the client-credentials grant (the
+ * MCP extension SEP-1046), or with `identity_provider`, cross-app access (SEP-990).
+ */
 const clientCredentials = z
   .strictObject({
     client_id: z.string().min(1).max(4096).describe('The client registered with the authorization server (a value, or ${{ secrets.NAME }})'),
@@ -189,6 +212,7 @@ const clientCredentials = z
       .describe(`The algorithm private_key signs with: ${assertionAlgorithms.join(', ')} (default ${defaultAssertionAlgorithm})`),
     scope: z.string().min(1).max(4096).optional().describe('Scopes to ask for, space-separated'),
     issuer: z.url().max(8192).optional().describe('The authorization server the credentials belong to: they are presented to no other'),
+    identity_provider: identityProvider.optional(),
   })
   .superRefine((entry, ctx) => {
     if ((entry.client_secret === undefined) === (entry.private_key === undefined)) {
@@ -212,7 +236,11 @@ const toolSource = z.union([
         name: serverName,
         url: z.string().min(1).max(8192).describe('A Streamable HTTP endpoint (http or https); connecting is a network(HOST) request'),
         headers: httpHeaders.optional().describe('Sent with every request; credential headers only from ${{ secrets.NAME }}'),
-        oauth: clientCredentials.optional().describe('Client credentials for the OAuth client-credentials grant, for runs nobody signs in to (instead of `rho mcp login`)'),
+        oauth: clientCredentials
+          .optional()
+          .describe(
+            'Client credentials (the client-credentials grant, or with identity_provider an ID token exchanged for a grant), for runs nobody signs in to (instead of `rho mcp login`)',
+          ),
       }),
     ]),
   }),

@@ -48,7 +48,7 @@ describe('rho mcp login SERVER', () => {
   it('refuses a name no HTTP server of the file has, or one that takes no sign-in, saying why', async () => {
     await expect(target('nope')).rejects.toThrow('rho.yml declares no MCP server nope (servers over HTTP: web, bot, keyed)');
     await expect(target('pad')).rejects.toThrow('MCP server pad runs over stdio');
-    await expect(target('bot')).rejects.toThrow('is authorized by its oauth: client credentials');
+    await expect(target('bot')).rejects.toThrow("MCP server bot is authorized by its oauth: grant (client credentials, or an identity provider's ID token); it needs no sign-in");
     await expect(target('keyed')).rejects.toThrow('sends a credential header of its own');
     await expect(target('web', { inputs: ['colour=red'] })).rejects.toThrow('the workflow declares no such input');
   });

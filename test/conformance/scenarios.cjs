@@ -79,8 +79,8 @@ const authorizationCodeScenarios = [
 ];
 
 /**
- * A run in CI with the client-credentials grant: the credentials reach rho as secrets (from the
- * environment, never argv or the file). The suite's authorization server is another port of
+ * A run in CI with an `oauth:` grant (client credentials, or an identity provider's ID token): the
+ * credentials reach rho as secrets (from the environment, never argv or the file). The suite's authorization server is another port of
  * `localhost`, which the policy grants: a run reaches an authorization server only as a
  * network request like any other.
  */
@@ -106,6 +106,18 @@ const scenarios = {
       url,
       { client_id: context.client_id, private_key: '${{ secrets.CONFORMANCE_CLIENT_KEY }}', algorithm: context.signing_algorithm },
       { CONFORMANCE_CLIENT_KEY: context.private_key_pem },
+    ),
+  // Cross-app access (SEP-990): the ID token the organisation's identity provider issued reaches
+  // rho as a CI secret would; rho exchanges it there for a grant, and that for the access token.
+  'auth/cross-app-access-complete-flow': (url, context) =>
+    clientCredentialsRun(
+      url,
+      {
+        client_id: context.client_id,
+        client_secret: '${{ secrets.CONFORMANCE_CLIENT_SECRET }}',
+        identity_provider: { token_endpoint: context.idp_token_endpoint, client_id: context.idp_client_id, id_token: '${{ secrets.CONFORMANCE_ID_TOKEN }}' },
+      },
+      { CONFORMANCE_CLIENT_SECRET: context.client_secret, CONFORMANCE_ID_TOKEN: context.idp_id_token },
     ),
   initialize: (url) => listTools(url),
   tools_call: (url) => runSteps(url, step('add', 'srv.add_numbers', { a: 5, b: 3 })),

@@ -50,12 +50,15 @@ describe('an OAuth-protected MCP server (end to end)', () => {
   it('signs in with rho mcp login (the server named as the workflow names it), keeps the tokens for the user alone, and a run uses them, masked', async () => {
     const login = await runCli(['mcp', 'login', 'web', '-f', 'flow.yml'], { cwd: dir, env: env() });
     expect(login.exitCode).toBe(0);
-    expect(login.stderr).toContain('Open this URL to sign in');
-    expect(login.stdout).toContain(`Signed in to 127.0.0.1`);
+    // The server is named as the workflow names it and by its URL: two servers of one host are told apart.
+    expect(login.stderr).toContain(`Open this URL to sign in to MCP server web (${endpoint}):`);
+    expect(login.stdout).toContain(`Signed in to MCP server web (${endpoint}); the tokens are in ${credentialsFile()}`);
     expect(seen.map((request) => request.path)).toEqual(expect.arrayContaining(['/register', '/authorize', '/token']));
     expect((await stat(credentialsFile())).mode & 0o777).toBe(0o600);
     expect((await stat(path.dirname(credentialsFile()))).mode & 0o777).toBe(0o700);
     const { access_token: token } = await storedTokens();
+    const again = await runCli(['mcp', 'login', endpoint], { cwd: dir, env: env() });
+    expect(again.stdout).toContain(`Already signed in to ${endpoint} (${credentialsFile()}).`);
 
     const leak = `  - id: leak
     tool: web.leak
@@ -75,6 +78,7 @@ describe('an OAuth-protected MCP server (end to end)', () => {
   it('fails a run that needs a sign-in at once, naming the command, and registers nothing', async () => {
     const run = await runCli(['run', 'flow.yml'], { cwd: dir, env: { ...env(), CI: 'true' } });
     expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain(`MCP server web was not started: ${endpoint} needs a sign-in;`);
     expect(run.stdout + run.stderr).toContain(`sign in first with \`rho mcp login ${endpoint}\``);
     expect(seen.map((request) => request.path)).not.toContain('/register');
     expect(seen.map((request) => request.path)).not.toContain('/authorize');

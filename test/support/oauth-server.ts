@@ -5,10 +5,11 @@ import { repoRoot } from './cli.js';
 
 const fixture = path.join(repoRoot, 'test/extensions/fixtures/oauth-server.mjs');
 
-/** What the fixture was asked, in order: paths, and the grant of each token request. */
+/** What the fixture was asked, in order: paths, the grant type of each token request, and the grant its identity provider issued. */
 export interface SeenRequest {
   path: string;
   grant?: string;
+  issued?: string;
 }
 
 export interface OauthServer {

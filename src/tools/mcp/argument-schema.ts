@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HostError } from '../../host/errors.js';
 
 /** Largest JSON Schema (as JSON text) rho accepts for one tool's arguments. */
 export const maxSchemaBytes = 256 * 1024;
@@ -27,17 +28,17 @@ function depthOf(value: unknown, depth = 0): number {
  * the size and depth bounds.
  */
 export function parseObjectJsonSchema(raw: unknown, what: string): JsonSchemaObject {
-  if (!isPlainObject(raw)) throw new Error('the schema is not a JSON Schema object');
+  if (!isPlainObject(raw)) throw new HostError('invalid_tool', 'the schema is not a JSON Schema object');
   let text: string;
   try {
     text = JSON.stringify(raw);
   } catch (cause) {
-    throw new Error(`the schema is not plain JSON data (${(cause as Error).message})`, { cause });
+    throw new HostError('invalid_tool', `the schema is not plain JSON data (${(cause as Error).message})`, { cause });
   }
-  if (Buffer.byteLength(text) > maxSchemaBytes) throw new Error(`the schema is larger than ${maxSchemaBytes / 1024} KiB`);
+  if (Buffer.byteLength(text) > maxSchemaBytes) throw new HostError('invalid_tool', `the schema is larger than ${maxSchemaBytes / 1024} KiB`);
   const schema = JSON.parse(text) as JsonSchemaObject;
-  if (depthOf(schema) > maxSchemaDepth) throw new Error(`the schema nests deeper than ${maxSchemaDepth} levels`);
-  if (schema.type !== 'object') throw new Error(`the schema must describe an object of ${what} ("type": "object")`);
+  if (depthOf(schema) > maxSchemaDepth) throw new HostError('invalid_tool', `the schema nests deeper than ${maxSchemaDepth} levels`);
+  if (schema.type !== 'object') throw new HostError('invalid_tool', `the schema must describe an object of ${what} ("type": "object")`);
   return schema;
 }
 
@@ -64,6 +65,6 @@ function zodFromJsonSchema(schema: JsonSchemaObject, what: string): z.ZodType {
   try {
     return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (cause) {
-    throw new Error(`the schema cannot be used to check ${what}: ${(cause as Error).message}`, { cause });
+    throw new HostError('invalid_tool', `the schema cannot be used to check ${what}: ${(cause as Error).message}`, { cause });
   }
 }

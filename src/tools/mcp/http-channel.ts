@@ -5,6 +5,7 @@ import type { Agent, Dispatcher } from 'undici';
 import { resolveCheckedAddress, type AuthorizeNetwork } from '../network/checked-address.js';
 import { pinnedLookup, type PinnedAddress } from '../network/pinned-address.js';
 import { networkRequest, parseHttpTarget, sameOrigin, type HttpTarget } from '../network/url.js';
+import { ToolError } from '../../host/errors.js';
 import type { ServerChannel } from './server-connection.js';
 
 /** Most bytes rho reads from one HTTP response of a server (a JSON answer or one event stream). */
@@ -24,7 +25,7 @@ export async function boundedFetch(input: string | URL, init?: RequestInit, disp
   const limit = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       seen += chunk.byteLength;
-      if (seen > maxResponseBytes) controller.error(new Error(`the server sent more than ${maxResponseBytes / 1024 / 1024} MiB in one response`));
+      if (seen > maxResponseBytes) controller.error(new ToolError('execution_failed', `the server sent more than ${maxResponseBytes / 1024 / 1024} MiB in one response`));
       else controller.enqueue(chunk);
     },
   });
@@ -45,7 +46,7 @@ function describeCause(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
-/** How a channel signs its requests in OAuth's way; see `auth/`. */
+/** How a channel signs its requests in OAuth's way; see `auth/`. Made for the channel, with the channel's fetch (`ChannelAuthFor`). */
 export interface ChannelAuth {
   provider: OAuthClientProvider;
   /** Whether the stored access token has expired, so that it is refreshed before the first request. */
@@ -54,23 +55,27 @@ export interface ChannelAuth {
   checkResponse?(response: Response): void;
 }
 
+/** A channel's OAuth, made with the channel's fetch: any request it sends elsewhere (an identity provider) is a granted network request too. */
+export type ChannelAuthFor = (send: (input: string | URL, init?: RequestInit) => Promise<Response>) => ChannelAuth | undefined;
+
 /**
  * A Streamable HTTP channel (the SDK's client transport) to an authorized URL, every request to
  * the address its name was resolved to once, after the check. Redirects are refused: the policy
  * granted this host, not wherever the server points. `headers` may hold credentials; they are
  * sent to this origin only and never appear in a message. With `oauth`, the SDK answers the
- * server's 401 and 403 (`insufficient_scope`) through the provider.
+ * server's 401 and 403 (`insufficient_scope`) through the provider `authFor` makes.
  */
 export async function httpChannel(
   target: HttpTarget,
   headers: Readonly<Record<string, string>>,
   pinned: PinnedAddress,
   authorize: AuthorizeNetwork,
-  oauth?: ChannelAuth,
+  authFor?: ChannelAuthFor,
 ): Promise<ServerChannel> {
   const { Agent } = await import('undici');
   const dispatchers = new OriginDispatchers(target, pinned, authorize, (address) => new Agent({ connect: { lookup: pinnedLookup(address) } }));
   const send = (input: string | URL, init?: RequestInit) => dispatchers.fetch(input, init);
+  const oauth = authFor?.(send);
   const transport = new StreamableHTTPClientTransport(target.url, {
     requestInit: { headers: { ...headers }, redirect: 'error' },
     fetch: oauth?.checkResponse ? checkedFetch(send, oauth.checkResponse) : send,

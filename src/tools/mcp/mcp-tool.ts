@@ -1,6 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { NetworkToolRequest } from '../../host/capability.js';
-import { ToolError } from '../../host/errors.js';
+import { HostError, ToolError } from '../../host/errors.js';
 import { opaqueKey, shared } from '../../host/resources.js';
 import type { z } from 'zod';
 import { describeIssues } from '../../host/arguments.js';
@@ -37,26 +36,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * nothing in them can grant a capability.
  */
 export function parseMcpToolDeclaration(raw: unknown): McpToolDeclaration {
-  if (!isRecord(raw)) throw new Error('the declaration is not an object');
+  if (!isRecord(raw)) throw new HostError('invalid_tool', 'the declaration is not an object');
   const { name, description, inputSchema, outputSchema, annotations } = raw;
   if (typeof name !== 'string' || !toolNamePattern.test(name)) {
-    throw new Error(`the name ${JSON.stringify(name)} is not a tool name (letters, digits, _, - and ., at most 128)`);
+    throw new HostError('invalid_tool', `the name ${JSON.stringify(name)} is not a tool name (letters, digits, _, - and ., at most 128)`);
   }
-  if (description !== undefined && typeof description !== 'string') throw new Error(`tool ${name}: the description is not a string`);
+  if (description !== undefined && typeof description !== 'string') throw new HostError('invalid_tool', `tool ${name}: the description is not a string`);
   if (description !== undefined && description.length > maxDescriptionLength) {
-    throw new Error(`tool ${name}: the description is longer than ${maxDescriptionLength} characters`);
+    throw new HostError('invalid_tool', `tool ${name}: the description is longer than ${maxDescriptionLength} characters`);
   }
   let schema: Record<string, unknown>;
   try {
     schema = parseArgumentsJsonSchema(inputSchema);
   } catch (cause) {
-    throw new Error(`tool ${name}: ${(cause as Error).message}`, { cause });
+    throw new HostError('invalid_tool', `tool ${name}: ${(cause as Error).message}`, { cause });
   }
   let output: JsonSchemaObject | undefined;
   try {
     output = outputSchema === undefined ? undefined : parseObjectJsonSchema(outputSchema, 'structured results');
   } catch (cause) {
-    throw new Error(`tool ${name}: outputSchema: ${(cause as Error).message}`, { cause });
+    throw new HostError('invalid_tool', `tool ${name}: outputSchema: ${(cause as Error).message}`, { cause });
   }
   const hints = isRecord(annotations) ? annotations : {};
   return {
@@ -80,7 +79,6 @@ export function mcpTool(connection: ServerConnection, declaration: McpToolDeclar
   const description = declaration.description || `Tool ${declaration.name} of MCP server ${connection.name}`;
   const schema = argumentSchemaFromJsonSchema(declaration.inputSchema);
   const outputSchema = declaration.outputSchema && outputSchemaFromJsonSchema(declaration.outputSchema);
-  const request = (): NetworkToolRequest => ({ class: 'network_tool', tool: name });
   const call = async (args: unknown, ctx: ExecuteContext): Promise<ToolOutput> => {
     const result = await connection.callTool(declaration.name, args as Record<string, unknown>, {
       signal: ctx.signal,
@@ -98,30 +96,47 @@ export function mcpTool(connection: ServerConnection, declaration: McpToolDeclar
     schema,
     // What `rho tools --json` shows as the data's schema: the server's own, when it declares one.
     ...(outputSchema && { data: outputSchema }),
-    origin: 'mcp' as const,
-    classes: ['network_tool' as const],
     untrustedContent: declaration.openWorld,
   };
-  if (declaration.readOnly) {
-    return defineBuiltinTool({
-      ...common,
-      executionPolicy: 'resource-aware',
-      async prepare(args) {
-        return {
-          requests: [request()],
-          resources: [shared(opaqueKey('mcp', connection.name))],
-          summary: name,
-          execute: (ctx) => call(args, ctx),
-        };
-      },
-    });
-  }
+  if (declaration.readOnly) return readOnlyServerTool(connection, common, call);
   return defineBuiltinTool({
     ...common,
+    origin: 'mcp',
+    classes: ['network_tool'],
     executionPolicy: 'exclusive',
     async run(args, ctx) {
-      await ctx.authorize(request());
+      await ctx.authorize({ class: 'network_tool', tool: name });
       return call(args, ctx);
+    },
+  });
+}
+
+/** What a tool of a server is, beside how it runs. */
+export interface ServerToolDefinition {
+  name: string;
+  description: string;
+  schema: z.ZodType;
+  data?: z.ZodType;
+  untrustedContent: boolean;
+}
+
+/**
+ * A tool of a server that changes nothing there: it asks for `network_tool(<name>)` and is
+ * resource-aware with shared access to the server, so it may overlap other such calls.
+ */
+export function readOnlyServerTool(connection: ServerConnection, definition: ServerToolDefinition, call: (args: unknown, ctx: ExecuteContext) => Promise<ToolOutput>): Tool {
+  return defineBuiltinTool({
+    ...definition,
+    origin: 'mcp',
+    classes: ['network_tool'],
+    executionPolicy: 'resource-aware',
+    async prepare(args) {
+      return {
+        requests: [{ class: 'network_tool', tool: definition.name }],
+        resources: [shared(opaqueKey('mcp', connection.name))],
+        summary: definition.name,
+        execute: (ctx) => call(args, ctx),
+      };
     },
   });
 }
@@ -172,7 +187,7 @@ function validateStructuredContent(name: string, structured: unknown, schema: z.
 }
 
 /** A resource as step data (what expressions read): snake_case like the rest of rho's data. */
-function resourceData(resource: ResourceContent): Record<string, string> {
+export function resourceData(resource: ResourceContent): Record<string, string> {
   return {
     uri: resource.uri,
     ...(resource.mediaType !== undefined && { mime_type: resource.mediaType }),

@@ -1,6 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ListResourcesResultSchema,
+  ReadResourceResultSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ReadResourceResult,
+  type Resource,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ToolError } from '../../host/errors.js';
 import { clientCapabilities, installClientRequests, type ActiveCall } from './client-requests.js';
@@ -11,6 +19,8 @@ export const startupTimeoutMs = 30_000;
 /** Most tools rho takes from one server, and most `tools/list` pages it reads. */
 export const maxServerTools = 1000;
 const maxListPages = 50;
+/** Most resources rho takes from one server's `resources/list`. */
+export const maxListedResources = 1000;
 /**
  * The host enforces each call's limit through its signal, and stops that clock while a person
  * answers a server's question; the SDK's own timer (60 s by default) knows neither, so it is
@@ -75,8 +85,9 @@ export class ServerConnection {
         await channel.close(true);
         throw cause;
       }
-      // rho's own refusals (a sign-in a run cannot make) already say what to do.
-      if (cause instanceof ToolError) {
+      // rho's own refusals (a sign-in a run cannot make, a request the policy denied) already say
+      // what to do; a failure of the channel (the server is gone) is described as any other.
+      if (cause instanceof ToolError && cause.kind !== 'execution_failed') {
         await channel.close();
         throw cause;
       }
@@ -132,6 +143,48 @@ export class ServerConnection {
       if (excess > 0) return { tools, leftOut: `${beyond} the rest left out` };
     }
     return { tools, leftOut: `it kept paging its tool list past ${maxListPages} pages; the tools on later pages were left out` };
+  }
+
+  /** Whether the server offers resources (`resources` among its capabilities). */
+  get offersResources(): boolean {
+    return this.client.getServerCapabilities()?.resources !== undefined;
+  }
+
+  /** One resource's contents (`resources/read`). */
+  async readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    try {
+      return await this.client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, { signal, timeout: callTimeoutMs });
+    } catch (cause) {
+      if (signal.aborted) throw cause;
+      throw new ToolError('execution_failed', `MCP server ${this.name}, resource ${uri}: ${await this.channel.describe(cause)}`, { cause });
+    }
+  }
+
+  /**
+   * The server's resources across pages, within rho's bounds: past `maxListedResources` or
+   * `maxListPages` pages the rest is left out, and `complete` is false.
+   */
+  async listResources(signal: AbortSignal): Promise<{ resources: Resource[]; complete: boolean }> {
+    const resources: Resource[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < maxListPages; page++) {
+      let result: z.infer<typeof ListResourcesResultSchema>;
+      try {
+        result = await this.client.request({ method: 'resources/list', params: cursor === undefined ? {} : { cursor } }, ListResourcesResultSchema, {
+          signal,
+          timeout: callTimeoutMs,
+        });
+      } catch (cause) {
+        if (signal.aborted) throw cause;
+        throw new ToolError('execution_failed', `MCP server ${this.name} did not list its resources: ${await this.channel.describe(cause)}`, { cause });
+      }
+      const room = maxListedResources - resources.length;
+      resources.push(...result.resources.slice(0, room));
+      if (result.resources.length > room) return { resources, complete: false };
+      cursor = result.nextCursor;
+      if (cursor === undefined) return { resources, complete: true };
+    }
+    return { resources, complete: false };
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {

@@ -32,7 +32,7 @@ export interface HttpServerDeclaration {
   name: string;
   url: string;
   headers?: Readonly<Record<string, string>>;
-  /** Client credentials for the OAuth client-credentials grant, instead of a person's sign-in. */
+  /** The grant a run gets its token with (client credentials, or an identity provider's ID token), instead of a person's sign-in. */
   oauth?: ClientCredentialsDeclaration;
 }
 
@@ -90,10 +90,11 @@ export function planHttpConnect(declaration: HttpServerDeclaration, host: Pick<H
       if (signsItself) return httpChannel(target, headers, pinned, authorize);
       if (declaration.oauth) {
         const [{ clientCredentialsAuth }, { tokenMasking }] = await Promise.all([import('./auth/client-credentials.js'), import('./auth/token-masking.js')]);
-        return httpChannel(target, headers, pinned, authorize, clientCredentialsAuth(target.url, declaration.oauth, tokenMasking(host.masker)));
+        const oauth = declaration.oauth;
+        return httpChannel(target, headers, pinned, authorize, (send) => clientCredentialsAuth(target.url, oauth, tokenMasking(host.masker), send));
       }
       const { storedSignIn } = await import('./auth/stored-sign-in.js');
-      return httpChannel(target, headers, pinned, authorize, storedSignIn(target.url, host));
+      return httpChannel(target, headers, pinned, authorize, () => storedSignIn(target.url, host));
     },
   };
 }

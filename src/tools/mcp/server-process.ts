@@ -8,6 +8,7 @@ import type { ProcessLaunch } from '../process/process-group.js';
 import { sandboxLaunch } from '../process/sandbox/sandboxed-launch.js';
 import { isGroupAlive, terminateGroup, terminationGraceMs, trackGroup, untrackGroup } from '../process/process-tree.js';
 import { RetainedOutput } from '../process/retained-output.js';
+import { ToolError } from '../../host/errors.js';
 import type { ServerChannel } from './server-connection.js';
 import type { SecretMasker } from '../../host/masking.js';
 import { outputMask, type OutputMask } from '../process/masked-output.js';
@@ -115,7 +116,7 @@ export class ServerProcess implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed || this.exitStatus) throw new Error('the MCP server is not running');
+    if (!stdin || stdin.destroyed || this.exitStatus) throw new ToolError('execution_failed', 'the MCP server is not running');
     if (!stdin.write(serializeMessage(message))) await once(stdin, 'drain');
   }
 

@@ -1,9 +1,10 @@
 import type { CapabilityRequest } from '../../host/capability.js';
 import type { CallConfinement } from '../../host/confinement/index.js';
-import { ToolError, toToolError } from '../../host/errors.js';
+import { HostError, ToolError, toToolError } from '../../host/errors.js';
 import type { SessionState } from '../../host/session-state.js';
 import type { HostEnvironment, Tool } from '../../host/tool.js';
 import { mcpTool, parseMcpToolDeclaration } from './mcp-tool.js';
+import { resourceTools } from './resource-tools.js';
 import type { ServerConnection } from './server-connection.js';
 import { planServerConnect, type McpServerDeclaration } from './server-launch.js';
 
@@ -79,7 +80,7 @@ async function startAndList(declaration: McpServerDeclaration, options: ServerSt
   };
 }
 
-/** The server's tools, each declaration checked on its own, and what was left out. */
+/** The server's tools, each declaration checked on its own, and what was left out; then its resource tools, when it offers resources. */
 async function listedTools(server: string, connection: ServerConnection, signal: AbortSignal): Promise<ListedTools> {
   const tools: Tool[] = [];
   const names = new Set<string>();
@@ -88,14 +89,14 @@ async function listedTools(server: string, connection: ServerConnection, signal:
   for (const raw of listed.tools) {
     try {
       const tool = mcpTool(connection, parseMcpToolDeclaration(raw));
-      if (names.has(tool.name)) throw new Error(`tool ${tool.name} is listed twice`);
+      if (names.has(tool.name)) throw new HostError('invalid_tool', `tool ${tool.name} is listed twice`);
       names.add(tool.name);
       tools.push(tool);
     } catch (error) {
       rejected.push((error as Error).message);
     }
   }
-  return { tools, warnings: leftOutWarnings(server, rejected, listed.leftOut) };
+  return { tools: [...tools, ...resourceTools(connection)], warnings: leftOutWarnings(server, rejected, listed.leftOut) };
 }
 
 /** Most warnings one server's rejected declarations produce; the rest are counted in one line. */

@@ -42,11 +42,16 @@ function entryContext(options: ServerStartOptions): ExpressionContext {
   return { inputs: options.inputs, secrets: options.secrets, env: {}, steps: {}, run: { failed: false, cancelled: false } };
 }
 
-function evaluateValues<T extends { readonly [K in keyof T]?: string }>(values: T | undefined, options: ServerStartOptions, what: string, server: string): T | undefined {
+/** Each string of `values`, in nested entries too (`oauth.identity_provider`), with its expressions evaluated, as text. */
+function evaluateValues<T extends object>(values: T | undefined, options: ServerStartOptions, what: string, server: string): T | undefined {
   if (values === undefined) return undefined;
   const context = entryContext(options);
+  const evaluated = (entries: object): object =>
+    Object.fromEntries(
+      Object.entries(entries).map(([name, value]) => [name, typeof value === 'object' && value !== null ? evaluated(value) : String(evaluateDeep(value, context) ?? '')]),
+    );
   try {
-    return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, String(evaluateDeep(value, context) ?? '')])) as T;
+    return evaluated(values) as T;
   } catch (cause) {
     throw new ToolError('invalid_arguments', `MCP server ${server} was not started: ${what}: ${(cause as Error).message}`, { cause });
   }
