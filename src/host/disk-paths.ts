@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { ToolError } from './errors.js';
 import { isWithin } from './path-within.js';
 
 /*
@@ -70,7 +71,7 @@ export function locateOnDisk(lexical: string): DiskLocation {
     return { canonical: existing, existing, missing: [] };
   }
   const below = missingBelow(lexical);
-  if (!below) throw Object.assign(new Error(`no existing parent directory of ${lexical}`), { code: 'ENOENT' });
+  if (!below) throw Object.assign(new ToolError('not_found', `no existing parent directory of ${lexical}`), { code: 'ENOENT' });
   const { ancestor, missing } = below;
   const existing = realpathSync.native(ancestor);
   return { canonical: path.join(existing, ...missing), existing, missing };
@@ -121,7 +122,7 @@ export function locateThroughTrustedLinks(lexical: string, untrusted: readonly s
     }
     const absolute = path.resolve(resolved, target);
     if (untrusted.some((place) => isWithin(place, resolved))) throw new UntrustedLink(next, absolute);
-    if (links.length >= maxLinks) throw Object.assign(new Error(`too many symbolic links resolving ${lexical}`), { code: 'ELOOP' });
+    if (links.length >= maxLinks) throw Object.assign(new ToolError('path_refused', `too many symbolic links resolving ${lexical}`), { code: 'ELOOP' });
     links.push({ path: next, target: absolute });
     pending = [...absolute.split(path.sep).filter(Boolean), ...pending];
     resolved = path.sep;

@@ -160,8 +160,8 @@ export class RemoteCache {
 async function readGenerated(workspace: Workspace, relative: string): Promise<ArtifactFile> {
   const resolved = await workspace.resolveForRead(relative);
   const info = await stat(resolved.canonical);
-  if (!info.isFile()) throw new Error(`${relative} is not a regular file`);
-  if (info.size > maxArtifactBytes) throw new Error(`${relative} is larger than ${maxArtifactBytes} bytes`);
+  if (!info.isFile()) throw new ToolError('path_refused', `${relative} is not a regular file`);
+  if (info.size > maxArtifactBytes) throw new ToolError('unsupported', `${relative} is larger than ${maxArtifactBytes} bytes`);
   return { path: relative, bytes: await readFile(resolved.canonical), executable: (info.mode & 0o111) !== 0 };
 }
 
