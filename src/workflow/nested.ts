@@ -48,11 +48,6 @@ export function repeatedRecord(earlier: { id: string; status: StepStatus; data: 
   return { status: earlier.status, data: earlier.data, reason, ...(earlier.error && { error: earlier.error }) };
 }
 
-/** Whether a step decides whether it runs only after every earlier step: its `if:`, or its group's, reads statuses. */
-export function decidesAlone(step: CompiledStep): boolean {
-  return step.conditionUsesStatus || step.failureScope !== undefined;
-}
-
 /** Who delegated a call of a nested group, for the hooks: the step that runs the group, and its task. */
 export function nestedDelegation(scope: NestedScope): Delegation {
   return { role: 'child', parent: scope.id, task: scope.task };
