@@ -81,13 +81,12 @@ export function locateOnDisk(lexical: string): DiskLocation {
 const maxLinks = 40;
 
 /** A link met while resolving whose directory a step may write: it may have been planted. */
-export class UntrustedLink extends Error {
-  override readonly name = 'UntrustedLink';
+export class UntrustedLink extends ToolError {
   constructor(
     readonly link: string,
     readonly target: string,
   ) {
-    super(`${link} is a symbolic link (to ${target}) in a place steps write`);
+    super('path_refused', `${link} is a symbolic link (to ${target}) in a place steps write`);
   }
 }
 

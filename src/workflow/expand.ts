@@ -237,8 +237,8 @@ function knownValues(values: Readonly<Record<string, unknown>>, cell: MatrixCell
 }
 
 /** The task expands into more than `maxExpandedSteps` steps. */
-export class ExpansionTooLarge extends Error {
+export class ExpansionTooLarge extends HostError {
   constructor() {
-    super(`it expands into more than ${maxExpandedSteps} steps (its uses: and matrix: multiply); split the work into separate runs`);
+    super('invalid_workflow', `it expands into more than ${maxExpandedSteps} steps (its uses: and matrix: multiply); split the work into separate runs`);
   }
 }

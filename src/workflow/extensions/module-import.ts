@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { HostError } from '../../host/errors.js';
 
 /** How long a tool module gets to finish loading (its top-level code, awaits included). */
 export const moduleLoadTimeoutMs = 10_000;
@@ -23,8 +24,10 @@ export function useModuleImporter(importer: ModuleImporter): void {
 }
 
 /** Why a module could not be loaded; the message is shown at the module's `tools:` entry. */
-export class ModuleLoadError extends Error {
-  override readonly name = 'ModuleLoadError';
+export class ModuleLoadError extends HostError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('invalid_tool', message, options);
+  }
 }
 
 /**

@@ -75,7 +75,7 @@ export class RemoteCache {
       return { output: artifact.record.output, data: artifact.record.data, files: artifact.record.files };
     } catch (error) {
       // A write that failed part way (a full disk) leaves files the step's own run replaces.
-      const what = error instanceof ArtifactRefused || error instanceof ToolError ? 'is refused' : 'could not be restored';
+      const what = error instanceof ToolError ? 'is refused' : 'could not be restored';
       this.#options.warn(`rho: step ${stepId}: the remote cache's artifact ${hash.slice(0, 12)} ${what}: ${(error as Error).message}; the step runs`);
       return undefined;
     }
