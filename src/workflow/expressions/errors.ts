@@ -3,8 +3,8 @@ import { ToolError } from '../../host/errors.js';
 /**
  * A problem in an expression: a syntax error found by `parseTemplate`, or a value an expression
  * cannot work with found by `evaluateTemplate`. `offset` is the 0-based character offset within
- * the whole template string, so a validator can point at the exact column in the file. A step
- * whose arguments fail so fails with `invalid_arguments`.
+ * the whole template string, so a validator can point at the exact column in the file. Its kind
+ * is `invalid_arguments`: a step whose arguments cannot be evaluated fails with it.
  */
 export class ExpressionError extends ToolError {
   readonly offset: number;
