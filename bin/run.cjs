@@ -19,7 +19,5 @@ if (process.argv[2] === '--version') {
   const bundle = path.join(__dirname, '..', 'dist', 'cli', 'rho.cjs');
   const commands = require('../dist/cli/command-words.json');
   const cli = requireWithCompileCache(bundle, compileCacheDir(process.env), commandOf(process.argv.slice(2), commands));
-  // Code compiled from the cache cannot import(); tool modules are imported from here instead.
-  cli.useModuleImporter((specifier) => import(specifier));
   cli.execute(require('node:url').pathToFileURL(__filename).href);
 }

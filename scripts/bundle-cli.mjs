@@ -30,10 +30,23 @@ const entry = {
         "import { main } from './dist/src/cli/main.js';",
         'export { COMMANDS };',
         'export const execute = (dir) => main(dir, Object.keys(COMMANDS));',
-        "export { useModuleImporter } from './dist/src/workflow/extensions/module-import.js';",
       ].join('\n'),
       resolveDir: root,
     }));
+  },
+};
+
+/**
+ * Code compiled from V8's code cache cannot run `import()`, and tool modules are ES modules: the
+ * module that imports them stays out of the bundle, as dist/cli/import-module.cjs, which Node
+ * compiles itself when the first tool module is imported.
+ */
+const moduleImporter = {
+  name: 'module-importer',
+  setup(bundler) {
+    bundler.onResolve({ filter: /^\.\/dynamic-import\.js$/ }, ({ importer }) =>
+      importer.endsWith(`${path.sep}module-import.js`) ? { path: './import-module.cjs', external: true } : undefined,
+    );
   },
 };
 
@@ -45,13 +58,30 @@ const entry = {
 const loadedOnDemand = ['@modelcontextprotocol/sdk', 'enquirer', 'listr2', 'tar', 'undici'];
 
 try {
-  await build(runtimeBundleOptions(root, { entryPoints: { rho: 'rho:cli' }, outdir, outExtension: { '.js': '.cjs' }, external: loadedOnDemand, plugins: [entry, oclifPatches] }));
+  await build(
+    runtimeBundleOptions(root, {
+      entryPoints: { rho: 'rho:cli' },
+      outdir,
+      outExtension: { '.js': '.cjs' },
+      external: loadedOnDemand,
+      plugins: [entry, moduleImporter, oclifPatches],
+    }),
+  );
   // The first words of rho's commands (a file or a topic directory under commands/): the compile
   // cache keeps one file for each, and one for anything else typed (src/boot/compile-cache.ts).
   const commands = (await readdir(path.join(root, 'commands'), { withFileTypes: true }))
     .filter((entry) => entry.isDirectory() || (entry.name.endsWith('.ts') && entry.name !== 'index.ts'))
     .map((entry) => entry.name.replace(/\.ts$/, ''));
   await writeFile(path.join(outdir, 'command-words.json'), `${JSON.stringify(commands.sort())}\n`);
+  await build({
+    absWorkingDir: root,
+    entryPoints: ['dist/src/workflow/extensions/dynamic-import.js'],
+    outfile: path.join(outdir, 'import-module.cjs'),
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   // The loader bin/run.cjs requires before the bundle: CommonJS too, so that no start needs Node's ES module loader.
   await build({
     absWorkingDir: root,

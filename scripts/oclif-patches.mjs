@@ -1,7 +1,8 @@
 /**
  * Lines of oclif that cost every start of the bundled CLI and do nothing it needs; the bundle
- * gets them rewritten. The build fails if oclif no longer has a line as written, so an upgrade
- * cannot drop a patch silently.
+ * gets them rewritten. The build fails if oclif no longer has a line as written, and so does
+ * test/scripts/oclif-patches.test.ts against the installed @oclif/core, so an upgrade cannot drop
+ * a patch silently.
  */
 import { readFile } from 'node:fs/promises';
 
@@ -24,9 +25,10 @@ function lazyModule(name, module) {
   };
 }
 
-const patches = [
+/** Each patched file of @oclif/core, by its path in the package, with its replacements. */
+export const patches = [
   {
-    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/,
+    file: 'lib/config/plugin.js',
     replacements: [
       {
         // oclif sorts a plugin's commands with `localeCompare`, and the first `localeCompare` of a
@@ -38,7 +40,7 @@ const patches = [
     ],
   },
   {
-    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]index\.js$/,
+    file: 'lib/index.js',
     replacements: [
       {
         // oclif's entry checks the Node version against `engines` of the package.json beside its
@@ -50,7 +52,7 @@ const patches = [
     ],
   },
   {
-    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]help[\\/]util\.js$/,
+    file: 'lib/help/util.js',
     replacements: [
       lazyModule('ejs_1', 'ejs'),
       {
@@ -64,21 +66,21 @@ const patches = [
   },
   {
     // EJS renders only the update templates of oclif's plugin-update here.
-    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]config\.js$/,
+    file: 'lib/config/config.js',
     replacements: [lazyModule('ejs_1', 'ejs')],
   },
   {
     // readline only reads a missing argument from a piped stdin, which rho's commands never ask for.
-    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]parser[\\/]parse\.js$/,
+    file: 'lib/parser/parse.js',
     replacements: [lazyBuiltin('node_readline_1', 'node:readline', ['createInterface'])],
   },
   {
     // perf_hooks only records oclif's own timings, with DEBUG=oclif:perf.
-    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]performance\.js$/,
+    file: 'lib/performance.js',
     replacements: [lazyBuiltin('node_perf_hooks_1', 'node:perf_hooks', ['performance', 'PerformanceObserver'])],
   },
   {
-    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]util[\\/]os\.js$/,
+    file: 'lib/util/os.js',
     replacements: [
       // child_process only asks PowerShell for the parent's name, on Windows.
       lazyBuiltin('node_child_process_1', 'node:child_process', ['execSync']),
@@ -93,18 +95,27 @@ const patches = [
   },
 ];
 
+/**
+ * A file's source with its patch applied. Throws, naming the file and the line, when the source
+ * does not hold a line to replace exactly once.
+ */
+export function applyPatch(patch, source) {
+  let patched = source;
+  for (const { from, to } of patch.replacements) {
+    if (patched.split(from).length !== 2) throw new Error(`@oclif/core/${patch.file}: expected one ${JSON.stringify(from)} to replace (scripts/oclif-patches.mjs)`);
+    patched = patched.replace(from, () => to);
+  }
+  return patched;
+}
+
+/** The esbuild plugin that applies every patch to the @oclif/core files the bundle loads. */
 export const oclifPatches = {
   name: 'oclif-patches',
   setup(bundler) {
     for (const patch of patches) {
-      bundler.onLoad({ filter: patch.file }, async ({ path }) => {
-        let source = await readFile(path, 'utf8');
-        for (const { from, to } of patch.replacements) {
-          if (source.split(from).length !== 2) throw new Error(`${path}: expected one ${JSON.stringify(from)} to replace (scripts/oclif-patches.mjs)`);
-          source = source.replace(from, () => to);
-        }
-        return { contents: source, loader: 'js' };
-      });
+      // The file's path with either separator; the paths have no regular-expression character but `.`.
+      const filter = new RegExp(`/@oclif/core/${patch.file}$`.replaceAll('.', '\\.').replaceAll('/', '[\\\\/]'));
+      bundler.onLoad({ filter }, async ({ path: file }) => ({ contents: applyPatch(patch, await readFile(file, 'utf8')), loader: 'js' }));
     }
   },
 };

@@ -37,7 +37,7 @@ export type ExecutionOutcome = ({ status: 'success'; output: ToolOutput } | { st
 export async function executeCall(prepared: PreparedCall, signal: AbortSignal, deps: ExecutionDeps, detached: boolean): Promise<ExecutionOutcome> {
   const { call } = prepared;
   const { controller, dispose: unlink } = followingController(signal);
-  const deadline = new Deadline(prepared.timeoutMs, () => controller.abort(new Error('timeout')));
+  const deadline = new Deadline(prepared.timeoutMs, () => controller.abort(new ToolError('timeout', 'timeout')));
   const callSignal = controller.signal;
   const stepId = stepIdOf(call);
   const output = new StepOutput({ stepId, attempt: deps.output.attempt, options: deps.output.options, masker: deps.output.masker, emit: deps.emit });

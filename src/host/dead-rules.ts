@@ -44,15 +44,3 @@ export function deadRuleReason(rule: Rule, targets: RuleTargets, list?: 'allow' 
   const offered = family.length === 0 ? '' : `; ${namespace} offers ${family.slice(0, 5).join(', ')}${family.length > 5 ? `, … (${family.length} tools)` : ''}`;
   return `no registered tool is named ${pattern}${offered}`;
 }
-
-/** One line per rule that can never match, naming its list and why. */
-export function deadRuleWarnings(rules: { allow: readonly Rule[]; ask: readonly Rule[]; deny: readonly Rule[] }, targets: RuleTargets): string[] {
-  const warnings: string[] = [];
-  for (const list of ['allow', 'ask', 'deny'] as const) {
-    for (const rule of rules[list]) {
-      const reason = deadRuleReason(rule, targets, list);
-      if (reason) warnings.push(`warning: ${list} rule ${JSON.stringify(rule.text)} can never match: ${reason}`);
-    }
-  }
-  return warnings;
-}

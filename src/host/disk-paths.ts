@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { ToolError } from './errors.js';
 import { isWithin } from './path-within.js';
 
 /*
@@ -70,7 +71,7 @@ export function locateOnDisk(lexical: string): DiskLocation {
     return { canonical: existing, existing, missing: [] };
   }
   const below = missingBelow(lexical);
-  if (!below) throw Object.assign(new Error(`no existing parent directory of ${lexical}`), { code: 'ENOENT' });
+  if (!below) throw Object.assign(new ToolError('not_found', `no existing parent directory of ${lexical}`), { code: 'ENOENT' });
   const { ancestor, missing } = below;
   const existing = realpathSync.native(ancestor);
   return { canonical: path.join(existing, ...missing), existing, missing };
@@ -80,13 +81,12 @@ export function locateOnDisk(lexical: string): DiskLocation {
 const maxLinks = 40;
 
 /** A link met while resolving whose directory a step may write: it may have been planted. */
-export class UntrustedLink extends Error {
-  override readonly name = 'UntrustedLink';
+export class UntrustedLink extends ToolError {
   constructor(
     readonly link: string,
     readonly target: string,
   ) {
-    super(`${link} is a symbolic link (to ${target}) in a place steps write`);
+    super('path_refused', `${link} is a symbolic link (to ${target}) in a place steps write`);
   }
 }
 
@@ -121,7 +121,7 @@ export function locateThroughTrustedLinks(lexical: string, untrusted: readonly s
     }
     const absolute = path.resolve(resolved, target);
     if (untrusted.some((place) => isWithin(place, resolved))) throw new UntrustedLink(next, absolute);
-    if (links.length >= maxLinks) throw Object.assign(new Error(`too many symbolic links resolving ${lexical}`), { code: 'ELOOP' });
+    if (links.length >= maxLinks) throw Object.assign(new ToolError('path_refused', `too many symbolic links resolving ${lexical}`), { code: 'ELOOP' });
     links.push({ path: next, target: absolute });
     pending = [...absolute.split(path.sep).filter(Boolean), ...pending];
     resolved = path.sep;

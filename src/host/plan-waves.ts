@@ -2,6 +2,9 @@ import { ToolError } from './errors.js';
 import { ScheduleBook, validateMaxParallel } from './schedule-book.js';
 import type { Blocker, Declaration } from './schedule-types.js';
 
+/** What a step waits on before it is prepared: every earlier step, or the steps it depends on (`stepWait` of src/workflow/step-wait.ts). */
+export type StepWait = { kind: 'every_earlier' } | { kind: 'dependencies'; steps: readonly number[] };
+
 /** Something a step waited on before it could start: a dependency, or an earlier call holding it back. */
 export type PlanWait = { kind: 'dependency'; index: number } | Blocker;
 
@@ -17,14 +20,14 @@ export interface PlanStep {
 
 /**
  * Simulates the scheduler with every call taking one unit of time, without executing anything,
- * to show which steps run together and what each waits on. A step is declared once all of its
- * dependencies have finished, as the runner can prepare it only then; dependencies must be
- * earlier steps.
+ * to show which steps run together and what each waits on. A step is declared once what it waits
+ * on has finished (`stepWaits`; nothing when absent), as the runner can prepare it only then;
+ * dependencies must be earlier steps.
  */
-export function planWaves(declarations: readonly Declaration[], maxParallel: number, dependencies: readonly (readonly number[])[]): PlanStep[] {
+export function planWaves(declarations: readonly Declaration[], maxParallel: number, stepWaits: readonly StepWait[]): PlanStep[] {
   validateMaxParallel(maxParallel);
   const count = declarations.length;
-  const dependsOn = declarations.map((_, index) => uniqueEarlier(dependencies[index] ?? [], index));
+  const dependsOn = declarations.map((_, index) => awaitedSteps(stepWaits[index], index));
   const dependents = declarations.map((): number[] => []);
   for (const [index, earlier] of dependsOn.entries()) for (const dependency of earlier) dependents[dependency]?.push(index);
 
@@ -77,7 +80,10 @@ export function planWaves(declarations: readonly Declaration[], maxParallel: num
   return steps.sort((a, b) => a.index - b.index);
 }
 
-function uniqueEarlier(dependencies: readonly number[], index: number): number[] {
+/** The earlier steps a wait names, each once, in order. */
+function awaitedSteps(wait: StepWait | undefined, index: number): number[] {
+  if (wait?.kind === 'every_earlier') return Array.from({ length: index }, (_, earlier) => earlier);
+  const dependencies = wait?.steps ?? [];
   for (const dependency of dependencies) {
     if (!Number.isInteger(dependency) || dependency < 0 || dependency >= index) {
       throw new ToolError('internal', `step ${index} depends on ${dependency}, which is not an earlier step`);

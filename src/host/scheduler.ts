@@ -2,7 +2,7 @@ import { ScheduleBook } from './schedule-book.js';
 import type { Declaration, WaitReason } from './schedule-types.js';
 
 export type { Declaration, WaitReason } from './schedule-types.js';
-export { planWaves, type PlanStep, type PlanWait } from './plan-waves.js';
+export { planWaves, type PlanStep, type PlanWait, type StepWait } from './plan-waves.js';
 
 /** The right to execute, held from `acquire` until `release`. Releasing twice is harmless. */
 export interface SlotLease {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { capabilityClasses, type CapabilityClass } from './capability-classes.js';
 import type { ExecutionMode, ExecutionPolicy, PrepareContext, PreparedExecution, ToolContext, ToolOutput } from './tool-contract.js';
+import { HostError } from './errors.js';
 
 /** A call's limit when its tool declares none. */
 export const defaultToolTimeoutMs = 30_000;
@@ -45,7 +46,11 @@ export interface DefinitionCheckOptions {
 }
 
 /** A declaration that cannot be used: the tool is refused (or left out) with this reason. */
-class Unusable extends Error {}
+class Unusable extends HostError {
+  constructor(message: string) {
+    super('invalid_tool', message);
+  }
+}
 
 const fieldNames = [
   'name',

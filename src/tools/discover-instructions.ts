@@ -3,7 +3,6 @@ import { shared } from '../host/resources.js';
 import { defineBuiltinTool } from '../host/tool.js';
 import { discoveryLimits, findInstructionFiles, instructionFileNames } from './instructions/discovery.js';
 import { readBoundedText } from './instructions/read-text.js';
-import { resultData } from './result-data.js';
 
 export const maxInstructionBytes = 64 * 1024;
 
@@ -12,13 +11,16 @@ const discoverInstructionsArgs = z.strictObject({
   max_files: z.number().int().min(1).max(discoveryLimits.maxFiles).default(discoveryLimits.defaultFiles),
 });
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const discoverInstructionsData = z.object({ sources: z.array(z.object({ path: z.string(), content: z.string(), truncated: z.boolean() })) });
+
 export const discoverInstructionsTool = defineBuiltinTool({
   name: 'discover_instructions',
   description:
     `Find instruction files (${instructionFileNames.join(', ')}) from the workspace root down, skipping dot-directories and ` +
     'node_modules; each file is authorized as instructions before it is read. Returns {sources: [{path, content, truncated}]}.',
   origin: 'built-in',
-  data: resultData.discover_instructions,
+  data: discoverInstructionsData,
   classes: ['instructions'],
   executionPolicy: 'resource-aware',
   schema: discoverInstructionsArgs,

@@ -1,16 +1,18 @@
 import { z } from 'zod';
 import { defineBuiltinTool } from '../host/tool.js';
-import { resultData } from './result-data.js';
 
 const echoArgs = z.strictObject({
   value: z.json().describe('Any JSON value; returned unchanged as the step data'),
 });
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const echoData = z.unknown().describe('the value, unchanged');
+
 export const echoTool = defineBuiltinTool({
   name: 'echo',
   description: 'Show a value and return it unchanged as the step data (no capability; for wiring steps together and tests)',
   origin: 'built-in',
-  data: resultData.echo,
+  data: echoData,
   classes: [],
   executionPolicy: 'resource-aware',
   schema: echoArgs,

@@ -9,7 +9,6 @@ import { rewriteFile } from './files/checked-rewrite.js';
 import { looksBinary } from './files/content.js';
 import { unifiedDiff } from './files/diff.js';
 import { refuseEntry } from './files/entry-checks.js';
-import { resultData } from './result-data.js';
 
 const editableBytes = 16 * mebibyte;
 
@@ -45,11 +44,14 @@ function editPreview(edits: readonly { old: string; new: string }[]): WritePrevi
   return { ...preview, bytes: edits.reduce((total, edit) => total + Buffer.byteLength(edit.new, 'utf8'), 0) };
 }
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const editFileData = z.object({ path: z.string(), replacements: z.number().int() });
+
 export const editFileTool = defineBuiltinTool({
   name: 'edit_file',
   description: 'Replace exact text in a file; fails if an `old` text is missing or ambiguous, or if the file changed while it was being edited (conflict)',
   origin: 'built-in',
-  data: resultData.edit_file,
+  data: editFileData,
   classes: ['read', 'write'],
   executionPolicy: 'resource-aware',
   schema: editFileArgs,

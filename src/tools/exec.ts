@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineBuiltinTool } from '../host/tool.js';
+import { completionData } from './process/completion-data.js';
 import { commandShape, defaultProcessTimeoutMs, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
 import { callWallLimitMs, planDirectProcess } from './process/launch-plan.js';
 import { runUntilExit } from './process/run-until-exit.js';
-import { resultData } from './result-data.js';
 
 const execArgs = z.strictObject({
   ...commandShape,
@@ -15,7 +15,7 @@ export const execTool = defineBuiltinTool({
   name: 'exec',
   description: 'Run a program directly with an argument vector (no shell), with bounded output, in its own process group',
   origin: 'built-in',
-  data: resultData.exec,
+  data: completionData,
   classes: ['process'],
   executionPolicy: 'resource-aware',
   timeoutMs: defaultProcessTimeoutMs,

@@ -9,7 +9,6 @@ import { isRedirect, nextHop, type Hop } from './network/redirects.js';
 import { resolveCheckedAddress } from './network/checked-address.js';
 import { pinnedLookup, type PinnedAddress } from './network/pinned-address.js';
 import { maxUrlLength, networkRequest, parseHttpTarget } from './network/url.js';
-import { resultData } from './result-data.js';
 
 const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -199,13 +198,22 @@ async function request(args: HttpRequestArgs, ctx: ToolContext): Promise<ToolOut
   }
 }
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const httpRequestData = z.object({
+  status: z.number().int(),
+  headers: z.record(z.string(), z.string()),
+  body: z.string(),
+  truncated: z.boolean(),
+  json: z.unknown().optional().describe('the body parsed, for a JSON response'),
+});
+
 export const httpRequestTool = defineBuiltinTool({
   name: 'http_request',
   description:
     'Send an HTTP(S) request to a host the policy allows (network(HOST)); every redirect is checked against the policy ' +
     'before it is followed. Returns {status, headers, body, truncated, json?} with bounded headers and body.',
   origin: 'built-in',
-  data: resultData.http_request,
+  data: httpRequestData,
   classes: ['network'],
   executionPolicy: 'exclusive',
   // A response is whatever the server sends: never code a workflow may run.

@@ -6,7 +6,6 @@ import { globArgument, pathArgument } from './files/arguments.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { compileGlob } from './files/glob.js';
 import { entryShower, TreeWalk, type WalkedEntry, type WalkedKind } from './files/walk.js';
-import { resultData } from './result-data.js';
 
 const defaultMaxResults = 1000;
 
@@ -49,12 +48,18 @@ function shownLine(entry: ListedEntry): string {
   return entry.size === undefined ? entry.path : `${entry.path} (${entry.size} bytes)`;
 }
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const listFilesData = z.object({
+  entries: z.array(z.object({ path: z.string(), type: z.string(), size: z.number().int().optional() })),
+  truncated: z.boolean(),
+});
+
 export const listFilesTool = defineBuiltinTool({
   name: 'list_files',
   description:
     'List a directory: its direct children, or with `glob` every matching path below it (bounded; symlinks are listed, never followed; .git and node_modules are not walked)',
   origin: 'built-in',
-  data: resultData.list_files,
+  data: listFilesData,
   classes: ['read'],
   executionPolicy: 'resource-aware',
   schema: listFilesArgs,

@@ -4,7 +4,6 @@ import { shared } from '../host/resources.js';
 import { defineBuiltinTool } from '../host/tool.js';
 import { readBoundedText } from './instructions/read-text.js';
 import { resolveSkillFile, skillFilePath, skillNamePattern } from './instructions/skill-file.js';
-import { resultData } from './result-data.js';
 
 export const maxSkillBytes = 256 * 1024;
 
@@ -12,11 +11,14 @@ const loadSkillArgs = z.strictObject({
   name: z.string().regex(skillNamePattern, 'a skill name is 1-64 lower-case letters, digits or "-", not starting with "-"'),
 });
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const loadSkillData = z.object({ name: z.string(), content: z.string() });
+
 export const loadSkillTool = defineBuiltinTool({
   name: 'load_skill',
   description: 'Read a skill from .agents/skills/<name>/SKILL.md in the workspace. Needs skill(NAME); ' + 'a skill grant does not grant ordinary reads.',
   origin: 'built-in',
-  data: resultData.load_skill,
+  data: loadSkillData,
   classes: ['skill'],
   executionPolicy: 'resource-aware',
   schema: loadSkillArgs,

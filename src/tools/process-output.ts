@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { shared } from '../host/resources.js';
 import { defineBuiltinTool } from '../host/tool.js';
 import { backgroundProcesses, processStatus } from './process/background.js';
+import { backgroundStatusData } from './process/background-data.js';
 import { backgroundProcessResource } from './process/resources.js';
-import { resultData } from './result-data.js';
 
 const defaultReadBytes = 64 * 1024;
 const maxReadBytes = 1024 * 1024;
@@ -16,11 +16,22 @@ const processOutputArgs = z.strictObject({
   wait_for: z.string().min(1).max(1000).optional().describe('Wait until this text appears in the stream after offset, or the process ends (bounded by the step timeout)'),
 });
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const processOutputData = z.object({
+  ...backgroundStatusData,
+  stream: z.enum(['stdout', 'stderr']),
+  content: z.string(),
+  offset: z.number().int(),
+  next_offset: z.number().int(),
+  dropped_bytes: z.number().int(),
+  matched: z.boolean().optional(),
+});
+
 export const processOutputTool = defineBuiltinTool({
   name: 'process_output',
   description: 'Read the bounded output of a background process from an offset, optionally waiting for a text to appear',
   origin: 'built-in',
-  data: resultData.process_output,
+  data: processOutputData,
   classes: [],
   executionPolicy: 'resource-aware',
   mode: 'async',

@@ -6,7 +6,6 @@ import { backgroundProcesses, validateProcessId } from './process/background.js'
 import { commandShape, launchOptionsShape } from './process/launch-options.js';
 import { launchFromRequest, planDirectProcess } from './process/launch-plan.js';
 import { backgroundProcessResource, processStepResources } from './process/resources.js';
-import { resultData } from './result-data.js';
 
 const labelLength = 100;
 
@@ -18,11 +17,14 @@ const processStartArgs = z.strictObject({
   max_output_bytes: launchOptionsShape.max_output_bytes.describe('Newest bytes of stdout and of stderr kept for process_output (each)'),
 });
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const processStartData = z.object({ process_id: z.string(), pid: z.number().int() });
+
 export const processStartTool = defineBuiltinTool({
   name: 'process_start',
   description: 'Start a background process (direct argv, own process group); read it with process_output, stop it with process_stop',
   origin: 'built-in',
-  data: resultData.process_start,
+  data: processStartData,
   classes: ['process'],
   executionPolicy: 'resource-aware',
   schema: processStartArgs,

@@ -2,19 +2,22 @@ import { z } from 'zod';
 import { exclusive } from '../host/resources.js';
 import { defineBuiltinTool } from '../host/tool.js';
 import { backgroundProcesses, processStatus } from './process/background.js';
+import { backgroundStatusData } from './process/background-data.js';
 import { backgroundProcessResource } from './process/resources.js';
 import { undoneWritesDenial } from './process/write-denial.js';
-import { resultData } from './result-data.js';
 
 const processStopArgs = z.strictObject({
   process_id: z.string().min(1).max(64).describe('Id returned by process_start'),
 });
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const processStopData = z.object({ ...backgroundStatusData, was_running: z.boolean() });
+
 export const processStopTool = defineBuiltinTool({
   name: 'process_stop',
   description: 'Stop a background process and everything it started (SIGTERM, then SIGKILL after a grace period)',
   origin: 'built-in',
-  data: resultData.process_stop,
+  data: processStopData,
   classes: [],
   executionPolicy: 'resource-aware',
   schema: processStopArgs,

@@ -1,6 +1,6 @@
+import { z } from 'zod';
 import { createHostInput, questionnaireSchema, type Answer, type HostInput, type HostInputResponse } from '../host/host-input.js';
 import { defineBuiltinTool, type ToolOutput } from '../host/tool.js';
-import { resultData } from './result-data.js';
 
 function displayAnswer(value: Answer): string {
   if (Array.isArray(value)) return value.join(', ');
@@ -24,13 +24,19 @@ function questionnaireOutput(input: HostInput, response: HostInputResponse): Too
   };
 }
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const questionnaireData = z.object({
+  answers: z.record(z.string(), z.union([z.string(), z.boolean(), z.array(z.string())])),
+  source: z.enum(['user', 'timeout_fallback']),
+});
+
 export const questionnaireTool = defineBuiltinTool({
   name: 'questionnaire',
   description:
     'Ask the person running the workflow questions (text, choice, multi, confirm). on_timeout gives safe, reversible ' +
     'answers applied only when --question-timeout expires before anyone starts answering. Not usable in async steps.',
   origin: 'built-in',
-  data: resultData.questionnaire,
+  data: questionnaireData,
   classes: [],
   executionPolicy: 'resource-aware',
   mode: 'sync',

@@ -9,7 +9,6 @@ import { imageMediaType, looksBinary, sniffLength } from './files/content.js';
 import { refuseEntry } from './files/entry-checks.js';
 import { readLineWindow } from './files/line-window.js';
 import { openResolvedFile, readHead, readWhole } from './files/open-file.js';
-import { resultData } from './result-data.js';
 
 const defaultTextBytes = 256 * 1024;
 const defaultImageBytes = 5 * mebibyte;
@@ -27,11 +26,21 @@ const readFileArgs = z.strictObject({
     .describe(`Byte cap: text is cut at a line boundary (default ${defaultTextBytes}); larger images are refused (default ${defaultImageBytes})`),
 });
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const readFileData = z.object({
+  path: z.string(),
+  content: z.string(),
+  truncated: z.boolean(),
+  next_offset: z.number().int().optional().describe('the line to read from next, when truncated'),
+  media_type: z.string().optional().describe('for images'),
+  bytes: z.number().int().optional().describe('for images'),
+});
+
 export const readFileTool = defineBuiltinTool({
   name: 'read_file',
   description: 'Read a text file (optionally a range of lines, within a byte cap), or an image (PNG, JPEG, GIF, WebP) as an image',
   origin: 'built-in',
-  data: resultData.read_file,
+  data: readFileData,
   classes: ['read'],
   executionPolicy: 'resource-aware',
   schema: readFileArgs,

@@ -13,7 +13,6 @@ import type { CheckedDirectory } from './files/checked-directory.js';
 import { compilePattern, LineMatcher, type LineMatch, type MatchInput } from './files/line-matcher.js';
 import { openCheckedFile, ReadScratch, readFileIn, readWhole } from './files/open-file.js';
 import { describedFile, entryShower, fileBehindLink, TreeWalk } from './files/walk.js';
-import { resultData } from './result-data.js';
 
 const maxPatternLength = 1000;
 const defaultMaxMatches = 500;
@@ -192,11 +191,17 @@ async function searchAll(
   return { matches: batches.matches, full: batches.flush() };
 }
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const searchFilesData = z.object({
+  matches: z.array(z.object({ path: z.string(), line: z.number().int(), text: z.string() })),
+  truncated: z.boolean(),
+});
+
 export const searchFilesTool = defineBuiltinTool({
   name: 'search_files',
   description: 'Search files for lines matching a regular expression (bounded; skips .git, node_modules, binary and very large files; follows no symlink out of the searched tree)',
   origin: 'built-in',
-  data: resultData.search_files,
+  data: searchFilesData,
   classes: ['read'],
   executionPolicy: 'resource-aware',
   schema: searchFilesArgs,

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { defineBuiltinTool } from '../host/tool.js';
+import { completionData } from './process/completion-data.js';
 import { resolveExecutable } from './process/executable.js';
 import { argumentText, defaultProcessTimeoutMs, launchOptionsShape, okExitCodesSchema } from './process/launch-options.js';
 import { callWallLimitMs, executableSearch, planLaunch } from './process/launch-plan.js';
 import { shellRequest } from './process/request.js';
 import { runUntilExit } from './process/run-until-exit.js';
-import { resultData } from './result-data.js';
 
 const shellArgs = z.strictObject({
   script: argumentText.min(1).describe('Shell script text, run as `sh -c SCRIPT` (or bash)'),
@@ -18,7 +18,7 @@ export const shellTool = defineBuiltinTool({
   name: 'shell',
   description: 'Run a shell script with sh -c or bash -c (needs the shell rule: process rules never grant it), with bounded output',
   origin: 'built-in',
-  data: resultData.shell,
+  data: completionData,
   classes: ['shell'],
   executionPolicy: 'resource-aware',
   timeoutMs: defaultProcessTimeoutMs,

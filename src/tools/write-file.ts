@@ -14,7 +14,6 @@ import type { CheckedDirectory } from './files/checked-directory.js';
 import { firstMissingDirectory, openTargetDirectory, parentIsMissing } from './files/missing-directories.js';
 import { openFileIn, readWhole } from './files/open-file.js';
 import { stageFile } from './files/staged-file.js';
-import { resultData } from './result-data.js';
 
 /** Largest existing file `append` rewrites (appending goes through a staged copy, like every write). */
 const appendableBytes = 64 * mebibyte;
@@ -66,11 +65,14 @@ async function writeContent(resolved: ResolvedPath, shown: string, mode: WriteMo
   }
 }
 
+/** The step data the tool returns (`steps.<id>.data`). */
+const writeFileData = z.object({ path: z.string(), bytes: z.number().int() });
+
 export const writeFileTool = defineBuiltinTool({
   name: 'write_file',
   description: 'Create, overwrite or append to a text file atomically (temp file + rename); the result metadata holds a unified diff',
   origin: 'built-in',
-  data: resultData.write_file,
+  data: writeFileData,
   classes: ['write'],
   executionPolicy: 'resource-aware',
   schema: writeFileArgs,

@@ -1,4 +1,4 @@
-import { HostError } from '../host/errors.js';
+import { HostError, ToolError } from '../host/errors.js';
 import { checkCallInputs } from './call-inputs.js';
 import { evaluateDeep, parseTemplate, templateReferences, walkTemplates } from './expressions/index.js';
 import { canonicalJson } from './up-to-date/fingerprint.js';
@@ -89,7 +89,7 @@ class Expansion {
   /** The cells of a matrix group whose matrix became known, placed as its cells would have been. */
   deferredCells(group: CompiledStep, cells: readonly MatrixCell[]): { steps: CompiledStep[]; members: number[] } {
     const later = group.group?.kind === 'matrix' ? group.group.later : undefined;
-    if (!later) throw new Error(`step ${group.id} has no matrix to expand`);
+    if (!later) throw new ToolError('internal', `step ${group.id} has no matrix to expand`);
     const members = this.cells(later.step, cells, group.dependencies, later.within);
     return { steps: this.steps, members };
   }
@@ -237,8 +237,8 @@ function knownValues(values: Readonly<Record<string, unknown>>, cell: MatrixCell
 }
 
 /** The task expands into more than `maxExpandedSteps` steps. */
-export class ExpansionTooLarge extends Error {
+export class ExpansionTooLarge extends HostError {
   constructor() {
-    super(`it expands into more than ${maxExpandedSteps} steps (its uses: and matrix: multiply); split the work into separate runs`);
+    super('invalid_workflow', `it expands into more than ${maxExpandedSteps} steps (its uses: and matrix: multiply); split the work into separate runs`);
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HostError } from '../host/errors.js';
+import { ToolError } from '../host/errors.js';
 
 const matrixValue = z.union([z.string().max(1000), z.number(), z.boolean()]);
 export type MatrixValue = z.infer<typeof matrixValue>;
@@ -62,7 +63,10 @@ export function evaluatedMatrixCells(value: unknown): MatrixCell[] {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : '';
-    throw new Error(`the matrix evaluated to ${describeValue(value)}, not a matrix${where}: ${issue.message} (a matrix maps each name to a list of values, as { node: [20, 22] })`);
+    throw new ToolError(
+      'invalid_arguments',
+      `the matrix evaluated to ${describeValue(value)}, not a matrix${where}: ${issue.message} (a matrix maps each name to a list of values, as { node: [20, 22] })`,
+    );
   }
   return matrixCells(parsed.data);
 }
@@ -84,7 +88,7 @@ export function matrixCells(matrix: MatrixFile): MatrixCell[] {
   let cells: Record<string, MatrixValue>[] = names.length > 0 ? [{}] : [];
   for (const name of names) {
     cells = cells.flatMap((cell) => (lists[name] as MatrixValue[]).map((value) => ({ ...cell, [name]: value })));
-    if (cells.length > maxMatrixCells * 16) throw new Error(`the matrix has more than ${maxMatrixCells} cells`);
+    if (cells.length > maxMatrixCells * 16) throw new ToolError('invalid_arguments', `the matrix has more than ${maxMatrixCells} cells`);
   }
   cells = cells.filter((cell) => !exclude.some((entry) => matches(cell, entry)));
   const original = cells.map((cell) => ({ ...cell }));
@@ -99,8 +103,8 @@ export function matrixCells(matrix: MatrixFile): MatrixCell[] {
     });
     if (!extended) cells.push({ ...entry });
   }
-  if (cells.length === 0) throw new Error('the matrix has no cells: exclude removed every combination');
-  if (cells.length > maxMatrixCells) throw new Error(`the matrix has ${cells.length} cells; at most ${maxMatrixCells}`);
+  if (cells.length === 0) throw new ToolError('invalid_arguments', 'the matrix has no cells: exclude removed every combination');
+  if (cells.length > maxMatrixCells) throw new ToolError('invalid_arguments', `the matrix has ${cells.length} cells; at most ${maxMatrixCells}`);
   return cells;
 }
 

@@ -1,3 +1,4 @@
+import { ToolError } from '../host/errors.js';
 import type { StepError, StepStatus } from '../host/events.js';
 import { checkCallInputs } from './call-inputs.js';
 import { evaluateDeep, evaluateTemplate, isTruthy, type ExpressionContext } from './expressions/index.js';
@@ -23,7 +24,7 @@ export function enterGroup(step: UsesGroupStep, context: ExpressionContext): Gro
     if (!run) return { kind: 'skipped', reason: 'its if: condition is false', membersReason: `${step.id} was skipped (its if: condition is false)` };
     const values = evaluateDeep(step.with, context) as Record<string, unknown>;
     const checked = checkCallInputs(values, step.group.inputs, step.group.scope.task);
-    if (checked.problems.length > 0) throw new Error(checked.problems.map((problem) => problem.message).join('; '));
+    if (checked.problems.length > 0) throw new ToolError('invalid_arguments', checked.problems.map((problem) => problem.message).join('; '));
     return { kind: 'run', inputs: checked.inputs };
   } catch (error) {
     const message = `step ${step.id}: ${(error as Error).message}`;
@@ -45,11 +46,6 @@ export function repeatedRecord(earlier: { id: string; status: StepStatus; data: 
 } {
   const reason = `the same task with the same inputs ran as ${earlier.id}${earlier.reason === undefined ? '' : ` (${earlier.reason})`}`;
   return { status: earlier.status, data: earlier.data, reason, ...(earlier.error && { error: earlier.error }) };
-}
-
-/** Whether a step decides whether it runs only after every earlier step: its `if:`, or its group's, reads statuses. */
-export function decidesAlone(step: CompiledStep): boolean {
-  return step.conditionUsesStatus || step.failureScope !== undefined;
 }
 
 /** Who delegated a call of a nested group, for the hooks: the step that runs the group, and its task. */

@@ -22,12 +22,13 @@ import { cellId, evaluatedMatrixCells } from './matrix.js';
 import { evaluateArguments } from './step-arguments.js';
 import type { OpenedWorkflow } from './launch.js';
 import type { CompiledStep } from './model.js';
-import { decidesAlone, enterGroup, entryOf, nestedDelegation, usesGroups, type GroupEntry } from './nested.js';
+import { enterGroup, entryOf, nestedDelegation, usesGroups, type GroupEntry } from './nested.js';
 import { parseStepResources } from './step-resources.js';
 import { upToDateChecksOf } from './launch.js';
 import type { CacheKey } from './up-to-date/cache-key.js';
 import type { CheckVerdict, UpToDateChecks } from './up-to-date/checks.js';
 import { taskCheckSubject } from './task-checks.js';
+import { stepWait } from './step-wait.js';
 
 export interface PlannedRequest {
   class: string;
@@ -190,7 +191,7 @@ export async function planWorkflow(opened: OpenedWorkflow, options: PlanOptions 
   const schedule = planWaves(
     prepared.map((entry) => entry.declaration),
     opened.maxParallel,
-    workflow.steps.map((step) => (decidesAlone(step) ? workflow.steps.slice(0, step.index).map((s) => s.index) : step.dependencies)),
+    workflow.steps.map(stepWait),
   );
   const declaredGates = workflow.file.hooks?.pre_tool_use?.length ?? 0;
   const steps = workflow.steps.map((step, index) => ({

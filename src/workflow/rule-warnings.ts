@@ -17,22 +17,36 @@ function parsedOrUndefined(text: string): Rule | undefined {
   }
 }
 
+/** A rule that can never match, where it was written and why. */
+interface DeadRule {
+  list: (typeof lists)[number];
+  index: number;
+  text: string;
+  reason: string;
+}
+
 /**
- * Warnings, at their place in the file, for the workflow's policy rules that can never match a
- * request its tools could make (a `network_tool` rule naming no tool, a class no tool uses).
- * `only` limits the check to rules naming one server's tools (checked again once it runs).
+ * The rules of each list that can never match a request the run's tools could make (a
+ * `network_tool` rule naming no tool, a class no tool uses). `only` limits the check to some
+ * rules (those naming one server's tools, checked again once it runs).
  */
-export function deadFileRuleWarnings(source: WorkflowSource, file: WorkflowFile, targets: RuleTargets, only?: (rule: Rule) => boolean): Problem[] {
-  const warnings: Problem[] = [];
-  for (const list of lists) {
-    file.policy?.[list]?.forEach((text, index) => {
+function deadRules(rules: Partial<Record<(typeof lists)[number], readonly string[]>>, targets: RuleTargets, only?: (rule: Rule) => boolean): DeadRule[] {
+  return lists.flatMap((list) =>
+    (rules[list] ?? []).flatMap((text, index) => {
       const rule = parsedOrUndefined(text);
       const reason = rule && (!only || only(rule)) ? deadRuleReason(rule, targets, list) : undefined;
-      if (reason)
-        warnings.push({ file: source.file, ...source.position(['policy', list, index]), message: `warning: ${list} rule ${JSON.stringify(text)} can never match: ${reason}` });
-    });
-  }
-  return warnings;
+      return reason ? [{ list, index, text, reason }] : [];
+    }),
+  );
+}
+
+/** Warnings, at their place in the file, for the workflow's policy rules that can never match (`deadRules`). */
+export function deadFileRuleWarnings(source: WorkflowSource, file: WorkflowFile, targets: RuleTargets, only?: (rule: Rule) => boolean): Problem[] {
+  return deadRules(file.policy ?? {}, targets, only).map(({ list, index, text, reason }) => ({
+    file: source.file,
+    ...source.position(['policy', list, index]),
+    message: `warning: ${list} rule ${JSON.stringify(text)} can never match: ${reason}`,
+  }));
 }
 
 /** The same for rules given by flags (`--allow` and the like), which have no place in the file. */
@@ -41,15 +55,7 @@ export function deadFlagRuleWarnings(
   targets: RuleTargets,
   only?: (rule: Rule) => boolean,
 ): string[] {
-  const warnings: string[] = [];
-  for (const list of lists) {
-    for (const text of rules[list]) {
-      const rule = parsedOrUndefined(text);
-      const reason = rule && (!only || only(rule)) ? deadRuleReason(rule, targets, list) : undefined;
-      if (reason) warnings.push(`rho: warning: --${list} ${JSON.stringify(text)} can never match: ${reason}`);
-    }
-  }
-  return warnings;
+  return deadRules(rules, targets, only).map(({ list, text, reason }) => `rho: warning: --${list} ${JSON.stringify(text)} can never match: ${reason}`);
 }
 
 /** Whether a rule names tools of one server (`network_tool(ev.*)`, `network_tool(ev.echo)`). */

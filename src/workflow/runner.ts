@@ -13,7 +13,7 @@ import type { CompiledStep, CompiledWorkflow, MatrixGroup } from './model.js';
 import { cellId, cellSelected, evaluatedMatrixCells, type MatrixCell } from './matrix.js';
 import { noCellSelected } from './expand.js';
 import { groupRecord } from './groups.js';
-import { decidesAlone, enterGroup, entryOf, nestedDelegation, repeatedRecord, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
+import { enterGroup, entryOf, nestedDelegation, repeatedRecord, usesGroupRecord, usesGroups, type GroupEntry, type UsesGroupStep } from './nested.js';
 import { OrderedReporter } from './ordered-reporter.js';
 import { secretOutsideEnvironment } from './secret-arguments.js';
 import type { RunContext } from './run-context.js';
@@ -21,6 +21,7 @@ import { stepErrorMessage } from './step-refusals.js';
 import { parseStepResources } from './step-resources.js';
 import type { PendingRecord, UpToDateChecks, UpToDateSource } from './up-to-date/checks.js';
 import { Reservation } from './reservation.js';
+import { decidesAlone, stepWait } from './step-wait.js';
 import { TaskChecks } from './task-checks.js';
 
 /** Why a run was stopped from outside; decides the exit code (130, 124). */
@@ -463,15 +464,16 @@ function announced({ id, name, tool, line, file, group }: CompiledStep) {
 /**
  * Waits until a step may be prepared. One step at a time reads like a script: a step is prepared
  * only after every earlier step, so it sees what they did. With more slots, a step is prepared
- * once its dependencies are done. At -j1 the step before waited for its own predecessors, so
+ * once what it waits on (`stepWait`) is over. At -j1 the step before waited for its own predecessors, so
  * waiting for it alone is enough (and keeps a long run linear: waiting on every earlier step
  * costs steps² promise reactions).
  */
 async function readyToStart(step: CompiledStep, position: number, options: RunOptions, state: RunState): Promise<void> {
   const maxParallel = options.host.maxParallel;
   const order = state.reservation.order;
+  const wait = stepWait(step);
   const earlier = maxParallel === 1 ? order.slice(Math.max(0, position - 1), position) : order.slice(0, position);
-  await Promise.all(maxParallel === 1 || decidesAlone(step) ? earlier.map((t) => t.released) : step.dependencies.map((index) => state.done[index]!));
+  await Promise.all(maxParallel === 1 || wait.kind === 'every_earlier' ? earlier.map((t) => t.released) : wait.steps.map((index) => state.done[index]!));
 }
 
 /** A step failed: so did each nested group it is in, for the steps that count only their group's failures. */

@@ -65,6 +65,22 @@ describe('module tools (end to end)', () => {
     expect(result.stdout).toMatch(/\[count\] ✔ success/);
   });
 
+  it('imports a TypeScript module tool through tsx where rho is installed', async () => {
+    const reverse = path.join(repoRoot, 'test/extensions/fixtures/modules/reverse.ts');
+    await writeFiles(dir, {
+      'flow.yml': `version: 1
+name: reverse
+tools:
+  - module: ${reverse}
+steps:
+  - { id: a, tool: reverse, with: { text: abc } }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml', '--output', 'plain'], { cwd: dir });
+    expect([result.exitCode, result.stderr]).toEqual([0, '']);
+    expect(result.stdout).toMatch(/\[a\] ✔ success/);
+  });
+
   it('passes the module tool’s data to later steps, under the workflow’s policy', async () => {
     await writeFiles(dir, {
       'notes.txt': 'one two three\nfour\n',

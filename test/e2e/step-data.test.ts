@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { resultData } from '../../src/tools/result-data.js';
+import { builtinTools } from '../../src/tools/index.js';
 import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
 
 const directories = temporaryDirectories();
@@ -75,9 +75,9 @@ steps:
     });
     const result = await runCli(['run', 'shapes.yml'], { cwd: dir });
     expect([result.exitCode, result.stderr]).toEqual([0, '']);
-    const shapes = JSON.parse(await readFile(path.join(dir, 'out/shapes.json'), 'utf8')) as Record<keyof typeof resultData, Record<string, unknown>>;
-    for (const [tool, data] of Object.entries(shapes) as [keyof typeof resultData, Record<string, unknown>][]) {
-      const schema = resultData[tool] as z.ZodObject;
+    const shapes = JSON.parse(await readFile(path.join(dir, 'out/shapes.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+    for (const [tool, data] of Object.entries(shapes)) {
+      const schema = builtinTools().find((each) => each.name === tool)?.data as z.ZodObject;
       expect(schema.safeParse(data).success, tool).toBe(true);
       expect(Object.keys(schema.shape), tool).toEqual(expect.arrayContaining(Object.keys(data)));
     }

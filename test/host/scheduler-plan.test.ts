@@ -2,11 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HostError } from '../../src/host/errors.js';
 import { accessesConflict, exclusive, shared, type ResourceAccess } from '../../src/host/resources.js';
-import { planWaves, type Declaration } from '../../src/host/scheduler.js';
+import { planWaves, type Declaration, type StepWait } from '../../src/host/scheduler.js';
 
 const writes = (path: string): ResourceAccess[] => [exclusive({ kind: 'path', path })];
 const reads = (path: string): ResourceAccess[] => [shared({ kind: 'path', path })];
 const none: ResourceAccess[] = [];
+
+/** The waits of steps that depend on the steps listed for each. */
+const dependingOn = (dependencies: readonly (readonly number[])[]): StepWait[] => dependencies.map((steps) => ({ kind: 'dependencies', steps }));
 
 const waves = (steps: ReturnType<typeof planWaves>): number[] => steps.map((step) => step.wave);
 
@@ -50,21 +53,27 @@ describe('planWaves', () => {
   });
 
   it('starts a step after its dependencies and holds later steps until it is declared', () => {
-    const steps = planWaves([none, none, none, none], 4, [[], [0], [], [1]]);
+    const steps = planWaves([none, none, none, none], 4, dependingOn([[], [0], [], [1]]));
     expect(waves(steps)).toEqual([1, 2, 2, 3]);
     expect(steps[1]?.waitsFor).toEqual([{ kind: 'dependency', index: 0 }]);
     expect(steps[2]?.waitsFor).toEqual([{ kind: 'undeclared', index: 1 }]);
     expect(steps[3]?.waitsFor).toEqual([{ kind: 'dependency', index: 1 }]);
   });
 
+  it('declares a step that waits on every earlier step only once they have all finished', () => {
+    const steps = planWaves([none, none, none, none], 4, [...dependingOn([[], [], []]), { kind: 'every_earlier' }]);
+    expect(waves(steps)).toEqual([1, 1, 1, 2]);
+    expect(steps[3]?.waitsFor).toEqual([0, 1, 2].map((index) => ({ kind: 'dependency', index })));
+  });
+
   it('does not report a wait on a sibling declared in the same instant', () => {
-    const steps = planWaves([none, none, none], 4, [[], [0], [0]]);
+    const steps = planWaves([none, none, none], 4, dependingOn([[], [0], [0]]));
     expect(waves(steps)).toEqual([1, 2, 2]);
     expect(steps[2]?.waitsFor).toEqual([{ kind: 'dependency', index: 0 }]);
   });
 
   it('refuses dependencies on later steps and a max_parallel below 1', () => {
-    expect(() => planWaves([none, none], 1, [[1], []])).toThrow(/not an earlier step/);
+    expect(() => planWaves([none, none], 1, dependingOn([[1], []]))).toThrow(/not an earlier step/);
     expect(() => planWaves([none], 0, [])).toThrow(HostError);
     expect(planWaves([], 1, [])).toEqual([]);
   });
@@ -80,7 +89,7 @@ describe('planWaves', () => {
       fc.property(plan, fc.integer({ min: 1, max: 4 }), (entries, maxParallel) => {
         const declarations = entries.map(([d]) => d);
         const dependencies = entries.map(([, deps], index) => (index === 0 ? [] : deps.map((d) => d % index)));
-        const steps = planWaves(declarations, maxParallel, dependencies);
+        const steps = planWaves(declarations, maxParallel, dependingOn(dependencies));
         const violations: string[] = [];
         const perWave = new Map<number, number>();
         for (const step of steps) perWave.set(step.wave, (perWave.get(step.wave) ?? 0) + 1);

@@ -3,11 +3,11 @@ import { ToolError } from '../../host/errors.js';
 import { formatMs } from '../../host/format-ms.js';
 import type { ToolOutput } from '../../host/tool.js';
 import type { ProcessOutcome } from './run-to-completion.js';
-import type { resultData } from '../result-data.js';
 import { undoneWritesDenial } from './write-denial.js';
+import type { completionData } from './completion-data.js';
 
 /** The structured result of a process that ran to completion (a step's `data`), failed or not. */
-export type CompletionData = z.infer<typeof resultData.exec>;
+export type CompletionData = z.infer<typeof completionData>;
 
 /** What the sandbox kept from a failed process, each with its grant (`confinementHints`), for the failure message. */
 function sandboxNote(hints: readonly string[]): string {

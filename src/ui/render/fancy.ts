@@ -5,6 +5,7 @@ import { printable, safeText } from '../safe-text.js';
 import { describeFinish, describeOmission, finishLines, formatCount, formatDuration, formatSummary, hostSuffix, statusText } from './format.js';
 import { prefixLines } from './plain.js';
 import type { Renderer, TextSink } from './renderer.js';
+import { ToolError } from '../../host/errors.js';
 
 type StepFinished = Extract<RunEvent, { type: 'step_finished' }>;
 
@@ -239,7 +240,8 @@ export class FancyRenderer implements Renderer {
               task.title = `${printable(step.name)} [${formatDuration(event.durationMs)}]`;
               if (event.status === 'success') return;
               if (neverRan(event)) return task.skip(`${printable(step.name)} — ${statusText(event)}: ${event.reason ?? describeFinish(event)}`);
-              throw new Error(describeFinish(event));
+              // listr2 marks a task failed only when it throws.
+              throw new ToolError('execution_failed', describeFinish(event));
             },
           };
         }),

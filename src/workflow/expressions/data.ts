@@ -1,4 +1,5 @@
 import { data } from '@actions/expressions';
+import { ToolError } from '../../host/errors.js';
 
 type Pair = ReturnType<data.Dictionary['pairs']>[number];
 
@@ -74,7 +75,7 @@ class DictionaryView extends data.Dictionary {
   }
 
   override add(): void {
-    throw new Error('a context is read-only');
+    throw new ToolError('internal', 'a context is read-only');
   }
 }
 
@@ -95,7 +96,7 @@ class ArrayView extends data.Array {
   }
 
   override add(): void {
-    throw new Error('a context is read-only');
+    throw new ToolError('internal', 'a context is read-only');
   }
 }
 

@@ -2,6 +2,7 @@ import { data } from '@actions/expressions';
 import type { FunctionDefinition, FunctionInfo } from '@actions/expressions/funcs/info';
 import type { RunStatus } from './context.js';
 import { caseConversions, caseDescriptions } from './text-case.js';
+import { ToolError } from '../../host/errors.js';
 
 /** The functions GitHub Actions provides, as the official evaluator names them. */
 const githubFunctionNames = ['contains', 'startsWith', 'endsWith', 'format', 'join', 'toJSON', 'fromJSON', 'case'] as const;
@@ -67,7 +68,7 @@ const rhoFunctions: readonly FunctionDefinition[] = [
 
 function nonEmpty(what: string, value: data.ExpressionData): string {
   const text = value.coerceString();
-  if (text === '') throw new Error(`needs a non-empty ${what}`);
+  if (text === '') throw new ToolError('invalid_arguments', `needs a non-empty ${what}`);
   return text;
 }
 

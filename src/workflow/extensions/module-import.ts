@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { HostError } from '../../host/errors.js';
 
 /** How long a tool module gets to finish loading (its top-level code, awaits included). */
 export const moduleLoadTimeoutMs = 10_000;
@@ -8,23 +9,14 @@ export const moduleLoadTimeoutMs = 10_000;
 const javascriptExtensions = new Set(['.mjs', '.js', '.cjs']);
 const typescriptExtensions = new Set(['.ts', '.mts', '.cts']);
 
-/** Imports an ES module by specifier or file URL. */
-export type ModuleImporter = (specifier: string) => Promise<unknown>;
-
-let importModule: ModuleImporter = (specifier) => import(specifier);
-
-/**
- * Sets how tool modules (and tsx) are imported. The CLI compiles its bundle from V8's code
- * cache, and code compiled that way cannot run `import()` itself, so the CLI's entry module
- * passes its own.
- */
-export function useModuleImporter(importer: ModuleImporter): void {
-  importModule = importer;
-}
+/** The module that imports tool modules (and tsx), loaded when the first is imported. */
+const importer = () => import('./dynamic-import.js');
 
 /** Why a module could not be loaded; the message is shown at the module's `tools:` entry. */
-export class ModuleLoadError extends Error {
-  override readonly name = 'ModuleLoadError';
+export class ModuleLoadError extends HostError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('invalid_tool', message, options);
+  }
 }
 
 /**
@@ -35,7 +27,7 @@ export class ModuleLoadError extends Error {
 async function importTypeScript(url: string): Promise<unknown> {
   let api: typeof import('tsx/esm/api');
   try {
-    api = (await importModule('tsx/esm/api')) as typeof import('tsx/esm/api');
+    api = (await (await importer()).importModule('tsx/esm/api')) as typeof import('tsx/esm/api');
   } catch (cause) {
     throw new ModuleLoadError('a TypeScript tool module needs tsx where rho is installed (npm install --save-dev tsx), or write the module as .mjs', {
       cause,
@@ -61,7 +53,7 @@ export async function importToolModule(file: string): Promise<Record<string, unk
     throw new ModuleLoadError(`no tool module at ${file}`, { cause });
   }
   const url = pathToFileURL(file).href;
-  const loading = typescript ? importTypeScript(url) : importModule(url);
+  const loading = typescript ? importTypeScript(url) : (await importer()).importModule(url);
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ModuleLoadError(`the module did not finish loading within ${moduleLoadTimeoutMs / 1000}s`)), moduleLoadTimeoutMs);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Tool } from '../../host/tool.js';
 import { formatMs } from '../../host/format-ms.js';
+import { ToolError } from '../../host/errors.js';
 
 export type SelftestStatus = 'passed' | 'failed' | 'none';
 
@@ -20,7 +21,7 @@ async function runSelftest(tool: Tool, selftest: (tempDir: string) => Promise<vo
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'rho-selftest-'));
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not finish within ${formatMs(tool.timeoutMs)}`)), tool.timeoutMs);
+    timer = setTimeout(() => reject(new ToolError('timeout', `did not finish within ${formatMs(tool.timeoutMs)}`)), tool.timeoutMs);
   });
   try {
     await Promise.race([selftest.call(tool, tempDir), expired]);

@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DigestKey } from '../../host/keyed-digest.js';
 import { loadUserKey } from './user-key.js';
+import { HostError } from '../../host/errors.js';
 
 /** Where rho keeps what is its own: state that must outlive a run, and what only saves time. */
 export interface PrivatePlaces {
@@ -69,7 +70,7 @@ function privateDirectory(dir: string): string {
     canonical = realpathSync.native(dir);
   }
   const info = statSync(canonical);
-  if (!info.isDirectory()) throw new Error(`${canonical} is not a directory`);
+  if (!info.isDirectory()) throw new HostError('invalid_configuration', `${canonical} is not a directory`);
   if ((info.mode & 0o077) !== 0) chmodSync(canonical, 0o700);
   return canonical;
 }

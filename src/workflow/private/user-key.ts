@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, linkSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { digestKeyBytes, newDigestKey, type DigestKey } from '../../host/keyed-digest.js';
+import { ToolError } from '../../host/errors.js';
 
 /** The key's file in rho's state directory. */
 export const keyFileName = 'key';
@@ -32,7 +33,7 @@ export function loadUserKey(stateDirectory: string): DigestKey {
       rmSync(partial, { force: true });
     }
   }
-  throw new Error(`cannot make rho's key at ${file}: another process keeps replacing it`);
+  throw new ToolError('conflict', `cannot make rho's key at ${file}: another process keeps replacing it`);
 }
 
 /** The key in `file`; undefined when there is none, null when the file is there but is no key of this user's alone. */

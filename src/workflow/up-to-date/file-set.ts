@@ -113,7 +113,7 @@ async function digestFile(absolute: string, key: DigestKey): Promise<FileDigest>
     const fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const info = fstatSync(fd);
-      if (!info.isFile()) throw new Error('it is not a regular file');
+      if (!info.isFile()) throw new ToolError('path_refused', 'it is not a regular file');
       if (info.size <= syncReadBytes) {
         const bytes = readFileSync(fd);
         keyed.update(bytes);

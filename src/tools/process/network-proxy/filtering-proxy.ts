@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type In
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { NetworkRequest } from '../../../host/capability.js';
-import { denialKinds, toToolError } from '../../../host/errors.js';
+import { denialKinds, ToolError, toToolError } from '../../../host/errors.js';
 import { resolveCheckedAddress } from '../../network/checked-address.js';
 import { pinnedLookup, type PinnedAddress } from '../../network/pinned-address.js';
 import { parseForwardTarget, parseTunnelTarget, type TunnelTarget } from './proxy-targets.js';
@@ -111,7 +111,7 @@ export class FilteringProxy {
   }
 
   private authorizeFor(socket: Duplex): AuthorizeConnection {
-    return this.callers.get(socket) ?? (() => Promise.reject(new Error('connection from an unknown listener')));
+    return this.callers.get(socket) ?? (() => Promise.reject(new ToolError('internal', 'connection from an unknown listener')));
   }
 
   private async forward(incoming: IncomingMessage, response: ServerResponse): Promise<void> {

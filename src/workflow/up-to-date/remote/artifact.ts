@@ -2,6 +2,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { Header, Parser, Pax, type ReadEntry } from 'tar';
 import { z } from 'zod';
 import { cacheFormatVersion } from '../cache-key.js';
+import { ToolError } from '../../../host/errors.js';
 
 /** What an artifact holds besides files: the step's recorded result, and the files it packs. */
 const recordSchema = z.strictObject({
@@ -61,8 +62,10 @@ export function packArtifact(artifact: Artifact): Buffer {
 }
 
 /** Thrown for an artifact that is not one rho made, or that holds what may not be restored. */
-export class ArtifactRefused extends Error {
-  readonly kind = 'artifact_refused';
+export class ArtifactRefused extends ToolError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('path_refused', message, options);
+  }
 }
 
 /**

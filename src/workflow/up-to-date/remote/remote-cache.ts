@@ -75,7 +75,7 @@ export class RemoteCache {
       return { output: artifact.record.output, data: artifact.record.data, files: artifact.record.files };
     } catch (error) {
       // A write that failed part way (a full disk) leaves files the step's own run replaces.
-      const what = error instanceof ArtifactRefused || error instanceof ToolError ? 'is refused' : 'could not be restored';
+      const what = error instanceof ToolError ? 'is refused' : 'could not be restored';
       this.#options.warn(`rho: step ${stepId}: the remote cache's artifact ${hash.slice(0, 12)} ${what}: ${(error as Error).message}; the step runs`);
       return undefined;
     }
@@ -160,8 +160,8 @@ export class RemoteCache {
 async function readGenerated(workspace: Workspace, relative: string): Promise<ArtifactFile> {
   const resolved = await workspace.resolveForRead(relative);
   const info = await stat(resolved.canonical);
-  if (!info.isFile()) throw new Error(`${relative} is not a regular file`);
-  if (info.size > maxArtifactBytes) throw new Error(`${relative} is larger than ${maxArtifactBytes} bytes`);
+  if (!info.isFile()) throw new ToolError('path_refused', `${relative} is not a regular file`);
+  if (info.size > maxArtifactBytes) throw new ToolError('unsupported', `${relative} is larger than ${maxArtifactBytes} bytes`);
   return { path: relative, bytes: await readFile(resolved.canonical), executable: (info.mode & 0o111) !== 0 };
 }
 

@@ -3,6 +3,7 @@ import type { NetworkRequest } from '../../../host/capability.js';
 import { networkRequest } from '../../../tools/network/url.js';
 import { maxArtifactBytes } from './artifact.js';
 import type { RemoteCacheSettings } from './config.js';
+import { ToolError } from '../../../host/errors.js';
 
 /**
  * Why the cache did not serve a request; `lasting` when every later request of the run would
@@ -128,14 +129,14 @@ async function readCapped(response: Response, signal: AbortSignal): Promise<Buff
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > maxArtifactBytes) {
     await response.body?.cancel();
-    throw new Error(`the artifact is larger than the ${maxArtifactBytes} bytes rho reads`);
+    throw new ToolError('unsupported', `the artifact is larger than the ${maxArtifactBytes} bytes rho reads`);
   }
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of response.body ?? []) {
-    if (signal.aborted) throw new Error('the run stopped');
+    if (signal.aborted) throw new ToolError('cancelled', 'the run stopped');
     total += (chunk as Uint8Array).length;
-    if (total > maxArtifactBytes) throw new Error(`the artifact is larger than the ${maxArtifactBytes} bytes rho reads`);
+    if (total > maxArtifactBytes) throw new ToolError('unsupported', `the artifact is larger than the ${maxArtifactBytes} bytes rho reads`);
     chunks.push(Buffer.from(chunk as Uint8Array));
   }
   return Buffer.concat(chunks);
