@@ -4,8 +4,7 @@ import { formatProblem } from '../workflow/problems.js';
 import { formatTaskListing, listTasks, taskWords, type TaskListing } from '../workflow/task-list.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
-import { streamTargets, type CliEnvironment } from './environment.js';
-import type { RunStreams } from './run-workflow.js';
+import { streamTargets, type CliEnvironment, type RunStreams } from './environment.js';
 import { resolveRunTarget } from './run-target.js';
 
 /**

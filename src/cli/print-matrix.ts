@@ -1,7 +1,7 @@
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { loadWorkflowFile } from '../workflow/load.js';
 import { matrixForCi, matrixPairs } from '../workflow/matrix-output.js';
-import type { RunStreams } from './run-workflow.js';
+import type { RunStreams } from './environment.js';
 import { HostError } from '../host/errors.js';
 import { resolveRunTarget } from './run-target.js';
 import { reportStartupError } from './startup-errors.js';

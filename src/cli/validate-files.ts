@@ -4,8 +4,7 @@ import { formatProblem } from '../workflow/problems.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
 import { runningUserHome } from '../workflow/user-home.js';
-import type { RunStreams } from './run-workflow.js';
-import { streamTargets, type CliEnvironment } from './environment.js';
+import { streamTargets, type CliEnvironment, type RunStreams } from './environment.js';
 import { resolveRunTarget } from './run-target.js';
 
 /**

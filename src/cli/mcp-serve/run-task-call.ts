@@ -9,7 +9,7 @@ import { launchWorkflow } from '../../workflow/launch.js';
 import type { CompiledWorkflow } from '../../workflow/model.js';
 import type { PrivateStore } from '../../workflow/private/store.js';
 import { parseRunChoices } from '../../workflow/run-choices.js';
-import { openStepLogs } from '../run-workflow.js';
+import { openStepLogs } from '../assemble-run.js';
 import { CallReport, type CallNotices } from './call-report.js';
 import { ElicitationApprover, type Elicit } from './elicitation-approver.js';
 import { ElicitationQuestioner } from './elicitation-questioner.js';
@@ -98,11 +98,11 @@ export async function runTaskCall(call: TaskCall, context: ServeContext): Promis
         grantHints: mcpGrantHints,
         output: { openLogs: (root) => openStepLogs({ mode: 'default' }, root, context.hostEnv, warn) },
         // The file's own hooks hold as in any run; the server adds none.
-        hooks: cliHooks({ file: undefined, labels: [], env: context.hostEnv, masker, warn }),
+        hooks: cliHooks({ file: undefined, labels: {}, env: context.hostEnv, masker, warn }),
         warn,
       },
       signal: controller.signal,
-      emit: (event) => report.handle(event),
+      emit: (event) => report.handle(masker.maskDeep(event)),
     });
     report.flush();
     const text = report.summary(outcomeOf(call.tool.name, summary.exitCode), summary.firstFailure);

@@ -1,7 +1,6 @@
-import type { SecretMasker } from '../../host/masking.js';
 import { FanoutRenderer } from './fanout.js';
 import { openFileSink } from './file-sink.js';
-import { MaskingRenderer, type GuardedStreams } from './guarded-sink.js';
+import type { GuardedStreams } from './guarded-sink.js';
 import type { Renderer } from './renderer.js';
 
 export type OutputMode = 'auto' | 'fancy' | 'plain' | 'json';
@@ -21,9 +20,9 @@ export interface Terminal {
 export interface OutputRequest {
   mode: OutputMode;
   /** `--events FILE` */
-  eventsFile?: string;
+  eventsFile?: string | undefined;
   /** `--junit FILE` */
-  junitFile?: string;
+  junitFile?: string | undefined;
 }
 
 /** `auto` means fancy on a terminal outside CI, plain everywhere else. */
@@ -56,11 +55,11 @@ async function createDisplay(mode: Exclude<OutputMode, 'auto'>, terminal: Termin
 }
 
 /**
- * Every output a run writes: the display, plus the events file and the JUnit report when asked,
- * all behind one masking renderer, so every event is masked whoever sends it. Files are opened
- * before the run starts so a target that cannot be written is a usage error, not a lost report.
+ * Every output a run writes: the display, plus the events file and the JUnit report when asked.
+ * Files are opened before the run starts so a target that cannot be written is a usage error,
+ * not a lost report. The events they are given are masked already (`assembleRun`).
  */
-export async function createOutputs(request: OutputRequest, terminal: Terminal, streams: GuardedStreams, masker: SecretMasker): Promise<Renderer> {
+export async function createOutputs(request: OutputRequest, terminal: Terminal, streams: GuardedStreams): Promise<Renderer> {
   const renderers = [await createDisplay(resolveOutputMode(request.mode, terminal), terminal, streams)];
   if (request.eventsFile !== undefined) {
     const { NdjsonRenderer } = await import('./ndjson.js');
@@ -70,5 +69,5 @@ export async function createOutputs(request: OutputRequest, terminal: Terminal, 
     const { JunitReporter } = await import('../reports/junit.js');
     renderers.push(new JunitReporter(await openFileSink(request.junitFile, 'the JUnit report (--junit)')));
   }
-  return new MaskingRenderer(renderers.length === 1 ? renderers[0]! : new FanoutRenderer(renderers), masker);
+  return renderers.length === 1 ? renderers[0]! : new FanoutRenderer(renderers);
 }

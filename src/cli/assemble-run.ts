@@ -1,0 +1,168 @@
+import path from 'node:path';
+import type { RunEvent } from '../host/events.js';
+import { RhoError } from '../host/errors.js';
+import { exitCodeOfError, exitCodes } from '../host/exit-codes.js';
+import { SecretMasker } from '../host/masking.js';
+import type { OutputLogs } from '../host/step-output.js';
+import { interruptReason } from '../host/tool-host.js';
+import { cliHooks } from '../hooks/run-hooks.js';
+import { createApprovals } from '../ui/approver/index.js';
+import { cliGrantHints } from '../ui/grant-hints.js';
+import { combineAnswers, createQuestioner, loadAnswersFile, type ScriptedAnswers } from '../ui/questioner/index.js';
+import { createOutputs } from '../ui/render/choose.js';
+import { guardStreams, type GuardedStreams } from '../ui/render/guarded-sink.js';
+import type { Renderer } from '../ui/render/renderer.js';
+import type { RunPorts } from '../workflow/launch.js';
+import { timeoutReason } from '../workflow/runner.js';
+import { privateStoreOf } from './cache-places.js';
+import { streamTargets, type CliEnvironment, type RunStreams } from './environment.js';
+import { abortOnSignals } from './interrupts.js';
+import { defaultLogPlace } from './log-places.js';
+import type { LogsChoice, RunSettings } from './run-settings.js';
+import { reportStartupError } from './startup-errors.js';
+
+/** How many runs' logs the default place keeps for a workspace; the oldest go first. */
+export const keptRuns = 20;
+/** How long the default place keeps the logs of a workspace no run has written to since. */
+export const keptWorkspaceMs = 30 * 24 * 3600 * 1000;
+
+/** What the caller of a run holds beyond its settings: who stops it, and who admits the file it loads. */
+export interface RunControl {
+  /** Stops the run; without it, SIGINT and SIGTERM do (a second one forces the exit). */
+  stop?: AbortSignal;
+  /** Decides whether the loaded workflow may run (`RunPorts.admitWorkflow`). */
+  admitWorkflow?: RunPorts['admitWorkflow'];
+}
+
+/** A run as assembled from its settings: everything a command hands to the workflow, the host or the call. */
+export interface AssembledRun {
+  readonly settings: RunSettings;
+  /** The run's secrets; every output below masks with it. */
+  readonly masker: SecretMasker;
+  /** stdout and stderr, masked and unable to act as a GitHub Actions command. */
+  readonly streams: GuardedStreams;
+  /** One line for the person running rho, on stderr. */
+  warn(line: string): void;
+  /** Aborted by `--timeout`, by the caller's stop or a signal, or by Ctrl-C at a prompt. */
+  readonly signal: AbortSignal;
+  /** Approvals, questions, hooks, output limits and logs, for the workflow's host. */
+  readonly ports: RunPorts;
+  /** The one point every event passes on its way to every display and report: masked here, once. */
+  emit(event: RunEvent): void;
+}
+
+/**
+ * Assembles a run from its settings and hands it to `body`, which returns the exit code; then
+ * stops listening for signals and closes the reports. An error of rho's thrown before the run
+ * ends (a report that cannot be opened, an invalid workflow, a denied server start) is printed
+ * and exits as the table of exit codes says; anything else is a bug, and is thrown on.
+ */
+export async function assembleRun(settings: RunSettings, rawStreams: RunStreams, control: RunControl, body: (run: AssembledRun) => Promise<number>): Promise<number> {
+  const { environment } = settings;
+  const masker = new SecretMasker();
+  const streams = guardStreams(rawStreams, masker, streamTargets(environment));
+  const warn = (line: string) => streams.stderr.write(`${line}\n`);
+  let reports: Renderer | undefined;
+  let answers: ScriptedAnswers;
+  try {
+    answers = combineAnswers(settings.answersFile === undefined ? new Map() : await loadAnswersFile(settings.answersFile), settings.answers);
+    reports = settings.reports && (await createOutputs(settings.reports, terminalOf(environment), streams));
+  } catch (error) {
+    return reportStartupError(error, warn);
+  }
+  const controller = new AbortController();
+  const timer = settings.timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(timeoutReason), settings.timeoutMs);
+  const stopListening = control.stop ? followStop(control.stop, controller) : abortOnSignals(controller, () => process.exit(exitCodes.interrupted));
+  const emit = (event: RunEvent) => reports?.handle(masker.maskDeep(event));
+  const interrupt = () => controller.abort(interruptReason);
+  const mask = (text: string) => masker.mask(text);
+  const approvals = createApprovals({
+    interactive: settings.interactive,
+    terminal: reports?.promptTerminal,
+    onInterrupt: interrupt,
+    // A decision of --approve or --yes is shown with its step; without a display, on stderr.
+    echo: (stepId, line) => (reports ? emit({ type: 'step_progress', stepId: stepId ?? '', message: line }) : warn(line)),
+    mask,
+  });
+  const questioner = createQuestioner({
+    interactive: settings.interactive,
+    answers,
+    timeoutSeconds: settings.questionTimeoutSeconds,
+    report: warn,
+    onSecret: (value) => masker.add(value),
+    terminal: reports?.promptTerminal,
+    onInterrupt: interrupt,
+    mask,
+  });
+  // A log that could not be written is reported as it happens; a directory that could not be made was refused before the run.
+  let logFailure: string | undefined;
+  const onLogFailure = (message: string) => {
+    logFailure ??= message;
+    warn(message);
+  };
+  const ports: RunPorts = {
+    hostEnv: environment.env,
+    privateStore: privateStoreOf(environment.env),
+    admitWorkflow: control.admitWorkflow,
+    masker,
+    probeSandbox: settings.sandboxProbe,
+    approver: approvals.approver,
+    onScriptedDecision: approvals.onScriptedDecision,
+    questioner,
+    scriptedAnswers: [...answers].map(([id, answer]) => ({ id, origin: answer.origin })),
+    grantHints: cliGrantHints,
+    output: { limitBytes: settings.reports?.limitBytes, openLogs: (workspaceRoot) => openStepLogs(settings.logs, workspaceRoot, environment.env, onLogFailure) },
+    hooks: settings.hooks && cliHooks({ ...settings.hooks, env: environment.env, masker, warn }),
+    warn,
+  };
+  let exitCode: number;
+  try {
+    exitCode = await body({ settings, masker, streams, warn, signal: controller.signal, ports, emit });
+  } catch (error) {
+    exitCode = reportStartupError(error, warn);
+  } finally {
+    clearTimeout(timer);
+    stopListening();
+  }
+  try {
+    await reports?.close();
+  } catch (error) {
+    // A report lost while the run went on (the disk filled up) fails a run that had passed, as what it is.
+    warn(`rho: ${(error as Error).message}`);
+    if (exitCode === exitCodes.success) exitCode = error instanceof RhoError ? exitCodeOfError(error) : exitCodes.failure;
+  }
+  if (logFailure !== undefined && settings.logs.mode === 'dir' && exitCode === exitCodes.success) exitCode = exitCodes.outputFailed;
+  return exitCode;
+}
+
+function terminalOf(environment: CliEnvironment) {
+  return { isTTY: environment.stdoutIsTTY, ci: environment.ci, githubActions: environment.githubActions, stepSummaryFile: environment.stepSummaryFile };
+}
+
+/**
+ * The run's step logs: under `--logs DIR` (which must be writable: a usage error before anything
+ * runs), or in the workspace's default place (which, when it cannot be made, only costs a
+ * warning: nobody asked for it), or none.
+ */
+export async function openStepLogs(choice: LogsChoice, workspaceRoot: string, env: CliEnvironment['env'], onFailure: (message: string) => void): Promise<OutputLogs | undefined> {
+  if (choice.mode === 'off') return undefined;
+  const { StepLogFiles, removeStaleLogPlaces } = await import('../ui/reports/step-logs.js');
+  if (choice.mode === 'dir') return StepLogFiles.create(path.resolve(choice.dir), { onFailure });
+  const place = defaultLogPlace(env, workspaceRoot);
+  if (place === undefined) return undefined;
+  try {
+    const logs = await StepLogFiles.create(place, { keepRuns: keptRuns, onFailure });
+    await removeStaleLogPlaces(path.dirname(place), keptWorkspaceMs);
+    return logs;
+  } catch (error) {
+    onFailure(`rho: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+function followStop(stop: AbortSignal, controller: AbortController): () => void {
+  const abort = () => controller.abort(stop.reason);
+  if (stop.aborted) abort();
+  stop.addEventListener('abort', abort, { once: true });
+  return () => stop.removeEventListener('abort', abort);
+}
