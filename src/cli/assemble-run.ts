@@ -1,9 +1,7 @@
-import path from 'node:path';
 import type { RunEvent } from '../host/events.js';
 import { RhoError } from '../host/errors.js';
 import { exitCodeOfError, exitCodes } from '../host/exit-codes.js';
 import { SecretMasker } from '../host/masking.js';
-import type { OutputLogs } from '../host/step-output.js';
 import { interruptReason } from '../host/tool-host.js';
 import { cliHooks } from '../hooks/run-hooks.js';
 import { createApprovals } from '../ui/approver/index.js';
@@ -17,14 +15,9 @@ import { timeoutReason } from '../workflow/runner.js';
 import { privateStoreOf } from './cache-places.js';
 import { streamTargets, type CliEnvironment, type RunStreams } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
-import { defaultLogPlace } from './log-places.js';
-import type { LogsChoice, RunSettings } from './run-settings.js';
+import { openStepLogs } from './log-places.js';
+import type { RunSettings } from './run-settings.js';
 import { reportStartupError } from './startup-errors.js';
-
-/** How many runs' logs the default place keeps for a workspace; the oldest go first. */
-export const keptRuns = 20;
-/** How long the default place keeps the logs of a workspace no run has written to since. */
-export const keptWorkspaceMs = 30 * 24 * 3600 * 1000;
 
 /** What the caller of a run holds beyond its settings: who stops it, and who admits the file it loads. */
 export interface RunControl {
@@ -62,6 +55,13 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
   const masker = new SecretMasker();
   const streams = guardStreams(rawStreams, masker, streamTargets(environment));
   const warn = (line: string) => streams.stderr.write(`${line}\n`);
+  // A log that could not be written is reported as it happens; a directory that could not be made was refused before the run.
+  let logFailure: string | undefined;
+  const openLogs = (workspaceRoot: string) =>
+    openStepLogs(settings.logs, workspaceRoot, environment.env, (message) => {
+      logFailure ??= message;
+      warn(message);
+    });
   let reports: Renderer | undefined;
   let answers: ScriptedAnswers;
   try {
@@ -94,12 +94,6 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
     onInterrupt: interrupt,
     mask,
   });
-  // A log that could not be written is reported as it happens; a directory that could not be made was refused before the run.
-  let logFailure: string | undefined;
-  const onLogFailure = (message: string) => {
-    logFailure ??= message;
-    warn(message);
-  };
   const ports: RunPorts = {
     hostEnv: environment.env,
     privateStore: privateStoreOf(environment.env),
@@ -111,7 +105,7 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
     questioner,
     scriptedAnswers: [...answers].map(([id, answer]) => ({ id, origin: answer.origin })),
     grantHints: cliGrantHints,
-    output: { limitBytes: settings.reports?.limitBytes, openLogs: (workspaceRoot) => openStepLogs(settings.logs, workspaceRoot, environment.env, onLogFailure) },
+    output: { limitBytes: settings.reports?.limitBytes, openLogs },
     hooks: settings.hooks && cliHooks({ ...settings.hooks, env: environment.env, masker, warn }),
     warn,
   };
@@ -137,27 +131,6 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
 
 function terminalOf(environment: CliEnvironment) {
   return { isTTY: environment.stdoutIsTTY, ci: environment.ci, githubActions: environment.githubActions, stepSummaryFile: environment.stepSummaryFile };
-}
-
-/**
- * The run's step logs: under `--logs DIR` (which must be writable: a usage error before anything
- * runs), or in the workspace's default place (which, when it cannot be made, only costs a
- * warning: nobody asked for it), or none.
- */
-export async function openStepLogs(choice: LogsChoice, workspaceRoot: string, env: CliEnvironment['env'], onFailure: (message: string) => void): Promise<OutputLogs | undefined> {
-  if (choice.mode === 'off') return undefined;
-  const { StepLogFiles, removeStaleLogPlaces } = await import('../ui/reports/step-logs.js');
-  if (choice.mode === 'dir') return StepLogFiles.create(path.resolve(choice.dir), { onFailure });
-  const place = defaultLogPlace(env, workspaceRoot);
-  if (place === undefined) return undefined;
-  try {
-    const logs = await StepLogFiles.create(place, { keepRuns: keptRuns, onFailure });
-    await removeStaleLogPlaces(path.dirname(place), keptWorkspaceMs);
-    return logs;
-  } catch (error) {
-    onFailure(`rho: ${(error as Error).message}`);
-    return undefined;
-  }
 }
 
 function followStop(stop: AbortSignal, controller: AbortController): () => void {

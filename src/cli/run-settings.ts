@@ -6,6 +6,7 @@ import { parseAnswerFlags, type ScriptedAnswers } from '../ui/questioner/index.j
 import type { OutputMode } from '../ui/render/choose.js';
 import { parseRunChoices, type RunChoices } from '../workflow/run-choices.js';
 import { parseDurationFlag } from './duration-flag.js';
+import type { LogsChoice } from './log-places.js';
 import type { SandboxProbe } from './early-probe.js';
 import { canPrompt, type CliEnvironment } from './environment.js';
 import { resolveRunTarget } from './run-target.js';
@@ -13,9 +14,6 @@ import { parseSizeFlag } from './size-flag.js';
 
 // Apart from the flags' definitions (run-flags.ts): commands import this when they run, so that
 // --help and the commands that take no run settings never load zod.
-
-/** Where a run keeps its steps' whole output: the default place for its workspace, a directory given, or nowhere. */
-export type LogsChoice = { mode: 'default' } | { mode: 'dir'; dir: string } | { mode: 'off' };
 
 /** What a run shows and records: the display, and the reports asked for. */
 export interface ReportSettings {

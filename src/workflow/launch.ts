@@ -315,7 +315,8 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   // Filled below, once the env files are read through the host, before any call runs.
   const env: Record<string, string> = {};
   const config = { ...resolveHostConfig(workflow, choices, options.cwd, env, home), sandbox, homeDirectories: homes, privatePaths };
-  const host = await buildHost(config, hostPortsOf(ports, hooks, masker, output), extensions.tools);
+  const hostPorts = hostPortsOf(ports, hooks, masker, output);
+  const host = await buildHost(config, hostPorts, extensions.tools);
   const envFile = workflow.file.env_file;
   // The env file reader (and dotenv) loads only for a workflow that has env files.
   const fromFiles =

@@ -9,7 +9,7 @@ import { launchWorkflow } from '../../workflow/launch.js';
 import type { CompiledWorkflow } from '../../workflow/model.js';
 import type { PrivateStore } from '../../workflow/private/store.js';
 import { parseRunChoices } from '../../workflow/run-choices.js';
-import { openStepLogs } from '../assemble-run.js';
+import { openStepLogs } from '../log-places.js';
 import { CallReport, type CallNotices } from './call-report.js';
 import { ElicitationApprover, type Elicit } from './elicitation-approver.js';
 import { ElicitationQuestioner } from './elicitation-questioner.js';
