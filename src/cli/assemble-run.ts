@@ -1,4 +1,7 @@
+import type { Approver } from '../host/approval.js';
+import type { GrantHints } from '../host/denials.js';
 import type { RunEvent } from '../host/events.js';
+import type { Questioner } from '../host/host-input.js';
 import { RhoError } from '../host/errors.js';
 import { exitCodeOfError, exitCodes } from '../host/exit-codes.js';
 import { SecretMasker } from '../host/masking.js';
@@ -25,6 +28,20 @@ export interface RunControl {
   stop?: AbortSignal;
   /** Decides whether the loaded workflow may run (`RunPorts.admitWorkflow`). */
   admitWorkflow?: RunPorts['admitWorkflow'];
+  /**
+   * Who stands in for the person at the terminal (`rho mcp serve`'s client), given the run's
+   * masking; without one, the terminal and the settings' reports do.
+   */
+  client?: (mask: (text: string) => string) => RunClient;
+}
+
+/** Who answers a run's approvals and questions, what its denials suggest, and where its events and lines go (masked). */
+export interface RunClient {
+  approver: Approver | undefined;
+  questioner: Questioner | undefined;
+  grantHints: GrantHints;
+  events(event: RunEvent): void;
+  lines(line: string): void;
 }
 
 /** A run as assembled from its settings: everything a command hands to the workflow, the host or the call. */
@@ -54,7 +71,8 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
   const { environment } = settings;
   const masker = new SecretMasker();
   const streams = guardStreams(rawStreams, masker, streamTargets(environment));
-  const warn = (line: string) => streams.stderr.write(`${line}\n`);
+  const client = control.client?.((text) => masker.mask(text));
+  const warn = client ? (line: string) => client.lines(masker.mask(line)) : (line: string) => streams.stderr.write(`${line}\n`);
   // A log that could not be written is reported as it happens; a directory that could not be made was refused before the run.
   let logFailure: string | undefined;
   const openLogs = (workspaceRoot: string) =>
@@ -73,38 +91,23 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
   const controller = new AbortController();
   const timer = settings.timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(timeoutReason), settings.timeoutMs);
   const stopListening = control.stop ? followStop(control.stop, controller) : abortOnSignals(controller, () => process.exit(exitCodes.interrupted));
-  const emit = (event: RunEvent) => reports?.handle(masker.maskDeep(event));
-  const interrupt = () => controller.abort(interruptReason);
-  const mask = (text: string) => masker.mask(text);
-  const approvals = createApprovals({
-    interactive: settings.interactive,
-    terminal: reports?.promptTerminal,
-    onInterrupt: interrupt,
-    // A decision of --approve or --yes is shown with its step; without a display, on stderr.
-    echo: (stepId, line) => (reports ? emit({ type: 'step_progress', stepId: stepId ?? '', message: line }) : warn(line)),
-    mask,
-  });
-  const questioner = createQuestioner({
-    interactive: settings.interactive,
-    answers,
-    timeoutSeconds: settings.questionTimeoutSeconds,
-    report: warn,
-    onSecret: (value) => masker.add(value),
-    terminal: reports?.promptTerminal,
-    onInterrupt: interrupt,
-    mask,
-  });
+  const emit = (event: RunEvent) => {
+    const masked = masker.maskDeep(event);
+    if (client) client.events(masked);
+    else reports?.handle(masked);
+  };
+  const front: Answerers = client ?? terminalFront(settings, { reports, masker, answers, warn, emit, interrupt: () => controller.abort(interruptReason) });
   const ports: RunPorts = {
     hostEnv: environment.env,
     privateStore: privateStoreOf(environment.env),
     admitWorkflow: control.admitWorkflow,
     masker,
     probeSandbox: settings.sandboxProbe,
-    approver: approvals.approver,
-    onScriptedDecision: approvals.onScriptedDecision,
-    questioner,
+    approver: front.approver,
+    onScriptedDecision: front.onScriptedDecision,
+    questioner: front.questioner,
     scriptedAnswers: [...answers].map(([id, answer]) => ({ id, origin: answer.origin })),
-    grantHints: cliGrantHints,
+    grantHints: front.grantHints,
     output: { limitBytes: settings.reports?.limitBytes, openLogs },
     hooks: settings.hooks && cliHooks({ ...settings.hooks, env: environment.env, masker, warn }),
     warn,
@@ -127,6 +130,37 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
   }
   if (logFailure !== undefined && settings.logs.mode === 'dir' && exitCode === exitCodes.success) exitCode = exitCodes.outputFailed;
   return exitCode;
+}
+
+/** Who answers a run's requests and questions, and what its denials suggest. */
+type Answerers = Pick<RunPorts, 'approver' | 'onScriptedDecision' | 'questioner' | 'grantHints'>;
+
+/** The person at the terminal: prompts when one can be asked, the flags' answers, and the echo of each flag decision. */
+function terminalFront(
+  settings: RunSettings,
+  run: { reports: Renderer | undefined; masker: SecretMasker; answers: ScriptedAnswers; warn(line: string): void; emit(event: RunEvent): void; interrupt(): void },
+): Answerers {
+  const mask = (text: string) => run.masker.mask(text);
+  const terminal = run.reports?.promptTerminal;
+  const approvals = createApprovals({
+    interactive: settings.interactive,
+    terminal,
+    onInterrupt: run.interrupt,
+    // A decision of --approve or --yes is shown with its step; without a display, on stderr.
+    echo: (stepId, line) => (run.reports ? run.emit({ type: 'step_progress', stepId: stepId ?? '', message: line }) : run.warn(line)),
+    mask,
+  });
+  const questioner = createQuestioner({
+    interactive: settings.interactive,
+    answers: run.answers,
+    timeoutSeconds: settings.questionTimeoutSeconds,
+    report: run.warn,
+    onSecret: (value) => run.masker.add(value),
+    terminal,
+    onInterrupt: run.interrupt,
+    mask,
+  });
+  return { approver: approvals.approver, onScriptedDecision: approvals.onScriptedDecision, questioner, grantHints: cliGrantHints };
 }
 
 function terminalOf(environment: CliEnvironment) {
