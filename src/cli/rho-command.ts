@@ -1,4 +1,5 @@
 import { Command } from '@oclif/core';
+import { exitCodes } from '../host/exit-codes.js';
 import { describeUsageError } from './usage-errors.js';
 
 /**
@@ -25,6 +26,6 @@ export abstract class RhoCommand extends Command {
     const usage = describeUsageError(error, { name: this.id?.split(':').join(' ') ?? '', flags: this.ctor.flags ?? {} });
     if (usage === undefined) return super.catch(error);
     process.stderr.write(`rho: ${usage}\n`);
-    return this.exit(2);
+    return this.exit(exitCodes.usage);
   }
 }
