@@ -17,7 +17,7 @@ export default class Invoke extends RhoCommand {
   static override flags = {
     ...policyFlags,
     args: Flags.string({ summary: 'The call’s arguments as a JSON object.', default: '{}', helpValue: 'JSON' }),
-    hooks: Flags.string({ summary: 'Hooks file (TOML): pre-tool gates.', helpValue: 'FILE' }),
+    hooks: Flags.string({ summary: 'Hooks file (TOML): pre-tool gates and observers.', helpValue: 'FILE' }),
     timeout: Flags.string({ summary: 'Per-call limit (90s, 5m; default: the tool’s own).', helpValue: 'DURATION' }),
   };
 
