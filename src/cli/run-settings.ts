@@ -3,7 +3,8 @@ import type { SandboxMode } from '../host/confinement/modes.js';
 import type { ExitCodeSource } from '../host/exit-codes.js';
 import { parseHostLabels, type HostLabels } from '../host/hooks/labels.js';
 import { parseAnswerFlags, type ScriptedAnswers } from '../ui/questioner/index.js';
-import type { OutputMode } from '../ui/render/choose.js';
+import type { OutputMode, ReportFile } from '../ui/render/choose.js';
+import { reportFormats, type ReportFlag } from '../ui/render/report-formats.js';
 import { parseRunChoices, type RunChoices } from '../workflow/run-choices.js';
 import { parseDurationFlag } from './duration-flag.js';
 import type { LogsChoice } from './log-places.js';
@@ -18,10 +19,8 @@ import { parseSizeFlag } from './size-flag.js';
 /** What a run shows and records: the display, and the reports asked for. */
 export interface ReportSettings {
   mode: OutputMode;
-  /** `--events FILE`. */
-  eventsFile: string | undefined;
-  /** `--junit FILE`. */
-  junitFile: string | undefined;
+  /** The reports asked for (`--events FILE`, `--junit FILE`), each with its file. */
+  files: readonly ReportFile[];
   /** `--output-limit`: most of each step's output the events carry; the default when undefined. */
   limitBytes: number | undefined;
 }
@@ -62,7 +61,7 @@ export interface RunSettings {
 }
 
 /** The values of the flags that shape a run, as oclif parses them; each command has some of them. */
-export interface RunFlagValues {
+export interface RunFlagValues extends Partial<Record<ReportFlag, string | undefined>> {
   workspace?: string | undefined;
   'max-parallel'?: number | undefined;
   input?: string[];
@@ -80,8 +79,6 @@ export interface RunFlagValues {
   answers?: string | undefined;
   'question-timeout'?: number | undefined;
   output?: string;
-  events?: string | undefined;
-  junit?: string | undefined;
   'output-limit'?: string | undefined;
   logs?: string | undefined;
   'no-logs'?: boolean;
@@ -164,8 +161,10 @@ export function runSettingsOf<Target extends RunTargetWords>(
 function reportSettingsOf(flags: RunFlagValues): ReportSettings {
   return {
     mode: (flags.output ?? 'auto') as OutputMode,
-    eventsFile: flags.events,
-    junitFile: flags.junit,
+    files: reportFormats.flatMap((format) => {
+      const file = flags[format.flag];
+      return file === undefined ? [] : [{ format, file }];
+    }),
     limitBytes: flags['output-limit'] === undefined ? undefined : parseSizeFlag('--output-limit', flags['output-limit']),
   };
 }
