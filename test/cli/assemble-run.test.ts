@@ -90,8 +90,26 @@ describe('a run assembled from its settings', () => {
     expect(code).toBe(exitCodes.interrupted);
   });
 
+  it('are parsed once from the flags, as each command takes them', () => {
+    const flags = { approve: ['write(dist/**)'], yes: true, hooks: 'hooks.toml', label: ['team=docs'], logs: 'logs', timeout: '5m', junit: 'report.xml' };
+    const run = runSettingsOf('run', flags, { file: 'rho.yml', task: 'build' }, environment);
+    expect(run.choices).toMatchObject({ task: 'build', approve: ['write(dist/**)'], yes: true });
+    expect(run.hooks).toEqual({ file: path.resolve('hooks.toml'), labels: { team: 'docs' } });
+    expect([run.logs, run.timeoutMs, run.reports?.files.map((report) => [report.format.flag, report.file])]).toEqual([
+      { mode: 'dir', dir: 'logs' },
+      300_000,
+      [['junit', 'report.xml']],
+    ]);
+    // A plan approves nothing, shows no events and consults hooks only when --hooks asks for them.
+    const plan = runSettingsOf('plan', flags, { file: 'rho.yml' }, environment);
+    expect([plan.choices.approve, plan.choices.yes, plan.reports, plan.logs, plan.timeoutMs]).toEqual([[], false, undefined, { mode: 'off' }, undefined]);
+    expect(runSettingsOf('plan', {}, { file: 'rho.yml' }, environment).hooks).toBeUndefined();
+    expect(runSettingsOf('tools', {}, { file: undefined }, environment).hooks).toEqual({ file: undefined, labels: {} });
+  });
+
   it('refuses a flag value that does not parse when the settings are made', () => {
     expect(() => settings({ timeout: '5x' })).toThrow(HostError);
     expect(() => settings({ 'output-limit': 'lots' })).toThrow(/--output-limit/);
+    expect(() => settings({ label: ['__proto__=x'] })).toThrow(/host label key "__proto__" is invalid/);
   });
 });
