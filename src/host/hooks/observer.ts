@@ -1,3 +1,4 @@
+import { ToolError } from '../errors.js';
 import type { HookEnvelope } from './envelope.js';
 import type { ObservedKind } from './kinds.js';
 import type { HookLatency } from './latency.js';
@@ -79,7 +80,7 @@ export class ObserverQueue implements HookObserver {
     const timedOut = await Promise.race([idle, expired]);
     clearTimeout(timer);
     if (timedOut) {
-      this.cancel.abort(new Error('the observer drain deadline passed'));
+      this.cancel.abort(new ToolError('timeout', 'the observer drain deadline passed'));
       for (const lane of this.lanes) lane.abandon();
     }
     for (const lane of this.lanes) lane.warnAboutDrops();
