@@ -112,7 +112,7 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
     hooks: settings.hooks && cliHooks({ ...settings.hooks, env: environment.env, masker, warn }),
     warn,
   };
-  let exitCode: number;
+  let exitCode: number | undefined;
   try {
     exitCode = await body({ settings, masker, streams, warn, signal: controller.signal, ports, emit });
   } catch (error) {
@@ -120,6 +120,8 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
   } finally {
     clearTimeout(timer);
     stopListening();
+    // A bug is on its way out: what the reports hold so far is still written.
+    if (exitCode === undefined) await reports?.close().catch(() => undefined);
   }
   try {
     await reports?.close();

@@ -59,11 +59,15 @@ describe('a run assembled from its settings', () => {
     });
     expect(usage).toBe(exitCodes.usage);
     expect(stderr.text).toBe('rho: no such input\n');
+    const dir = await directories.make();
+    const junit = path.join(dir, 'rho.xml');
     await expect(
-      assembleRun(settings({ output: 'plain' }), { stdout: capture(), stderr: capture() }, { stop }, async () => {
+      assembleRun(settings({ output: 'plain', junit }), { stdout: capture(), stderr: capture() }, { stop }, async () => {
         throw new TypeError('a bug');
       }),
     ).rejects.toThrow('a bug');
+    // The reports are closed on the way out: the JUnit report is written.
+    expect(await readFile(junit, 'utf8')).toContain('<testsuites');
   });
 
   it('refuses a report it cannot open before anything runs', async () => {
