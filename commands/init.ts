@@ -11,13 +11,7 @@ export default class Init extends RhoCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Init);
     const { writeStarterWorkflow } = await import('../src/cli/init-file.js');
-    let written: Awaited<ReturnType<typeof writeStarterWorkflow>>;
-    try {
-      written = await writeStarterWorkflow(args.file, flags.force);
-    } catch (error) {
-      process.stderr.write(`rho: ${(error as Error).message}\n`);
-      return this.exit(2);
-    }
+    const written = await this.orExit(() => writeStarterWorkflow(args.file, flags.force));
     if (written.createdDirectory) this.log(`Created the directory ${written.createdDirectory}.`);
     this.log(`Wrote ${args.file}. Run it with: rho run ${args.file}`);
   }

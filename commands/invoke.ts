@@ -17,7 +17,7 @@ export default class Invoke extends RhoCommand {
   static override flags = {
     ...policyFlags,
     args: Flags.string({ summary: 'The call’s arguments as a JSON object.', default: '{}', helpValue: 'JSON' }),
-    hooks: Flags.string({ summary: 'Hooks file (TOML): pre-tool gates.', helpValue: 'FILE' }),
+    hooks: Flags.string({ summary: 'Hooks file (TOML): pre-tool gates and observers.', helpValue: 'FILE' }),
     timeout: Flags.string({ summary: 'Per-call limit (90s, 5m; default: the tool’s own).', helpValue: 'DURATION' }),
   };
 
@@ -27,20 +27,13 @@ export default class Invoke extends RhoCommand {
     const { args, flags } = await this.parse(Invoke);
     const { readCliEnvironment } = await import('../src/cli/environment.js');
     const { invokeToolCommand } = await import('../src/cli/invoke-tool.js');
-    const { runChoicesOf } = await import('../src/cli/run-choices-of.js');
+    const { runSettingsOf } = await import('../src/cli/run-settings.js');
+    const settings = await this.orExit(async () => runSettingsOf('invoke', flags, { file: undefined }, readCliEnvironment()));
     const quiet = { write: () => {} };
-    const { exitCode, result } = await invokeToolCommand(
-      {
-        tool: args.tool,
-        args: flags.args,
-        choices: runChoicesOf(flags),
-        noInput: flags['no-input'],
-        ...(flags.hooks !== undefined && { hooksFile: flags.hooks }),
-        ...(flags.timeout !== undefined && { timeout: flags.timeout }),
-      },
-      readCliEnvironment(),
-      { stdout: this.jsonEnabled() ? quiet : process.stdout, stderr: process.stderr },
-    );
+    const { exitCode, result } = await invokeToolCommand({ tool: args.tool, args: flags.args, timeout: flags.timeout }, settings, {
+      stdout: this.jsonEnabled() ? quiet : process.stdout,
+      stderr: process.stderr,
+    });
     if (exitCode !== 0) {
       if (this.jsonEnabled() && result) this.logJson(summarize(result));
       this.exit(exitCode);

@@ -24,13 +24,9 @@ export default class Plan extends RhoCommand {
     const { argv, passThrough } = splitPassThrough(this.argv);
     const { argv: words, flags } = await this.parse(Plan, argv);
     const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
-    const { planRequestOf, targetOf } = await import('../src/cli/run-choices-of.js');
-    const streams = { stdout: process.stdout, stderr: process.stderr };
-    const target = await targetOf('plan', words as string[], streams);
-    if (target === undefined) return this.exit(2);
-    const { exitCode, plan } = await planWorkflowCommand(planRequestOf(target.file, { ...flags, ...target.choices, passThrough }), readCliEnvironment(), streams, {
-      print: !this.jsonEnabled(),
-    });
+    const { runSettingsOf, runTargetOf } = await import('../src/cli/run-settings.js');
+    const settings = await this.orExit(async () => runSettingsOf('plan', flags, await runTargetOf('plan', words as string[], passThrough), readCliEnvironment()));
+    const { exitCode, plan } = await planWorkflowCommand(settings, { stdout: process.stdout, stderr: process.stderr }, { print: !this.jsonEnabled() });
     if (exitCode !== 0) this.exit(exitCode);
     return plan;
   }

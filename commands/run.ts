@@ -1,7 +1,6 @@
 import { RhoCommand } from '../src/cli/rho-command.js';
 import { readCliEnvironment } from '../src/cli/environment.js';
 import { runFlags, splitPassThrough, taskArg, taskArgumentsArg, workflowArg } from '../src/cli/run-flags.js';
-import type { OutputMode } from '../src/ui/render/choose.js';
 
 export default class Run extends RhoCommand {
   static override summary = 'Run a workflow.';
@@ -33,41 +32,21 @@ Exit codes: 0 success, 1 a step failed, 2 usage error or invalid workflow (nothi
     const { argv: words, flags } = await this.parse(Run, argv);
     const environment = readCliEnvironment();
     const streams = { stdout: process.stdout, stderr: process.stderr };
-    const { planRequestOf, runChoicesOf, targetOf } = await import('../src/cli/run-choices-of.js');
-    const target = await targetOf('run', words as string[], streams);
-    if (target === undefined) return this.exit(2);
-    const given = { ...flags, ...target.choices, passThrough };
+    const { runSettingsOf, runTargetOf } = await import('../src/cli/run-settings.js');
+    const target = await this.orExit(() => runTargetOf('run', words as string[], passThrough));
     if (flags['dry-run']) {
+      const settings = await this.orExit(async () => runSettingsOf('plan', flags, target, environment));
       const { planWorkflowCommand } = await import('../src/cli/plan-workflow.js');
-      const planned = await planWorkflowCommand(planRequestOf(target.file, given), environment, streams, { print: true });
+      const planned = await planWorkflowCommand(settings, streams, { print: true });
       if (planned.exitCode !== 0) this.exit(planned.exitCode);
       return;
     }
     // A watch starts a run per change, each probing for itself.
-    const probeSandbox = flags.watch ? undefined : (await import('../src/cli/early-probe.js')).startSandboxProbe(flags.sandbox, environment.env);
-    const { runWorkflowCommand } = await import('../src/cli/run-workflow.js');
-    const command = flags.watch ? (await import('../src/cli/watch-workflow.js')).watchWorkflowCommand : runWorkflowCommand;
-    const code = await command(
-      {
-        file: target.file,
-        choices: runChoicesOf(given),
-        noInput: flags['no-input'],
-        output: flags.output as OutputMode,
-        ...(flags.timeout !== undefined && { timeout: flags.timeout }),
-        ...(flags.events !== undefined && { eventsFile: flags.events }),
-        ...(flags.junit !== undefined && { junitFile: flags.junit }),
-        ...(flags['output-limit'] !== undefined && { outputLimit: flags['output-limit'] }),
-        logs: flags['no-logs'] ? { mode: 'off' } : flags.logs !== undefined ? { mode: 'dir', dir: flags.logs } : { mode: 'default' },
-        ...(flags.hooks !== undefined && { hooksFile: flags.hooks }),
-        labels: flags.label,
-        answer: flags.answer,
-        ...(flags.answers !== undefined && { answersFile: flags.answers }),
-        ...(flags['question-timeout'] !== undefined && { questionTimeout: flags['question-timeout'] }),
-        ...(probeSandbox && { probeSandbox }),
-      },
-      environment,
-      streams,
-    );
+    const probe = flags.watch ? undefined : (await import('../src/cli/early-probe.js')).startSandboxProbe(flags.sandbox, environment.env);
+    const settings = await this.orExit(async () => runSettingsOf('run', flags, target, environment, probe));
+    const code = flags.watch
+      ? await (await import('../src/cli/watch-workflow.js')).watchWorkflowCommand(settings, streams)
+      : await (await import('../src/cli/run-workflow.js')).runWorkflowCommand(settings, streams);
     if (code !== 0) this.exit(code);
   }
 }

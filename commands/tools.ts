@@ -1,13 +1,12 @@
 import { Args, Flags } from '@oclif/core';
 import { RhoCommand } from '../src/cli/rho-command.js';
-import { SecretMasker } from '../src/host/masking.js';
-import { canPrompt, readCliEnvironment } from '../src/cli/environment.js';
+import { readCliEnvironment } from '../src/cli/environment.js';
 import { policyFlags, repeatable } from '../src/cli/run-flags.js';
-import { cliGrantHints } from '../src/ui/grant-hints.js';
+import { HostError } from '../src/host/errors.js';
+import { exitCodes } from '../src/host/exit-codes.js';
 import type { SelftestResult } from '../src/workflow/extensions/selftest.js';
 import type { ToolCatalog, ToolListing } from '../src/workflow/extensions/tool-catalog.js';
-import { reportStartupError } from '../src/cli/startup-errors.js';
-import { printable, safeText } from '../src/ui/safe-text.js';
+import { printable } from '../src/ui/safe-text.js';
 
 type ListedTool = ToolListing & { selftest?: SelftestResult };
 
@@ -43,66 +42,49 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
     selftest: Flags.boolean({ summary: "Run each tool's selftest in a temporary directory.", default: false }),
   };
 
-  async run(): Promise<ListedTool[] | ListedTool> {
+  async run(): Promise<ListedTool[] | ListedTool | undefined> {
     const { args, flags } = await this.parse(Tools);
     const { openToolCatalog, toolListing } = await import('../src/workflow/extensions/tool-catalog.js');
-    const { createApprovals } = await import('../src/ui/approver/index.js');
-    const { cliHooks } = await import('../src/hooks/run-hooks.js');
-    const { runChoicesOf } = await import('../src/cli/run-choices-of.js');
-    const environment = readCliEnvironment();
-    // What servers and modules say (names, descriptions, warnings) is theirs, and a workflow's
-    // secrets reach its MCP servers: it is masked, then shown, never obeyed by the terminal.
-    const masker = new SecretMasker();
-    const stderr = (line: string) => process.stderr.write(`${safeText(masker.mask(line), false)}\n`);
+    const { assembleRun } = await import('../src/cli/assemble-run.js');
+    const { runSettingsOf } = await import('../src/cli/run-settings.js');
+    const settings = await this.orExit(async () => runSettingsOf('tools', flags, { file: flags.file }, readCliEnvironment()));
+    const quiet = { write: () => {} };
+    let shown: ListedTool[] | ListedTool | undefined;
     // Starting a workflow's MCP servers is authorized as in a run: prompts on a terminal, the
-    // workflow's own hooks as gates, and every --approve/--yes decision echoed.
-    const approvals = createApprovals({
-      interactive: canPrompt(environment, flags['no-input']),
-      onInterrupt: () => process.exit(130),
-      echo: (_stepId, line) => stderr(line),
+    // workflow's own hooks as gates, and every --approve/--yes decision echoed. What servers and
+    // modules say (names, descriptions, warnings) is theirs, and a workflow's secrets reach its
+    // MCP servers: it goes through the run's masked, guarded streams.
+    const exitCode = await assembleRun(settings, { stdout: this.jsonEnabled() ? quiet : process.stdout, stderr: process.stderr }, {}, async (run) => {
+      const say = (text: string) => run.streams.stdout.write(`${text}\n`);
+      const catalog = await openToolCatalog({ file: settings.file, cwd: process.cwd(), choices: settings.choices, signal: run.signal, ports: run.ports });
+      try {
+        if (args.name !== undefined) {
+          shown = run.masker.maskDeep(await this.showOne(catalog, args.name, say));
+          return exitCodes.success;
+        }
+        const listed: ListedTool[] = catalog.tools.map((tool) => toolListing(tool, this.jsonEnabled()));
+        if (flags.selftest) {
+          const { runSelftests } = await import('../src/workflow/extensions/selftest.js');
+          const results = await runSelftests(catalog.tools);
+          for (const [index, result] of results.entries()) listed[index]!.selftest = result;
+        }
+        say(formatTable(listed));
+        if (listed.some((tool) => tool.origin === 'host')) say('\nhost tools are trusted in-process code: their classes are declarations, not a sandbox.');
+        if (flags.selftest) say(`\n${formatSelftests(listed)}`);
+        shown = run.masker.maskDeep(listed);
+        return listed.some((tool) => tool.selftest?.status === 'failed') ? exitCodes.failure : exitCodes.success;
+      } finally {
+        for (const notice of await catalog.close()) run.warn(`rho: ${notice}`);
+      }
     });
-    let catalog: ToolCatalog;
-    try {
-      catalog = await openToolCatalog({
-        file: flags.file,
-        cwd: process.cwd(),
-        choices: runChoicesOf(flags),
-        signal: new AbortController().signal,
-        ports: {
-          hostEnv: environment.env,
-          ...(approvals.approver && { approver: approvals.approver }),
-          onScriptedDecision: approvals.onScriptedDecision,
-          grantHints: cliGrantHints,
-          hooks: cliHooks({ file: undefined, labels: [], env: environment.env, masker, warn: stderr }),
-          masker,
-          warn: stderr,
-        },
-      });
-    } catch (error) {
-      return this.failed(error, stderr);
-    }
-    try {
-      if (args.name !== undefined) return masker.maskDeep(await this.showOne(catalog, args.name, masker));
-      const listed: ListedTool[] = catalog.tools.map((tool) => toolListing(tool, this.jsonEnabled()));
-      if (flags.selftest) {
-        const { runSelftests } = await import('../src/workflow/extensions/selftest.js');
-        const results = await runSelftests(catalog.tools);
-        for (const [index, result] of results.entries()) listed[index]!.selftest = result;
-      }
-      this.log(masker.mask(formatTable(listed)));
-      if (listed.some((tool) => tool.origin === 'host')) {
-        this.log('\nhost tools are trusted in-process code: their classes are declarations, not a sandbox.');
-      }
-      if (flags.selftest) this.log(`\n${masker.mask(formatSelftests(listed))}`);
-      if (listed.some((tool) => tool.selftest?.status === 'failed')) process.exitCode = 1;
-      return masker.maskDeep(listed);
-    } finally {
-      for (const notice of await catalog.close()) stderr(`rho: ${notice}`);
-    }
+    // A failed selftest still lists the tools (and prints them for --json).
+    if (shown === undefined) return this.exit(exitCode);
+    process.exitCode = exitCode;
+    return shown;
   }
 
   /** `rho tools NAME`: one tool with its arguments and data; an unknown name is a usage error. */
-  private async showOne(catalog: ToolCatalog, name: string, masker: SecretMasker): Promise<ListedTool> {
+  private async showOne(catalog: ToolCatalog, name: string, say: (text: string) => void): Promise<ListedTool> {
     const { toolListing } = await import('../src/workflow/extensions/tool-catalog.js');
     const tool = catalog.tools.find((candidate) => candidate.name === name);
     if (!tool) {
@@ -112,20 +94,14 @@ Exit codes: 0 listed (and every selftest passed), 1 a selftest or a server faile
         catalog.tools.map((candidate) => candidate.name),
       );
       const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((suggestion) => `"${suggestion}"`).join(' or ')}?` : '';
-      process.stderr.write(masker.mask(`rho: no tool named "${name}"${hint} (rho tools lists them; a workflow's own tools with -f WORKFLOW)\n`));
-      return this.exit(2);
+      throw new HostError('usage', `no tool named "${name}"${hint} (rho tools lists them; a workflow's own tools with -f WORKFLOW)`);
     }
     const listing = toolListing(tool, true);
     if (!this.jsonEnabled()) {
       const { describeTool } = await import('../src/cli/describe-tool.js');
-      this.log(masker.mask(describeTool(listing)));
+      say(describeTool(listing));
     }
     return listing;
-  }
-
-  /** Reports why the tools could not be listed, with the exit code `rho run` would use. */
-  private failed(error: unknown, stderr: (line: string) => void): never {
-    this.exit(reportStartupError(error, stderr));
   }
 }
 

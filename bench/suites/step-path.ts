@@ -6,6 +6,7 @@ import { formatNumber } from '../lib/stats.js';
 import { medianTimes } from '../lib/tiny.js';
 import { writeEchoWorkflow } from '../lib/workflows.js';
 import { runWorkflowCommand } from '../../src/cli/run-workflow.js';
+import { runSettingsOf } from '../../src/cli/run-settings.js';
 import { openWorkflow } from '../../src/workflow/launch.js';
 import { parseRunChoices } from '../../src/workflow/run-choices.js';
 
@@ -32,11 +33,8 @@ function countingSink() {
 async function runOnce(file: string): Promise<void> {
   const stdout = countingSink();
   const signalHandlers = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
-  const code = await runWorkflowCommand(
-    { file, choices: parseRunChoices({}), noInput: true, output: 'plain', logs: { mode: 'off' }, labels: [], answer: [] },
-    { env: {}, ci: true, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, githubActions: false, stepSummaryFile: undefined },
-    { stdout, stderr: stdout },
-  );
+  const environment = { env: {}, ci: true, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, githubActions: false, stepSummaryFile: undefined };
+  const code = await runWorkflowCommand(runSettingsOf('run', { output: 'plain', 'no-logs': true }, { file }, environment), { stdout, stderr: stdout });
   // The CLI keeps its signal handlers until it exits; a benchmark that runs many times in one process removes them.
   for (const [signal, before] of Object.entries(signalHandlers)) {
     for (const handler of process.listeners(signal as NodeJS.Signals)) if (!before.includes(handler)) process.off(signal, handler);

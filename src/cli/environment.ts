@@ -1,4 +1,5 @@
 import type { StreamTargets } from '../ui/render/guarded-sink.js';
+import type { TextSink } from '../ui/render/renderer.js';
 import { isCiEnvironment } from '../workflow/run-context.js';
 
 /** Facts about where the CLI runs, read once from the process (never inside src/host). */
@@ -40,4 +41,10 @@ export function streamTargets(environment: Pick<CliEnvironment, 'env' | 'stdoutI
 /** Whether anyone can be asked anything: a TTY on stdin, not CI, and not --no-input. */
 export function canPrompt(environment: CliEnvironment, noInput: boolean): boolean {
   return environment.stdinIsTTY && !environment.ci && !noInput;
+}
+
+/** The process's stdout and stderr, as a command writes to them (tests pass their own). */
+export interface RunStreams {
+  stdout: TextSink;
+  stderr: TextSink;
 }

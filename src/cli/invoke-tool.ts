@@ -1,36 +1,19 @@
-import path from 'node:path';
 import { HostError } from '../host/errors.js';
 import { exitCodeOfError, exitCodes } from '../host/exit-codes.js';
-import { parseDurationFlag } from './duration-flag.js';
-import { reportStartupError } from './startup-errors.js';
-import { SecretMasker } from '../host/masking.js';
 import type { ToolResult } from '../host/tool.js';
-import { interruptReason } from '../host/tool-host.js';
-import { loadHooks } from '../hooks/load-hooks.js';
-import { buildHost } from '../workflow/build-host.js';
-import { builtinRegistry } from '../workflow/builtin-registry.js';
-import { standaloneHookSandbox } from '../workflow/launch.js';
-import { runningUserHome } from '../workflow/user-home.js';
-import { privateStoreOf } from './cache-places.js';
-import { createApprovals } from '../ui/approver/index.js';
-import { createQuestioner } from '../ui/questioner/index.js';
-import { guardStreams } from '../ui/render/guarded-sink.js';
-import { canPrompt, streamTargets, type CliEnvironment } from './environment.js';
-import { abortOnSignals } from './interrupts.js';
-import type { RunStreams } from './run-workflow.js';
-import type { RunChoices } from '../workflow/run-choices.js';
-import { cliGrantHints } from '../ui/grant-hints.js';
+import { openToolHost } from '../workflow/launch.js';
+import { assembleRun } from './assemble-run.js';
+import { parseDurationFlag } from './duration-flag.js';
+import type { RunStreams } from './environment.js';
+import type { RunSettings } from './run-settings.js';
 
+/** The one call of `rho invoke`, as typed. */
 export interface InvokeRequest {
   tool: string;
-  /** Workspace, rules and scripted approvals, parsed once from the flags. */
-  choices: RunChoices;
-  noInput: boolean;
   /** `--args JSON` as typed. */
   args: string;
-  hooksFile?: string;
-  /** `--timeout DURATION` as typed (`90s`, `5m`). */
-  timeout?: string;
+  /** `--timeout DURATION` as typed (`90s`, `5m`): the call's own limit. */
+  timeout: string | undefined;
 }
 
 /** The exit code of one call: the command's whole outcome, from the one table of exit codes. */
@@ -66,71 +49,22 @@ function parseArgsJson(text: string): unknown {
 }
 
 /** One call through `ToolHost.invoke` with the same policy, approval and hook paths as `rho run`. */
-export async function invokeToolCommand(request: InvokeRequest, environment: CliEnvironment, streams: RunStreams): Promise<{ exitCode: number; result?: ToolResult }> {
-  const masker = new SecretMasker();
-  const guarded = guardStreams(streams, masker, streamTargets(environment));
-  const stderr = (line: string) => guarded.stderr.write(`${line}\n`);
-  const controller = new AbortController();
-  const stopListening = abortOnSignals(controller, () => process.exit(130));
-  const interactive = canPrompt(environment, request.noInput);
-  try {
+export async function invokeToolCommand(request: InvokeRequest, settings: RunSettings, streams: RunStreams): Promise<{ exitCode: number; result?: ToolResult }> {
+  let result: ToolResult | undefined;
+  const exitCode = await assembleRun(settings, streams, {}, async (run) => {
     const args = parseArgsJson(request.args);
     const timeoutMs = request.timeout === undefined ? undefined : parseDurationFlag('--timeout', request.timeout);
-    const cwd = process.cwd();
-    const root = path.resolve(cwd, request.choices.workspace ?? '.');
-    const privatePaths = privateStoreOf(environment.env)?.paths ?? [];
-    const sandbox = await standaloneHookSandbox(environment.env, privatePaths, request.choices.sandbox, [root]);
-    const hooks = request.hooksFile
-      ? await loadHooks({ file: request.hooksFile, cwd, env: environment.env, labels: {}, runId: `invoke-${Date.now()}`, onWarning: stderr, sandbox })
-      : undefined;
-    const approvals = createApprovals({
-      interactive,
-      onInterrupt: () => controller.abort(interruptReason),
-      echo: (_stepId, line) => stderr(line),
-      mask: (text) => masker.mask(text),
-    });
-    const { choices } = request;
-    const host = await buildHost(
-      {
-        root,
-        grantedRoots: [],
-        rules: choices.rules,
-        approve: choices.approve,
-        yes: choices.yes,
-        secretNames: [],
-        envGrants: { policy: [], declared: [] },
-        processEnv: { mode: 'inherit' },
-        processVariables: {},
-        maxParallel: 1,
-        sandbox: sandbox.status,
-        homeDirectories: sandbox.homeDirectories,
-        home: runningUserHome(environment.env),
-        privatePaths,
-      },
-      {
-        hostEnv: environment.env,
-        onScriptedDecision: approvals.onScriptedDecision,
-        ...(approvals.approver && { approver: approvals.approver }),
-        questioner: createQuestioner({ interactive, answers: new Map(), report: stderr, onInterrupt: () => controller.abort(interruptReason) }),
-        ...(hooks && { gates: hooks.gates }),
-        grantHints: cliGrantHints,
-        redact: (text) => masker.mask(text),
-        masker,
-      },
-      builtinRegistry(),
-    );
+    const { host, hooks } = await openToolHost({ cwd: process.cwd(), choices: settings.choices, ports: run.ports });
     try {
-      const result = await host.invoke({ id: `invoke-1`, tool: request.tool, args, ...(timeoutMs !== undefined && { timeoutMs }) }, controller.signal);
-      if (result.status === 'success') guarded.stdout.write(`${result.output?.text ?? ''}\n`);
-      else for (const line of [`rho: ${request.tool} ${result.status}: ${result.error?.message ?? ''}`, ...stderrTail(result)]) stderr(line);
-      return { exitCode: invokeExitCode(result), result };
+      const called = await host.invoke({ id: 'invoke-1', tool: request.tool, args, timeoutMs }, run.signal);
+      result = called;
+      if (called.status === 'success') run.streams.stdout.write(`${called.output?.text ?? ''}\n`);
+      else for (const line of [`rho: ${request.tool} ${called.status}: ${called.error?.message ?? ''}`, ...stderrTail(called)]) run.warn(line);
+      return invokeExitCode(called);
     } finally {
-      for (const notice of await host.dispose()) stderr(`rho: ${notice}`);
+      for (const notice of await host.dispose()) run.warn(`rho: ${notice}`);
       await hooks?.finish();
     }
-  } catch (error) {
-    return { exitCode: reportStartupError(error, stderr) };
-  } finally {
-    stopListening();
-  }
+  });
+  return { exitCode, result };
 }

@@ -4,9 +4,10 @@ import { formatProblem } from '../workflow/problems.js';
 import { formatTaskListing, listTasks, taskWords, type TaskListing } from '../workflow/task-list.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
-import { streamTargets, type CliEnvironment } from './environment.js';
-import type { RunStreams } from './run-workflow.js';
+import { streamTargets, type CliEnvironment, type RunStreams } from './environment.js';
 import { resolveRunTarget } from './run-target.js';
+import { exitCodes } from '../host/exit-codes.js';
+import { reportStartupError } from './startup-errors.js';
 
 /**
  * Lists a workflow's tasks (or returns them for --json); exit 2 when the file is invalid or none
@@ -23,14 +24,13 @@ export async function listTasksCommand(
   try {
     ({ file } = await resolveRunTarget(named === undefined ? [] : [named], process.cwd(), false));
   } catch (error) {
-    streams.stderr.write(`rho: ${(error as Error).message}\n`);
-    return { exitCode: 2 };
+    return { exitCode: reportStartupError(error, (line) => streams.stderr.write(`${line}\n`)) };
   }
   const { workflow, problems, extensions } = await checkWorkflowFile(file, builtinRegistry(), 'skip');
   for (const problem of [...problems, ...(extensions?.warnings ?? [])]) streams.stderr.write(`${formatProblem(problem)}\n`);
-  if (!workflow || problems.length > 0) return { exitCode: 2 };
+  if (!workflow || problems.length > 0) return { exitCode: exitCodes.usage };
   const listing = listTasks(file, workflow.file);
   const lines = options.print === 'listing' ? formatTaskListing(listing) : options.print === 'names' ? taskWords(listing) : [];
   for (const line of lines) streams.stdout.write(`${line}\n`);
-  return { exitCode: 0, listing };
+  return { exitCode: exitCodes.success, listing };
 }

@@ -1,4 +1,5 @@
 import { Errors, flush, handle, run } from '@oclif/core';
+import { exitCodes } from '../host/exit-codes.js';
 import { useParseCache } from '../workflow/parse-cache-place.js';
 import { parseCacheDir, privateStoreOf } from './cache-places.js';
 import { closestNames } from '../workflow/suggest.js';
@@ -19,7 +20,7 @@ export async function main(dir: string, commandIds: readonly string[], argv: rea
   } catch (error) {
     if (error instanceof Errors.CLIError && /^command \S+ not found$/.test(error.message)) {
       process.stderr.write(`rho: ${describeUnknownCommand(argv, commandIds)}\n`);
-      process.exitCode = 2;
+      process.exitCode = exitCodes.usage;
       return;
     }
     await handle(error as Error);

@@ -1,8 +1,9 @@
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { loadWorkflowFile } from '../workflow/load.js';
 import { matrixForCi, matrixPairs } from '../workflow/matrix-output.js';
-import type { RunStreams } from './run-workflow.js';
+import type { RunStreams } from './environment.js';
 import { HostError } from '../host/errors.js';
+import { exitCodes } from '../host/exit-codes.js';
 import { resolveRunTarget } from './run-target.js';
 import { reportStartupError } from './startup-errors.js';
 
@@ -14,7 +15,7 @@ export async function printMatrixCommand(request: { words: readonly string[]; st
     const { workflow } = await loadWorkflowFile(target.file, builtinRegistry(), 'skip', { task: target.task });
     if (request.pairs) for (const pair of matrixPairs(workflow, request.step)) streams.stdout.write(`${pair}\n`);
     else streams.stdout.write(`${JSON.stringify(matrixForCi(workflow, request.step))}\n`);
-    return 0;
+    return exitCodes.success;
   } catch (error) {
     return reportStartupError(error, (line) => streams.stderr.write(`${line}\n`));
   }

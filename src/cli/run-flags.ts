@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { sandboxModes } from '../host/confinement/modes.js';
 import { exitCodeSources } from '../host/exit-codes.js';
 import { outputModes } from '../ui/render/choose.js';
+import { reportFormats, type ReportFlag } from '../ui/render/report-formats.js';
 
 /**
  * A flag that may be given more than once. Each occurrence takes exactly one value, so it can
@@ -62,6 +63,11 @@ export const planFlags = {
   matrix: repeatable('Run only the matrix cells whose NAME is VALUE (one machine’s share of a CI matrix). Repeatable.', 'NAME=VALUE'),
 };
 
+const fileFlag = (summary: string) => Flags.string({ summary, helpValue: 'FILE' });
+
+/** `--events FILE`, `--junit FILE`: one flag per report format. */
+const reportFlags = Object.fromEntries(reportFormats.map((format) => [format.flag, fileFlag(format.summary)])) as Record<ReportFlag, ReturnType<typeof fileFlag>>;
+
 export const runFlags = {
   ...policyFlags,
   'max-parallel': planFlags['max-parallel'],
@@ -78,8 +84,7 @@ export const runFlags = {
   answer: repeatable('Answer questionnaire question ID (lists comma-separated). Repeatable.', 'ID=VALUE'),
   answers: Flags.string({ summary: 'YAML/JSON map of question id → answer.', helpValue: 'FILE' }),
   'question-timeout': Flags.integer({ summary: 'Enable questionnaire timeouts: fallback answers apply after SECONDS.', min: 1, helpValue: 'SECONDS' }),
-  events: Flags.string({ summary: 'Also write NDJSON events to FILE.', helpValue: 'FILE' }),
-  junit: Flags.string({ summary: 'Write a JUnit XML report (one testcase per step) to FILE.', helpValue: 'FILE' }),
+  ...reportFlags,
   'output-limit': Flags.string({
     summary: 'Most of each step’s output shown (plain, GitHub Actions, JSON, JUnit); the rest is counted in one line and kept in its log. Default 10MiB; none for no limit.',
     helpValue: 'SIZE',

@@ -4,9 +4,10 @@ import { formatProblem } from '../workflow/problems.js';
 import { SecretMasker } from '../host/masking.js';
 import { guardStreams } from '../ui/render/guarded-sink.js';
 import { runningUserHome } from '../workflow/user-home.js';
-import type { RunStreams } from './run-workflow.js';
-import { streamTargets, type CliEnvironment } from './environment.js';
+import { streamTargets, type CliEnvironment, type RunStreams } from './environment.js';
 import { resolveRunTarget } from './run-target.js';
+import { exitCodes } from '../host/exit-codes.js';
+import { reportStartupError } from './startup-errors.js';
 
 /**
  * Validates each file, printing every problem; returns 2 when any file is invalid. No workflow
@@ -21,8 +22,7 @@ export async function validateWorkflowFiles(named: readonly string[], rawStreams
     try {
       files = [(await resolveRunTarget([], process.cwd(), false)).file];
     } catch (error) {
-      streams.stderr.write(`rho: ${(error as Error).message}\n`);
-      return 2;
+      return reportStartupError(error, (line) => streams.stderr.write(`${line}\n`));
     }
   }
   const tools = builtinRegistry();
@@ -34,5 +34,5 @@ export async function validateWorkflowFiles(named: readonly string[], rawStreams
     if (problems.length > 0) invalid++;
     else streams.stdout.write(`${file}: valid\n`);
   }
-  return invalid > 0 ? 2 : 0;
+  return invalid > 0 ? exitCodes.usage : exitCodes.success;
 }

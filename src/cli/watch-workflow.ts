@@ -8,9 +8,10 @@ import { authorityChanges, contentOf, runAuthority, type RunAuthority } from '..
 import type { CompiledWorkflow } from '../workflow/model.js';
 import { runningUserHome } from '../workflow/user-home.js';
 import { privateStoreOf } from './cache-places.js';
-import { canPrompt, type CliEnvironment } from './environment.js';
+import type { RunStreams } from './environment.js';
 import { reportStartupError } from './startup-errors.js';
-import { runWorkflowCommand, type RunRequest, type RunStreams } from './run-workflow.js';
+import { runWorkflowCommand } from './run-workflow.js';
+import type { RunSettings } from './run-settings.js';
 import { resolveWatchTargets, type WatchTargets } from './watch-targets.js';
 
 /** Changes closer together than this start one run. */
@@ -34,11 +35,10 @@ type NextStep = 'run' | 'wait' | 'stop';
  * The authority a watch started with and holds every run to: the workflow's (`runAuthority`)
  * and the content of the `--hooks` file, read again for each run.
  */
-function watchedAuthority(workflow: CompiledWorkflow, request: RunRequest, cwd: string, home: string | undefined): RunAuthority {
-  const authority = new Map(runAuthority(workflow, request.choices, cwd, home));
-  if (request.hooksFile !== undefined) {
-    authority.set('--hooks file', JSON.stringify(contentOf(path.resolve(cwd, request.hooksFile))));
-  }
+function watchedAuthority(workflow: CompiledWorkflow, settings: RunSettings, cwd: string, home: string | undefined): RunAuthority {
+  const authority = new Map(runAuthority(workflow, settings.choices, cwd, home));
+  const hooksFile = settings.hooks?.file;
+  if (hooksFile !== undefined) authority.set('--hooks file', JSON.stringify(contentOf(hooksFile)));
   return authority;
 }
 
@@ -52,20 +52,20 @@ function watchedAuthority(workflow: CompiledWorkflow, request: RunRequest, cwd: 
  * differ runs only when a person confirms it at a terminal. Without one (CI, --no-input) the
  * watch stops, exit 3, rather than run what a step may have rewritten.
  */
-export async function watchWorkflowCommand(request: RunRequest, environment: CliEnvironment, streams: RunStreams): Promise<number> {
+export async function watchWorkflowCommand(settings: RunSettings & { file: string }, streams: RunStreams): Promise<number> {
   const cwd = process.cwd();
-  const privatePaths = privateStoreOf(environment.env)?.paths ?? [];
-  const home = runningUserHome(environment.env);
+  const privatePaths = privateStoreOf(settings.environment.env)?.paths ?? [];
+  const home = runningUserHome(settings.environment.env);
   const report = (line: string) => streams.stderr.write(`${line}\n`);
   let targets: WatchTargets;
   try {
-    targets = await resolveWatchTargets(request.file, request.choices, cwd, privatePaths, home ?? null);
+    targets = await resolveWatchTargets(settings.file, settings.choices, cwd, privatePaths, home ?? null);
   } catch (error) {
     return reportStartupError(error, report);
   }
-  let approved = watchedAuthority(targets.workflow, request, cwd, home);
+  let approved = watchedAuthority(targets.workflow, settings, cwd, home);
   // The separator goes where a person reads: stdout, unless stdout carries NDJSON events.
-  const say = (line: string) => (request.output === 'json' ? streams.stderr : streams.stdout).write(`${line}\n`);
+  const say = (line: string) => (settings.reports?.mode === 'json' ? streams.stderr : streams.stdout).write(`${line}\n`);
   const watcher = watch(targets.root, { ignoreInitial: true, ignored: (absolute) => targets.ignored(absolute) });
   await new Promise<void>((resolve, reject) => watcher.once('ready', resolve).once('error', reject));
 
@@ -80,14 +80,15 @@ export async function watchWorkflowCommand(request: RunRequest, environment: Cli
 
   /** The run's own check, on the file it loads: it may have changed again since the watch checked it. */
   const admitWorkflow = (workflow: CompiledWorkflow) => {
-    const changes = authorityChanges(approved, watchedAuthority(workflow, request, cwd, home));
-    if (changes.length > 0) throw new ToolError('policy_denied', `${request.file} changed again as the run started, and not as confirmed (${changes.join('; ')}); nothing was run`);
+    const changes = authorityChanges(approved, watchedAuthority(workflow, settings, cwd, home));
+    if (changes.length > 0)
+      throw new ToolError('policy_denied', `${settings.file} changed again as the run started, and not as confirmed (${changes.join('; ')}); nothing was run`);
   };
   const start = (because: string) => {
     runs += 1;
     say(`── rho watch: run ${runs} (${because}) ${'─'.repeat(20)}`);
     const controller = new AbortController();
-    const run: CurrentRun = { controller, done: runWorkflowCommand({ ...request, admitWorkflow }, environment, streams, controller.signal) };
+    const run: CurrentRun = { controller, done: runWorkflowCommand(settings, streams, { stop: controller.signal, admitWorkflow }) };
     current = run;
     void run.done.then((code) => {
       if (current !== run || exiting) return;
@@ -99,18 +100,18 @@ export async function watchWorkflowCommand(request: RunRequest, environment: Cli
   const recheck = async (): Promise<NextStep> => {
     let next: WatchTargets;
     try {
-      next = await resolveWatchTargets(request.file, request.choices, cwd, privatePaths, home ?? null);
+      next = await resolveWatchTargets(settings.file, settings.choices, cwd, privatePaths, home ?? null);
     } catch (error) {
       reportStartupError(error, report);
       say('── rho watch: not run; waiting for changes (Ctrl-C stops)');
       return 'wait';
     }
-    const authority = watchedAuthority(next.workflow, request, cwd, home);
+    const authority = watchedAuthority(next.workflow, settings, cwd, home);
     const changes = authorityChanges(approved, authority);
     if (changes.length > 0) {
-      report(`rho watch: what ${request.file} may do is not what this watch started with:`);
+      report(`rho watch: what ${settings.file} may do is not what this watch started with:`);
       for (const change of changes) report(`  ${change}`);
-      if (!canPrompt(environment, request.noInput)) {
+      if (!settings.interactive) {
         report('rho watch: a run with changed authority needs a person to confirm it at a terminal; the watch stops (run rho again to use the new file)');
         return 'stop';
       }
@@ -162,7 +163,7 @@ export async function watchWorkflowCommand(request: RunRequest, environment: Cli
   let signals = 0;
   const onSignal = () => {
     signals += 1;
-    if (signals > 1) process.exit(130);
+    if (signals > 1) process.exit(exitCodes.interrupted);
     void stop(exitCodes.interrupted);
   };
   process.on('SIGINT', onSignal);

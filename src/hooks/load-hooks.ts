@@ -1,10 +1,11 @@
 import path from 'node:path';
 import type { GateEntry, HookLimits, ObserverEntry } from './config.js';
 import { defaultPayloadBounds } from '../host/hooks/bounds.js';
-import { observedEnvelope, type Delegation, type EnvelopeContext } from '../host/hooks/envelope.js';
+import type { Delegation, EnvelopeContext } from '../host/hooks/envelope.js';
+import { envelopeContextOf, HostObservers } from '../host/hooks/host-observers.js';
 import { parseHostLabelMap } from '../host/hooks/labels.js';
 import { HookLatency, type HookLatencyEntry } from '../host/hooks/latency.js';
-import { defaultDrainTimeoutMs, defaultObserverCapacity, ObserverQueue, type ObserverDrainReport } from '../host/hooks/observer.js';
+import type { ObserverDrainReport } from '../host/hooks/observer.js';
 import type { HookSourceEvent } from '../host/hooks/payloads.js';
 import type { PreToolGate } from '../host/gates.js';
 import { hookConfinementPlan } from '../host/confinement/index.js';
@@ -52,7 +53,8 @@ export interface HookRunSummary {
 export interface LoadedHooks {
   /** Pass to `ToolHost` as `gates`. */
   gates: PreToolGate[];
-  observers: ObserverQueue;
+  /** Pass to `ToolHost` as `observer`: the run's events, as envelopes, to the observer programs. */
+  observer: HostObservers;
   /** The identity and bounds every envelope of this run uses. */
   context: EnvelopeContext;
   /** Builds the envelope of an observed event and queues it; returns at once. */
@@ -81,17 +83,18 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
     if (warnings.length < maxKeptWarnings) warnings.push(message);
     options.onWarning?.(message);
   };
-  const context: EnvelopeContext = {
+  const identity = {
     runId: options.runId,
-    sessionId: options.sessionId ?? options.runId,
-    delegation: options.delegation ?? { role: 'root' },
-    hostLabels: parseHostLabelMap(options.labels),
+    sessionId: options.sessionId,
+    delegation: options.delegation,
+    labels: parseHostLabelMap(options.labels),
     bounds: {
       fieldBytes: limits.field_bytes ?? defaultPayloadBounds.fieldBytes,
       envelopeBytes: limits.envelope_bytes ?? defaultPayloadBounds.envelopeBytes,
     },
-    ...(options.redact && { redact: options.redact }),
+    redact: options.redact,
   };
+  const context = envelopeContextOf(identity);
   const env = hookEnvironment(options.env, options.secretNames ?? []);
   const latency = new HookLatency();
   const names = new UniqueNames();
@@ -110,23 +113,23 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
         }),
     ),
   );
-  const observers = new ObserverQueue(
-    sources.flatMap((source) =>
+  const observer = new HostObservers({
+    ...identity,
+    observers: sources.flatMap((source) =>
       source.config.observer.map((entry) => new ProgramObserver(names.take(entry), entry.events, programOf(entry, source.baseDir, env, options.sandbox))),
     ),
-    { capacity: limits.observer_queue ?? defaultObserverCapacity, latency, onWarning },
-  );
-  const drainTimeoutMs = limits.drain_timeout_ms ?? defaultDrainTimeoutMs;
+    capacity: limits.observer_queue,
+    drainTimeoutMs: limits.drain_timeout_ms,
+    latency,
+    onWarning,
+  });
 
   return {
     gates,
-    observers,
+    observer,
     context,
-    notify(event) {
-      if (observers.size === 0) return;
-      observers.observe(observedEnvelope(event, context));
-    },
-    finish: () => observers.drain(drainTimeoutMs),
+    notify: (event) => observer.notify(event),
+    finish: () => observer.drain(),
     summary: () => ({ hooks: latency.report().hooks, warnings: [...warnings] }),
   };
 }

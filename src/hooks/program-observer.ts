@@ -1,3 +1,4 @@
+import { ToolError } from '../host/errors.js';
 import type { HookEnvelope } from '../host/hooks/envelope.js';
 import type { ObservedKind } from '../host/hooks/kinds.js';
 import type { AsyncHookObserver } from '../host/hooks/observer.js';
@@ -13,6 +14,6 @@ export class ProgramObserver implements AsyncHookObserver {
 
   async deliver(envelope: HookEnvelope, signal: AbortSignal): Promise<void> {
     const run = await runHookProgram(this.program, JSON.stringify(envelope), signal);
-    if (run.outcome === 'failed') throw new Error(`the hook ${run.reason}`);
+    if (run.outcome === 'failed') throw new ToolError('execution_failed', `the hook ${run.reason}`);
   }
 }

@@ -1,4 +1,3 @@
-import { parseHostLabels } from '../host/hooks/labels.js';
 import type { RunHooks, RunHooksFactory } from '../host/run-observer.js';
 import type { HookOptions } from './run-bridge.js';
 
@@ -8,11 +7,10 @@ import type { HookOptions } from './run-bridge.js';
  * (envelopes, payload schemas, program runners) loads only when one is.
  */
 export function cliHooks(options: HookOptions): RunHooksFactory {
-  const labels = parseHostLabels(options.labels);
   return async (declared, runId) => {
     if (options.file === undefined && declared.inline === undefined) return noHooks;
     const { loadRunHooks } = await import('./run-bridge.js');
-    return loadRunHooks(options, labels, declared, runId);
+    return loadRunHooks(options, declared, runId);
   };
 }
 

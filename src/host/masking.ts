@@ -1,4 +1,4 @@
-import { HostError } from './errors.js';
+import { HostError, hostErrorKinds, RhoError, ToolError, type HostErrorKind } from './errors.js';
 import { mayContinueWrappedBase64, minMaskableLength, secretForms, type SecretForm } from './secret-forms.js';
 /** What a masked secret is replaced with in every output. */
 export const maskText = '***';
@@ -82,8 +82,18 @@ function maskValue(value: unknown, masker: SecretMasker): unknown {
   if (value !== null && typeof value === 'object' && !(value instanceof Error)) {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [masker.mask(key), maskValue(item, masker)]));
   }
-  if (value instanceof Error) return new Error(masker.mask(value.message));
+  if (value instanceof Error) return maskedError(value, masker.mask(value.message));
   return value;
+}
+
+/** An error with its message masked, of its kind (anything not rho's is a bug: `internal`). */
+function maskedError(error: Error, message: string): RhoError {
+  if (error instanceof RhoError && !(error instanceof ToolError) && isHostErrorKind(error.kind)) return new HostError(error.kind, message);
+  return new ToolError(error instanceof ToolError ? error.kind : 'internal', message);
+}
+
+function isHostErrorKind(kind: string): kind is HostErrorKind {
+  return (hostErrorKinds as readonly string[]).includes(kind);
 }
 
 /**

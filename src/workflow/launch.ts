@@ -12,7 +12,7 @@ import type { RunChoices } from './run-choices.js';
 import { builtinRegistry } from './builtin-registry.js';
 import { distrustWritableProgram, probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
 import type { RunEvent } from '../host/events.js';
-import type { OutputLogs } from '../host/step-output.js';
+import type { OutputLogs, OutputOptions } from '../host/step-output.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs, type InputValue } from './inputs.js';
 import { parseMatrixFilter } from './matrix.js';
@@ -82,7 +82,7 @@ export interface OpenOptions {
 
 export interface LaunchOptions extends OpenOptions {
   signal: AbortSignal;
-  /** Every event of the run, masked. */
+  /** Every event of the run, as the host emits it: the front end masks it on its way out (`ports.masker` holds the run's secrets). */
   emit(event: RunEvent): void;
 }
 
@@ -195,6 +195,52 @@ export function resolveHostConfig(
   };
 }
 
+/** The host's ports of a run: the front end's, with the hooks' gates and observer and the run's masking. */
+function hostPortsOf(ports: RunPorts, hooks: RunHooks | undefined, masker: SecretMasker, output: OutputOptions | undefined): HostPorts {
+  return {
+    ...ports,
+    gates: [...(ports.gates ?? []), ...(hooks?.gates ?? [])],
+    redact: (text) => masker.mask(text),
+    masker,
+    onWarning: ports.warn && ((message: string) => ports.warn?.(`rho: ${message}`)),
+    observer: hooks?.observer,
+    output,
+  };
+}
+
+/**
+ * A host for calls outside any workflow (`rho invoke`): the choices' workspace (the current
+ * directory by default) and rules alone, the built-in tools, and the front end's ports and hooks,
+ * confined as a run with `policy.sandbox` left at its default would be.
+ */
+export async function openToolHost(options: Omit<OpenOptions, 'file'>): Promise<{ host: ToolHost; hooks: RunHooks | undefined }> {
+  const { ports, choices } = options;
+  const root = path.resolve(options.cwd, choices.workspace ?? '.');
+  const homes = homeDirectories(ports.hostEnv);
+  const privatePaths = ports.privateStore?.paths ?? [];
+  const sandbox = await decideSandbox(choices.sandbox ?? 'auto', ports, [root]);
+  const declared = { inline: undefined, directory: options.cwd, secretNames: [], sandbox: { status: sandbox, homeDirectories: homes, privatePaths } };
+  const hooks = await ports.hooks?.(declared, randomUUID());
+  const config: HostConfig = {
+    root,
+    grantedRoots: [],
+    rules: choices.rules,
+    approve: choices.approve,
+    yes: choices.yes,
+    secretNames: [],
+    envGrants: { policy: [], declared: [] },
+    processEnv: { mode: 'inherit' },
+    processVariables: {},
+    maxParallel: 1,
+    sandbox,
+    homeDirectories: homes,
+    home: runningUserHome(ports.hostEnv),
+    privatePaths,
+  };
+  const host = await buildHost(config, hostPortsOf(ports, hooks, ports.masker ?? new SecretMasker(), undefined), builtinRegistry());
+  return { host, hooks };
+}
+
 /** A validated workflow with everything resolved that a run (or a plan) needs. */
 export interface OpenedWorkflow {
   workflow: CompiledWorkflow;
@@ -265,23 +311,12 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
   const fromHost = hostVariables(workflow.file.host_env ?? [], ports.hostEnv);
   const masker = ports.masker ?? new SecretMasker();
   const logs = await ports.output?.openLogs?.(context.workspace);
-  const output = ports.output && { ...(ports.output.limitBytes !== undefined && { limitBytes: ports.output.limitBytes }), ...(logs && { logs }) };
+  const output = ports.output && { limitBytes: ports.output.limitBytes, logs };
   // Filled below, once the env files are read through the host, before any call runs.
   const env: Record<string, string> = {};
   const config = { ...resolveHostConfig(workflow, choices, options.cwd, env, home), sandbox, homeDirectories: homes, privatePaths };
-  const host = await buildHost(
-    config,
-    {
-      ...ports,
-      gates: [...(ports.gates ?? []), ...(hooks?.gates ?? [])],
-      redact: (text) => masker.mask(text),
-      masker,
-      ...(ports.warn && { onWarning: (message: string) => ports.warn?.(`rho: ${message}`) }),
-      ...(hooks && { observer: hooks.observer }),
-      ...(output && { output }),
-    },
-    extensions.tools,
-  );
+  const hostPorts = hostPortsOf(ports, hooks, masker, output);
+  const host = await buildHost(config, hostPorts, extensions.tools);
   const envFile = workflow.file.env_file;
   // The env file reader (and dotenv) loads only for a workflow that has env files.
   const fromFiles =
@@ -360,10 +395,10 @@ export async function remoteCacheOf(opened: OpenedWorkflow, hostEnv: HostPorts['
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
   const opened = await openWorkflow(options, 'import');
-  const { workflow, host, inputs, secrets, env, rho, servers, runId, hooks, masker } = opened;
+  const { workflow, host, inputs, secrets, env, rho, servers, runId, hooks } = opened;
   const warn = (line: string) => options.ports.warn?.(line);
   const upToDate = upToDateChecksOf(opened, options.choices.force, warn, undefined, await remoteCacheOf(opened, options.ports.hostEnv, warn));
-  const unsubscribe = host.subscribe((event) => options.emit(masker.maskDeep(event)));
+  const unsubscribe = host.subscribe((event) => options.emit(event));
   const serverNames = servers.map((server) => server.declaration.name);
   // Starts still under way when the run ends are stopped: a run that never needed a server does not wait for it.
   const starting = new AbortController();

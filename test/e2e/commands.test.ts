@@ -111,6 +111,20 @@ steps:
     expect(badJson.stderr).toContain('--args is not valid JSON');
   });
 
+  it('invoke feeds its --hooks file’s observers, as a run does', { timeout: 120_000 }, async () => {
+    const dir = await tempDir();
+    const observed = path.join(dir, 'observed.ndjson');
+    const observer = [process.execPath, path.join(repoRoot, 'test/fixtures/hooks/append-envelope.mjs'), observed];
+    await writeFiles(dir, { 'hooks.toml': `[[observer]]\ncommand = ${JSON.stringify(observer)}\nwrites = ["."]\n` });
+    const echo = await runCli(['invoke', 'echo', '--args', '{"value":"hi"}', '--hooks', 'hooks.toml'], { cwd: dir });
+    expect([echo.exitCode, echo.stdout]).toEqual([0, 'hi']);
+    const kinds = (await readFile(observed, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).kind);
+    expect(kinds).toContain('after_tool_use');
+  });
+
   it('the embedding example runs against the built library', async () => {
     const result = await execa('node', [path.join(repoRoot, 'workflows/embed/embed.mjs')], { cwd: repoRoot, reject: false });
     expect(result.exitCode).toBe(0);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { HostError, ToolError } from '../../src/host/errors.js';
 import { SecretMasker } from '../../src/host/masking.js';
 import { approvalHeader } from '../../src/ui/approver/facts.js';
 import { sampleProcessRequest } from '../../src/host/hooks/testing.js';
@@ -52,6 +53,19 @@ describe('SecretMasker', () => {
 
   it('masks deep values, keys included', () => {
     expect(masker.maskDeep({ [secret]: [secret, 1, { a: `x${secret}` }] })).toEqual({ '***': ['***', 1, { a: 'x***' }] });
+  });
+
+  it('masks the message of an error in a deep value, keeping its kind', () => {
+    const [denied, refused, bug] = masker.maskDeep([
+      new ToolError('policy_denied', `read ${secret} denied`),
+      new HostError('usage', `no input ${secret}`),
+      new TypeError(`cannot read ${secret}`),
+    ]);
+    expect([denied, refused, bug].map((error) => [error?.constructor.name, (error as ToolError).kind, error?.message])).toEqual([
+      ['ToolError', 'policy_denied', 'read *** denied'],
+      ['HostError', 'usage', 'no input ***'],
+      ['ToolError', 'internal', 'cannot read ***'],
+    ]);
   });
 
   it('masks secrets split across stream chunks at any boundary', () => {

@@ -3,6 +3,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { interruptReason } from '../../host/call-result.js';
 import { HostError } from '../../host/errors.js';
+import { exitCodes } from '../../host/exit-codes.js';
+import { reportStartupError } from '../startup-errors.js';
 import { safeText } from '../../ui/safe-text.js';
 import { authorityChanges, runAuthority } from '../../workflow/authority.js';
 import { builtinRegistry } from '../../workflow/builtin-registry.js';
@@ -12,7 +14,6 @@ import { formatProblem } from '../../workflow/problems.js';
 import { parseRunChoices } from '../../workflow/run-choices.js';
 import { runningUserHome } from '../../workflow/user-home.js';
 import { workspaceOf } from '../../workflow/workspace-root.js';
-import { privateStoreOf } from '../cache-places.js';
 import type { CliEnvironment } from '../environment.js';
 import { abortOnSignals } from '../interrupts.js';
 import { resolveRunTarget } from '../run-target.js';
@@ -63,13 +64,12 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
   try {
     ({ file } = await resolveRunTarget(request.file === undefined ? [] : [request.file], cwd, false));
   } catch (error) {
-    warn(`rho: ${(error as Error).message}`);
-    return 2;
+    return reportStartupError(error, warn);
   }
   const registry = builtinRegistry();
   const checked = await checkWorkflowFile(file, registry, 'skip');
   for (const problem of [...checked.problems, ...(checked.extensions?.warnings ?? [])]) warn(formatProblem(problem));
-  if (!checked.workflow || checked.problems.length > 0) return 2;
+  if (!checked.workflow || checked.problems.length > 0) return exitCodes.usage;
   const home = runningUserHome(environment.env);
   const served = servedIdentity(checked.workflow, cwd, home);
   const tools = taskTools(file, checked.workflow.file, warn);
@@ -87,8 +87,7 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
   const context: ServeContext = {
     file,
     cwd,
-    hostEnv: environment.env,
-    privateStore: privateStoreOf(environment.env),
+    environment,
     sessionApprovals: new Set(),
     admitWorkflow: (workflow) => {
       const changes = authorityChanges(served, servedIdentity(workflow, cwd, home));
@@ -158,12 +157,12 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
   const close = () => void server.close();
   streams.stdin.once('end', close);
   // SIGINT or SIGTERM (a client stopping the server) ends the session too; a second one forces the exit.
-  abortOnSignals(closing, () => process.exit(130));
+  abortOnSignals(closing, () => process.exit(exitCodes.interrupted));
   closing.signal.addEventListener('abort', close, { once: true });
   warn(`rho: serving ${tools.length} task${tools.length === 1 ? '' : 's'} of ${file} over stdio`);
   await closed;
   // The client is gone: what still runs is stopped as Ctrl-C would stop it.
   closing.abort(interruptReason);
   await Promise.allSettled(running);
-  return 0;
+  return exitCodes.success;
 }

@@ -12,9 +12,8 @@ import { defaultDrainTimeoutMs, defaultObserverCapacity, ObserverQueue, type Asy
 import type { HookSourceEvent } from './payloads.js';
 import { HookEventReader } from './run-events.js';
 
-/** Observers an embedder gives a host, with the seeds' hook options: identity, labels and payload bounds. */
-export interface HostHookOptions {
-  observers: readonly AsyncHookObserver[];
+/** Who a run's hook envelopes say they come from, and how large they may be. */
+export interface HookIdentity {
   /** Defaults to a fresh id per host. */
   runId?: string;
   sessionId?: string;
@@ -22,14 +21,34 @@ export interface HostHookOptions {
   delegation?: Delegation;
   labels?: HostLabels;
   bounds?: PayloadBounds;
+  /** Masks secrets in every string of every envelope. */
+  redact?: (text: string) => string;
+}
+
+/** The context every envelope of a run is built with; gates and observers of one run share it. */
+export function envelopeContextOf(identity: HookIdentity): EnvelopeContext {
+  const runId = identity.runId ?? crypto.randomUUID();
+  return {
+    runId,
+    sessionId: identity.sessionId ?? runId,
+    delegation: identity.delegation ?? { role: 'root' },
+    hostLabels: identity.labels ?? {},
+    bounds: identity.bounds ?? defaultPayloadBounds,
+    redact: identity.redact,
+  };
+}
+
+/** Observers an embedder gives a host, with the seeds' hook options: identity, labels and payload bounds. */
+export interface HostHookOptions extends HookIdentity {
+  observers: readonly AsyncHookObserver[];
   /** Events that may wait for one observer; more are dropped and counted. */
   capacity?: number;
   /** How long `dispose()` waits for observers to catch up. */
   drainTimeoutMs?: number;
-  /** Masks secrets in every string of every envelope. */
-  redact?: (text: string) => string;
   /** Observer failures and drops; they never fail anything. */
   onWarning?: (message: string) => void;
+  /** Where the observers' latency is counted: shared with a run's gates, for one summary. */
+  latency?: HookLatency;
 }
 
 /**
@@ -37,27 +56,19 @@ export interface HostHookOptions {
  * a slow or failing observer never slows or changes a call. Pass it as `ToolHost`'s `observer`.
  */
 export class HostObservers implements RunObserver {
+  /** The identity and bounds every envelope of these observers uses. */
+  readonly context: EnvelopeContext;
   private readonly queue: ObserverQueue;
-  private readonly context: EnvelopeContext;
-  private readonly reader: HookEventReader;
+  private readonly reader = new HookEventReader();
   private readonly drainTimeoutMs: number;
 
   constructor(options: HostHookOptions) {
-    const runId = options.runId ?? crypto.randomUUID();
-    this.context = {
-      runId,
-      sessionId: options.sessionId ?? runId,
-      delegation: options.delegation ?? { role: 'root' },
-      hostLabels: options.labels ?? {},
-      bounds: options.bounds ?? defaultPayloadBounds,
-      ...(options.redact && { redact: options.redact }),
-    };
+    this.context = envelopeContextOf(options);
     this.queue = new ObserverQueue(options.observers, {
       capacity: options.capacity ?? defaultObserverCapacity,
-      latency: new HookLatency(),
+      latency: options.latency ?? new HookLatency(),
       onWarning: options.onWarning ?? (() => {}),
     });
-    this.reader = new HookEventReader();
     this.drainTimeoutMs = options.drainTimeoutMs ?? defaultDrainTimeoutMs;
   }
 
@@ -70,11 +81,14 @@ export class HostObservers implements RunObserver {
     this.notify({ kind: 'after_tool_use', stepId: call.stepId, result, capability: afterToolUseCapability(authorized ? [authorized] : [], true), delegation: call.delegation });
   }
 
-  drain(): Promise<ObserverDrainReport> {
-    return this.queue.drain(this.drainTimeoutMs);
+  /** Builds the envelope of an observed event and queues it for every observer; returns at once. */
+  notify(source: HookSourceEvent): void {
+    if (this.queue.size === 0) return;
+    this.queue.observe(observedEnvelope(source, this.context));
   }
 
-  private notify(source: HookSourceEvent): void {
-    this.queue.observe(observedEnvelope(source, this.context));
+  /** Waits for the observers to catch up, up to the drain deadline. */
+  drain(): Promise<ObserverDrainReport> {
+    return this.queue.drain(this.drainTimeoutMs);
   }
 }

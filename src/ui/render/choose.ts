@@ -1,8 +1,8 @@
-import type { SecretMasker } from '../../host/masking.js';
 import { FanoutRenderer } from './fanout.js';
 import { openFileSink } from './file-sink.js';
-import { MaskingRenderer, type GuardedStreams } from './guarded-sink.js';
+import type { GuardedStreams } from './guarded-sink.js';
 import type { Renderer } from './renderer.js';
+import type { ReportFormat } from './report-formats.js';
 
 export type OutputMode = 'auto' | 'fancy' | 'plain' | 'json';
 export const outputModes: readonly OutputMode[] = ['auto', 'fancy', 'plain', 'json'];
@@ -18,12 +18,15 @@ export interface Terminal {
   stepSummaryFile: string | undefined;
 }
 
+/** A report asked for, and the file it goes to. */
+export interface ReportFile {
+  format: ReportFormat;
+  file: string;
+}
+
 export interface OutputRequest {
   mode: OutputMode;
-  /** `--events FILE` */
-  eventsFile?: string;
-  /** `--junit FILE` */
-  junitFile?: string;
+  files: readonly ReportFile[];
 }
 
 /** `auto` means fancy on a terminal outside CI, plain everywhere else. */
@@ -56,19 +59,12 @@ async function createDisplay(mode: Exclude<OutputMode, 'auto'>, terminal: Termin
 }
 
 /**
- * Every output a run writes: the display, plus the events file and the JUnit report when asked,
- * all behind one masking renderer, so every event is masked whoever sends it. Files are opened
- * before the run starts so a target that cannot be written is a usage error, not a lost report.
+ * Every output a run writes: the display, plus each report asked for (`reportFormats`).
+ * Files are opened before the run starts so a target that cannot be written is a usage error,
+ * not a lost report. The events they are given are masked already (`assembleRun`).
  */
-export async function createOutputs(request: OutputRequest, terminal: Terminal, streams: GuardedStreams, masker: SecretMasker): Promise<Renderer> {
+export async function createOutputs(request: OutputRequest, terminal: Terminal, streams: GuardedStreams): Promise<Renderer> {
   const renderers = [await createDisplay(resolveOutputMode(request.mode, terminal), terminal, streams)];
-  if (request.eventsFile !== undefined) {
-    const { NdjsonRenderer } = await import('./ndjson.js');
-    renderers.push(new NdjsonRenderer(await openFileSink(request.eventsFile, 'the events file (--events)')));
-  }
-  if (request.junitFile !== undefined) {
-    const { JunitReporter } = await import('../reports/junit.js');
-    renderers.push(new JunitReporter(await openFileSink(request.junitFile, 'the JUnit report (--junit)')));
-  }
-  return new MaskingRenderer(renderers.length === 1 ? renderers[0]! : new FanoutRenderer(renderers), masker);
+  for (const { format, file } of request.files) renderers.push(await format.open(await openFileSink(file, format.what)));
+  return renderers.length === 1 ? renderers[0]! : new FanoutRenderer(renderers);
 }

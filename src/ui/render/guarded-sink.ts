@@ -1,6 +1,5 @@
 import type { SecretMasker } from '../../host/masking.js';
-import type { RunEvent } from '../../host/events.js';
-import type { Renderer, TextSink } from './renderer.js';
+import type { TextSink } from './renderer.js';
 import { safeText } from '../safe-text.js';
 
 /** A sink that may also write GitHub Actions workflow commands (only rho's own, never step text). */
@@ -72,24 +71,4 @@ export function guardStreams(raw: { stdout: TextSink; stderr: TextSink }, masker
     command: (line) => sink.write(`${safeText(masker.mask(line), colours)}\n`),
   });
   return { stdout: guard(raw.stdout, targets.colours.stdout), stderr: guard(raw.stderr, targets.colours.stderr) };
-}
-
-/** Hands every event to a renderer with the run's secrets masked, whoever produced it. */
-export class MaskingRenderer implements Renderer {
-  readonly promptTerminal;
-
-  constructor(
-    private readonly renderer: Renderer,
-    private readonly masker: SecretMasker,
-  ) {
-    this.promptTerminal = renderer.promptTerminal;
-  }
-
-  handle(event: RunEvent): void {
-    this.renderer.handle(this.masker.maskDeep(event));
-  }
-
-  close(): Promise<void> {
-    return this.renderer.close();
-  }
 }
