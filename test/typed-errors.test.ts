@@ -3,23 +3,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from './support/cli.js';
 
-/**
- * Folders whose bare errors are being turned into typed ones on other branches; each entry goes
- * once its folder has none left.
- */
-const convertingElsewhere = ['src/hooks/', 'src/tools/mcp/', 'src/tools/process/sandbox/'];
-
-/**
- * Files where a plain Error is right. masking.ts copies an Error some code threw with its message
- * masked: the copy stands for that error as it was, not for a failure of rho's own. errors.ts
- * holds the one base every error class of rho's extends.
- */
-const plainOnPurpose = ['src/host/masking.ts', 'src/host/errors.ts'];
+/** The one file where a plain Error is right: errors.ts holds the base every error class of rho's extends. */
+const plainOnPurpose = ['src/host/errors.ts'];
 
 /** A bare Error made, or an error class outside the closed kinds. */
 const untyped = /\bnew Error\(|\bextends Error\b/;
 
-const allowed = (file: string) => convertingElsewhere.some((folder) => file.startsWith(folder)) || plainOnPurpose.includes(file);
+const allowed = (file: string) => plainOnPurpose.includes(file);
 
 async function sourceFiles(): Promise<string[]> {
   const src = path.join(repoRoot, 'src');
@@ -45,8 +35,8 @@ describe('errors rho throws', () => {
   it('allow only files that exist and still hold a bare Error', async () => {
     const files = await sourceFiles();
     const stale: string[] = [];
-    for (const entry of [...convertingElsewhere, ...plainOnPurpose]) {
-      const covered = files.filter((file) => file === entry || (entry.endsWith('/') && file.startsWith(entry)));
+    for (const entry of plainOnPurpose) {
+      const covered = files.filter((file) => file === entry);
       const texts = await Promise.all(covered.map((file) => readFile(path.join(repoRoot, file), 'utf8')));
       if (!texts.some((text) => untyped.test(text))) stale.push(entry);
     }
