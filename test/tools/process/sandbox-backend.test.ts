@@ -2,10 +2,9 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { builtinTools, createToolHost, probeSandbox, type ToolHost } from '../../../src/index.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ToolHost } from '../../../src/index.js';
 import type { BackendProbeRequest, ConfinedStart, ConfinementBackend } from '../../../src/tools/process/sandbox/backend.js';
-import { distrustWritableProgram, probeSettings } from '../../../src/tools/process/sandbox/probe.js';
 
 /**
  * A confinement backend that confines nothing, registered in place of the real ones: it proves
@@ -14,7 +13,7 @@ import { distrustWritableProgram, probeSettings } from '../../../src/tools/proce
  * program wraps the command in a shell that reads one line on descriptor 3 (what `attach` writes)
  * and hands it to the command as RHO_FAKE_WORD.
  */
-const fake = vi.hoisted(() => {
+const fake = (() => {
   const probes: BackendProbeRequest[] = [];
   const starts: ConfinedStart[] = [];
   const stopped: number[] = [];
@@ -47,9 +46,27 @@ const fake = vi.hoisted(() => {
     },
   };
   return { backend, probes, starts, stopped };
-});
+})();
 
-vi.mock('../../../src/tools/process/sandbox/backends.js', () => ({ confinementBackends: [fake.backend] }));
+const registry = '../../../src/tools/process/sandbox/backends.js';
+
+// Test files share a worker's modules: rho is loaded afresh here, so that it sees the fake
+// registry, and afresh again after, so that the files run next see the real one.
+let builtinTools: typeof import('../../../src/index.js').builtinTools;
+let createToolHost: typeof import('../../../src/index.js').createToolHost;
+let probeSandbox: typeof import('../../../src/index.js').probeSandbox;
+let distrustWritableProgram: typeof import('../../../src/tools/process/sandbox/probe.js').distrustWritableProgram;
+let probeSettings: typeof import('../../../src/tools/process/sandbox/probe.js').probeSettings;
+beforeAll(async () => {
+  vi.resetModules();
+  vi.doMock(registry, () => ({ confinementBackends: [fake.backend] }));
+  ({ builtinTools, createToolHost, probeSandbox } = await import('../../../src/index.js'));
+  ({ distrustWritableProgram, probeSettings } = await import('../../../src/tools/process/sandbox/probe.js'));
+});
+afterAll(() => {
+  vi.doUnmock(registry);
+  vi.resetModules();
+});
 
 let dir = '';
 let host: ToolHost | undefined;
