@@ -24,6 +24,7 @@ import { processLayerSizes, processLayersSuite } from './suites/process-layers.j
 import { processesSuite } from './suites/processes.js';
 import { sandboxSuite } from './suites/sandbox.js';
 import { schedulerSizes, schedulerSuite } from './suites/scheduler.js';
+import { scriptsSuite } from './suites/scripts.js';
 import { sharedCacheSuite } from './suites/shared-cache.js';
 import { startupSuite } from './suites/startup.js';
 import { stepGapsSuite } from './suites/step-gaps.js';
@@ -53,6 +54,7 @@ const suites: Suite[] = [
   { name: 'output', wholeProcess: true, run: outputSuite },
   { name: 'mcp', wholeProcess: true, run: mcpSuite },
   { name: 'tasks', wholeProcess: true, run: tasksSuite },
+  { name: 'scripts', wholeProcess: true, run: scriptsSuite },
   { name: 'incremental', wholeProcess: true, run: incrementalSuite },
   { name: 'shared cache', wholeProcess: true, run: sharedCacheSuite },
   { name: 'trees', wholeProcess: true, run: treesSuite },
