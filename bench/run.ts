@@ -1,13 +1,16 @@
 /**
  * `npm run bench` runs every benchmark and writes bench/results/{full,quick}.{md,json}.
  * `npm run bench -- --quick` (or BENCH_QUICK=1): small sizes, few runs, targets not enforced.
- * `--only start-up,policy` runs some suites. See bench/README.md.
+ * `--only start-up,policy` runs some suites; `--help` prints the usage. See bench/README.md.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { HostError } from '../src/host/errors.js';
+import { exitCodeOfError, exitCodes } from '../src/host/exit-codes.js';
+import { benchUsage, benchUsageHint, parseBenchArguments, type BenchRequest } from './lib/arguments.js';
 import type { BenchContext } from './lib/context.js';
 import { currentLoad, repoRoot } from './lib/environment.js';
 import { markdownTable, verdict, type SuiteResult } from './lib/figures.js';
@@ -21,6 +24,7 @@ import { processLayerSizes, processLayersSuite } from './suites/process-layers.j
 import { processesSuite } from './suites/processes.js';
 import { sandboxSuite } from './suites/sandbox.js';
 import { schedulerSizes, schedulerSuite } from './suites/scheduler.js';
+import { scriptsSuite } from './suites/scripts.js';
 import { sharedCacheSuite } from './suites/shared-cache.js';
 import { startupSuite } from './suites/startup.js';
 import { stepGapsSuite } from './suites/step-gaps.js';
@@ -50,19 +54,11 @@ const suites: Suite[] = [
   { name: 'output', wholeProcess: true, run: outputSuite },
   { name: 'mcp', wholeProcess: true, run: mcpSuite },
   { name: 'tasks', wholeProcess: true, run: tasksSuite },
+  { name: 'scripts', wholeProcess: true, run: scriptsSuite },
   { name: 'incremental', wholeProcess: true, run: incrementalSuite },
   { name: 'shared cache', wholeProcess: true, run: sharedCacheSuite },
   { name: 'trees', wholeProcess: true, run: treesSuite },
 ];
-
-function parseArguments(argv: readonly string[]) {
-  const quick = argv.includes('--quick') || ['1', 'true'].includes(process.env.BENCH_QUICK ?? '');
-  const onlyAt = argv.indexOf('--only');
-  const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',').map((name) => name.trim()) : undefined;
-  const unknown = only?.filter((name) => !suites.some((suite) => suite.name === name)) ?? [];
-  if (unknown.length > 0) throw new Error(`unknown suite(s) ${unknown.join(', ')}; known: ${suites.map((suite) => suite.name).join(', ')}`);
-  return { quick, only };
-}
 
 function machine() {
   const uptime = spawnSync('uptime', { encoding: 'utf8' }).stdout?.trim();
@@ -70,7 +66,20 @@ function machine() {
 }
 
 async function main(): Promise<number> {
-  const { quick, only } = parseArguments(process.argv.slice(2));
+  const suiteNames = suites.map((suite) => suite.name);
+  let request: BenchRequest;
+  try {
+    request = parseBenchArguments(process.argv.slice(2), suiteNames, process.env);
+  } catch (error) {
+    if (!(error instanceof HostError)) throw error;
+    process.stderr.write(`bench: ${error.message}\n${benchUsageHint}\n`);
+    return exitCodeOfError(error);
+  }
+  if (request.kind === 'help') {
+    process.stdout.write(benchUsage(suiteNames));
+    return exitCodes.success;
+  }
+  const { quick, only } = request;
   // Every process measured here starts without it (see lib/environment.ts).
   delete process.env.NODE_EXTRA_CA_CERTS;
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -126,14 +135,14 @@ async function main(): Promise<number> {
   log(`bench: wrote bench/results/${name}.md and .json`);
   if (skipped.length > 0) {
     log(`bench: skipped ${skipped.join(', ')} (hyperfine missing, see above)`);
-    return 1;
+    return exitCodes.failure;
   }
   const missed = results.flatMap((result) => result.figures).filter((figure) => verdict(figure) === 'missed');
   if (missed.length > 0 && !quick) {
     log(`bench: ${missed.length} target(s) missed:\n${missed.map((figure) => `  ${figure.suite}: ${figure.name}`).join('\n')}`);
-    return 1;
+    return exitCodes.failure;
   }
-  return 0;
+  return exitCodes.success;
 }
 
 process.exitCode = await main();

@@ -141,3 +141,22 @@ export async function writeJustfile(dir: string, count: number, command: string)
   );
   return file;
 }
+
+/**
+ * `count` tasks `s1`…`sN`, each one `shell` step running `script` (as `sh -c`, the way npm runs a
+ * package.json script), with `all` running them in order through `uses:` and `steps` holding
+ * the same `count` shell steps in one task.
+ */
+export async function writeScriptTasksWorkflow(dir: string, count: number, script: string): Promise<string> {
+  const file = path.join(dir, 'rho.yml');
+  const shellStep = (index: number, indent: string) => `${indent}- { id: s${index}, shell: ${JSON.stringify(script)} }\n`;
+  const tasks = range(count).map((index) => `  s${index}:\n    steps:\n${shellStep(index, '      ')}`);
+  const all = `  all:\n    sequential: true\n    steps:\n${range(count)
+    .map((index) => `      - uses: s${index}\n`)
+    .join('')}`;
+  const steps = `  steps:\n    sequential: true\n    steps:\n${range(count)
+    .map((index) => shellStep(index, '      '))
+    .join('')}`;
+  await writeFile(file, `version: 1\nname: scripts-${count}\npolicy:\n  allow: [shell]\ntasks:\n${tasks.join('')}${all}${steps}`);
+  return file;
+}
