@@ -15,7 +15,7 @@ import { guardStreams, type GuardedStreams } from '../ui/render/guarded-sink.js'
 import type { Renderer } from '../ui/render/renderer.js';
 import type { RunPorts } from '../workflow/launch.js';
 import { timeoutReason } from '../workflow/runner.js';
-import { privateStoreOf } from './cache-places.js';
+import { privateStoreOf, workflowParseCache } from './cache-places.js';
 import { streamTargets, type CliEnvironment, type RunStreams } from './environment.js';
 import { abortOnSignals } from './interrupts.js';
 import { openStepLogs } from './log-places.js';
@@ -100,6 +100,7 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
   const ports: RunPorts = {
     hostEnv: environment.env,
     privateStore: privateStoreOf(environment.env),
+    parseCache: workflowParseCache(environment.env),
     admitWorkflow: control.admitWorkflow,
     masker,
     probeSandbox: settings.sandboxProbe,

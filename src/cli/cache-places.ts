@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { existingHome, userCacheDir } from '../boot/cache-base.js';
+import type { ParseCachePlace } from '../workflow/parse-cache.js';
 import { PrivateStore } from '../workflow/private/store.js';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -45,6 +46,20 @@ export function parseCacheDir(env: Environment): string | undefined {
   if (env['RHO_NO_WORKFLOW_CACHE'] === '1') return undefined;
   const base = userCacheDir(env);
   return base && path.join(base, 'workflows');
+}
+
+/** The place of this process's workflow parses, made once per directory. */
+let parses: ParseCachePlace | undefined;
+
+/**
+ * Where the CLI keeps workflow parses (`parseCacheDir`), sealed with rho's key, which is read
+ * only when a command reads a workflow file.
+ */
+export function workflowParseCache(env: Environment): ParseCachePlace | undefined {
+  const dir = parseCacheDir(env);
+  if (dir === undefined) return undefined;
+  if (parses?.dir !== dir) parses = { dir, key: () => privateStoreOf(env)?.key };
+  return parses;
 }
 
 /** Where `rho run` remembers a sandbox that worked (`src/tools/process/sandbox/probe-memory.ts`). */

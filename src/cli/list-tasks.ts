@@ -1,3 +1,4 @@
+import { workflowParseCache } from './cache-places.js';
 import { checkWorkflowFile } from '../workflow/load.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { formatProblem } from '../workflow/problems.js';
@@ -26,7 +27,7 @@ export async function listTasksCommand(
   } catch (error) {
     return { exitCode: reportStartupError(error, (line) => streams.stderr.write(`${line}\n`)) };
   }
-  const { workflow, problems, extensions } = await checkWorkflowFile(file, builtinRegistry(), 'skip');
+  const { workflow, problems, extensions } = await checkWorkflowFile(file, builtinRegistry(), 'skip', { parseCache: workflowParseCache(process.env) });
   for (const problem of [...problems, ...(extensions?.warnings ?? [])]) streams.stderr.write(`${formatProblem(problem)}\n`);
   if (!workflow || problems.length > 0) return { exitCode: exitCodes.usage };
   const listing = listTasks(file, workflow.file);

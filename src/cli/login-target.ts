@@ -1,3 +1,4 @@
+import { workflowParseCache } from './cache-places.js';
 import path from 'node:path';
 import { HostError } from '../host/errors.js';
 import { serverKey } from '../tools/mcp/auth/credential-store.js';
@@ -57,7 +58,7 @@ export async function resolveLoginTarget(target: LoginTarget): Promise<URL> {
   const file = target.file === undefined ? await findWorkflowFile(target.cwd) : path.resolve(target.cwd, target.file);
   if (file === undefined) throw noWorkflowFound(target.cwd);
   const shown = path.relative(target.cwd, file) || file;
-  const { source, problems } = await WorkflowSource.read(file);
+  const { source, problems } = await WorkflowSource.read(file, workflowParseCache(process.env));
   if (!source) throw new HostError('invalid_workflow', `${shown}: ${problems.map((problem) => problem.message).join('; ')}`);
   const servers = declaredToolSources(source).servers.map((server) => server.declaration);
   const declaration = servers.find((server) => server.name === target.server);

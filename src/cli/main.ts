@@ -1,7 +1,5 @@
 import { Errors, flush, handle, run } from '@oclif/core';
 import { exitCodes } from '../host/exit-codes.js';
-import { useParseCache } from '../workflow/parse-cache-place.js';
-import { parseCacheDir, privateStoreOf } from './cache-places.js';
 import { closestNames } from '../workflow/suggest.js';
 
 /**
@@ -10,9 +8,6 @@ import { closestNames } from '../workflow/suggest.js';
  * name it reports (`command rnu:wf.yml not found`).
  */
 export async function main(dir: string, commandIds: readonly string[], argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  const parses = parseCacheDir(process.env);
-  // The key is read only by a command that reads a workflow file.
-  useParseCache(parses === undefined ? undefined : { dir: parses, key: () => privateStoreOf(process.env)?.key });
   try {
     await run([...argv], dir);
     // Awaited, unlike oclif's execute: a stdout that never drains is then reported by handle(), not left as an unhandled rejection.

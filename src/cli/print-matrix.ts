@@ -1,3 +1,4 @@
+import { workflowParseCache } from './cache-places.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { loadWorkflowFile } from '../workflow/load.js';
 import { matrixForCi, matrixPairs } from '../workflow/matrix-output.js';
@@ -12,7 +13,7 @@ export async function printMatrixCommand(request: { words: readonly string[]; st
   try {
     const target = await resolveRunTarget(request.words, process.cwd());
     if (target.arguments.length > 0) throw new HostError('usage', `unexpected argument ${JSON.stringify(target.arguments[0])}: rho matrix takes a FILE and a TASK`);
-    const { workflow } = await loadWorkflowFile(target.file, builtinRegistry(), 'skip', { task: target.task });
+    const { workflow } = await loadWorkflowFile(target.file, builtinRegistry(), 'skip', { task: target.task, parseCache: workflowParseCache(process.env) });
     if (request.pairs) for (const pair of matrixPairs(workflow, request.step)) streams.stdout.write(`${pair}\n`);
     else streams.stdout.write(`${JSON.stringify(matrixForCi(workflow, request.step))}\n`);
     return exitCodes.success;

@@ -1,3 +1,4 @@
+import { workflowParseCache } from './cache-places.js';
 import path from 'node:path';
 import { findWorkflowFile, isRegularFile, noWorkflowFound } from '../workflow/discover.js';
 import { WorkflowSource } from '../workflow/source.js';
@@ -54,7 +55,7 @@ export async function resolveRunTarget(words: readonly string[], cwd: string, wi
 
 /** Whether a workflow file, as written, has a task or an alias named `name` (its problems are the loader's to report). */
 async function namesTask(file: string, name: string): Promise<boolean> {
-  const { source } = await WorkflowSource.read(file);
+  const { source } = await WorkflowSource.read(file, workflowParseCache(process.env));
   const tasks = (source?.toData() as { tasks?: unknown } | undefined)?.tasks;
   if (tasks === null || typeof tasks !== 'object' || Array.isArray(tasks)) return false;
   if (Object.hasOwn(tasks, name)) return true;

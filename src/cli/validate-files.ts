@@ -1,3 +1,4 @@
+import { workflowParseCache } from './cache-places.js';
 import { checkWorkflowFile } from '../workflow/load.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { formatProblem } from '../workflow/problems.js';
@@ -29,7 +30,7 @@ export async function validateWorkflowFiles(named: readonly string[], rawStreams
   const homeDirectory = runningUserHome(environment.env) ?? null;
   let invalid = 0;
   for (const file of files) {
-    const { problems, warnings, notes } = await checkWorkflowFile(file, tools, 'skip', { homeDirectory });
+    const { problems, warnings, notes } = await checkWorkflowFile(file, tools, 'skip', { homeDirectory, parseCache: workflowParseCache(environment.env) });
     for (const problem of [...problems, ...warnings, ...notes]) streams.stderr.write(`${formatProblem(problem)}\n`);
     if (problems.length > 0) invalid++;
     else streams.stdout.write(`${file}: valid\n`);

@@ -1,3 +1,4 @@
+import { workflowParseCache } from './cache-places.js';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isWithin } from '../host/workspace.js';
@@ -41,6 +42,7 @@ export async function resolveWatchTargets(
     task: choices.task,
     workspace: { flag: choices.workspace, cwd },
     ...(homeDirectory !== undefined && { homeDirectory }),
+    parseCache: workflowParseCache(process.env),
   });
   const root = resolveHostConfig(workflow, choices, cwd, {}, homeDirectory ?? undefined).root;
   const sources = workflow.steps.flatMap((step) => step.sources ?? []).map(compileGlob);

@@ -52,7 +52,7 @@ export async function loadCalledFiles(
         at(`the file is outside the workspace (${workspaceRoot}); a called file must be inside it`);
         continue;
       }
-      const read = await WorkflowSource.read(calledFileDisplay(caller.file, call.text));
+      const read = await WorkflowSource.read(calledFileDisplay(caller.file, call.text), caller.cachePlace);
       problems.push(...read.problems);
       if (!read.source) continue;
       await load(read.source);

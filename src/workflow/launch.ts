@@ -24,6 +24,7 @@ import { startDeclaredServers } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
 import type { ModuleLoading } from './extensions/load-extensions.js';
 import { loadWorkflowFile } from './load.js';
+import type { ParseCachePlace } from './parse-cache.js';
 import { workspaceOf } from './workspace-root.js';
 import { checkedTaskNames } from './task-checks.js';
 import { formatProblem, InvalidWorkflowError, type Problem } from './problems.js';
@@ -62,6 +63,8 @@ export interface RunPorts extends Omit<HostPorts, 'redact' | 'onWarning' | 'obse
   scriptedAnswers?: readonly { id: string; origin: string }[];
   /** rho's own directories and key: where up-to-date records are kept, and what no step may touch. Without it nothing is kept. */
   privateStore?: PrivateStore;
+  /** Where parses of workflow files are kept between runs; none: the file is parsed every time. */
+  parseCache?: ParseCachePlace;
   /**
    * Decides, once the file is loaded and valid and before anything else, whether a run of it may
    * go on; throws to refuse (`--watch` refuses a workflow whose authority is not the one it started with).
@@ -279,6 +282,7 @@ export async function openWorkflow(options: OpenOptions, loading: ModuleLoading)
     workspace: { flag: choices.workspace, cwd: options.cwd },
     policyFlags: { allow: choices.rules.allow, ask: choices.rules.ask, sandbox: choices.sandbox },
     homeDirectory: home ?? null,
+    parseCache: ports.parseCache,
   });
   ports.admitWorkflow?.(workflow);
   for (const warning of warnings) ports.warn?.(formatProblem(warning));

@@ -8,6 +8,7 @@ import type { MatrixFilter } from './matrix.js';
 import type { CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings, widerFileRuleWarnings } from './rule-warnings.js';
+import type { ParseCachePlace } from './parse-cache.js';
 import { WorkflowSource } from './source.js';
 import { processNetworkReason, type ProcessNetworkSettings } from './untrusted-values.js';
 import type { WorkspaceChoice } from './workspace-root.js';
@@ -35,6 +36,8 @@ export interface TaskSelection {
   policyFlags?: ProcessNetworkSettings;
   /** What `~` in the file's paths is checked against (`CompileOptions.homeDirectory`). */
   homeDirectory?: string | null;
+  /** Where parses are kept between loads (the CLI's `workflowParseCache`); none: the file is parsed every time. */
+  parseCache?: ParseCachePlace | undefined;
 }
 
 /**
@@ -45,7 +48,7 @@ export interface TaskSelection {
  * tools are accepted, and noted. Every task is validated; the one selected is compiled.
  */
 export async function checkWorkflowFile(file: string, baseTools: ToolRegistry, loading: ModuleLoading, selection: TaskSelection = {}): Promise<CheckedWorkflowFile> {
-  const read = await WorkflowSource.read(file);
+  const read = await WorkflowSource.read(file, selection.parseCache);
   if (!read.source) return { problems: read.problems, warnings: [], notes: [] };
   const extensions = await loadExtensions(read.source, baseTools, loading);
   const pendingServers = extensions.servers.map((server) => server.declaration.name);

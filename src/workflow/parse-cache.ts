@@ -3,7 +3,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { keyedDigest, openSealed, sealText, type DigestKey } from '../host/keyed-digest.js';
-import { parseCachePlace, type ParseCachePlace } from './parse-cache-place.js';
 
 /*
  * What a valid workflow file parsed to, kept per user: the next load of the same text at the
@@ -16,6 +15,15 @@ import { parseCachePlace, type ParseCachePlace } from './parse-cache-place.js';
  * parsed afresh), so no one who can write the cache's directory can make rho load a policy the
  * file does not hold.
  */
+
+/**
+ * Where parses are kept: a directory, and the key that seals them (asked for only when the cache
+ * is used). The CLI names one (`workflowParseCache`); the library none, so it parses every time.
+ */
+export interface ParseCachePlace {
+  dir: string;
+  key(): DigestKey | undefined;
+}
 
 /** A position in the file, as problems and compiled steps carry it. */
 export interface Position {
@@ -140,9 +148,8 @@ function isJsonData(value: unknown): boolean {
 
 let shared: { place: ParseCachePlace; cache: ParseCache } | undefined;
 
-/** The cache workflow files are read through, if the CLI set a place for one (`useParseCache`). */
-export function parseCache(): ParseCache | undefined {
-  const place = parseCachePlace();
+/** The cache kept at a place, opened once per place; none without a place. */
+export function parseCacheAt(place: ParseCachePlace | undefined): ParseCache | undefined {
   if (place === undefined) return undefined;
   if (shared?.place !== place) shared = { place, cache: new ParseCache(place.dir, () => place.key()) };
   return shared.cache;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node, type YAMLError } from 'yaml';
 import { findProtoKey } from '../host/prototype-keys.js';
 import { decodeTextFile } from '../host/utf8.js';
-import { parseCache, type CachedParse, type Position } from './parse-cache.js';
+import { parseCacheAt, type CachedParse, type ParseCachePlace, type Position } from './parse-cache.js';
 import type { Problem } from './problems.js';
 
 /** Largest workflow file rho reads. */
@@ -32,6 +32,8 @@ export class WorkflowSource {
     readonly file: string,
     private text: string,
     from: { document: Document; lines: LineCounter } | CachedParse,
+    /** Where this parse is kept, and the files it calls are read through (`ParseCachePlace`); none: nowhere. */
+    readonly cachePlace?: ParseCachePlace,
   ) {
     if ('document' in from) {
       this.document = from.document;
@@ -46,10 +48,10 @@ export class WorkflowSource {
   }
 
   /**
-   * Reads and parses a file; syntax problems are returned, never thrown. With the CLI's cache
-   * (`useParseCache`), text parsed before without a problem is taken from there.
+   * Reads and parses a file; syntax problems are returned, never thrown. With a cache place, text
+   * parsed before without a problem is taken from there.
    */
-  static async read(file: string): Promise<{ source?: WorkflowSource; problems: Problem[] }> {
+  static async read(file: string, cachePlace?: ParseCachePlace): Promise<{ source?: WorkflowSource; problems: Problem[] }> {
     const at = (message: string): { problems: Problem[] } => ({ problems: [{ file, line: 1, col: 1, message }] });
     let size: number;
     try {
@@ -63,18 +65,18 @@ export class WorkflowSource {
     const decoded = decodeTextFile(await readFile(file));
     if ('problem' in decoded) return { problems: [{ file, ...decoded.problem }] };
     const { text } = decoded;
-    const kept = parseCache()?.read(file, text);
+    const kept = parseCacheAt(cachePlace)?.read(file, text);
     // Checked again: the entry is a file on disk like any other.
-    if (kept && findProtoKey(kept.data) === undefined) return { source: new WorkflowSource(file, text, kept), problems: [] };
-    return WorkflowSource.parse(file, text);
+    if (kept && findProtoKey(kept.data) === undefined) return { source: new WorkflowSource(file, text, kept, cachePlace), problems: [] };
+    return WorkflowSource.parse(file, text, cachePlace);
   }
 
-  static parse(file: string, text: string): { source?: WorkflowSource; problems: Problem[] } {
+  static parse(file: string, text: string, cachePlace?: ParseCachePlace): { source?: WorkflowSource; problems: Problem[] } {
     const lines = new LineCounter();
     const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true });
     const problems = syntaxProblems(file, text, lines, [...document.errors, ...document.warnings]);
     if (document.errors.length > 0) return { problems };
-    const source = new WorkflowSource(file, text, { document, lines });
+    const source = new WorkflowSource(file, text, { document, lines }, cachePlace);
     try {
       source.toData();
     } catch (error) {
@@ -110,7 +112,7 @@ export class WorkflowSource {
    * file has been checked, and only for a file whose parse found no problem (warnings included).
    */
   keep(): void {
-    const cache = parseCache();
+    const cache = parseCacheAt(this.cachePlace);
     if (!cache || this.cached || this.released) return;
     cache.write(this.file, { text: this.text, data: this.toData(), positions: this.positions });
     this.cached = true;

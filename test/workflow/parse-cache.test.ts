@@ -5,14 +5,18 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { builtinRegistry } from '../../src/workflow/builtin-registry.js';
 import { checkWorkflowFile } from '../../src/workflow/load.js';
 import { parseCacheDir } from '../../src/cli/cache-places.js';
-import { useParseCache } from '../../src/workflow/parse-cache-place.js';
+import type { ParseCachePlace } from '../../src/workflow/parse-cache.js';
 import { newDigestKey, openSealed, sealText } from '../../src/host/keyed-digest.js';
 import { WorkflowSource, type NodePath } from '../../src/workflow/source.js';
 import { temporaryDirectories } from '../support/cli.js';
 
 const directories = temporaryDirectories();
 afterAll(() => directories.removeAll());
-afterEach(() => useParseCache(undefined));
+/** The cache place the test at hand reads through. */
+let place: ParseCachePlace | undefined;
+afterEach(() => {
+  place = undefined;
+});
 
 const workflow = [
   'version: 1',
@@ -37,7 +41,7 @@ async function setup(text = workflow): Promise<{ file: string; cacheDir: string 
   const file = path.join(dir, 'flow.yml');
   await writeFile(file, text);
   const cacheDir = path.join(dir, 'cache');
-  useParseCache({ dir: cacheDir, key: () => key });
+  place = { dir: cacheDir, key: () => key };
   return { file, cacheDir };
 }
 
@@ -49,7 +53,7 @@ async function entries(cacheDir: string): Promise<string[]> {
 }
 
 async function read(file: string): Promise<WorkflowSource> {
-  const { source, problems } = await WorkflowSource.read(file);
+  const { source, problems } = await WorkflowSource.read(file, place);
   expect(problems).toEqual([]);
   return source!;
 }
@@ -81,14 +85,14 @@ function answers(source: WorkflowSource) {
 describe('the workflow parse cache', () => {
   it('keeps a checked file, private to the user, and gives back its data and positions for the same text', async () => {
     const { file, cacheDir } = await setup();
-    const first = await checkWorkflowFile(file, builtinRegistry(), 'skip');
+    const first = await checkWorkflowFile(file, builtinRegistry(), 'skip', { parseCache: place });
     expect(first.problems.map((problem) => `${problem.line}:${problem.col}`)).toEqual(['6:20']);
     const [entry, ...others] = await entries(cacheDir);
     expect(others).toEqual([]);
     expect((await stat(path.join(cacheDir, entry!))).mode & 0o777).toBe(0o600);
     expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
     // The same problem, at the same place, from the kept parse.
-    const second = await checkWorkflowFile(file, builtinRegistry(), 'skip');
+    const second = await checkWorkflowFile(file, builtinRegistry(), 'skip', { parseCache: place });
     expect(second.problems).toEqual(first.problems);
     expect(second.workflow).toBeUndefined();
     const fresh = WorkflowSource.parse(file, workflow).source!;
@@ -101,7 +105,7 @@ describe('the workflow parse cache', () => {
     const { file, cacheDir } = await setup('version: 1\nname: main\nsteps:\n  - id: lib\n    uses: ./lib.yml\n');
     await writeFile(path.join(path.dirname(file), 'lib.yml'), workflow.replace('one ${{ inputs.nope }}', 'one'));
     const lines = async () => {
-      const checked = await checkWorkflowFile(file, builtinRegistry(), 'skip', { workspace: { cwd: path.dirname(file) } });
+      const checked = await checkWorkflowFile(file, builtinRegistry(), 'skip', { workspace: { cwd: path.dirname(file) }, parseCache: place });
       expect(checked.problems).toEqual([]);
       return checked.workflow!.steps.map((step) => [step.id, step.line]);
     };
@@ -133,10 +137,10 @@ describe('the workflow parse cache', () => {
     (await read(file)).keep();
     await editEntry(cacheDir, file, (entry) => void (entry.data.name = 'sealed'));
     expect(await named()).toBe('sealed');
-    useParseCache({ dir: cacheDir, key: () => newDigestKey() });
+    place = { dir: cacheDir, key: () => newDigestKey() };
     expect(await named()).toBe('cached');
     // Sealed for another path: its seal does not hold for this one.
-    useParseCache({ dir: cacheDir, key: () => key });
+    place = { dir: cacheDir, key: () => key };
     const [name] = await entries(cacheDir);
     const moved = path.join(path.dirname(file), 'moved.yml');
     await writeFile(moved, workflow);
@@ -189,7 +193,7 @@ describe('the workflow parse cache', () => {
   it('keeps nothing of a file whose parse had a problem, or data JSON cannot hold exactly', async () => {
     for (const text of [`${workflow}steps: []\n`, workflow.replace('value: two', 'value: !custom two'), workflow.replace('value: two', 'value: .nan')]) {
       const { file, cacheDir } = await setup(text);
-      await checkWorkflowFile(file, builtinRegistry(), 'skip');
+      await checkWorkflowFile(file, builtinRegistry(), 'skip', { parseCache: place });
       expect(await entries(cacheDir), text).toEqual([]);
     }
   });

@@ -1,3 +1,4 @@
+import { workflowParseCache } from '../cache-places.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
@@ -67,7 +68,7 @@ export async function serveWorkflowFile(request: ServeRequest, environment: CliE
     return reportStartupError(error, warn);
   }
   const registry = builtinRegistry();
-  const checked = await checkWorkflowFile(file, registry, 'skip');
+  const checked = await checkWorkflowFile(file, registry, 'skip', { parseCache: workflowParseCache(process.env) });
   for (const problem of [...checked.problems, ...(checked.extensions?.warnings ?? [])]) warn(formatProblem(problem));
   if (!checked.workflow || checked.problems.length > 0) return exitCodes.usage;
   const home = runningUserHome(environment.env);
