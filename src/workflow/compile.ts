@@ -3,6 +3,7 @@ import { describeIssues } from '../host/arguments.js';
 import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { homePathProblem } from '../host/home-path.js';
+import { writesPathProblem } from '../host/confinement/narrow.js';
 import type { Tool } from '../host/tool.js';
 import { parseRule } from '../host/rules.js';
 import { envGrantProblem } from '../host/env-grants.js';
@@ -196,6 +197,7 @@ export function compileFile(
     }
   };
   checkAliases(file, report);
+  checkDefaultWrites(file, home, report);
   for (const [name, task] of Object.entries(file.tasks ?? {})) {
     for (const key of ['sources', 'generates'] as const) {
       task[key]?.forEach((glob, index) => {
@@ -387,6 +389,23 @@ export function unknownTaskError(file: string, workflow: WorkflowFile, name: str
   return new HostError('usage', `${file} has no task "${name}"${hint}${known}`);
 }
 
+/** `writes:` that steps not saying inherit (the file's default, a task's, its defaults'): checked where written, whether or not a process step takes it. */
+function checkDefaultWrites(file: WorkflowFile, home: string | undefined, report: (nodePath: NodePath, message: string) => void): void {
+  const written: [NodePath, readonly string[] | undefined][] = [
+    [['defaults', 'writes'], file.defaults?.writes],
+    ...Object.entries(file.tasks ?? {}).flatMap(([name, task]): [NodePath, readonly string[] | undefined][] => [
+      [['tasks', name, 'writes'], task.writes],
+      [['tasks', name, 'defaults', 'writes'], task.defaults?.writes],
+    ]),
+  ];
+  for (const [at, globs] of written) {
+    globs?.forEach((glob, index) => {
+      const problem = writesPathProblem(glob, home);
+      if (problem) report([...at, index], problem);
+    });
+  }
+}
+
 /** Aliases are names of their own: one that is a task's name or another task's alias is refused. */
 function checkAliases(file: WorkflowFile, report: (nodePath: NodePath, message: string) => void): void {
   const owner = new Map<string, string>();
@@ -545,8 +564,8 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     commandAt !== undefined && rest[0] === 'with' ? [...context.task.stepAt(index), ...shortArgumentPath(commandAt, rest.slice(1))] : [...context.task.stepAt(index), ...rest];
   const before = context.problems.length;
   step.writes?.forEach((glob, position) => {
-    const problem = homePathProblem(glob, context.home, true);
-    if (problem) reportAt(context, at('writes', position), `writes: ${JSON.stringify(glob)}: ${problem}`);
+    const problem = writesPathProblem(glob, context.home);
+    if (problem) reportAt(context, at('writes', position), problem);
   });
   const dependencies = new Set<number>(context.task.sequential && index > 0 ? [index - 1] : []);
   // A task's own steps start once the tasks it needs have finished.
