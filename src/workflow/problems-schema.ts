@@ -15,8 +15,8 @@ export function reportSchemaIssues(data: unknown, issues: readonly Issue[], repo
     // A step may be a string or a map, an MCP server started or reached by URL: what is wrong is the problem of the form meant.
     if (issue.code === 'invalid_union') {
       const chosen = unionProblem(issue, valueAt(data, issue.path));
-      if ('issues' in chosen) reportSchemaIssues(data, chosen.issues, report);
-      else report(issue.path, `${where}${chosen.message}`);
+      reportSchemaIssues(data, chosen.issues, report);
+      if (chosen.message !== undefined) report(issue.path, `${where}${chosen.message}`);
       continue;
     }
     // A short step's command line refused at one of its characters, or a key it cannot have.
@@ -28,6 +28,11 @@ export function reportSchemaIssues(data: unknown, issues: readonly Issue[], repo
     if (issue.code === 'unrecognized_keys') {
       const known = knownKeysAt(workflowSchema, issue.path);
       for (const key of issue.keys) {
+        // A key another form of a union knows: the value mixes the forms.
+        if (known.includes(key)) {
+          report([...issue.path, key], `"${key}" belongs to another form of ${issue.path.map(String).join('.')} than the keys beside it; keep one form's keys`, { key: true });
+          continue;
+        }
         const suggestions = closestNames(key, known);
         const hint = suggestions.length > 0 ? `; did you mean "${suggestions[0]}"?` : known.length > 0 ? ` (expected one of: ${known.join(', ')})` : '';
         report([...issue.path, key], `unknown key "${key}"${hint}`, { key: true });
@@ -57,12 +62,13 @@ function missingKey(data: unknown, issue: Issue): string | undefined {
  * What to report of a value no option of a union accepts. The options the value has the kind of
  * (a map, a list, text) are candidates; of them, the one that knows the most of the value's keys
  * is the form meant (`url:` makes an HTTP server, `command:` one rho starts), and its own issues
- * are reported at their full paths. Candidates that tie and share the keys they do not know have
- * those keys reported (with what was meant); any other tie names what each form lacks.
+ * are reported at their full paths. Of candidates that tie, the keys none of them knows are
+ * reported (with what was meant) if there are any; else the issues they share are, and a
+ * message says what sets the forms apart.
  */
-function unionProblem(issue: z.core.$ZodIssueInvalidUnion, value: unknown): { issues: Issue[] } | { message: string } {
+function unionProblem(issue: z.core.$ZodIssueInvalidUnion, value: unknown): { issues: Issue[]; message?: string } {
   const candidates = issue.errors.filter((errors) => !failsOnKind(errors, value));
-  if (candidates.length === 0) return { message: `expected ${kindsExpected(issue.errors)}` };
+  if (candidates.length === 0) return { issues: [], message: `expected ${kindsExpected(issue.errors)}` };
   const fewest = Math.min(...candidates.map((errors) => unknownKeys(errors).length));
   const closest = candidates.filter((errors) => unknownKeys(errors).length === fewest);
   const atFullPath = (inner: Issue): Issue => ({ ...inner, path: [...issue.path, ...inner.path] });
@@ -71,7 +77,34 @@ function unionProblem(issue: z.core.$ZodIssueInvalidUnion, value: unknown): { is
   if (unknown.length > 0 && closest.every((errors) => sameKeys(unknownKeys(errors), unknown))) {
     return { issues: [{ code: 'unrecognized_keys', keys: unknown, path: issue.path, message: '' }] };
   }
-  return { message: `fits none of its forms: ${closest.map((errors) => errors.map((inner) => innerProblem(value, inner)).join(', ')).join('; or ')}` };
+  const inEvery = (inner: Issue) => closest.every((errors) => errors.some((other) => sameIssue(other, inner)));
+  const shared = closest[0]!.filter(inEvery);
+  const own = closest.map((errors) => errors.filter((inner) => !inEvery(inner)));
+  // A form with no issue of its own fits as well as it can: what it shares with the others is all there is to fix.
+  return { issues: shared.map(atFullPath), ...(own.every((errors) => errors.length > 0) && { message: tieMessage(own, value) }) };
+}
+
+function sameIssue(a: Issue, b: Issue): boolean {
+  return a.code === b.code && a.message === b.message && a.path.length === b.path.length && a.path.every((segment, index) => segment === b.path[index]);
+}
+
+/**
+ * What sets forms that fit a value equally well apart, from the issues each has alone: the key
+ * one of them needs (`command` or `url`), keys of different forms written together, else each
+ * form's issues.
+ */
+function tieMessage(forms: readonly (readonly Issue[])[], value: unknown): string {
+  const quoted = (keys: readonly string[], and: string) => keys.map((key) => `"${key}"`).join(and);
+  const missingHere = (inner: Issue) => inner.path.length === 1 && missingKey(value, inner) !== undefined;
+  if (forms.every((errors) => errors.every(missingHere))) {
+    const needed = forms.map((errors) => errors.map((inner) => String(inner.path[0])));
+    const several = needed.some((keys) => keys.length > 1);
+    return `missing required key${several ? 's' : ''} ${needed.map((keys) => quoted(keys, ' and ')).join(several ? ', or ' : ' or ')}`;
+  }
+  if (forms.every((errors) => errors.every((inner) => inner.code === 'unrecognized_keys' && inner.path.length === 0))) {
+    return `${quoted([...new Set(forms.flatMap(unknownKeys))], ' and ')} belong to different forms; keep the one meant`;
+  }
+  return `fits none of its forms: ${forms.map((errors) => `[${errors.map((inner) => innerProblem(value, inner)).join('; ')}]`).join(' or ')}`;
 }
 
 /** Whether an option refuses the value's very kind (a map where text goes), not something it holds. */

@@ -52,10 +52,27 @@ describe('an MCP server (stdio or HTTP)', () => {
     expect(problemsOf(server('      name: w\n      command: srv\n'))).toEqual(['7:16: tools.0.mcp.command: Invalid input: expected array, received string']);
   });
 
-  it('without either, or with both, says what each form lacks', () => {
-    expect(problemsOf(server('      name: w\n'))).toEqual(['6:7: tools.0.mcp: fits none of its forms: missing required key "command"; or missing required key "url"']);
+  it('without either, says it needs one of them, beside what both forms find wrong', () => {
+    expect(problemsOf(server('      name: w\n'))).toEqual(['6:7: tools.0.mcp: missing required key "command" or "url"']);
+    expect(problemsOf(server('      name: Bad\n'))).toEqual([
+      '6:13: tools.0.mcp.name: Invalid string: must match pattern /^[a-z0-9][a-z0-9_-]*$/',
+      '6:7: tools.0.mcp: missing required key "command" or "url"',
+    ]);
+  });
+
+  it('with keys of both forms, says they do not go together', () => {
     expect(problemsOf(server('      name: w\n      command: [srv]\n      url: http://127.0.0.1:1/mcp\n'))).toEqual([
-      '6:7: tools.0.mcp: fits none of its forms: unknown key "url"; or unknown key "command"',
+      '6:7: tools.0.mcp: "url" and "command" belong to different forms; keep the one meant',
+    ]);
+    expect(problemsOf(server('      name: w\n      command: [srv]\n      url: http://127.0.0.1:1/mcp\n      env: { A: 1 }\n'))).toEqual([
+      '7:7: "command" belongs to another form of tools.0.mcp than the keys beside it; keep one form\'s keys',
+      '9:7: "env" belongs to another form of tools.0.mcp than the keys beside it; keep one form\'s keys',
+    ]);
+  });
+
+  it('that fits both forms as badly lists what each finds wrong', () => {
+    expect(problemsOf(server('      name: w\n      command: srv\n      url: 5\n'))).toEqual([
+      '6:7: tools.0.mcp: fits none of its forms: [command: Invalid input: expected array, received string; unknown key "url"] or [url: Invalid input: expected string, received number; unknown key "command"]',
     ]);
   });
 
