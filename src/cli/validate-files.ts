@@ -30,7 +30,7 @@ export async function validateWorkflowFiles(named: readonly string[], rawStreams
   const homeDirectory = runningUserHome(environment.env) ?? null;
   let invalid = 0;
   for (const file of files) {
-    const { problems, warnings, notes } = await checkWorkflowFile(file, tools, 'skip', { homeDirectory, parseCache: workflowParseCache(environment.env) });
+    const { problems, warnings, notes } = await checkWorkflowFile(file, tools, 'skip', { homeDirectory, everyTask: true, parseCache: workflowParseCache(environment.env) });
     for (const problem of [...problems, ...warnings, ...notes]) streams.stderr.write(`${formatProblem(problem)}\n`);
     if (problems.length > 0) invalid++;
     else streams.stdout.write(`${file}: valid\n`);

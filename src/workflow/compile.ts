@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { z } from 'zod';
 import { describeIssues } from '../host/arguments.js';
 import { HostError } from '../host/errors.js';
 import type { ToolRegistry } from '../host/registry.js';
 import { homePathProblem } from '../host/home-path.js';
+import { writesPathProblem } from '../host/confinement/narrow.js';
 import type { Tool } from '../host/tool.js';
 import { parseRule } from '../host/rules.js';
 import { envGrantProblem } from '../host/env-grants.js';
@@ -29,7 +29,8 @@ import {
   type TaskFile,
   type WorkflowFile,
 } from './schema.js';
-import { knownKeysAt, missingField } from './schema-keys.js';
+import { missingField } from './schema-keys.js';
+import { reportSchemaIssues } from './problems-schema.js';
 import { usesId, withDerivedIds, type CommandAt } from './short-steps.js';
 import type { NodePath, WorkflowSource } from './source.js';
 import { globProblem } from './up-to-date/file-set.js';
@@ -196,6 +197,7 @@ export function compileFile(
     }
   };
   checkAliases(file, report);
+  checkDefaultWrites(file, home, report);
   for (const [name, task] of Object.entries(file.tasks ?? {})) {
     for (const key of ['sources', 'generates'] as const) {
       task[key]?.forEach((glob, index) => {
@@ -387,6 +389,23 @@ export function unknownTaskError(file: string, workflow: WorkflowFile, name: str
   return new HostError('usage', `${file} has no task "${name}"${hint}${known}`);
 }
 
+/** `writes:` that steps not saying inherit (the file's default, a task's, its defaults'): checked where written, whether or not a process step takes it. */
+function checkDefaultWrites(file: WorkflowFile, home: string | undefined, report: (nodePath: NodePath, message: string) => void): void {
+  const written: [NodePath, readonly string[] | undefined][] = [
+    [['defaults', 'writes'], file.defaults?.writes],
+    ...Object.entries(file.tasks ?? {}).flatMap(([name, task]): [NodePath, readonly string[] | undefined][] => [
+      [['tasks', name, 'writes'], task.writes],
+      [['tasks', name, 'defaults', 'writes'], task.defaults?.writes],
+    ]),
+  ];
+  for (const [at, globs] of written) {
+    globs?.forEach((glob, index) => {
+      const problem = writesPathProblem(glob, home);
+      if (problem) report([...at, index], problem);
+    });
+  }
+}
+
 /** Aliases are names of their own: one that is a task's name or another task's alias is refused. */
 function checkAliases(file: WorkflowFile, report: (nodePath: NodePath, message: string) => void): void {
   const owner = new Map<string, string>();
@@ -398,63 +417,6 @@ function checkAliases(file: WorkflowFile, report: (nodePath: NodePath, message: 
       else owner.set(alias, name);
     });
   }
-}
-
-function reportSchemaIssues(
-  data: unknown,
-  issues: readonly z.core.$ZodIssue[],
-  report: (nodePath: NodePath, message: string, options?: { key?: boolean; offset?: number }) => void,
-): void {
-  for (const issue of issues) {
-    // A step may be a string or a map, a task a list or a map: what is wrong is the problem of the shape written.
-    const chosen = issue.code === 'invalid_union' ? unionOptionIssues(issue) : undefined;
-    if (chosen) {
-      reportSchemaIssues(data, chosen, report);
-      continue;
-    }
-    // A short step's command line refused at one of its characters, or a key it cannot have.
-    const params = issue.code === 'custom' ? (issue.params as { offset?: unknown; key?: unknown } | undefined) : undefined;
-    if (typeof params?.offset === 'number' || params?.key === true) {
-      report(issue.path, issue.message, typeof params.offset === 'number' ? { offset: params.offset } : { key: true });
-      continue;
-    }
-    if (issue.code === 'unrecognized_keys') {
-      const known = knownKeysAt(workflowSchema, issue.path);
-      for (const key of issue.keys) {
-        const suggestions = closestNames(key, known);
-        const hint = suggestions.length > 0 ? `; did you mean "${suggestions[0]}"?` : known.length > 0 ? ` (expected one of: ${known.join(', ')})` : '';
-        report([...issue.path, key], `unknown key "${key}"${hint}`, { key: true });
-      }
-      continue;
-    }
-    const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
-    if (issue.code === 'invalid_key') {
-      report(issue.path, `${where}${issue.issues.map((inner) => inner.message).join('; ')}`, { key: true });
-      continue;
-    }
-    if (issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(data, issue.path) === undefined) {
-      const parent = issue.path.slice(0, -1);
-      report(parent, `${parent.length > 0 ? `${parent.map(String).join('.')}: ` : ''}missing required key "${String(issue.path.at(-1))}"`);
-      continue;
-    }
-    report(issue.path, `${where}${describeIssues([issue]).replace(/^[^:]*: /, '')}`);
-  }
-}
-
-/** The issues of the one option of a union whose shape the value has (the others fail on its type), at their full paths. */
-function unionOptionIssues(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue[] | undefined {
-  const ofShape = issue.errors.filter((errors) => !errors.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
-  if (ofShape.length !== 1) return undefined;
-  return ofShape[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }));
-}
-
-function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
-  let current = data;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) return undefined;
-    current = (current as Record<PropertyKey, unknown>)[segment];
-  }
-  return current;
 }
 
 interface StepContext {
@@ -602,8 +564,8 @@ function compileStep(taskContext: StepContext, step: StepFile, index: number): C
     commandAt !== undefined && rest[0] === 'with' ? [...context.task.stepAt(index), ...shortArgumentPath(commandAt, rest.slice(1))] : [...context.task.stepAt(index), ...rest];
   const before = context.problems.length;
   step.writes?.forEach((glob, position) => {
-    const problem = homePathProblem(glob, context.home, true);
-    if (problem) reportAt(context, at('writes', position), `writes: ${JSON.stringify(glob)}: ${problem}`);
+    const problem = writesPathProblem(glob, context.home);
+    if (problem) reportAt(context, at('writes', position), problem);
   });
   const dependencies = new Set<number>(context.task.sequential && index > 0 ? [index - 1] : []);
   // A task's own steps start once the tasks it needs have finished.

@@ -5,7 +5,7 @@ import { loadCalledFiles } from './called-files.js';
 import { loadExtensions, type ModuleLoading, type WorkflowExtensions } from './extensions/load-extensions.js';
 import { uninspectedNotes } from './extensions/uninspected.js';
 import type { MatrixFilter } from './matrix.js';
-import type { CompiledWorkflow } from './model.js';
+import type { CompiledStep, CompiledTask, CompiledWorkflow } from './model.js';
 import { InvalidWorkflowError, type Problem } from './problems.js';
 import { deadFileRuleWarnings, widerFileRuleWarnings } from './rule-warnings.js';
 import type { ParseCachePlace } from './parse-cache.js';
@@ -38,6 +38,8 @@ export interface TaskSelection {
   homeDirectory?: string | null;
   /** Where parses are kept between loads (the CLI's `workflowParseCache`); none: the file is parsed every time. */
   parseCache?: ParseCachePlace | undefined;
+  /** Note the uninspected steps of every task of the file (a check of the whole file), not only the selected task's. */
+  everyTask?: boolean;
 }
 
 /**
@@ -77,7 +79,8 @@ export async function checkWorkflowFile(file: string, baseTools: ToolRegistry, l
     extensions.warnings.push(...deadFileRuleWarnings(read.source, compiled.workflow.file, targets));
   }
   if (compiled.workflow) extensions.warnings.push(...widerFileRuleWarnings(read.source, compiled.workflow.file));
-  const notes = uninspectedNotes(read.source, extensions.uninspectedModules, extensions.servers, compiled.workflow?.steps ?? [], extensions.tools);
+  const notedSteps = compiled.workflow ? (selection.everyTask ? everyTaskSteps(root.tasks, compiled.workflow.steps) : compiled.workflow.steps) : [];
+  const notes = uninspectedNotes(read.source, extensions.uninspectedModules, extensions.servers, notedSteps, extensions.tools);
   const problems = [...read.problems, ...extensions.problems, ...compiled.problems];
   // In file order, as a reader goes through them (sort is stable: one place keeps its order); the run's file first.
   const inOrder = (a: Problem, b: Problem) => Number(a.file !== file) - Number(b.file !== file) || a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col;
@@ -86,6 +89,15 @@ export async function checkWorkflowFile(file: string, baseTools: ToolRegistry, l
   // Kept with every position this check asked, so that the next load of the same text asks yaml for none.
   if (read.problems.length === 0) read.source.keep();
   return { ...compiled, extensions, problems, warnings, notes };
+}
+
+/**
+ * Each task's own steps (a named task's named by it), and the steps of other files the selected
+ * task runs: every step of the file once, a matrix step before its cells.
+ */
+function everyTaskSteps(tasks: ReadonlyMap<string | undefined, CompiledTask>, selected: readonly CompiledStep[]): (CompiledStep & { task?: string })[] {
+  const own = [...tasks].flatMap(([task, compiled]) => compiled.steps.map((step) => (task === undefined ? step : { ...step, task })));
+  return [...own, ...selected.filter((step) => step.file !== undefined)];
 }
 
 /**

@@ -2,26 +2,20 @@ import { z } from 'zod';
 
 /**
  * The keys an object schema accepts at `path` inside `schema` (through optional, default,
- * array, record and union wrappers), for a did-you-mean on an unknown key; empty when the
- * path does not lead to one object schema.
+ * array, record and union wrappers; a union's options that lead there each add theirs), for a
+ * did-you-mean on an unknown key; empty when the path does not lead to an object schema.
  */
 export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  let current: z.ZodType | undefined = schema;
-  for (const segment of path) {
-    current = unwrap(current);
-    if (current instanceof z.ZodUnion) current = unionOptionFor(current, segment);
-    if (current instanceof z.ZodObject) current = (current.shape as Record<string, z.ZodType>)[String(segment)];
-    else if (current instanceof z.ZodArray) current = current.element as z.ZodType;
-    else if (current instanceof z.ZodRecord) current = current.valueType as z.ZodType;
-    else return [];
-    if (!current) return [];
-  }
-  current = unwrap(current);
-  if (current instanceof z.ZodObject) return Object.keys(current.shape);
-  if (current instanceof z.ZodUnion) {
-    return [...new Set((current.options as z.ZodType[]).flatMap((option) => knownKeysAt(option, [])))];
-  }
-  return [];
+  const current = unwrap(schema);
+  if (current instanceof z.ZodUnion) return [...new Set((current.options as z.ZodType[]).flatMap((option) => knownKeysAt(option, path)))];
+  if (path.length === 0) return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
+  const [segment, ...rest] = path;
+  const index = typeof segment === 'number' || /^\d+$/.test(String(segment));
+  let next: z.ZodType | undefined;
+  if (current instanceof z.ZodObject) next = (current.shape as Record<string, z.ZodType>)[String(segment)];
+  else if (current instanceof z.ZodArray && index) next = current.element as z.ZodType;
+  else if (current instanceof z.ZodRecord) next = current.valueType as z.ZodType;
+  return next ? knownKeysAt(next, rest) : [];
 }
 
 function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
@@ -30,13 +24,6 @@ function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
     current = (current instanceof z.ZodPipe ? current.in : current.unwrap()) as z.ZodType;
   }
   return current;
-}
-
-/** The option of a union that a path segment can go into: a list for an index, an object (or record) for a key. */
-function unionOptionFor(union: z.ZodUnion, segment: PropertyKey): z.ZodType | undefined {
-  const options = (union.options as z.ZodType[]).map(unwrap);
-  const index = typeof segment === 'number' || /^\d+$/.test(String(segment));
-  return options.find((option) => (index ? option instanceof z.ZodArray : option instanceof z.ZodObject || option instanceof z.ZodRecord));
 }
 
 /**

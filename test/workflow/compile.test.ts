@@ -5,6 +5,8 @@ import { defineTool } from '../../src/host/tool.js';
 import { compileWorkflow } from '../../src/workflow/compile.js';
 import { WorkflowSource } from '../../src/workflow/source.js';
 import { echoTool } from '../../src/tools/echo.js';
+import { narrowWritable, planConfinement } from '../../src/host/confinement/index.js';
+import { Policy } from '../../src/host/policy.js';
 
 const countTool = defineTool({
   name: 'count',
@@ -312,5 +314,39 @@ steps:
   it('reports every ~ where the user has no home, and only the form where the home is not known', () => {
     expect(problems(null).filter((problem) => problem.includes('this user has no home directory'))).toHaveLength(3);
     expect(problems(undefined)).toHaveLength(3);
+  });
+});
+
+describe('~ in the writes: steps inherit', () => {
+  const text = `${header}defaults:
+  writes: ["~/.cache/x/**", "~carol/a"]
+tasks:
+  build:
+    writes: ["~dave/b"]
+    steps:
+      - { id: a, tool: echo, with: { value: 1 } }
+  test:
+    defaults: { writes: [dist/**, "~erin/c"] }
+    steps:
+      - { id: a, tool: echo, with: { value: 1 } }
+`;
+
+  it('is refused where it is written, before any step runs, with the words a run refuses it in', () => {
+    const parsed = WorkflowSource.parse('w.yml', text);
+    const problems = compileWorkflow(parsed.source!, tools, { homeDirectory: '/home/me' }).problems.map((p) => `${p.line}:${p.col}: ${p.message}`);
+    expect(problems.map((problem) => textAt(text, problem))).toEqual(['"~carol/a"]', '"~dave/b"]', '"~erin/c"] }']);
+    const workspace = '/work/project';
+    const plan = planConfinement({ policy: Policy.fromText({ allow: ['write(**)'] }), workspaceRoot: workspace, grantedRoots: [], homeDirectories: [] });
+    for (const [problem, glob] of problems.map((problem, index) => [problem, ['~carol/a', '~dave/b', '~erin/c'][index]!] as const)) {
+      expect(() => narrowWritable(plan, [glob], workspace, '/home/me')).toThrow(problem.replace(/^\d+:\d+: /, ''));
+    }
+    expect(problems[0]).toMatch(/^4:29: writes: "~carol\/a": "~carol" names another user's home: only ~ \(yours\) is expanded/);
+  });
+
+  it('is refused everywhere for a user without a home', () => {
+    const parsed = WorkflowSource.parse('w.yml', text);
+    const problems = compileWorkflow(parsed.source!, tools, { homeDirectory: null }).problems.map((p) => `${p.line}:${p.col}: ${p.message}`);
+    expect(problems.filter((problem) => problem.includes('this user has no home directory')).map((problem) => textAt(text, problem))).toEqual(['"~/.cache/x/**", "~carol/a"]']);
+    expect(problems).toHaveLength(4);
   });
 });

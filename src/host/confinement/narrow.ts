@@ -6,6 +6,16 @@ import { literalPrefix } from './rule-paths.js';
 import type { ConfinementPlan, WritableRoot } from './plan.js';
 
 /**
+ * Why a path of `writes:` (a step's, a task's, a file's default) cannot be used, or undefined:
+ * a `~` that does not expand to the running user's `home`. Validation refuses the file with it,
+ * and a run refuses it again where the file was checked against another home.
+ */
+export function writesPathProblem(glob: string, home: string | undefined): string | undefined {
+  const problem = homePathProblem(glob, home, true);
+  return problem && `writes: ${JSON.stringify(glob)}: ${problem}`;
+}
+
+/**
  * A plan whose writable roots are cut down to what a step declares it writes (`writes:`,
  * globs as in `write` rules, `~` the running user's `home`): each declared path is kept where a
  * policy root contains it, and a policy root is kept where a declared tree contains it. A step
@@ -16,8 +26,8 @@ export function narrowWritable(plan: ConfinementPlan, declared: readonly string[
   const writable: WritableRoot[] = [];
   const granted = plan.writable.filter((root) => root.cache === undefined);
   for (const glob of declared) {
-    const problem = homePathProblem(glob, home, true);
-    if (problem) throw new ToolError('invalid_arguments', `writes: ${JSON.stringify(glob)}: ${problem}`);
+    const problem = writesPathProblem(glob, home);
+    if (problem) throw new ToolError('invalid_arguments', problem);
     const prefix = literalPrefix(normalizePathText(expandHomePath(glob, home, true)), workspaceRoot);
     const wanted: WritableRoot = { path: prefix.path, kind: prefix.literal ? 'entry' : 'tree' };
     const inside = granted.find((root) => isWithin(root.path, wanted.path) && (root.kind === 'tree' || root.path === wanted.path));

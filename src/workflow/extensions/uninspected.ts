@@ -11,6 +11,8 @@ interface NamedStep {
   toolAt?: { line: number; col: number };
   /** Its workflow file, when not the run's. */
   file?: string;
+  /** The named task it belongs to, when the notes cover more than one task. */
+  task?: string;
 }
 
 /**
@@ -30,11 +32,17 @@ export function uninspectedNotes(
   return [
     ...modules.map((entry) => note(entry.at, `tool module ${entry.path} was not loaded (checking a workflow never runs its code); ${loadedBy} load it`)),
     ...servers.map((entry) => note(entry.at, `MCP server ${entry.declaration.name} was not started; ${loadedBy} start it and check its tools`)),
-    ...steps.flatMap(({ id, tool, toolAt, file }) => {
+    ...steps.flatMap(({ id, tool, toolAt, file, task }) => {
       if (toolAt === undefined || tools.get(tool)) return [];
       const close = closestNames(tool, tools.names(), 1);
       const hint = close.length > 0 ? `; did you mean "${close[0]}"?` : '';
-      return [{ file: file ?? source.file, ...toolAt, message: `note: step ${id}: tool ${tool} was not inspected (it is not built-in), so its arguments were not checked${hint}` }];
+      return [
+        {
+          file: file ?? source.file,
+          ...toolAt,
+          message: `note: step ${id}${task === undefined ? '' : ` of task ${task}`}: tool ${tool} was not inspected (it is not built-in), so its arguments were not checked${hint}`,
+        },
+      ];
     }),
   ];
 }
