@@ -7,8 +7,8 @@ export const rhoBin = path.join(repoRoot, 'bin', 'run.cjs');
 
 /**
  * The environment every measured process gets: the bench's own, without NODE_EXTRA_CA_CERTS
- * (where it is set, every Node start reads the bundle, about 70 ms that users do not pay) and
- * without CI markers that would change rho's output mode. Nor the `npm_*` variables that
+ * (where it is set, every Node start reads the bundle, about 70 ms that users do not pay), and
+ * without the `npm_*` variables that
  * `npm run bench` sets: they carry its npm's configuration (a CA file, the user's npmrc and
  * cache) into every npm the scripts suite starts, so `npx tsx bench/run.ts` would measure
  * another npm.

@@ -111,8 +111,8 @@ const inputs = z.record(
 
 const processEnv = z.union([
   z.enum(['inherit', 'inherit_all', 'empty']),
-  z.strictObject({ inherit_except: z.array(z.string().regex(identifierPattern)).max(1000) }),
-  z.strictObject({ inherit_only: z.array(z.string().regex(identifierPattern)).max(1000) }),
+  z.strictObject({ inherit_except: z.array(z.string().regex(identifierPattern, 'variable names are identifiers')).max(1000) }),
+  z.strictObject({ inherit_only: z.array(z.string().regex(identifierPattern, 'variable names are identifiers')).max(1000) }),
 ]);
 
 const ruleList = z.array(z.string().min(1).max(4096)).max(10_000);
@@ -149,7 +149,7 @@ const policy = z.strictObject({
     .describe('auto (default): confine processes where bubblewrap works, else run them unconfined and say so; required: refuse to run unconfined (exit 2); off: never confine'),
 });
 
-const serverName = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/);
+const serverName = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'server names use lower case letters, digits, _ and -, starting with a letter or digit');
 
 /** Header names that carry credentials: their values may only come from `secrets:`. */
 const credentialHeaderName = /^(authorization|proxy-authorization|cookie)$|api[-_]?key|token|secret|password|auth/i;

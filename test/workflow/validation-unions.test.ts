@@ -55,7 +55,7 @@ describe('an MCP server (stdio or HTTP)', () => {
   it('without either, says it needs one of them, beside what both forms find wrong', () => {
     expect(problemsOf(server('      name: w\n'))).toEqual(['6:7: tools.0.mcp: missing required key "command" or "url"']);
     expect(problemsOf(server('      name: Bad\n'))).toEqual([
-      '6:13: tools.0.mcp.name: Invalid string: must match pattern /^[a-z0-9][a-z0-9_-]*$/',
+      '6:13: tools.0.mcp.name: server names use lower case letters, digits, _ and -, starting with a letter or digit',
       '6:7: tools.0.mcp: missing required key "command" or "url"',
     ]);
   });
