@@ -1,3 +1,4 @@
+import { ToolError } from '../../src/host/errors.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -87,7 +88,7 @@ export async function measure(commands: readonly Command[], options: MeasureOpti
       if (options.prepare) args.push('--prepare', options.prepare);
       for (const command of ordered) args.push('-n', command.name, command.command);
       const run = spawnSync('hyperfine', args, { cwd: options.cwd, env: benchEnv(), encoding: 'utf8' });
-      if (run.status !== 0) throw new Error(`hyperfine failed (exit ${run.status}): ${run.stderr.trim()}\n${diagnose(ordered, options.cwd)}`);
+      if (run.status !== 0) throw new ToolError('execution_failed', `hyperfine failed (exit ${run.status}): ${run.stderr.trim()}\n${diagnose(ordered, options.cwd)}`);
       const parsed = JSON.parse(await readFile(file, 'utf8')) as HyperfineJson;
       for (const result of parsed.results) times.get(result.command)!.push(...result.times.map((seconds) => seconds * 1000));
     }
@@ -110,6 +111,6 @@ export async function measureWithLoad(commands: readonly Command[], options: Mea
 /** The median of the measurement named `name`. */
 export function medianOf(measurements: readonly Measurement[], name: string): number {
   const found = measurements.find((measurement) => measurement.name === name);
-  if (!found) throw new Error(`no measurement named ${name}`);
+  if (!found) throw new ToolError('internal', `no measurement named ${name}`);
   return found.medianMs;
 }

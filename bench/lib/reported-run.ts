@@ -1,3 +1,4 @@
+import { ToolError } from '../../src/host/errors.js';
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -22,7 +23,7 @@ export async function reportedRun(reporter: string, fileVariable: string, nodeAr
     child.once('error', reject);
     child.once('close', resolve);
   });
-  if (code !== 0) throw new Error(`node ${nodeArgs.join(' ')} exited with ${code}:\n${stderr}`);
+  if (code !== 0) throw new ToolError('execution_failed', `node ${nodeArgs.join(' ')} exited with ${code}:\n${stderr}`);
   try {
     return await readFile(file, 'utf8');
   } finally {

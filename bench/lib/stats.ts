@@ -1,6 +1,7 @@
+import { ToolError } from '../../src/host/errors.js';
 /** Median of a non-empty sample (the mean of the two middle values for an even count). */
 export function median(values: readonly number[]): number {
-  if (values.length === 0) throw new Error('median of no values');
+  if (values.length === 0) throw new ToolError('internal', 'median of no values');
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;

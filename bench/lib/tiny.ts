@@ -1,3 +1,4 @@
+import { ToolError } from '../../src/host/errors.js';
 import { Bench } from 'tinybench';
 
 /**
@@ -11,7 +12,7 @@ export async function medianTimes(tasks: Record<string, () => unknown>, iteratio
   const medians: Record<string, number> = {};
   for (const task of bench.tasks) {
     const result = task.result;
-    if (result.state !== 'completed') throw new Error(`benchmark ${task.name} did not complete (${result.state})`);
+    if (result.state !== 'completed') throw new ToolError('execution_failed', `benchmark ${task.name} did not complete (${result.state})`);
     medians[task.name] = result.latency.p50;
   }
   return medians;

@@ -1,3 +1,4 @@
+import { ToolError } from '../../src/host/errors.js';
 import { spawn } from 'node:child_process';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -52,7 +53,7 @@ export async function processLayersSuite(sizes: ProcessLayerSizes): Promise<Suit
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'rhobench-layers-')));
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
   const file = findInDirectories('true', searchDirectories(env.PATH));
-  if (!file) throw new Error('true is not on PATH');
+  if (!file) throw new ToolError('not_found', 'true is not on PATH');
   const launch: ProcessLaunch = { file, args: [], cwd: root, env, stdin: undefined };
   const host = new ToolHost({
     workspace: await Workspace.create(root),
@@ -80,7 +81,7 @@ export async function processLayersSuite(sizes: ProcessLayerSizes): Promise<Suit
       'exec call through a ToolHost',
       async () => {
         const result = await host.invoke({ id: `call-${++calls}`, tool: 'exec', args: { command: 'true' } });
-        if (result.status !== 'success') throw new Error(`exec true: ${result.status} ${result.error?.message ?? ''}`);
+        if (result.status !== 'success') throw new ToolError('execution_failed', `exec true: ${result.status} ${result.error?.message ?? ''}`);
       },
     ],
   ];

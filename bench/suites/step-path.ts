@@ -1,3 +1,4 @@
+import { ToolError } from '../../src/host/errors.js';
 import { rhoBin } from '../lib/environment.js';
 import type { BenchContext } from '../lib/context.js';
 import type { Figure, SuiteResult } from '../lib/figures.js';
@@ -39,7 +40,7 @@ async function runOnce(file: string): Promise<void> {
   for (const [signal, before] of Object.entries(signalHandlers)) {
     for (const handler of process.listeners(signal as NodeJS.Signals)) if (!before.includes(handler)) process.off(signal, handler);
   }
-  if (code !== 0) throw new Error(`${file} exited with ${code}`);
+  if (code !== 0) throw new ToolError('execution_failed', `${file} exited with ${code}`);
 }
 
 /** What a run does before its first step: load and validate the file (YAML, schema, expressions) and build the host. */

@@ -1,3 +1,4 @@
+import { ToolError } from '../../src/host/errors.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { repetitions, rhoCommand, type BenchContext } from '../lib/context.js';
@@ -58,7 +59,7 @@ async function inProcessTimes(root: string, rounds: number): Promise<Record<stri
   const withheld = host(withheldRules);
   const call = (on: ToolHost, tool: string, args: object) => async () => {
     const result = await on.invoke({ id: tool, tool, args });
-    if (result.status !== 'success') throw new Error(`${tool} failed: ${JSON.stringify(result.error)}`);
+    if (result.status !== 'success') throw new ToolError('execution_failed', `${tool} failed: ${JSON.stringify(result.error)}`);
   };
   return interleavedMedians(
     {
