@@ -1,11 +1,11 @@
 import type { ApprovalAnswer, ApprovalRequest, Approver } from './approval.js';
-import { HostError } from './errors.js';
+import { HostError, type HostErrorKind } from './errors.js';
 import { Policy } from './policy.js';
 import { ToolRegistry } from './registry.js';
 import { parseRule, type Rule } from './rules.js';
 import type { Tool } from './tool.js';
 import { ToolHost, type ToolHostOptions } from './tool-host.js';
-import { Workspace } from './workspace.js';
+import { Workspace, type WorkspaceOptions } from './workspace.js';
 
 /** An approver written as one function. */
 export type ApproveFunction = (request: ApprovalRequest, signal: AbortSignal) => ApprovalAnswer | Promise<ApprovalAnswer>;
@@ -25,15 +25,35 @@ export interface ToolHostSetup extends Omit<ToolHostOptions, 'workspace' | 'poli
   approve?: readonly string[];
 }
 
-function parseRules(rules: readonly string[] | undefined, option: string): Rule[] {
-  return (rules ?? []).map((text) => {
+/** How a bad root or rule is reported: the library names the option; the CLI says a usage error, the rule's own words. */
+export interface SetupFailure {
+  kind: HostErrorKind;
+  /** Leads the message (`policy.allow: …`); none: the rule's message alone. */
+  option?: string;
+}
+
+/** Rules from their text (`~` standing for `home`); a bad one is a HostError as `failure` says. */
+export function parseRuleTexts(texts: readonly string[] | undefined, failure: SetupFailure, home?: string): Rule[] {
+  return (texts ?? []).map((text) => {
     try {
-      return parseRule(text);
+      return parseRule(text, home);
     } catch (cause) {
-      throw new HostError('invalid_configuration', `${option}: ${(cause as Error).message}`, { cause });
+      const message = (cause as Error).message;
+      throw new HostError(failure.kind, failure.option === undefined ? message : `${failure.option}: ${message}`, { cause });
     }
   });
 }
+
+/** A workspace at `root`; a root that cannot be one is a HostError of `kind` that names the workspace. */
+export async function openWorkspace(root: string, options: WorkspaceOptions, kind: HostErrorKind): Promise<Workspace> {
+  try {
+    return await Workspace.create(root, options);
+  } catch (cause) {
+    throw new HostError(kind, `workspace: ${(cause as Error).message}`, { cause });
+  }
+}
+
+const parseRules = (texts: readonly string[] | undefined, option: string) => parseRuleTexts(texts, { kind: 'invalid_configuration', option });
 
 /**
  * A host from plain values: a workspace path, rules as text, a list of tools and an approver
@@ -42,12 +62,7 @@ function parseRules(rules: readonly string[] | undefined, option: string): Rule[
  */
 export async function createToolHost(setup: ToolHostSetup): Promise<ToolHost> {
   const { workspace, grantedRoots, policy, tools, approver, approve, ...options } = setup;
-  let opened: Workspace;
-  try {
-    opened = typeof workspace === 'string' ? await Workspace.create(workspace, { grantedRoots: grantedRoots ?? [] }) : workspace;
-  } catch (cause) {
-    throw new HostError('invalid_configuration', `workspace: ${(cause as Error).message}`, { cause });
-  }
+  const opened = typeof workspace === 'string' ? await openWorkspace(workspace, { grantedRoots: grantedRoots ?? [] }, 'invalid_configuration') : workspace;
   const rules = {
     allow: parseRules(policy?.allow, 'policy.allow'),
     ask: parseRules(policy?.ask, 'policy.ask'),

@@ -3,16 +3,14 @@ import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
 import { networkConfinement, type CacheName, type SandboxStatus } from '../host/confinement/index.js';
 import type { GrantHints } from '../host/denials.js';
+import { openWorkspace, parseRuleTexts } from '../host/create-host.js';
 import { EnvGrants } from '../host/env-grants.js';
-import { HostError } from '../host/errors.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { Questioner } from '../host/host-input.js';
 import type { SecretMasker } from '../host/masking.js';
 import { Policy } from '../host/policy.js';
 import type { ToolRegistry } from '../host/registry.js';
-import { parseRule } from '../host/rules.js';
 import { ToolHost, type RunObserver } from '../host/tool-host.js';
-import { Workspace } from '../host/workspace.js';
 import type { OutputOptions } from '../host/step-output.js';
 
 /** A run's host as configured: the front end's choices and the workflow file's settings, resolved once. */
@@ -61,24 +59,12 @@ export interface HostPorts {
   output?: OutputOptions;
 }
 
-function parseRules(rules: readonly string[], home: string | undefined) {
-  return rules.map((rule) => {
-    try {
-      return parseRule(rule, home);
-    } catch (error) {
-      throw new HostError('usage', (error as Error).message, { cause: error });
-    }
-  });
-}
+/** A bad rule on the command line or in the file is a usage error, in the rule's own words. */
+const parseRules = (rules: readonly string[], home: string | undefined) => parseRuleTexts(rules, { kind: 'usage' }, home);
 
 /** Builds a ToolHost from its configuration; a bad root or rule is a usage error. */
 export async function buildHost(config: HostConfig, ports: HostPorts, tools: ToolRegistry): Promise<ToolHost> {
-  let workspace: Workspace;
-  try {
-    workspace = await Workspace.create(config.root, { grantedRoots: config.grantedRoots, privatePaths: config.privatePaths ?? [] });
-  } catch (error) {
-    throw new HostError('usage', `workspace: ${(error as Error).message}`, { cause: error });
-  }
+  const workspace = await openWorkspace(config.root, { grantedRoots: config.grantedRoots, privatePaths: config.privatePaths ?? [] }, 'usage');
   const { home } = config;
   const policy = new Policy(
     {
