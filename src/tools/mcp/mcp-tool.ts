@@ -165,13 +165,24 @@ export function toolOutput(name: string, result: CallToolResult, openWorld: bool
   if (result.isError) throw new ToolError('execution_failed', `${name} reported an error: ${text || '(no message)'}`);
   if (outputSchema) validateStructuredContent(name, result.structuredContent, outputSchema);
   const data = result.structuredContent ?? (resources.length > 0 ? { text, resources: resources.map(resourceData) } : text);
+  return serverOutput(text, data, { images, audio, resources }, openWorld);
+}
+
+/** What a server sent as a step result: its text and data, with the images, audio and resources when there are any. */
+export function serverOutput(
+  text: string,
+  data: unknown,
+  contents: { images: ImageContent[]; audio: AudioContent[]; resources: ResourceContent[] },
+  untrusted: boolean,
+): ToolOutput {
+  const { images, audio, resources } = contents;
   return {
     text,
     data,
     ...(images.length > 0 && { images }),
     ...(audio.length > 0 && { audio }),
     ...(resources.length > 0 && { resources }),
-    ...(openWorld && { metadata: { untrusted_content: true } }),
+    ...(untrusted && { metadata: { untrusted_content: true } }),
   };
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ToolError } from '../../host/errors.js';
 import { audioFromBase64, base64Bytes, imageFromBase64, resourceContent, type AudioContent, type ImageContent, type ResourceContent } from '../../host/content.js';
 import type { Tool, ToolOutput } from '../../host/tool.js';
-import { readOnlyServerTool, resourceData } from './mcp-tool.js';
+import { readOnlyServerTool, resourceData, serverOutput } from './mcp-tool.js';
 import type { ServerConnection } from './server-connection.js';
 
 /**
@@ -84,14 +84,7 @@ export function resourceOutput(tool: string, uri: string, result: ReadResourceRe
     }
   }
   const text = texts.join('\n');
-  return {
-    text,
-    data: { text, resources: resources.map(resourceData) },
-    ...(images.length > 0 && { images }),
-    ...(audio.length > 0 && { audio }),
-    ...(resources.length > 0 && { resources }),
-    metadata: { untrusted_content: true },
-  };
+  return serverOutput(text, { text, resources: resources.map(resourceData) }, { images, audio, resources }, true);
 }
 
 /** A listing as a step result: one line per resource (URI, name, MIME type), and the list as data. */
