@@ -7,12 +7,11 @@ import { exitCodeOfError, exitCodes } from '../host/exit-codes.js';
 import { SecretMasker } from '../host/masking.js';
 import { interruptReason } from '../host/tool-host.js';
 import { cliHooks } from '../hooks/run-hooks.js';
-import { createApprovals } from '../ui/approver/index.js';
-import { cliGrantHints } from '../ui/grant-hints.js';
-import { combineAnswers, createQuestioner, loadAnswersFile, type ScriptedAnswers } from '../ui/questioner/index.js';
+import { combineAnswers, loadAnswersFile, type ScriptedAnswers } from '../ui/questioner/index.js';
 import { createOutputs } from '../ui/render/choose.js';
 import { guardStreams, type GuardedStreams } from '../ui/render/guarded-sink.js';
 import type { Renderer } from '../ui/render/renderer.js';
+import { terminalFront, type RunAnswerers } from '../ui/terminal-front.js';
 import type { RunPorts } from '../workflow/launch.js';
 import { timeoutReason } from '../workflow/runner.js';
 import { privateStoreOf, workflowParseCache } from './cache-places.js';
@@ -96,7 +95,18 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
     if (client) client.events(masked);
     else reports?.handle(masked);
   };
-  const front: Answerers = client ?? terminalFront(settings, { reports, masker, answers, warn, emit, interrupt: () => controller.abort(interruptReason) });
+  const front: RunAnswerers =
+    client ??
+    terminalFront({
+      interactive: settings.interactive,
+      questionTimeoutSeconds: settings.questionTimeoutSeconds,
+      reports,
+      masker,
+      answers,
+      warn,
+      emit,
+      interrupt: () => controller.abort(interruptReason),
+    });
   const ports: RunPorts = {
     hostEnv: environment.env,
     privateStore: privateStoreOf(environment.env),
@@ -133,37 +143,6 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
   }
   if (logFailure !== undefined && settings.logs.mode === 'dir' && exitCode === exitCodes.success) exitCode = exitCodes.outputFailed;
   return exitCode;
-}
-
-/** Who answers a run's requests and questions, and what its denials suggest. */
-type Answerers = Pick<RunPorts, 'approver' | 'onScriptedDecision' | 'questioner' | 'grantHints'>;
-
-/** The person at the terminal: prompts when one can be asked, the flags' answers, and the echo of each flag decision. */
-function terminalFront(
-  settings: RunSettings,
-  run: { reports: Renderer | undefined; masker: SecretMasker; answers: ScriptedAnswers; warn(line: string): void; emit(event: RunEvent): void; interrupt(): void },
-): Answerers {
-  const mask = (text: string) => run.masker.mask(text);
-  const terminal = run.reports?.promptTerminal;
-  const approvals = createApprovals({
-    interactive: settings.interactive,
-    terminal,
-    onInterrupt: run.interrupt,
-    // A decision of --approve or --yes is shown with its step; without a display, on stderr.
-    echo: (stepId, line) => (run.reports ? run.emit({ type: 'step_progress', stepId: stepId ?? '', message: line }) : run.warn(line)),
-    mask,
-  });
-  const questioner = createQuestioner({
-    interactive: settings.interactive,
-    answers: run.answers,
-    timeoutSeconds: settings.questionTimeoutSeconds,
-    report: run.warn,
-    onSecret: (value) => run.masker.add(value),
-    terminal,
-    onInterrupt: run.interrupt,
-    mask,
-  });
-  return { approver: approvals.approver, onScriptedDecision: approvals.onScriptedDecision, questioner, grantHints: cliGrantHints };
 }
 
 function terminalOf(environment: CliEnvironment) {

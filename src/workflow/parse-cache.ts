@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { keyedDigest, openSealed, sealText, type DigestKey } from '../host/keyed-digest.js';
+import { findProtoKey } from '../host/prototype-keys.js';
 
 /*
  * What a valid workflow file parsed to, kept per user: the next load of the same text at the
@@ -77,7 +78,7 @@ export class ParseCache {
     private readonly key: () => DigestKey | undefined,
   ) {}
 
-  /** The kept parse of `file` when its text is exactly `text`. */
+  /** The kept parse of `file` when its text is exactly `text` (and its data is safe to use as plain data). */
   read(file: string, text: string): CachedParse | undefined {
     const entry = this.entryOf(file);
     try {
@@ -88,6 +89,8 @@ export class ParseCache {
       if (body === undefined) return undefined;
       const parsed = entrySchema.safeParse(JSON.parse(body));
       if (!parsed.success || parsed.data.format !== buildOf() || parsed.data.textDigest !== keyedDigest(key, text)) return undefined;
+      // Checked as any file on disk is: data with a __proto__ key is never handed out.
+      if (findProtoKey(parsed.data.data) !== undefined) return undefined;
       const positions = new Map(Object.entries(parsed.data.positions).map(([query, [line, col]]) => [query, { line, col }]));
       return { text, data: parsed.data.data, positions };
     } catch {
@@ -96,7 +99,7 @@ export class ParseCache {
   }
 
   /** Keeps a parse of `file` (written whole, then renamed into place); data JSON cannot hold exactly is not kept. */
-  write(file: string, parse: CachedParse): void {
+  store(file: string, parse: CachedParse): void {
     if (!isJsonData(parse.data)) return;
     const positions = Object.fromEntries([...parse.positions].map(([query, { line, col }]) => [query, [line, col]]));
     const entry = this.entryOf(file);

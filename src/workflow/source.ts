@@ -62,12 +62,12 @@ export class WorkflowSource {
       return at(`cannot read the workflow: ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (cause as Error).message}`);
     }
     if (size > maxWorkflowBytes) return at(`the file is ${size} bytes; workflows are limited to ${maxWorkflowBytes} bytes`);
+    const cache = parseCacheAt(cachePlace);
     const decoded = decodeTextFile(await readFile(file));
     if ('problem' in decoded) return { problems: [{ file, ...decoded.problem }] };
     const { text } = decoded;
-    const kept = parseCacheAt(cachePlace)?.read(file, text);
-    // Checked again: the entry is a file on disk like any other.
-    if (kept && findProtoKey(kept.data) === undefined) return { source: new WorkflowSource(file, text, kept, cachePlace), problems: [] };
+    const kept = cache?.read(file, text);
+    if (kept) return { source: new WorkflowSource(file, text, kept, cachePlace), problems: [] };
     return WorkflowSource.parse(file, text, cachePlace);
   }
 
@@ -114,7 +114,7 @@ export class WorkflowSource {
   keep(): void {
     const cache = parseCacheAt(this.cachePlace);
     if (!cache || this.cached || this.released) return;
-    cache.write(this.file, { text: this.text, data: this.toData(), positions: this.positions });
+    cache.store(this.file, { text: this.text, data: this.toData(), positions: this.positions });
     this.cached = true;
   }
 
