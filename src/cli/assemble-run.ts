@@ -4,18 +4,19 @@ import type { RunEvent } from '../host/events.js';
 import type { Questioner } from '../host/host-input.js';
 import { RhoError } from '../host/errors.js';
 import { exitCodeOfError, exitCodes } from '../host/exit-codes.js';
-import { SecretMasker } from '../host/masking.js';
+import type { SecretMasker } from '../host/masking.js';
 import { interruptReason } from '../host/tool-host.js';
 import { cliHooks } from '../hooks/run-hooks.js';
 import { combineAnswers, loadAnswersFile, type ScriptedAnswers } from '../ui/questioner/index.js';
 import { createOutputs } from '../ui/render/choose.js';
-import { guardStreams, type GuardedStreams } from '../ui/render/guarded-sink.js';
+import type { GuardedStreams } from '../ui/render/guarded-sink.js';
 import type { Renderer } from '../ui/render/renderer.js';
 import { terminalFront, type RunAnswerers } from '../ui/terminal-front.js';
 import type { RunPorts } from '../workflow/launch.js';
 import { timeoutReason } from '../workflow/runner.js';
 import { privateStoreOf, workflowParseCache } from './cache-places.js';
-import { streamTargets, type CliEnvironment, type RunStreams } from './environment.js';
+import type { CliEnvironment, RunStreams } from './environment.js';
+import { guardedOutput } from './guarded-output.js';
 import { abortOnSignals } from './interrupts.js';
 import { openStepLogs } from './log-places.js';
 import type { RunSettings } from './run-settings.js';
@@ -68,10 +69,10 @@ export interface AssembledRun {
  */
 export async function assembleRun(settings: RunSettings, rawStreams: RunStreams, control: RunControl, body: (run: AssembledRun) => Promise<number>): Promise<number> {
   const { environment } = settings;
-  const masker = new SecretMasker();
-  const streams = guardStreams(rawStreams, masker, streamTargets(environment));
+  const output = guardedOutput(rawStreams, environment);
+  const { masker, streams } = output;
   const client = control.client?.((text) => masker.mask(text));
-  const warn = client ? (line: string) => client.lines(masker.mask(line)) : (line: string) => streams.stderr.write(`${line}\n`);
+  const warn = client ? (line: string) => client.lines(masker.mask(line)) : output.warn;
   // A log that could not be written is reported as it happens; a directory that could not be made was refused before the run.
   let logFailure: string | undefined;
   const openLogs = (workspaceRoot: string) =>

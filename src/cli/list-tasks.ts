@@ -3,9 +3,8 @@ import { checkWorkflowFile } from '../workflow/load.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { formatProblem } from '../workflow/problems.js';
 import { formatTaskListing, listTasks, taskWords, type TaskListing } from '../workflow/task-list.js';
-import { SecretMasker } from '../host/masking.js';
-import { guardStreams } from '../ui/render/guarded-sink.js';
-import { streamTargets, type CliEnvironment, type RunStreams } from './environment.js';
+import type { CliEnvironment, RunStreams } from './environment.js';
+import { guardedOutput } from './guarded-output.js';
 import { resolveRunTarget } from './run-target.js';
 import { exitCodes } from '../host/exit-codes.js';
 import { reportStartupError } from './startup-errors.js';
@@ -20,14 +19,14 @@ export async function listTasksCommand(
   environment: CliEnvironment,
   options: { print: 'listing' | 'names' | 'nothing' },
 ): Promise<{ exitCode: number; listing?: TaskListing }> {
-  const streams = guardStreams(rawStreams, new SecretMasker(), streamTargets(environment));
+  const { streams, warn } = guardedOutput(rawStreams, environment);
   let file: string;
   try {
     ({ file } = await resolveRunTarget(named === undefined ? [] : [named], process.cwd(), false));
   } catch (error) {
-    return { exitCode: reportStartupError(error, (line) => streams.stderr.write(`${line}\n`)) };
+    return { exitCode: reportStartupError(error, warn) };
   }
-  const { workflow, problems, extensions } = await checkWorkflowFile(file, builtinRegistry(), 'skip', { parseCache: workflowParseCache(process.env) });
+  const { workflow, problems, extensions } = await checkWorkflowFile(file, builtinRegistry(), 'skip', { parseCache: workflowParseCache(environment.env) });
   for (const problem of [...problems, ...(extensions?.warnings ?? [])]) streams.stderr.write(`${formatProblem(problem)}\n`);
   if (!workflow || problems.length > 0) return { exitCode: exitCodes.usage };
   const listing = listTasks(file, workflow.file);

@@ -2,10 +2,9 @@ import { workflowParseCache } from './cache-places.js';
 import { checkWorkflowFile } from '../workflow/load.js';
 import { builtinRegistry } from '../workflow/builtin-registry.js';
 import { formatProblem } from '../workflow/problems.js';
-import { SecretMasker } from '../host/masking.js';
-import { guardStreams } from '../ui/render/guarded-sink.js';
 import { runningUserHome } from '../workflow/user-home.js';
-import { streamTargets, type CliEnvironment, type RunStreams } from './environment.js';
+import type { CliEnvironment, RunStreams } from './environment.js';
+import { guardedOutput } from './guarded-output.js';
 import { resolveRunTarget } from './run-target.js';
 import { exitCodes } from '../host/exit-codes.js';
 import { reportStartupError } from './startup-errors.js';
@@ -17,13 +16,13 @@ import { reportStartupError } from './startup-errors.js';
  * so they go through the guarded streams.
  */
 export async function validateWorkflowFiles(named: readonly string[], rawStreams: RunStreams, environment: CliEnvironment): Promise<number> {
-  const streams = guardStreams(rawStreams, new SecretMasker(), streamTargets(environment));
+  const { streams, warn } = guardedOutput(rawStreams, environment);
   let files = named;
   if (files.length === 0) {
     try {
       files = [(await resolveRunTarget([], process.cwd(), false)).file];
     } catch (error) {
-      return reportStartupError(error, (line) => streams.stderr.write(`${line}\n`));
+      return reportStartupError(error, warn);
     }
   }
   const tools = builtinRegistry();

@@ -61,20 +61,25 @@ describe('rho run on GitHub Actions', () => {
     expect(lines).toContain('[hostile] ::add-mask::after a carriage return');
   });
 
-  it('validates and plans an untrusted workflow without letting its text act as a command', { timeout: 60_000 }, async () => {
+  it('validates, lists and plans an untrusted workflow without letting its text act as a command', { timeout: 60_000 }, async () => {
     const dir = await directories.make();
     await writeFiles(dir, {
       'bad.yml': 'version: 1\nname: bad\n"##[set-output name=owned]yes": 1\nsteps:\n  - { id: a, tool: "::error::x", with: {} }\n',
       'plan.yml': 'version: 1\nname: plan\nsteps:\n  - { id: a, tool: exec, with: { command: node, args: ["##[add-mask]x"] } }\n',
+      'tasks.yml':
+        'version: 1\nname: tasks\ntasks:\n  build:\n    description: "##[set-output name=owned]yes"\n    steps:\n      - { id: a, tool: exec, with: { command: "true" } }\n',
     });
     const env = { GITHUB_ACTIONS: 'true' };
     const validated = await runCli(['validate', 'bad.yml'], { cwd: dir, env });
     expect(validated.exitCode).toBe(2);
     expect(validated.stderr).toContain('set-output');
+    const listed = await runCli(['list', 'tasks.yml'], { cwd: dir, env });
+    expect(listed.exitCode).toBe(0);
+    expect(listed.stdout).toContain('set-output name=owned');
     const planned = await runCli(['plan', 'plan.yml'], { cwd: dir, env });
     expect(planned.exitCode).toBe(0);
     expect(planned.stdout).toContain('add-mask');
-    for (const output of [validated.stdout, validated.stderr, planned.stdout, planned.stderr]) expect(runnerCommands(output)).toEqual([]);
+    for (const output of [validated.stdout, validated.stderr, listed.stdout, listed.stderr, planned.stdout, planned.stderr]) expect(runnerCommands(output)).toEqual([]);
   });
 
   it('streams a long step inside its open group while it runs', { timeout: 60_000 }, async () => {
