@@ -1,4 +1,5 @@
 import type { ApprovalAnswer, ApprovalRequest, Approver } from './approval.js';
+import type { ScriptedApprovals } from './authorization.js';
 import { HostError, type HostErrorKind } from './errors.js';
 import { Policy } from './policy.js';
 import { ToolRegistry } from './registry.js';
@@ -53,27 +54,47 @@ export async function openWorkspace(root: string, options: WorkspaceOptions, kin
   }
 }
 
-const parseRules = (texts: readonly string[] | undefined, option: string) => parseRuleTexts(texts, { kind: 'invalid_configuration', option });
+/** What the CLI's run adds to a library setup: its policy built already (`EnvGrants`, called files' rules), `--yes`, and an echo of each scripted decision. */
+export interface RunHostSetup extends Omit<ToolHostSetup, 'policy'> {
+  policy?: ToolHostSetup['policy'] | Policy;
+  yes?: boolean;
+  onScriptedDecision?: ScriptedApprovals['onDecision'];
+}
+
+/** How a setup's texts are read: the error a bad root or rule is, whether it names its option, and what `~` stands for. */
+export interface SetupReading {
+  kind: HostErrorKind;
+  namesOption: boolean;
+  home?: string;
+}
+
+/** The library's reading: a bad path or rule is `invalid_configuration` and names its option; `~` is not expanded. */
+const libraryReading: SetupReading = { kind: 'invalid_configuration', namesOption: true };
 
 /**
  * A host from plain values: a workspace path, rules as text, a list of tools and an approver
  * function. Every other option is passed on as it is. A bad path or rule is a HostError
  * (`invalid_configuration`) that names the option.
  */
-export async function createToolHost(setup: ToolHostSetup): Promise<ToolHost> {
-  const { workspace, grantedRoots, policy, tools, approver, approve, ...options } = setup;
-  const opened = typeof workspace === 'string' ? await openWorkspace(workspace, { grantedRoots: grantedRoots ?? [] }, 'invalid_configuration') : workspace;
-  const rules = {
-    allow: parseRules(policy?.allow, 'policy.allow'),
-    ask: parseRules(policy?.ask, 'policy.ask'),
-    deny: parseRules(policy?.deny, 'policy.deny'),
-  };
+export function createToolHost(setup: ToolHostSetup): Promise<ToolHost> {
+  return hostFromSetup(setup, libraryReading);
+}
+
+/** The one way a ToolHost is built from a setup: the library's `createToolHost` and the CLI's runs both come here. */
+export async function hostFromSetup(setup: RunHostSetup, reading: SetupReading): Promise<ToolHost> {
+  const { workspace, grantedRoots, policy, tools, approver, approve, yes, onScriptedDecision, ...options } = setup;
+  const failure = (option: string): SetupFailure => (reading.namesOption ? { kind: reading.kind, option } : { kind: reading.kind });
+  const rules = (texts: readonly string[] | undefined, option: string) => parseRuleTexts(texts, failure(option), reading.home);
+  const opened = typeof workspace === 'string' ? await openWorkspace(workspace, { grantedRoots: grantedRoots ?? [] }, reading.kind) : workspace;
   return new ToolHost({
     ...options,
     workspace: opened,
-    policy: new Policy(rules),
+    policy:
+      policy instanceof Policy
+        ? policy
+        : new Policy({ allow: rules(policy?.allow, 'policy.allow'), ask: rules(policy?.ask, 'policy.ask'), deny: rules(policy?.deny, 'policy.deny') }),
     tools: tools instanceof ToolRegistry ? tools : new ToolRegistry(tools),
-    scripted: { rules: parseRules(approve, 'approve'), yes: false },
+    scripted: { rules: rules(approve, 'approve'), yes: yes ?? false, ...(onScriptedDecision && { onDecision: onScriptedDecision }) },
     ...(approver && { approver: typeof approver === 'function' ? { approve: async (request, signal) => approver(request, signal) } : approver }),
   });
 }

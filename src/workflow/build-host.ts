@@ -3,14 +3,14 @@ import type { ScriptedDecision } from '../host/authorization.js';
 import type { EnvMode } from '../host/capability.js';
 import { networkConfinement, type CacheName, type SandboxStatus } from '../host/confinement/index.js';
 import type { GrantHints } from '../host/denials.js';
-import { openWorkspace, parseRuleTexts } from '../host/create-host.js';
+import { hostFromSetup, openWorkspace, parseRuleTexts, type SetupReading } from '../host/create-host.js';
 import { EnvGrants } from '../host/env-grants.js';
 import type { PreToolGate } from '../host/gates.js';
 import type { Questioner } from '../host/host-input.js';
 import type { SecretMasker } from '../host/masking.js';
 import { Policy } from '../host/policy.js';
 import type { ToolRegistry } from '../host/registry.js';
-import { ToolHost, type RunObserver } from '../host/tool-host.js';
+import type { ToolHost, RunObserver } from '../host/tool-host.js';
 import type { OutputOptions } from '../host/step-output.js';
 
 /** A run's host as configured: the front end's choices and the workflow file's settings, resolved once. */
@@ -59,19 +59,19 @@ export interface HostPorts {
   output?: OutputOptions;
 }
 
-/** A bad rule on the command line or in the file is a usage error, in the rule's own words. */
-const parseRules = (rules: readonly string[], home: string | undefined) => parseRuleTexts(rules, { kind: 'usage' }, home);
-
-/** Builds a ToolHost from its configuration; a bad root or rule is a usage error. */
+/** Builds a ToolHost from its configuration, through the library's one host builder. */
 export async function buildHost(config: HostConfig, ports: HostPorts, tools: ToolRegistry): Promise<ToolHost> {
-  const workspace = await openWorkspace(config.root, { grantedRoots: config.grantedRoots, privatePaths: config.privatePaths ?? [] }, 'usage');
   const { home } = config;
+  // A bad root or rule on the command line or in the file is a usage error, in the rule's own words.
+  const reading: SetupReading = { kind: 'usage', namesOption: false, home };
+  const workspace = await openWorkspace(config.root, { grantedRoots: config.grantedRoots, privatePaths: config.privatePaths ?? [] }, reading.kind);
+  const parseRules = (rules: readonly string[]) => parseRuleTexts(rules, { kind: reading.kind }, home);
   const policy = new Policy(
     {
-      allow: parseRules(config.rules.allow, home),
-      ask: parseRules(config.rules.ask, home),
-      deny: parseRules(config.rules.deny, home),
-      askIfAllowed: parseRules(config.rules.askIfAllowed ?? [], home),
+      allow: parseRules(config.rules.allow),
+      ask: parseRules(config.rules.ask),
+      deny: parseRules(config.rules.deny),
+      askIfAllowed: parseRules(config.rules.askIfAllowed ?? []),
     },
     new EnvGrants(config.envGrants.policy, config.envGrants.declared),
   );
@@ -79,37 +79,38 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
   // Loaded only when the policy's network rules call for it: it brings node:http.
   const needsProxy = config.sandbox?.confined === true && networkConfinement(policy).mode === 'proxy';
   const networkProxy = needsProxy ? new (await import('../tools/process/network-proxy/run-proxy.js')).RunNetworkProxy() : undefined;
-  const host = new ToolHost({
-    workspace,
-    policy,
-    tools,
-    maxParallel: config.maxParallel,
-    environment: {
-      env: ports.hostEnv,
-      secretNames: config.secretNames,
-      processEnv: config.processEnv,
-      processVariables: config.processVariables,
-      ...(ports.masker && { masker: ports.masker }),
-      ...(config.sandbox && { sandbox: config.sandbox }),
-      ...(config.homeDirectories && { homeDirectories: config.homeDirectories }),
-      ...(home !== undefined && { home }),
-    },
-    ...(config.caches && { caches: config.caches }),
-    scripted: {
-      rules: parseRules(config.approve, home),
+  const host = await hostFromSetup(
+    {
+      workspace,
+      policy,
+      tools,
+      approve: config.approve,
       yes: config.yes,
-      ...(ports.onScriptedDecision && { onDecision: ports.onScriptedDecision }),
+      maxParallel: config.maxParallel,
+      environment: {
+        env: ports.hostEnv,
+        secretNames: config.secretNames,
+        processEnv: config.processEnv,
+        processVariables: config.processVariables,
+        ...(ports.masker && { masker: ports.masker }),
+        ...(config.sandbox && { sandbox: config.sandbox }),
+        ...(config.homeDirectories && { homeDirectories: config.homeDirectories }),
+        ...(home !== undefined && { home }),
+      },
+      ...(config.caches && { caches: config.caches }),
+      ...(ports.onScriptedDecision && { onScriptedDecision: ports.onScriptedDecision }),
+      ...(ports.approver && { approver: ports.approver }),
+      ...(ports.questioner && { questioner: ports.questioner }),
+      ...(ports.gates && { gates: ports.gates }),
+      ...(ports.grantHints && { grantHints: ports.grantHints }),
+      ...(ports.redact && { redact: ports.redact }),
+      ...(ports.onWarning && { onWarning: ports.onWarning }),
+      ...(ports.observer && { observer: ports.observer }),
+      ...(networkProxy && { networkProxy }),
+      ...(ports.output && { output: ports.output }),
     },
-    ...(ports.approver && { approver: ports.approver }),
-    ...(ports.questioner && { questioner: ports.questioner }),
-    ...(ports.gates && { gates: ports.gates }),
-    ...(ports.grantHints && { grantHints: ports.grantHints }),
-    ...(ports.redact && { redact: ports.redact }),
-    ...(ports.onWarning && { onWarning: ports.onWarning }),
-    ...(ports.observer && { observer: ports.observer }),
-    ...(networkProxy && { networkProxy }),
-    ...(ports.output && { output: ports.output }),
-  });
+    reading,
+  );
   if (networkProxy) host.session.onDispose(() => networkProxy.close());
   return host;
 }
