@@ -88,7 +88,8 @@ async function listedTools(server: string, connection: ServerConnection, signal:
   const listed = await connection.listTools(signal);
   for (const raw of listed.tools) {
     try {
-      const tool = mcpTool(connection, parseMcpToolDeclaration(raw));
+      const declaration = parseMcpToolDeclaration(raw);
+      const tool = mcpTool(connection, declaration);
       if (names.has(tool.name)) throw new HostError('invalid_tool', `tool ${tool.name} is listed twice`);
       names.add(tool.name);
       tools.push(tool);
