@@ -52,7 +52,7 @@ export async function answerElicitation(rawParams: unknown, context: ClientReque
   } catch (cause) {
     throw new McpError(ErrorCode.InvalidParams, `rho cannot show this form: ${(cause as Error).message}`);
   }
-  const call = context.activeCall();
+  const call: ActiveCall | undefined = context.activeCall();
   if (!call) return { action: 'decline' };
   let response: HostInputResponse;
   try {

@@ -5,7 +5,7 @@ import type { SessionState } from '../../host/session-state.js';
 import type { HostEnvironment, Tool } from '../../host/tool.js';
 import { mcpTool, parseMcpToolDeclaration } from './mcp-tool.js';
 import { resourceTools } from './resource-tools.js';
-import type { ServerConnection } from './server-connection.js';
+import type { ServerChannel, ServerConnection } from './server-connection.js';
 import { planServerConnect, type McpServerDeclaration } from './server-launch.js';
 
 export interface ServerStartOptions {
@@ -62,15 +62,8 @@ async function startAndList(declaration: McpServerDeclaration, options: ServerSt
   // The MCP client loads while the server process starts: each takes a while, neither needs the other.
   const loading = import('./server-connection.js');
   const channel = await plan.channel((request) => options.authorize(request));
-  let Connection: typeof ServerConnection;
-  try {
-    await channel.begin();
-    Connection = (await loading).ServerConnection;
-  } catch (error) {
-    await channel.close(true);
-    throw error;
-  }
-  const connection = await Connection.open(declaration.name, channel, { signal: options.signal, roots: options.roots });
+  const { ServerConnection } = await begun(channel, loading);
+  const connection = await ServerConnection.open(declaration.name, channel, { signal: options.signal, roots: options.roots });
   options.session.onDispose(() => connection.stop());
   const listed = await listedTools(declaration.name, connection, options.signal);
   return {
@@ -78,6 +71,17 @@ async function startAndList(declaration: McpServerDeclaration, options: ServerSt
     ...listed,
     onToolsChanged: (listener) => connection.onToolsChanged(() => listener(listedTools(declaration.name, connection, options.signal))),
   };
+}
+
+/** What `loading` brings, once `channel` has begun; a channel that could not begin is closed at once, its server not waited for. */
+async function begun<T>(channel: ServerChannel, loading: Promise<T>): Promise<T> {
+  try {
+    await channel.begin();
+    return await loading;
+  } catch (error) {
+    await channel.close(true);
+    throw error;
+  }
 }
 
 /** The server's tools, each declaration checked on its own, and what was left out; then its resource tools, when it offers resources. */
@@ -88,7 +92,8 @@ async function listedTools(server: string, connection: ServerConnection, signal:
   const listed = await connection.listTools(signal);
   for (const raw of listed.tools) {
     try {
-      const tool = mcpTool(connection, parseMcpToolDeclaration(raw));
+      const declaration = parseMcpToolDeclaration(raw);
+      const tool = mcpTool(connection, declaration);
       if (names.has(tool.name)) throw new HostError('invalid_tool', `tool ${tool.name} is listed twice`);
       names.add(tool.name);
       tools.push(tool);

@@ -84,9 +84,10 @@ export async function startDeclaredServers(host: ToolHost, servers: readonly Dec
   const loading = import('../../tools/mcp/start-server.js');
   const roots = [host.workspace.root, ...host.workspace.grantedRoots];
   const starts = servers.map(async (server): Promise<ServerStartOutcome> => {
-    const { name } = server.declaration;
+    const declaration = evaluatedDeclaration(server, options);
+    const { name } = declaration;
     const { startMcpServer } = await loading;
-    const started = await startMcpServer(evaluatedDeclaration(server, options), {
+    const started = await startMcpServer(declaration, {
       baseDirectory: options.source.directory,
       host: host.environment,
       // A program found where steps write is matched only by a rule naming its path.
