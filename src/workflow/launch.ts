@@ -20,7 +20,7 @@ import { taskArgumentEntries, taskParameters } from './task-parameters.js';
 import { runContextOf, type RunContext } from './run-context.js';
 import { RefusedSteps, serverStepProblems, stepsOf } from './extensions/server-steps.js';
 import { checkScriptedAnswerIds } from './question-ids.js';
-import { startDeclaredServers } from './extensions/start-servers.js';
+import { startDeclaredServers, type ServerStartOutcome } from './extensions/start-servers.js';
 import type { DeclaredServer } from './extensions/tool-sources.js';
 import type { ModuleLoading } from './extensions/load-extensions.js';
 import { loadWorkflowFile } from './load.js';
@@ -396,22 +396,61 @@ export async function remoteCacheOf(opened: OpenedWorkflow, hostEnv: HostPorts['
   });
 }
 
+/** What a run does with each server's start as it ends: the steps its tools refuse, and the warnings now known. */
+interface ServerOutcomes {
+  /** Servers whose tools decide whether a step's code reads outside content: no step starts before they are checked. */
+  checkedFirst: ReadonlyMap<string, { resolve(): void }>;
+  /** Problems of steps checked before any step starts: the run is refused when there are any. */
+  beforeStart: Problem[];
+  refused: RefusedSteps;
+  /** Aborted once the run has ended: a start failing after that is not reported. */
+  starting: AbortSignal;
+  /** Shows a line once. */
+  report(line: string): void;
+}
+
+/** Checks a workflow's steps and rules against the tools a server brought (or reports why it brought none). */
+function serverOutcomeHandler(opened: OpenedWorkflow, flagRules: RunChoices['rules'], outcomes: ServerOutcomes): (outcome: ServerStartOutcome) => void {
+  const { workflow, host, servers } = opened;
+  const serverNames = servers.map((server) => server.declaration.name);
+  const { checkedFirst, beforeStart, refused, report } = outcomes;
+  return (outcome) => {
+    checkedFirst.get(outcome.name)?.resolve();
+    if (outcome.error) {
+      // A step calling this server's tools fails with this error; a run that ended first does not report it.
+      if (!outcomes.starting.aborted) report(`rho: ${outcome.error.message}`);
+      return;
+    }
+    for (const warning of outcome.warnings) report(formatProblem(warning));
+    const targets = { tools: host.tools.list(), pendingNamespaces: host.tools.pendingNamespaces() };
+    for (const problem of serverStepProblems(workflow, host.tools, outcome.name, serverNames)) {
+      if (checkedFirst.has(outcome.name) && stepsOf(workflow.steps, problem).some((step) => step.checkedWithServers?.includes(outcome.name))) {
+        beforeStart.push(problem);
+        continue;
+      }
+      report(formatProblem(problem));
+      refused.refuse(workflow.steps, problem);
+    }
+    for (const warning of deadFileRuleWarnings(workflow.source, workflow.file, targets, namesServer(outcome.name))) report(formatProblem(warning));
+    for (const line of deadFlagRuleWarnings(flagRules, targets, namesServer(outcome.name))) report(line);
+  };
+}
+
 /** Loads, validates and runs a workflow file. Invalid files and bad options throw before anything runs. */
 export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary> {
   const opened = await openWorkflow(options, 'import');
   const { workflow, host, inputs, secrets, env, rho, servers, runId, hooks } = opened;
-  const warn = (line: string) => options.ports.warn?.(line);
-  const upToDate = upToDateChecksOf(opened, options.choices.force, warn, undefined, await remoteCacheOf(opened, options.ports.hostEnv, warn));
   const unsubscribe = host.subscribe((event) => options.emit(event));
+  const warn = (line: string) => options.ports.warn?.(line);
   const serverNames = servers.map((server) => server.declaration.name);
   // Starts still under way when the run ends are stopped: a run that never needed a server does not wait for it.
   const starting = new AbortController();
   const stopStarting = () => starting.abort(options.signal.reason);
   options.signal.addEventListener('abort', stopStarting, { once: true });
   let started: Promise<unknown> = Promise.resolve();
+  let upToDate: UpToDateChecks | undefined;
   // Problems found once a server's tools are known (a step's arguments, an untrusted value in a script) keep those steps from running.
   const refused = new RefusedSteps();
-  // Servers whose tools decide whether a step's code reads outside content: no step starts before they are checked.
   const checkedFirst = new Map<string, { promise: Promise<void>; resolve(): void }>();
   for (const name of new Set(workflow.steps.flatMap((step) => step.checkedWithServers ?? []))) {
     let resolve = () => {};
@@ -419,38 +458,21 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
     checkedFirst.set(name, { promise, resolve });
   }
   const beforeStart: Problem[] = [];
+  const reported = new Set<string>();
+  const report = (line: string) => {
+    if (!reported.has(line)) warn(line);
+    reported.add(line);
+  };
   try {
-    for (const line of deadFlagRuleWarnings(options.choices.rules, { tools: host.tools.list(), pendingNamespaces: serverNames })) options.ports.warn?.(line);
-    const reported = new Set<string>();
-    const report = (line: string) => {
-      if (!reported.has(line)) options.ports.warn?.(line);
-      reported.add(line);
-    };
+    for (const line of deadFlagRuleWarnings(options.choices.rules, { tools: host.tools.list(), pendingNamespaces: serverNames })) warn(line);
+    upToDate = upToDateChecksOf(opened, options.choices.force, warn, undefined, await remoteCacheOf(opened, options.ports.hostEnv, warn));
+    const onOutcome = serverOutcomeHandler(opened, options.choices.rules, { checkedFirst, beforeStart, refused, starting: starting.signal, report });
     started = startDeclaredServers(host, servers, {
       source: workflow.source,
       inputs,
       secrets,
       signal: starting.signal,
-      onOutcome: (outcome) => {
-        checkedFirst.get(outcome.name)?.resolve();
-        if (outcome.error) {
-          // A step calling this server's tools fails with this error; a run that ended first does not report it.
-          if (!starting.signal.aborted) report(`rho: ${outcome.error.message}`);
-          return;
-        }
-        for (const warning of outcome.warnings) report(formatProblem(warning));
-        const targets = { tools: host.tools.list(), pendingNamespaces: host.tools.pendingNamespaces() };
-        for (const problem of serverStepProblems(workflow, host.tools, outcome.name, serverNames)) {
-          if (checkedFirst.has(outcome.name) && stepsOf(workflow.steps, problem).some((step) => step.checkedWithServers?.includes(outcome.name))) {
-            beforeStart.push(problem);
-            continue;
-          }
-          report(formatProblem(problem));
-          refused.refuse(workflow.steps, problem);
-        }
-        for (const warning of deadFileRuleWarnings(workflow.source, workflow.file, targets, namesServer(outcome.name))) report(formatProblem(warning));
-        for (const line of deadFlagRuleWarnings(options.choices.rules, targets, namesServer(outcome.name))) report(line);
-      },
+      onOutcome,
       onRelisted: (outcome) => {
         for (const warning of outcome.warnings) report(formatProblem(warning));
       },
@@ -461,11 +483,11 @@ export async function launchWorkflow(options: LaunchOptions): Promise<RunSummary
     if (beforeStart.length > 0) throw new InvalidWorkflowError(beforeStart);
     return await runWorkflow({ host, workflow, inputs, secrets, env, rho, signal: options.signal, runId, refusedSteps: refused, upToDate, exitCodeFrom: options.choices.exitCode });
   } finally {
-    await upToDate.save();
+    await upToDate?.save();
     starting.abort();
     await started;
     options.signal.removeEventListener('abort', stopStarting);
-    for (const notice of await host.dispose()) options.ports.warn?.(`rho: ${notice}`);
+    for (const notice of await host.dispose()) warn(`rho: ${notice}`);
     unsubscribe();
     await hooks?.finish();
   }

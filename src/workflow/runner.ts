@@ -163,6 +163,8 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
   await state.taskChecks.finished('', !state.failed && !options.signal.aborted);
 
   const records = state.records.map((record) => record!);
+  // What the run's task hands back, read only when it succeeded.
+  const outputs = () => taskOutputs(options, state);
   const exitCode = exitCodeOf(options.signal, state, options.exitCodeFrom ?? 'rho');
   // A matrix's group repeats its cells' outcome: the counts are of steps that ran or could have.
   const counted = records.filter((_, index) => !state.steps[index]!.group);
@@ -175,7 +177,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunSummary> {
     ...(state.firstFailure !== undefined && { firstFailure: state.firstFailure }),
   });
   const summary = { runId, exitCode, steps: records, firstFailure: state.firstFailure };
-  return exitCode === exitCodes.success ? { ...summary, outputs: () => taskOutputs(options, state) } : summary;
+  return exitCode === exitCodes.success ? { ...summary, outputs } : summary;
 }
 
 /** The run's own task's `outputs:`, evaluated as a `uses:` step reads them. */
