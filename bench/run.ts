@@ -30,6 +30,7 @@ import { startupSuite } from './suites/startup.js';
 import { stepGapsSuite } from './suites/step-gaps.js';
 import { stepPathSizes, stepPathSuite } from './suites/step-path.js';
 import { tasksSuite } from './suites/tasks.js';
+import { toolchainSuite } from './suites/toolchain.js';
 import { treesSuite } from './suites/trees.js';
 
 interface Suite {
@@ -54,6 +55,7 @@ const suites: Suite[] = [
   { name: 'output', wholeProcess: true, run: outputSuite },
   { name: 'mcp', wholeProcess: true, run: mcpSuite },
   { name: 'tasks', wholeProcess: true, run: tasksSuite },
+  { name: 'toolchain', wholeProcess: true, run: toolchainSuite },
   { name: 'scripts', wholeProcess: true, run: scriptsSuite },
   { name: 'incremental', wholeProcess: true, run: incrementalSuite },
   { name: 'shared cache', wholeProcess: true, run: sharedCacheSuite },
