@@ -93,6 +93,18 @@ describe('MCP results as step results', () => {
   it('fails the call when the server says isError', () => {
     expect(() => toolOutput('pad.add', { content: [{ type: 'text', text: 'full' }], isError: true }, false)).toThrow('pad.add reported an error: full');
   });
+
+  it("fails a call the server says failed with the server's words, even beside a block that is not valid", () => {
+    const result = {
+      content: [
+        { type: 'image' as const, data: 'not base64!', mimeType: 'image/png' },
+        { type: 'text' as const, text: 'quota exceeded' },
+      ],
+      isError: true,
+    };
+    expect(() => toolOutput('pad.draw', result, false)).toThrow('pad.draw reported an error: quota exceeded');
+    expect(() => toolOutput('pad.draw', { ...result, isError: false }, false)).toThrow(/base64/);
+  });
 });
 
 function nested(depth: number): Record<string, unknown> {

@@ -150,20 +150,18 @@ export function readOnlyServerTool(connection: ServerConnection, definition: Ser
  * `{text, resources}`; else the text. `isError` makes the call fail.
  */
 export function toolOutput(name: string, result: CallToolResult, openWorld: boolean, outputSchema?: z.ZodType): ToolOutput {
-  const texts: string[] = [];
+  // The server's own words come first: a call it reports as failed fails with them, whatever else it sent.
+  const text = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : block.type === 'resource_link' ? [block.uri] : [])).join('\n');
+  if (result.isError) throw new ToolError('execution_failed', `${name} reported an error: ${text || '(no message)'}`);
+  if (outputSchema) validateStructuredContent(name, result.structuredContent, outputSchema);
   const images: ImageContent[] = [];
   const audio: AudioContent[] = [];
   const resources: ResourceContent[] = [];
   for (const block of result.content) {
-    if (block.type === 'text') texts.push(block.text);
-    else if (block.type === 'image') images.push(imageFromBase64(block.mimeType, block.data));
+    if (block.type === 'image') images.push(imageFromBase64(block.mimeType, block.data));
     else if (block.type === 'audio') audio.push(audioFromBase64(block.mimeType, block.data));
     else if (block.type === 'resource') resources.push(resourceContent(block.resource));
-    else if (block.type === 'resource_link') texts.push(block.uri);
   }
-  const text = texts.join('\n');
-  if (result.isError) throw new ToolError('execution_failed', `${name} reported an error: ${text || '(no message)'}`);
-  if (outputSchema) validateStructuredContent(name, result.structuredContent, outputSchema);
   const data = result.structuredContent ?? (resources.length > 0 ? { text, resources: resources.map(resourceData) } : text);
   return serverOutput(text, data, { images, audio, resources }, openWorld);
 }
