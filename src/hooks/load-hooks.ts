@@ -83,7 +83,7 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
     if (warnings.length < maxKeptWarnings) warnings.push(message);
     options.onWarning?.(message);
   };
-  const identity = {
+  const context = envelopeContextOf({
     runId: options.runId,
     sessionId: options.sessionId,
     delegation: options.delegation,
@@ -93,8 +93,7 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
       envelopeBytes: limits.envelope_bytes ?? defaultPayloadBounds.envelopeBytes,
     },
     redact: options.redact,
-  };
-  const context = envelopeContextOf(identity);
+  });
   const env = hookEnvironment(options.env, options.secretNames ?? []);
   const latency = new HookLatency();
   const names = new UniqueNames();
@@ -114,7 +113,7 @@ export async function loadHooks(options: LoadHooksOptions): Promise<LoadedHooks>
     ),
   );
   const observer = new HostObservers({
-    ...identity,
+    context,
     observers: sources.flatMap((source) =>
       source.config.observer.map((entry) => new ProgramObserver(names.take(entry), entry.events, programOf(entry, source.baseDir, env, options.sandbox))),
     ),

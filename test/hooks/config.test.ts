@@ -95,6 +95,8 @@ describe('loadHooks', () => {
     expect(hooks.gates.map((gate) => gate.name)).toEqual(['inline-gate', 'file-gate']);
     expect(hooks.context).toMatchObject({ runId: 'run-9', sessionId: 'run-9', delegation: { role: 'root' }, hostLabels: { ci_job: '77' } });
     expect(hooks.context.bounds).toEqual({ fieldBytes: 1024, envelopeBytes: 64 * 1024 });
+    // Gates and observers of one run write their envelopes with one context.
+    expect(hooks.observer.context).toBe(hooks.context);
     const answers = await Promise.all(hooks.gates.map((gate) => gate.evaluate(sampleGateInput(), new AbortController().signal)));
     expect(answers).toEqual([{ decision: 'continue' }, { decision: 'deny', reason: 'from the file' }]);
   });

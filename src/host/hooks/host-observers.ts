@@ -49,6 +49,8 @@ export interface HostHookOptions extends HookIdentity {
   onWarning?: (message: string) => void;
   /** Where the observers' latency is counted: shared with a run's gates, for one summary. */
   latency?: HookLatency;
+  /** The envelope context of a run's gates, when the observers share it; otherwise built from the identity above. */
+  context?: EnvelopeContext;
 }
 
 /**
@@ -63,7 +65,7 @@ export class HostObservers implements RunObserver {
   private readonly drainTimeoutMs: number;
 
   constructor(options: HostHookOptions) {
-    this.context = envelopeContextOf(options);
+    this.context = options.context ?? envelopeContextOf(options);
     this.queue = new ObserverQueue(options.observers, {
       capacity: options.capacity ?? defaultObserverCapacity,
       latency: options.latency ?? new HookLatency(),
