@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { minimumPayloadBounds } from '../host/hooks/bounds.js';
-import { observedKindSchema } from '../host/hooks/kinds.js';
+import { observedKinds } from '../host/hooks/kinds.js';
 
 export const defaultHookTimeoutMs = 10_000;
 
@@ -30,7 +30,7 @@ const observerEntrySchema = z.strictObject({
   command,
   events: z
     .array(
-      z.enum(observedKindSchema.options, {
+      z.enum(observedKinds, {
         error: (issue) => (issue.input === 'before_tool_use' ? 'before_tool_use goes only to [[pre_tool_use]] gates, not to observers' : undefined),
       }),
     )

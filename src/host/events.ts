@@ -111,7 +111,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     task: z.string().optional().describe('The task run (`rho run FILE TASK`); absent for the default task'),
     file: z.string(),
     workspace: z.string().describe('Canonical primary workspace root'),
-    sandbox: sandboxStatusSchema.optional().describe('Whether process steps run confined, and if not, why and how to fix it'),
+    sandbox: sandboxStatusSchema().optional().describe('Whether process steps run confined, and if not, why and how to fix it'),
     steps: z.array(announcedStep).readonly(),
   }),
   ...hostEventSchema.options,

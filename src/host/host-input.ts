@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { describeIssues } from './arguments.js';
+import { builtOnce } from './built-once.js';
 import { ToolError } from './errors.js';
 import { answersProblems, questionnaireProblems } from './host-input/problems.js';
 import { rawQuestionnaireShape, type Answer, type Question, type RawQuestionnaire } from './host-input/schema.js';
@@ -52,19 +53,22 @@ function assignIds(raw: RawQuestionnaire): Question[] {
 }
 
 /**
- * The questionnaire JSON of SPEC §8, every rule included: a value this schema accepts is one
- * `createHostInput` accepts, so a bad questionnaire fails while a call is prepared.
+ * The schema of the questionnaire JSON of SPEC §8, every rule included, built on first use: a
+ * value it accepts is one `createHostInput` accepts, so a bad questionnaire fails while a call
+ * is prepared.
  */
-export const questionnaireSchema = z.strictObject(rawQuestionnaireShape).superRefine((raw, ctx) => {
-  const explicitIds = raw.questions.map((question) => question.id !== undefined);
-  for (const problem of questionnaireProblems(assignIds(raw), explicitIds, raw)) {
-    ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
-  }
-});
+export const questionnaireSchema = builtOnce(() =>
+  z.strictObject(rawQuestionnaireShape()).superRefine((raw, ctx) => {
+    const explicitIds = raw.questions.map((question) => question.id !== undefined);
+    for (const problem of questionnaireProblems(assignIds(raw), explicitIds, raw)) {
+      ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
+    }
+  }),
+);
 
 /** The validating constructor of a HostInput; throws `invalid_arguments` naming every broken rule. */
 export function createHostInput(rawInput: unknown): HostInput {
-  const parsed = questionnaireSchema.safeParse(rawInput);
+  const parsed = questionnaireSchema().safeParse(rawInput);
   if (!parsed.success) throw new ToolError('invalid_arguments', `invalid questionnaire: ${describeIssues(parsed.error.issues)}`);
   const raw = parsed.data;
   const fallback = raw.on_timeout;

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { capabilityClasses, type CapabilityClass } from './capability-classes.js';
 import type { ExecutionMode, ExecutionPolicy, PrepareContext, PreparedExecution, ToolContext, ToolOutput } from './tool-contract.js';
+import { builtOnce } from './built-once.js';
 import { HostError } from './errors.js';
 
 /** A call's limit when its tool declares none. */
@@ -20,12 +21,16 @@ type Run = (args: unknown, ctx: ToolContext) => Promise<ToolOutput>;
 /** What a tool runs; only the host reaches it (see `tool.ts`). */
 export type ToolBody = { executionPolicy: 'resource-aware'; prepare: Prepare } | { executionPolicy: 'exclusive'; run: Run };
 
-/** A tool's declaration after the checks: every field has a valid value. */
+/**
+ * A tool's declaration after the checks: every field has a valid value. The schemas are
+ * functions: one declared as a function is built and checked on its first call (a bad one
+ * throws a HostError `invalid_tool` then, and on every later call), once.
+ */
 export interface CheckedDefinition {
   name: string;
   description: string;
-  schema: z.ZodType;
-  data: z.ZodType | undefined;
+  schema: () => z.ZodType;
+  data: () => z.ZodType | undefined;
   classes: readonly CapabilityClass[];
   mode: ExecutionMode;
   timeoutMs: number;
@@ -39,10 +44,16 @@ export type DefinitionCheck = { ok: true; definition: CheckedDefinition; warning
 
 export interface DefinitionCheckOptions {
   /**
-   * Turns the declared schema into the zod schema to check (the workflow's module loader also
-   * takes JSON Schema maps); throws when it cannot. The declared value itself when absent.
+   * Turns the declared schema (the value a schema function returns, for a lazy one) into the zod
+   * schema to check (the workflow's module loader also takes JSON Schema maps); throws when it
+   * cannot. The declared value itself when absent.
    */
   schemaOf?(declared: unknown): unknown;
+  /**
+   * Builds schemas declared as functions during the check, so that a bad one makes the tool
+   * unusable (or, for `data`, means none, with a warning) here rather than on first use.
+   */
+  buildNow?: boolean;
 }
 
 /** A declaration that cannot be used: the tool is refused (or left out) with this reason. */
@@ -174,7 +185,7 @@ const isFunction = <F>(value: unknown): value is F => typeof value === 'function
 const isPolicy = (value: unknown): value is ExecutionPolicy => value === 'exclusive' || value === 'resource-aware';
 const isMode = (value: unknown): value is ExecutionMode => value === 'sync' || value === 'async';
 const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
-const isDataSchema = (value: unknown): value is z.ZodType => isZodSchema(value);
+const isDataSchema = (value: unknown): value is z.ZodType | (() => unknown) => isZodSchema(value) || typeof value === 'function';
 const isClassList = (value: unknown): value is CapabilityClass[] =>
   Array.isArray(value) && value.length <= capabilityClasses.length && value.every((item) => capabilityClasses.includes(item as CapabilityClass));
 
@@ -184,6 +195,71 @@ export const timeoutExpectation = `a whole number of milliseconds from 1 to ${ma
 /** Whether a call's or a tool's limit is one rho can keep. */
 export function isValidTimeout(value: unknown): value is number {
   return Number.isInteger(value) && (value as number) > 0 && (value as number) <= maxToolTimeoutMs;
+}
+
+/** A problem found in a schema built on its first use, named after its tool. */
+function unusableOnUse(name: string, problem: string): HostError {
+  return new HostError('invalid_tool', `cannot use tool ${name}: ${problem}`);
+}
+
+/**
+ * The argument schema of a declaration, checked: a zod schema (or, through `schemaOf`, what
+ * turns into one) is checked now; a function returning one is called and checked on first use.
+ */
+function argumentSchemaOf(raw: object, name: string, declared: unknown, options: DefinitionCheckOptions): () => z.ZodType {
+  const checked = (value: () => unknown) => {
+    try {
+      const schema = value();
+      return checkArgumentSchema(options.schemaOf ? options.schemaOf(schema) : schema);
+    } catch (thrown) {
+      throw thrown instanceof Unusable ? thrown : new Unusable(`its schema is unusable: ${messageOf(thrown)}`);
+    }
+  };
+  if (typeof declared !== 'function' || options.buildNow) {
+    const schema = checked(() => (typeof declared === 'function' ? declared.call(raw) : declared));
+    return () => schema;
+  }
+  return builtOnce(() => {
+    try {
+      return checked(() => declared.call(raw));
+    } catch (thrown) {
+      throw unusableOnUse(name, messageOf(thrown));
+    }
+  });
+}
+
+/**
+ * The data schema of a declaration: a function returning one is called and checked on first use
+ * (or during the check, with `buildNow`, where a bad one means none, with a warning).
+ */
+function dataSchemaOf(raw: object, name: string, declared: unknown, options: DefinitionCheckOptions, warnings: string[]): () => z.ZodType | undefined {
+  if (typeof declared !== 'function') return () => declared as z.ZodType | undefined;
+  const build = (): z.ZodType => {
+    let built: unknown;
+    try {
+      built = declared.call(raw);
+    } catch (thrown) {
+      throw new Unusable(`building its data schema threw: ${messageOf(thrown)}`);
+    }
+    if (!isZodSchema(built)) throw new Unusable(`its data function returned ${typeof built}, not a zod schema`);
+    return built;
+  };
+  if (options.buildNow) {
+    try {
+      const data = build();
+      return () => data;
+    } catch (thrown) {
+      warnings.push(`data: ${messageOf(thrown)}; using none`);
+      return () => undefined;
+    }
+  }
+  return builtOnce(() => {
+    try {
+      return build();
+    } catch (thrown) {
+      throw unusableOnUse(name, messageOf(thrown));
+    }
+  });
 }
 
 /** Calls a function of the declaration with the declaration as `this`; a plain return value and a synchronous throw both become a promise. */
@@ -203,7 +279,8 @@ function runThroughPrepare(prepare: Prepare): Run {
 /**
  * Checks a tool's declaration once, as untrusted data: every field is read once; a name,
  * description or schema that throws or is not a string / strict object schema, or a
- * declaration with neither `run` nor `prepare`, makes the tool unusable; a bad timeout,
+ * declaration with neither `run` nor `prepare`, makes the tool unusable (a schema declared as a
+ * function is checked when it is first built: see `CheckedDefinition`); a bad timeout,
  * execution policy, mode, class list or flag means the default, with a warning. Only an
  * explicit `executionPolicy: 'resource-aware'` with a `prepare` lets calls overlap, and only
  * such a tool may declare `mode: 'async'`.
@@ -215,13 +292,7 @@ export function checkToolDefinition(raw: unknown, options: DefinitionCheckOption
     const fields = snapshot(raw);
     name = checkName(required(fields, 'name'));
     const description = checkDescription(required(fields, 'description'));
-    const declaredSchema = required(fields, 'schema');
-    let schema: z.ZodType;
-    try {
-      schema = checkArgumentSchema(options.schemaOf ? options.schemaOf(declaredSchema) : declaredSchema);
-    } catch (thrown) {
-      throw thrown instanceof Unusable ? thrown : new Unusable(`its schema is unusable: ${messageOf(thrown)}`);
-    }
+    const schema = argumentSchemaOf(raw, name, required(fields, 'schema'), options);
     const warnings: string[] = [];
     const run = optional<((...args: unknown[]) => unknown) | undefined>(fields, 'run', isFunction, undefined, 'a function', warnings);
     const prepare = optional<((...args: unknown[]) => unknown) | undefined>(fields, 'prepare', isFunction, undefined, 'a function', warnings);
@@ -245,7 +316,7 @@ export function checkToolDefinition(raw: unknown, options: DefinitionCheckOption
       name,
       description,
       schema,
-      data: optional<z.ZodType | undefined>(fields, 'data', isDataSchema, undefined, 'a zod schema', warnings),
+      data: dataSchemaOf(raw, name, optional<unknown>(fields, 'data', isDataSchema, undefined, 'a zod schema or a function returning one', warnings), options, warnings),
       classes: optional(fields, 'classes', isClassList, [], `a list of capability classes (${capabilityClasses.join(', ')})`, warnings),
       mode,
       timeoutMs: optional(fields, 'timeoutMs', isValidTimeout, defaultToolTimeoutMs, timeoutExpectation, warnings),

@@ -46,10 +46,17 @@ interface ToolDefinitionBase<S extends z.ZodType, T extends number> {
   /** Letters, digits, `_`, `-` and `.`; unique in a registry. */
   name: string;
   description: string;
-  /** Strict zod object schema of the arguments (`z.strictObject`): the single source of validation, types and JSON Schema. */
-  schema: S;
-  /** The shape of a result's `data`, when the tool declares it (shown by `rho tools NAME`; a result whose data does not match it fails). */
-  data?: z.ZodType;
+  /**
+   * Strict zod object schema of the arguments (`z.strictObject`): the single source of
+   * validation, types and JSON Schema. Or a function returning it, called once, when the schema
+   * is first needed: a run that never calls the tool never builds it.
+   */
+  schema: S | (() => S);
+  /**
+   * The shape of a result's `data`, when the tool declares it (shown by `rho tools NAME`; a
+   * result whose data does not match it fails); or a function returning it, called once on first use.
+   */
+  data?: z.ZodType | (() => z.ZodType);
   /** Capability classes the tool enforces (inspectable metadata, not a sandbox). */
   classes?: readonly CapabilityClass[];
   /** Per-call wall limit (default `defaultToolTimeoutMs`); a value that is not a whole number from 1 to `maxToolTimeoutMs` means the default. */
@@ -88,7 +95,9 @@ export type ToolDefinition<S extends z.ZodType = z.ZodType, T extends number = n
 export interface Tool<S extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly description: string;
+  /** Built on first read when the definition gave a function (a bad one throws a HostError `invalid_tool` then). */
   readonly schema: S;
+  /** Built on first read, like `schema`. */
   readonly data: z.ZodType | undefined;
   readonly origin: ToolOrigin;
   readonly classes: readonly CapabilityClass[];
@@ -114,8 +123,10 @@ const bodies = new WeakMap<object, ToolBody>();
 export const toolDefinitionKey: unique symbol = Symbol.for('rho.tool.definition') as never;
 
 function toolFrom<S extends z.ZodType>(checked: CheckedDefinition, origin: ToolOrigin, warnings: readonly string[], definition?: unknown): Tool<S> {
-  const { body, selftest, ...declaration } = checked;
+  const { body, selftest, schema, data, ...declaration } = checked;
   const tool = { ...declaration, executionPolicy: body.executionPolicy, origin, warnings: Object.freeze([...warnings]), ...(selftest && { selftest }) };
+  // Every reader of a tool's schemas comes through these getters, so a schema is built once, when first needed.
+  Object.defineProperties(tool, { schema: { get: schema, enumerable: true }, data: { get: data, enumerable: true } });
   if (definition !== undefined) Object.defineProperty(tool, toolDefinitionKey, { value: definition, enumerable: false });
   Object.freeze(tool);
   bodies.set(tool, body);
@@ -136,7 +147,8 @@ function checkedOrThrow(definition: unknown): { checked: CheckedDefinition; warn
 /**
  * Defines a host-provided tool. The declaration is checked once, here: a bad name, description
  * or schema (or neither `run` nor `prepare`) throws a HostError `invalid_tool`; a bad timeout,
- * mode or flag means its default and is listed in `tool.warnings`.
+ * mode or flag means its default and is listed in `tool.warnings`. A schema given as a function
+ * is built and checked when first read, and a bad one throws the HostError then.
  */
 export function defineTool<S extends z.ZodType, const T extends number = number>(definition: ResourceAwareToolDefinition<S, T>): Tool<S>;
 export function defineTool<S extends z.ZodType, const T extends number = number>(definition: ExclusiveToolDefinition<S, T>): Tool<S>;

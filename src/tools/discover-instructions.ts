@@ -6,13 +6,14 @@ import { readBoundedText } from './instructions/read-text.js';
 
 export const maxInstructionBytes = 64 * 1024;
 
-const discoverInstructionsArgs = z.strictObject({
-  max_depth: z.number().int().min(0).max(discoveryLimits.maxDepth).default(discoveryLimits.defaultDepth).describe('Directory levels below the root to search'),
-  max_files: z.number().int().min(1).max(discoveryLimits.maxFiles).default(discoveryLimits.defaultFiles),
-});
+const discoverInstructionsArgs = () =>
+  z.strictObject({
+    max_depth: z.number().int().min(0).max(discoveryLimits.maxDepth).default(discoveryLimits.defaultDepth).describe('Directory levels below the root to search'),
+    max_files: z.number().int().min(1).max(discoveryLimits.maxFiles).default(discoveryLimits.defaultFiles),
+  });
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const discoverInstructionsData = z.object({ sources: z.array(z.object({ path: z.string(), content: z.string(), truncated: z.boolean() })) });
+const discoverInstructionsData = () => z.object({ sources: z.array(z.object({ path: z.string(), content: z.string(), truncated: z.boolean() })) });
 
 export const discoverInstructionsTool = defineBuiltinTool({
   name: 'discover_instructions',

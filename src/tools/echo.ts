@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { defineBuiltinTool } from '../host/tool.js';
 
-const echoArgs = z.strictObject({
-  value: z.json().describe('Any JSON value; returned unchanged as the step data'),
-});
+const echoArgs = () =>
+  z.strictObject({
+    value: z.json().describe('Any JSON value; returned unchanged as the step data'),
+  });
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const echoData = z.unknown().describe('the value, unchanged');
+const echoData = () => z.unknown().describe('the value, unchanged');
 
 export const echoTool = defineBuiltinTool({
   name: 'echo',

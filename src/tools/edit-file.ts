@@ -12,20 +12,21 @@ import { refuseEntry } from './files/entry-checks.js';
 
 const editableBytes = 16 * mebibyte;
 
-const editFileArgs = z.strictObject({
-  path: pathArgument('File to edit, relative to the workspace root (or absolute under a granted root)'),
-  edits: z
-    .array(
-      z.strictObject({
-        old: z.string().min(1).max(mebibyte).describe('Exact text to replace (must occur exactly once unless `all`)'),
-        new: z.string().max(mebibyte).describe('Replacement text'),
-        all: z.boolean().optional().describe('Replace every occurrence (default false)'),
-      }),
-    )
-    .min(1)
-    .max(100)
-    .describe('Replacements, applied in order'),
-});
+const editFileArgs = () =>
+  z.strictObject({
+    path: pathArgument('File to edit, relative to the workspace root (or absolute under a granted root)'),
+    edits: z
+      .array(
+        z.strictObject({
+          old: z.string().min(1).max(mebibyte).describe('Exact text to replace (must occur exactly once unless `all`)'),
+          new: z.string().max(mebibyte).describe('Replacement text'),
+          all: z.boolean().optional().describe('Replace every occurrence (default false)'),
+        }),
+      )
+      .min(1)
+      .max(100)
+      .describe('Replacements, applied in order'),
+  });
 
 /** The file's text, refusing content that would not survive a decode/encode round trip. */
 function editableText(bytes: Buffer, shown: string): string {
@@ -45,7 +46,7 @@ function editPreview(edits: readonly { old: string; new: string }[]): WritePrevi
 }
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const editFileData = z.object({ path: z.string(), replacements: z.number().int() });
+const editFileData = () => z.object({ path: z.string(), replacements: z.number().int() });
 
 export const editFileTool = defineBuiltinTool({
   name: 'edit_file',

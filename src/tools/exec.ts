@@ -5,11 +5,12 @@ import { commandShape, defaultProcessTimeoutMs, launchOptionsShape, okExitCodesS
 import { callWallLimitMs, planDirectProcess } from './process/launch-plan.js';
 import { runUntilExit } from './process/run-until-exit.js';
 
-const execArgs = z.strictObject({
-  ...commandShape,
-  ...launchOptionsShape,
-  ok_exit_codes: okExitCodesSchema,
-});
+const execArgs = () =>
+  z.strictObject({
+    ...commandShape(),
+    ...launchOptionsShape(),
+    ok_exit_codes: okExitCodesSchema(),
+  });
 
 export const execTool = defineBuiltinTool({
   name: 'exec',

@@ -21,48 +21,49 @@ export const httpRequestLimits = {
   timeoutSeconds: 3600,
 } as const;
 
-const httpRequestArgs = z
-  .strictObject({
-    url: z.string().min(1).max(maxUrlLength).describe('http or https URL without user info'),
-    method: z.enum(methods).default('GET'),
-    headers: z
-      .record(z.string(), z.string().max(httpRequestLimits.headerValueLength).regex(headerValuePattern, 'a header value cannot contain line breaks or NUL'))
-      .optional()
-      .describe(
-        'Request headers; values are never logged, and credential-like ones (Authorization, Cookie, X-Api-Key, *token*, *secret*, ...) are not sent to another origin after a redirect',
-      ),
-    body: z.string().optional().describe('Request body as text'),
-    json: z.json().optional().describe('Request body as JSON (sets content-type: application/json)'),
-    timeout: z.number().positive().max(httpRequestLimits.timeoutSeconds).optional().describe('Seconds to wait for the whole response'),
-    max_response_bytes: z.number().int().positive().max(httpRequestLimits.responseBytes).default(httpRequestLimits.defaultResponseBytes),
-    follow_redirects: z.boolean().default(true).describe('Follow redirects, each one checked against the policy first'),
-    max_redirects: z.number().int().min(0).max(httpRequestLimits.redirects).default(5),
-    ok_status: z.array(z.number().int().min(100).max(599)).min(1).optional().describe('Statuses that count as success (default 200-299)'),
-  })
-  .superRefine((args, ctx) => {
-    const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-    if (args.body !== undefined && args.json !== undefined) issue(['json'], 'give body or json, not both');
-    if ((args.method === 'GET' || args.method === 'HEAD') && (args.body !== undefined || args.json !== undefined)) {
-      issue(['body'], `a ${args.method} request has no body`);
-    }
-    const written = Object.keys(args.headers ?? {});
-    for (const name of written) if (!headerNamePattern.test(name)) issue(['headers', name], 'not a valid header name');
-    const names = written.map((name) => name.toLowerCase());
-    names.forEach((name, index) => {
-      if (managedHeaders.has(name)) issue(['headers', name], `${name} is set by rho itself`);
-      if (names.indexOf(name) !== index) issue(['headers', name], `${name} is given more than once`);
+const httpRequestArgs = () =>
+  z
+    .strictObject({
+      url: z.string().min(1).max(maxUrlLength).describe('http or https URL without user info'),
+      method: z.enum(methods).default('GET'),
+      headers: z
+        .record(z.string(), z.string().max(httpRequestLimits.headerValueLength).regex(headerValuePattern, 'a header value cannot contain line breaks or NUL'))
+        .optional()
+        .describe(
+          'Request headers; values are never logged, and credential-like ones (Authorization, Cookie, X-Api-Key, *token*, *secret*, ...) are not sent to another origin after a redirect',
+        ),
+      body: z.string().optional().describe('Request body as text'),
+      json: z.json().optional().describe('Request body as JSON (sets content-type: application/json)'),
+      timeout: z.number().positive().max(httpRequestLimits.timeoutSeconds).optional().describe('Seconds to wait for the whole response'),
+      max_response_bytes: z.number().int().positive().max(httpRequestLimits.responseBytes).default(httpRequestLimits.defaultResponseBytes),
+      follow_redirects: z.boolean().default(true).describe('Follow redirects, each one checked against the policy first'),
+      max_redirects: z.number().int().min(0).max(httpRequestLimits.redirects).default(5),
+      ok_status: z.array(z.number().int().min(100).max(599)).min(1).optional().describe('Statuses that count as success (default 200-299)'),
+    })
+    .superRefine((args, ctx) => {
+      const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+      if (args.body !== undefined && args.json !== undefined) issue(['json'], 'give body or json, not both');
+      if ((args.method === 'GET' || args.method === 'HEAD') && (args.body !== undefined || args.json !== undefined)) {
+        issue(['body'], `a ${args.method} request has no body`);
+      }
+      const written = Object.keys(args.headers ?? {});
+      for (const name of written) if (!headerNamePattern.test(name)) issue(['headers', name], 'not a valid header name');
+      const names = written.map((name) => name.toLowerCase());
+      names.forEach((name, index) => {
+        if (managedHeaders.has(name)) issue(['headers', name], `${name} is set by rho itself`);
+        if (names.indexOf(name) !== index) issue(['headers', name], `${name} is given more than once`);
+      });
+      if (Buffer.byteLength(requestBody(args) ?? '') > httpRequestLimits.requestBodyBytes) {
+        issue(['body'], `the request body is over ${httpRequestLimits.requestBodyBytes} bytes`);
+      }
+      try {
+        parseHttpTarget(args.url);
+      } catch (error) {
+        issue(['url'], (error as Error).message);
+      }
     });
-    if (Buffer.byteLength(requestBody(args) ?? '') > httpRequestLimits.requestBodyBytes) {
-      issue(['body'], `the request body is over ${httpRequestLimits.requestBodyBytes} bytes`);
-    }
-    try {
-      parseHttpTarget(args.url);
-    } catch (error) {
-      issue(['url'], (error as Error).message);
-    }
-  });
 
-type HttpRequestArgs = z.infer<typeof httpRequestArgs>;
+type HttpRequestArgs = z.infer<ReturnType<typeof httpRequestArgs>>;
 
 function requestBody(args: Pick<HttpRequestArgs, 'body' | 'json'>): string | undefined {
   return args.json !== undefined ? JSON.stringify(args.json) : args.body;
@@ -199,13 +200,14 @@ async function request(args: HttpRequestArgs, ctx: ToolContext): Promise<ToolOut
 }
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const httpRequestData = z.object({
-  status: z.number().int(),
-  headers: z.record(z.string(), z.string()),
-  body: z.string(),
-  truncated: z.boolean(),
-  json: z.unknown().optional().describe('the body parsed, for a JSON response'),
-});
+const httpRequestData = () =>
+  z.object({
+    status: z.number().int(),
+    headers: z.record(z.string(), z.string()),
+    body: z.string(),
+    truncated: z.boolean(),
+    json: z.unknown().optional().describe('the body parsed, for a JSON response'),
+  });
 
 export const httpRequestTool = defineBuiltinTool({
   name: 'http_request',

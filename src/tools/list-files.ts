@@ -9,15 +9,16 @@ import { entryShower, TreeWalk, type WalkedEntry, type WalkedKind } from './file
 
 const defaultMaxResults = 1000;
 
-const listFilesArgs = z.strictObject({
-  path: pathArgument('Directory to list, relative to the workspace root (default ".")').optional(),
-  glob: globArgument.optional().describe('Walk the tree and keep paths (relative to `path`) matching this glob, e.g. "**/*.ts"; without it only direct children are listed'),
-  max_results: z.int().min(1).max(10_000).optional().describe(`Most entries to return (default ${defaultMaxResults})`),
-  sizes: z
-    .boolean()
-    .optional()
-    .describe("Also give each file's size in bytes (default false: names and types come from the directory listing alone, sizes take one more call per file)"),
-});
+const listFilesArgs = () =>
+  z.strictObject({
+    path: pathArgument('Directory to list, relative to the workspace root (default ".")').optional(),
+    glob: globArgument().optional().describe('Walk the tree and keep paths (relative to `path`) matching this glob, e.g. "**/*.ts"; without it only direct children are listed'),
+    max_results: z.int().min(1).max(10_000).optional().describe(`Most entries to return (default ${defaultMaxResults})`),
+    sizes: z
+      .boolean()
+      .optional()
+      .describe("Also give each file's size in bytes (default false: names and types come from the directory listing alone, sizes take one more call per file)"),
+  });
 
 interface ListedEntry {
   path: string;
@@ -49,10 +50,11 @@ function shownLine(entry: ListedEntry): string {
 }
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const listFilesData = z.object({
-  entries: z.array(z.object({ path: z.string(), type: z.string(), size: z.number().int().optional() })),
-  truncated: z.boolean(),
-});
+const listFilesData = () =>
+  z.object({
+    entries: z.array(z.object({ path: z.string(), type: z.string(), size: z.number().int().optional() })),
+    truncated: z.boolean(),
+  });
 
 export const listFilesTool = defineBuiltinTool({
   name: 'list_files',

@@ -7,12 +7,13 @@ import { resolveSkillFile, skillFilePath, skillNamePattern } from './instruction
 
 export const maxSkillBytes = 256 * 1024;
 
-const loadSkillArgs = z.strictObject({
-  name: z.string().regex(skillNamePattern, 'a skill name is 1-64 lower-case letters, digits or "-", not starting with "-"'),
-});
+const loadSkillArgs = () =>
+  z.strictObject({
+    name: z.string().regex(skillNamePattern, 'a skill name is 1-64 lower-case letters, digits or "-", not starting with "-"'),
+  });
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const loadSkillData = z.object({ name: z.string(), content: z.string() });
+const loadSkillData = () => z.object({ name: z.string(), content: z.string() });
 
 export const loadSkillTool = defineBuiltinTool({
   name: 'load_skill',

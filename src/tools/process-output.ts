@@ -8,24 +8,26 @@ import { backgroundProcessResource } from './process/resources.js';
 const defaultReadBytes = 64 * 1024;
 const maxReadBytes = 1024 * 1024;
 
-const processOutputArgs = z.strictObject({
-  process_id: z.string().min(1).max(64).describe('Id returned by process_start'),
-  stream: z.enum(['stdout', 'stderr']).default('stdout'),
-  offset: z.number().int().min(0).default(0).describe('Byte offset to read from (the next_offset of the previous read)'),
-  max_bytes: z.number().int().positive().max(maxReadBytes).default(defaultReadBytes),
-  wait_for: z.string().min(1).max(1000).optional().describe('Wait until this text appears in the stream after offset, or the process ends (bounded by the step timeout)'),
-});
+const processOutputArgs = () =>
+  z.strictObject({
+    process_id: z.string().min(1).max(64).describe('Id returned by process_start'),
+    stream: z.enum(['stdout', 'stderr']).default('stdout'),
+    offset: z.number().int().min(0).default(0).describe('Byte offset to read from (the next_offset of the previous read)'),
+    max_bytes: z.number().int().positive().max(maxReadBytes).default(defaultReadBytes),
+    wait_for: z.string().min(1).max(1000).optional().describe('Wait until this text appears in the stream after offset, or the process ends (bounded by the step timeout)'),
+  });
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const processOutputData = z.object({
-  ...backgroundStatusData,
-  stream: z.enum(['stdout', 'stderr']),
-  content: z.string(),
-  offset: z.number().int(),
-  next_offset: z.number().int(),
-  dropped_bytes: z.number().int(),
-  matched: z.boolean().optional(),
-});
+const processOutputData = () =>
+  z.object({
+    ...backgroundStatusData(),
+    stream: z.enum(['stdout', 'stderr']),
+    content: z.string(),
+    offset: z.number().int(),
+    next_offset: z.number().int(),
+    dropped_bytes: z.number().int(),
+    matched: z.boolean().optional(),
+  });
 
 export const processOutputTool = defineBuiltinTool({
   name: 'process_output',

@@ -9,16 +9,19 @@ import { backgroundProcessResource, processStepResources } from './process/resou
 
 const labelLength = 100;
 
-const processStartArgs = z.strictObject({
-  ...commandShape,
-  name: z.string().optional().describe('Process id to use (default: a generated proc-N); lower case, digits, _ and -'),
-  ...launchOptionsShape,
-  timeout: launchOptionsShape.timeout.describe('Lifetime limit in seconds (default: until stopped or until the run ends)'),
-  max_output_bytes: launchOptionsShape.max_output_bytes.describe('Newest bytes of stdout and of stderr kept for process_output (each)'),
-});
+const processStartArgs = () => {
+  const launchOptions = launchOptionsShape();
+  return z.strictObject({
+    ...commandShape(),
+    name: z.string().optional().describe('Process id to use (default: a generated proc-N); lower case, digits, _ and -'),
+    ...launchOptions,
+    timeout: launchOptions.timeout.describe('Lifetime limit in seconds (default: until stopped or until the run ends)'),
+    max_output_bytes: launchOptions.max_output_bytes.describe('Newest bytes of stdout and of stderr kept for process_output (each)'),
+  });
+};
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const processStartData = z.object({ process_id: z.string(), pid: z.number().int() });
+const processStartData = () => z.object({ process_id: z.string(), pid: z.number().int() });
 
 export const processStartTool = defineBuiltinTool({
   name: 'process_start',

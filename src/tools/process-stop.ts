@@ -6,12 +6,13 @@ import { backgroundStatusData } from './process/background-data.js';
 import { backgroundProcessResource } from './process/resources.js';
 import { undoneWritesDenial } from './process/write-denial.js';
 
-const processStopArgs = z.strictObject({
-  process_id: z.string().min(1).max(64).describe('Id returned by process_start'),
-});
+const processStopArgs = () =>
+  z.strictObject({
+    process_id: z.string().min(1).max(64).describe('Id returned by process_start'),
+  });
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const processStopData = z.object({ ...backgroundStatusData, was_running: z.boolean() });
+const processStopData = () => z.object({ ...backgroundStatusData(), was_running: z.boolean() });
 
 export const processStopTool = defineBuiltinTool({
   name: 'process_stop',

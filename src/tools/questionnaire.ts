@@ -25,10 +25,11 @@ function questionnaireOutput(input: HostInput, response: HostInputResponse): Too
 }
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const questionnaireData = z.object({
-  answers: z.record(z.string(), z.union([z.string(), z.boolean(), z.array(z.string())])),
-  source: z.enum(['user', 'timeout_fallback']),
-});
+const questionnaireData = () =>
+  z.object({
+    answers: z.record(z.string(), z.union([z.string(), z.boolean(), z.array(z.string())])),
+    source: z.enum(['user', 'timeout_fallback']),
+  });
 
 export const questionnaireTool = defineBuiltinTool({
   name: 'questionnaire',

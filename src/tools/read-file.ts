@@ -14,27 +14,29 @@ const defaultTextBytes = 256 * 1024;
 const defaultImageBytes = 5 * mebibyte;
 const maxLineNumber = 100_000_000;
 
-const readFileArgs = z.strictObject({
-  path: pathArgument('File to read, relative to the workspace root (or absolute under a granted root)'),
-  offset: z.int().min(1).max(maxLineNumber).optional().describe('First line to return, 1-based (default 1)'),
-  limit: z.int().min(1).max(maxLineNumber).optional().describe('Number of lines to return (default: all, up to max_bytes)'),
-  max_bytes: z
-    .int()
-    .min(1)
-    .max(10 * mebibyte)
-    .optional()
-    .describe(`Byte cap: text is cut at a line boundary (default ${defaultTextBytes}); larger images are refused (default ${defaultImageBytes})`),
-});
+const readFileArgs = () =>
+  z.strictObject({
+    path: pathArgument('File to read, relative to the workspace root (or absolute under a granted root)'),
+    offset: z.int().min(1).max(maxLineNumber).optional().describe('First line to return, 1-based (default 1)'),
+    limit: z.int().min(1).max(maxLineNumber).optional().describe('Number of lines to return (default: all, up to max_bytes)'),
+    max_bytes: z
+      .int()
+      .min(1)
+      .max(10 * mebibyte)
+      .optional()
+      .describe(`Byte cap: text is cut at a line boundary (default ${defaultTextBytes}); larger images are refused (default ${defaultImageBytes})`),
+  });
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const readFileData = z.object({
-  path: z.string(),
-  content: z.string(),
-  truncated: z.boolean(),
-  next_offset: z.number().int().optional().describe('the line to read from next, when truncated'),
-  media_type: z.string().optional().describe('for images'),
-  bytes: z.number().int().optional().describe('for images'),
-});
+const readFileData = () =>
+  z.object({
+    path: z.string(),
+    content: z.string(),
+    truncated: z.boolean(),
+    next_offset: z.number().int().optional().describe('the line to read from next, when truncated'),
+    media_type: z.string().optional().describe('for images'),
+    bytes: z.number().int().optional().describe('for images'),
+  });
 
 export const readFileTool = defineBuiltinTool({
   name: 'read_file',

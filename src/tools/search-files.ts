@@ -34,18 +34,19 @@ function patternProblem(source: string, caseInsensitive: boolean | undefined): s
   }
 }
 
-const searchFilesArgs = z
-  .strictObject({
-    pattern: z.string().min(1).max(maxPatternLength).describe('JavaScript regular expression, tested against each line'),
-    path: pathArgument('File or directory to search, relative to the workspace root (default ".")').optional(),
-    glob: globArgument.optional().describe('Only search files whose path relative to `path` matches, e.g. "**/*.md"'),
-    max_matches: z.int().min(1).max(10_000).optional().describe(`Most matching lines to return (default ${defaultMaxMatches})`),
-    case_insensitive: z.boolean().optional().describe('Ignore case (default false)'),
-  })
-  .superRefine((args, ctx) => {
-    const problem = args.pattern.length <= maxPatternLength ? patternProblem(args.pattern, args.case_insensitive) : undefined;
-    if (problem) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem });
-  });
+const searchFilesArgs = () =>
+  z
+    .strictObject({
+      pattern: z.string().min(1).max(maxPatternLength).describe('JavaScript regular expression, tested against each line'),
+      path: pathArgument('File or directory to search, relative to the workspace root (default ".")').optional(),
+      glob: globArgument().optional().describe('Only search files whose path relative to `path` matches, e.g. "**/*.md"'),
+      max_matches: z.int().min(1).max(10_000).optional().describe(`Most matching lines to return (default ${defaultMaxMatches})`),
+      case_insensitive: z.boolean().optional().describe('Ignore case (default false)'),
+    })
+    .superRefine((args, ctx) => {
+      const problem = args.pattern.length <= maxPatternLength ? patternProblem(args.pattern, args.case_insensitive) : undefined;
+      if (problem) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem });
+    });
 
 export interface SearchMatch extends LineMatch {
   path: string;
@@ -192,10 +193,11 @@ async function searchAll(
 }
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const searchFilesData = z.object({
-  matches: z.array(z.object({ path: z.string(), line: z.number().int(), text: z.string() })),
-  truncated: z.boolean(),
-});
+const searchFilesData = () =>
+  z.object({
+    matches: z.array(z.object({ path: z.string(), line: z.number().int(), text: z.string() })),
+    truncated: z.boolean(),
+  });
 
 export const searchFilesTool = defineBuiltinTool({
   name: 'search_files',

@@ -7,12 +7,13 @@ import { callWallLimitMs, executableSearch, planLaunch } from './process/launch-
 import { shellRequest } from './process/request.js';
 import { runUntilExit } from './process/run-until-exit.js';
 
-const shellArgs = z.strictObject({
-  script: argumentText.min(1).describe('Shell script text, run as `sh -c SCRIPT` (or bash)'),
-  shell: z.enum(['sh', 'bash']).default('sh').describe('Which shell runs the script (looked up on PATH)'),
-  ...launchOptionsShape,
-  ok_exit_codes: okExitCodesSchema,
-});
+const shellArgs = () =>
+  z.strictObject({
+    script: argumentText().min(1).describe('Shell script text, run as `sh -c SCRIPT` (or bash)'),
+    shell: z.enum(['sh', 'bash']).default('sh').describe('Which shell runs the script (looked up on PATH)'),
+    ...launchOptionsShape(),
+    ok_exit_codes: okExitCodesSchema(),
+  });
 
 export const shellTool = defineBuiltinTool({
   name: 'shell',

@@ -18,17 +18,18 @@ import { stageFile } from './files/staged-file.js';
 /** Largest existing file `append` rewrites (appending goes through a staged copy, like every write). */
 const appendableBytes = 64 * mebibyte;
 
-const writeFileArgs = z.strictObject({
-  path: pathArgument('File to write, relative to the workspace root (or absolute under a granted root)'),
-  content: z.string().max(maxArgumentBytes).describe('Text to write (UTF-8)'),
-  mode: z
-    .enum(['create', 'overwrite', 'append'])
-    .optional()
-    .describe('create: fail if the file exists; overwrite (default): create or replace; append: add to the end (creating it if missing)'),
-  create_dirs: z.boolean().optional().describe('Create missing parent directories (default false)'),
-});
+const writeFileArgs = () =>
+  z.strictObject({
+    path: pathArgument('File to write, relative to the workspace root (or absolute under a granted root)'),
+    content: z.string().max(maxArgumentBytes).describe('Text to write (UTF-8)'),
+    mode: z
+      .enum(['create', 'overwrite', 'append'])
+      .optional()
+      .describe('create: fail if the file exists; overwrite (default): create or replace; append: add to the end (creating it if missing)'),
+    create_dirs: z.boolean().optional().describe('Create missing parent directories (default false)'),
+  });
 
-type WriteMode = NonNullable<z.infer<typeof writeFileArgs>['mode']>;
+type WriteMode = NonNullable<z.infer<ReturnType<typeof writeFileArgs>>['mode']>;
 
 /** What was there before an overwrite, for the diff and to keep the file's permissions. */
 async function previousFile(directory: CheckedDirectory, resolved: ResolvedPath, shown: string): Promise<{ before: Buffer | undefined; mode: number }> {
@@ -66,7 +67,7 @@ async function writeContent(resolved: ResolvedPath, shown: string, mode: WriteMo
 }
 
 /** The step data the tool returns (`steps.<id>.data`). */
-const writeFileData = z.object({ path: z.string(), bytes: z.number().int() });
+const writeFileData = () => z.object({ path: z.string(), bytes: z.number().int() });
 
 export const writeFileTool = defineBuiltinTool({
   name: 'write_file',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HostError } from '../host/errors.js';
 import { describeIssues } from '../host/arguments.js';
+import { builtOnce } from '../host/built-once.js';
 import { sandboxModes } from '../host/confinement/modes.js';
 import { exitCodeSources } from '../host/exit-codes.js';
 
@@ -9,7 +10,7 @@ import { exitCodeSources } from '../host/exit-codes.js';
  * whole. The workflow file supplies the rest (`resolveHostConfig`). Built on first use: every
  * command's module loads this file, and `--help` or `list` never parse run choices.
  */
-function buildRunChoicesSchema() {
+const runChoicesSchema = builtOnce(() => {
   const ruleTexts = z.array(z.string().min(1)).default([]);
   return z.strictObject({
     /** `rho run FILE TASK`: a name under the file's `tasks:`; its top-level steps when absent. */
@@ -41,17 +42,14 @@ function buildRunChoicesSchema() {
     /** `--force` (every step runs, up to date or not) or `--force-step STEP` (those steps do). */
     force: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
   });
-}
+});
 
-type RunChoicesSchema = ReturnType<typeof buildRunChoicesSchema>;
+type RunChoicesSchema = ReturnType<typeof runChoicesSchema>;
 export type RunChoices = z.output<RunChoicesSchema>;
 export type RawRunChoices = z.input<RunChoicesSchema>;
 
-let runChoicesSchema: RunChoicesSchema | undefined;
-
 export function parseRunChoices(raw: RawRunChoices): RunChoices {
-  runChoicesSchema ??= buildRunChoicesSchema();
-  const parsed = runChoicesSchema.safeParse(raw);
+  const parsed = runChoicesSchema().safeParse(raw);
   if (!parsed.success) throw new HostError('usage', `run options: ${describeIssues(parsed.error.issues)}`, { cause: parsed.error });
   return parsed.data;
 }

@@ -99,7 +99,7 @@ describe('createHostInput: on_timeout', () => {
   });
 
   it('applies the same rules in the zod schema that tools and `rho validate` use', () => {
-    const parsed = questionnaireSchema.safeParse({ questions: [color], on_timeout: { answers: { color: 'green' }, reason: 'r' } });
+    const parsed = questionnaireSchema().safeParse({ questions: [color], on_timeout: { answers: { color: 'green' }, reason: 'r' } });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.path).toEqual(['on_timeout', 'answers', 'color']);
   });

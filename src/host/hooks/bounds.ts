@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { builtOnce } from '../built-once.js';
 
 export interface PayloadBounds {
   /** Longest string a single field may carry, in UTF-8 bytes. */
@@ -13,23 +14,27 @@ export const defaultPayloadBounds: PayloadBounds = { fieldBytes: 8 * 1024, envel
 export const minimumPayloadBounds: PayloadBounds = { fieldBytes: 256, envelopeBytes: 8 * 1024 };
 
 /** One field that was shortened: a string cut to fewer bytes, or a list cut to fewer items. */
-export const truncatedFieldSchema = z.strictObject({
-  field: z.string().describe('Where the cut was made, e.g. payload.capability.script or payload.capability.argv'),
-  limit: z.enum(['field', 'envelope']).describe('Which bound forced the cut'),
-  unit: z.enum(['bytes', 'items']),
-  original: z.number().int(),
-  kept: z.number().int(),
-});
+const truncatedFieldSchema = () =>
+  z.strictObject({
+    field: z.string().describe('Where the cut was made, e.g. payload.capability.script or payload.capability.argv'),
+    limit: z.enum(['field', 'envelope']).describe('Which bound forced the cut'),
+    unit: z.enum(['bytes', 'items']),
+    original: z.number().int(),
+    kept: z.number().int(),
+  });
 
-export const truncationSchema = z
-  .strictObject({
-    truncated: z.boolean(),
-    fields: z.array(truncatedFieldSchema),
-  })
-  .meta({ id: 'Truncation' });
+/** What an envelope says was cut; built on first use, once (its JSON Schema id may be registered only once). */
+export const truncationSchema = builtOnce(() =>
+  z
+    .strictObject({
+      truncated: z.boolean(),
+      fields: z.array(truncatedFieldSchema()),
+    })
+    .meta({ id: 'Truncation' }),
+);
 
-export type TruncatedField = z.infer<typeof truncatedFieldSchema>;
-export type Truncation = z.infer<typeof truncationSchema>;
+export type TruncatedField = z.infer<ReturnType<typeof truncatedFieldSchema>>;
+export type Truncation = z.infer<ReturnType<typeof truncationSchema>>;
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 type JsonObject = { [key: string]: JsonValue };

@@ -19,7 +19,7 @@ function envelopeFor<K extends HookEventKind>(kind: K) {
     delegation: delegationSchema,
     host_labels: z.record(z.string(), z.string()),
     payload: hookPayloadSchemas[kind],
-    truncation: truncationSchema.describe('Every field that was shortened to fit the payload bounds'),
+    truncation: truncationSchema().describe('Every field that was shortened to fit the payload bounds'),
   });
 }
 

@@ -13,4 +13,4 @@ export function pathArgument(description: string) {
  * A glob matched against paths relative to the listed or searched directory. Extended globs
  * are disabled where it is compiled: they can produce regular expressions that backtrack badly.
  */
-export const globArgument = z.string().min(1).max(maxGlobLength).describe('Glob over paths relative to `path`, e.g. "**/*.ts" (`**` crosses directories)');
+export const globArgument = () => z.string().min(1).max(maxGlobLength).describe('Glob over paths relative to `path`, e.g. "**/*.ts" (`**` crosses directories)');

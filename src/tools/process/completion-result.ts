@@ -7,7 +7,7 @@ import { undoneWritesDenial } from './write-denial.js';
 import type { completionData } from './completion-data.js';
 
 /** The structured result of a process that ran to completion (a step's `data`), failed or not. */
-export type CompletionData = z.infer<typeof completionData>;
+export type CompletionData = z.infer<ReturnType<typeof completionData>>;
 
 /** What the sandbox kept from a failed process, each with its grant (`confinementHints`), for the failure message. */
 function sandboxNote(hints: readonly string[]): string {

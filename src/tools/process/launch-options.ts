@@ -16,24 +16,24 @@ export const defaultProcessTimeoutMs = 3_600_000;
 /** Longest wall limit a call may ask for, in seconds (a day). */
 export const maxTimeoutSeconds = 86_400;
 
-export const argumentText = z.string().max(maxTextBytes).refine(withoutNul, 'may not contain a NUL byte');
+export const argumentText = () => z.string().max(maxTextBytes).refine(withoutNul, 'may not contain a NUL byte');
 
 /** The program of a direct (argv) process and its arguments. */
-export const commandShape = {
+export const commandShape = () => ({
   command: z
     .string()
     .min(1)
     .max(4096)
     .refine(withoutNul, 'may not contain a NUL byte')
     .describe('Program to run: a name looked up on PATH, or a path (relative to cwd) containing a /'),
-  args: z.array(argumentText).max(4096).default([]).describe('Arguments, passed as they are (no shell)'),
-};
+  args: z.array(argumentText()).max(4096).default([]).describe('Arguments, passed as they are (no shell)'),
+});
 
 /** Options every process-starting tool accepts, beside what it runs. */
-export const launchOptionsShape = {
+export const launchOptionsShape = () => ({
   cwd: z.string().min(1).max(4096).optional().describe('Working directory, a directory inside the workspace (default: the workspace root)'),
   env: z
-    .record(z.string().regex(envNamePattern, 'an environment variable name'), argumentText)
+    .record(z.string().regex(envNamePattern, 'an environment variable name'), argumentText())
     .optional()
     .describe(
       'Extra environment variables; ones that change what runs (PATH, LD_*, GIT_*, NODE_OPTIONS, ...) need a process rule that names them, credentials must come from secrets:',
@@ -51,12 +51,10 @@ export const launchOptionsShape = {
     .max(maxOutputLimitBytes)
     .default(defaultOutputLimitBytes)
     .describe('Bytes of stdout and of stderr kept (each); the rest is drained and dropped, and truncated is set'),
-};
+});
 
 /** For tools that run a process to completion. */
-export const okExitCodesSchema = z.array(z.number().int().min(0).max(255)).min(1).max(256).default([0]).describe('Exit codes that count as success (default [0])');
+export const okExitCodesSchema = () => z.array(z.number().int().min(0).max(255)).min(1).max(256).default([0]).describe('Exit codes that count as success (default [0])');
 
-const launchOptions = z.strictObject(launchOptionsShape);
-export type LaunchOptions = z.infer<typeof launchOptions>;
-const command = z.strictObject(commandShape);
-export type CommandOptions = z.infer<typeof command>;
+export type LaunchOptions = z.infer<z.ZodObject<ReturnType<typeof launchOptionsShape>>>;
+export type CommandOptions = z.infer<z.ZodObject<ReturnType<typeof commandShape>>>;

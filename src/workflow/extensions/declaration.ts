@@ -32,14 +32,15 @@ export interface CheckedDeclaration {
 /**
  * Checks a module's tool declaration as untrusted data, within a time budget, with the host's
  * checks (`checkToolDefinition`): what cannot be used leaves the tool out, a bad optional field
- * means its default. A module's `defineTool` may come from another copy of rho: the definition
- * it was made from is checked again here. The functions are kept as they are: module code is
- * trusted, only its declaration is checked.
+ * means its default; schemas declared as functions are built here, within the budget. A
+ * module's `defineTool` may come from another copy of rho: the definition it was made from is
+ * checked again here. The functions are kept as they are: module code is trusted, only its
+ * declaration is checked.
  */
 export function checkModuleDeclaration(raw: unknown, label: string, timeBudgetMs = declarationTimeBudgetMs): CheckedDeclaration {
   const started = performance.now();
   const definition = typeof raw === 'object' && raw !== null && toolDefinitionKey in raw ? (raw as Record<symbol, unknown>)[toolDefinitionKey] : raw;
-  const check = checkToolDefinition(definition, { schemaOf: moduleSchema });
+  const check = checkToolDefinition(definition, { schemaOf: moduleSchema, buildNow: true });
   const leftOut = (name: string | undefined, reason: string): CheckedDeclaration => ({
     warnings: [`${label}: ${name === undefined ? 'a tool' : `tool ${name}`} was left out: ${reason}`],
   });
