@@ -10,7 +10,7 @@ import type { SecretMasker } from './masking.js';
 import { checkToolOutput } from './output-contract.js';
 import { boundedProgress } from './progress.js';
 import { StepOutput, type OutputOptions } from './step-output.js';
-import type { ExecuteContext, PrepareContext, ToolOutput } from './tool.js';
+import type { ExecuteContext, PrepareContext, Tool, ToolOutput } from './tool.js';
 
 /** What executing one authorized call needs from its host. */
 export interface ExecutionDeps {
@@ -61,7 +61,7 @@ export async function executeCall(prepared: PreparedCall, signal: AbortSignal, d
       toolFailure = error;
       throw error;
     });
-    const result = checkToolOutput(prepared.tool, await raceAbort(work, callSignal, abortGraceMs));
+    const result = checkedOutput(prepared.tool, await raceAbort(work, callSignal, abortGraceMs));
     output.end();
     return { status: 'success', output: result, ...logOf(output) };
   } catch (thrown) {
@@ -72,6 +72,17 @@ export async function executeCall(prepared: PreparedCall, signal: AbortSignal, d
     deadline.dispose();
     unlink();
   }
+}
+
+/**
+ * What a tool returned, checked against the output contract unless the tool is one of rho's
+ * built-ins: those build their outputs from their own typed code (a process step's data is made
+ * field by field from its exit), so a zod parse of every result, per call, would only re-check
+ * rho against itself; their tests check them against the schemas they declare. Tools from the
+ * embedder, a workflow's modules and MCP servers are checked on every call.
+ */
+function checkedOutput(tool: Tool, returned: unknown): ToolOutput {
+  return tool.origin === 'built-in' ? (returned as ToolOutput) : checkToolOutput(tool, returned);
 }
 
 function logOf(output: StepOutput): { log?: string } {

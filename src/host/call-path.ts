@@ -46,7 +46,7 @@ export interface CallPathSteps {
   retrying(prepared: PreparedCall, failed: FailedAttempt): void;
   execute(prepared: PreparedCall, signal: AbortSignal, detached: boolean): Promise<ExecutionOutcome>;
   /** The call's result on its way to the caller (the host's result rewriter). */
-  finish(prepared: PreparedCall, result: ToolResult, signal: AbortSignal): Promise<ToolResult>;
+  finish(prepared: PreparedCall, result: ToolResult, signal: AbortSignal): ToolResult | Promise<ToolResult>;
 }
 
 /**
@@ -122,11 +122,13 @@ export async function runCallPath(steps: CallPathSteps, order: CallOrder, index:
     const result = outcome.status === 'success' ? succeeded(call, outcome.output, durationMs) : failedResult(call, outcome.error, signal, durationMs);
     return outcome.log === undefined ? result : { ...result, log: outcome.log };
   };
-  const { result, attempts } = await executeWithRetry(options.retry, attempt, {
-    signal: waiting,
-    onRetry: (failed) => steps.retrying(prepared!, failed),
-    onAttempt: (number, of) => steps.started(prepared!, index, { attempt: number, of }),
-  });
+  const { result, attempts } = options.retry
+    ? await executeWithRetry(options.retry, attempt, {
+        signal: waiting,
+        onRetry: (failed) => steps.retrying(prepared!, failed),
+        onAttempt: (number, of) => steps.started(prepared!, index, { attempt: number, of }),
+      })
+    : { result: await attempt(), attempts: 1 };
   const finished = await steps.finish(prepared, result, signal);
   return settle({ kind: 'result', result: finished, ...(attempts > 1 && { attempts }) }, lease);
 }

@@ -37,10 +37,22 @@ export async function prepareCall(tools: ToolRegistry, call: ToolCall, context: 
       resources: plan.resources,
       summary: plan.summary,
       confinement: plan.confinement,
-      execute: async (ctx) => plan.execute(ctx),
+      execute: (ctx) => promiseOf(() => plan.execute(ctx)),
     };
   } catch (thrown) {
     return toToolError(thrown, 'invalid_arguments');
+  }
+}
+
+/**
+ * What `run` settles with as a promise: the tool's own when it returns one (no wrapper of ours
+ * around it, one promise and its hops fewer per call), a rejection when it throws at once.
+ */
+function promiseOf<T>(run: () => T | Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(run());
+  } catch (thrown) {
+    return Promise.reject(thrown);
   }
 }
 

@@ -167,7 +167,7 @@ export class ToolHost {
           message: `attempt ${attempt} of ${of} failed: ${result.error?.message ?? result.status}; trying again${delayMs > 0 ? ` in ${formatMs(delayMs)}` : ''}`,
         }),
       execute: (prepared, signal, detached) => this.#execute(prepared, signal, detached),
-      finish: async (prepared, result, signal) => {
+      finish: (prepared, result, signal) => {
         const rewriter = options.rewriteResult;
         if (!rewriter) return result;
         const { call } = prepared;

@@ -473,9 +473,12 @@ function announced({ id, name, tool, line, file, group }: CompiledStep) {
 async function readyToStart(step: CompiledStep, position: number, options: RunOptions, state: RunState): Promise<void> {
   const maxParallel = options.host.maxParallel;
   const order = state.reservation.order;
+  if (maxParallel === 1) {
+    await order[position - 1]?.released;
+    return;
+  }
   const wait = stepWait(step);
-  const earlier = maxParallel === 1 ? order.slice(Math.max(0, position - 1), position) : order.slice(0, position);
-  await Promise.all(maxParallel === 1 || wait.kind === 'every_earlier' ? earlier.map((t) => t.released) : wait.steps.map((index) => state.done[index]!));
+  await Promise.all(wait.kind === 'every_earlier' ? order.slice(0, position).map((t) => t.released) : wait.steps.map((index) => state.done[index]!));
 }
 
 /** A step failed: so did each nested group it is in, for the steps that count only their group's failures. */

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../../src/host/errors.js';
+import { checkToolOutput } from '../../../src/host/output-contract.js';
+import { execTool } from '../../../src/tools/exec.js';
+import { shellTool } from '../../../src/tools/shell.js';
 import { completionOutput } from '../../../src/tools/process/completion-result.js';
 import type { ProcessOutcome } from '../../../src/tools/process/run-to-completion.js';
 
@@ -52,5 +55,24 @@ describe('the result of a process the network proxy refused a host', () => {
       kind: 'execution_failed',
       message: expect.stringContaining('curl exited with code 1 (expected 0)'),
     });
+  });
+});
+
+describe('what a process tool returns', () => {
+  // The host does not check a built-in tool's output on every call: these outputs are what keeps it to its contract.
+  it('matches the output contract and the data schema exec and shell declare, however the process ended', () => {
+    const succeeded: ProcessOutcome[] = [outcome(0), { ...outcome(3), truncated: true }, { ...outcome(0), stdout: '', stderr: '' }];
+    const failed: ProcessOutcome[] = [outcome(1), outcome(null), { ...outcome(null), termination: 'timed_out' }, { ...outcome(null), termination: 'cancelled' }];
+    for (const tool of [execTool, shellTool]) {
+      for (const ended of succeeded) {
+        const output = completionOutput('program', ended, [0, 3], 1000, '/work');
+        expect(checkToolOutput(tool, output)).toBe(output);
+      }
+      for (const ended of failed) {
+        const { output } = failure(() => completionOutput('program', ended, [0], 1000, '/work'));
+        expect(output).toBeDefined();
+        expect(checkToolOutput(tool, output)).toBe(output);
+      }
+    }
   });
 });
