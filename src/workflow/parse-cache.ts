@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { builtOnce } from '../host/built-once.js';
 import { keyedDigest, openSealed, sealText, type DigestKey } from '../host/keyed-digest.js';
 import { findProtoKey } from '../host/prototype-keys.js';
 
@@ -59,13 +60,16 @@ function buildOf(): string {
   return build;
 }
 
-const position = z.tuple([z.number().int().min(1), z.number().int().min(1)]);
-const entrySchema = z.strictObject({
-  format: z.string(),
-  /** Keyed digest of the file's text. */
-  textDigest: z.string(),
-  data: z.unknown(),
-  positions: z.record(z.string(), position),
+/** An entry as written; built when the cache is first read (a run of a file new to it never builds it). */
+const entrySchema = builtOnce(() => {
+  const position = z.tuple([z.number().int().min(1), z.number().int().min(1)]);
+  return z.strictObject({
+    format: z.string(),
+    /** Keyed digest of the file's text. */
+    textDigest: z.string(),
+    data: z.unknown(),
+    positions: z.record(z.string(), position),
+  });
 });
 
 /** What a seal of an entry is for: the parse of this one file. */
@@ -87,7 +91,7 @@ export class ParseCache {
       if (!key) return undefined;
       const body = openSealed(key, purposeOf(path.resolve(file)), readFileSync(entry, 'utf8'));
       if (body === undefined) return undefined;
-      const parsed = entrySchema.safeParse(JSON.parse(body));
+      const parsed = entrySchema().safeParse(JSON.parse(body));
       if (!parsed.success || parsed.data.format !== buildOf() || parsed.data.textDigest !== keyedDigest(key, text)) return undefined;
       // Checked as any file on disk is: data with a __proto__ key is never handed out.
       if (findProtoKey(parsed.data.data) !== undefined) return undefined;
