@@ -35,6 +35,8 @@ const relayStartMs = 10_000;
 export class RunNetworkProxy implements NetworkProxy {
   private proxy: FilteringProxy | undefined;
   private relay: Promise<Relay | undefined> | undefined;
+  /** The shared namespace once it is up, closed with the run. */
+  private network: SharedNetwork | undefined;
   private closed = false;
   private readonly open = new Set<ProxyConnection>();
   private readonly node: string;
@@ -54,7 +56,8 @@ export class RunNetworkProxy implements NetworkProxy {
     for (const connection of [...this.open]) connection.close();
     this.proxy?.close();
     this.proxy = undefined;
-    void this.relay?.then((relay) => relay?.network.close());
+    this.network?.close();
+    this.network = undefined;
     this.relay = undefined;
   }
 
@@ -132,9 +135,12 @@ export class RunNetworkProxy implements NetworkProxy {
       network.close();
       return undefined;
     }
+    this.network = network;
     // A namespace whose forwarder is gone is joined no more: later sandboxes get their own.
     void network.ended.then(() => {
-      this.relay = this.closed ? undefined : Promise.resolve(undefined);
+      if (this.network !== network) return;
+      this.network = undefined;
+      this.relay = Promise.resolve(undefined);
     });
     return { network, port };
   }
