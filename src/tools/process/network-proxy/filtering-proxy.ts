@@ -86,10 +86,8 @@ export class FilteringProxy {
   private readonly admitted = new Map<string, Admitted>();
   private readonly connections = new Set<Duplex>();
   private closed = false;
-  /** The first half of every token this proxy gives: a secret of the run, to be masked in its output. */
-  readonly key = newTokenPart();
-
-  constructor() {
+  /** @param key the first half of every token this proxy gives: a secret of the run, to be masked in its output. */
+  constructor(readonly key: string = newTokenPart()) {
     this.server = createServer((request, response) => void this.forward(request, response));
     this.server.on('connect', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.tunnel(request, socket, head));
     this.server.on('clientError', (_error, socket) => socket.destroy());

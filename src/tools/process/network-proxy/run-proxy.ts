@@ -3,7 +3,7 @@ import { denialKinds, ToolError } from '../../../host/errors.js';
 import type { SecretMasker } from '../../../host/masking.js';
 import { FilteringProxy } from './filtering-proxy.js';
 import { forwarderCommand, serveForwarder, startBehindForwarder } from './forwarder.js';
-import { proxyVariables } from './proxy-credentials.js';
+import { newTokenPart, proxyVariables } from './proxy-credentials.js';
 
 export interface RunNetworkProxyOptions {
   /** The Node that runs the forwarders (this one). */
@@ -40,11 +40,12 @@ export class RunNetworkProxy implements NetworkProxy {
   private closed = false;
   private readonly open = new Set<ProxyConnection>();
   private readonly node: string;
-  private readonly masker: SecretMasker | undefined;
+  /** The key of every token the run's proxy gives, masked from the start: a step's output is masked by the secrets known when it starts. */
+  private readonly key = newTokenPart();
 
   constructor(options: RunNetworkProxyOptions = {}) {
     this.node = options.node ?? process.execPath;
-    this.masker = options.masker;
+    options.masker?.add(this.key);
   }
 
   endpoint(authorize: AuthorizeConnection): ProxyEndpoint {
@@ -63,7 +64,7 @@ export class RunNetworkProxy implements NetworkProxy {
 
   /** A token for one process; its pending decisions are abandoned when it closes, and its first denial is kept. */
   private async connect(authorize: AuthorizeConnection, share: ShareNetwork | undefined): Promise<ProxyConnection> {
-    const proxy = (this.proxy ??= this.startProxy());
+    const proxy = (this.proxy ??= new FilteringProxy(this.key));
     const relay = share ? await this.sharedRelay(proxy, share) : undefined;
     const lifetime = new AbortController();
     let refused: ToolError | undefined;
@@ -99,13 +100,6 @@ export class RunNetworkProxy implements NetworkProxy {
     };
     this.open.add(connection);
     return connection;
-  }
-
-  /** The proxy, whose tokens' key joins the run's secrets. */
-  private startProxy(): FilteringProxy {
-    const proxy = new FilteringProxy();
-    this.masker?.add(proxy.key);
-    return proxy;
   }
 
   /** The run's shared namespace, started at the first process that can join one; undefined once it could not be, or has ended. */
