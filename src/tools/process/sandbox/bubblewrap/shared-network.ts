@@ -173,6 +173,8 @@ function startNamespace(location: string, forwarder: SandboxCommand): ChildProce
     env: forwarder.env,
     stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe', 'ipc'],
     serialization: 'json',
+    // A group of its own, as every sandbox has: a terminal's Ctrl-C reaches rho, which ends it with the run, not the forwarder under steps still stopping.
+    detached: true,
   });
   const filter = child.stdio[filterDescriptor] as Writable;
   filter.on('error', () => undefined);
