@@ -34,8 +34,12 @@ export interface SharedNetwork {
   close(): void;
 }
 
-/** Starts a `SharedNetwork` whose first process runs `forwarder`; rejects where sandboxes cannot join one. */
-export type ShareNetwork = (forwarder: SandboxCommand) => Promise<SharedNetwork>;
+/**
+ * Starts a `SharedNetwork` whose first process runs `forwarder`. `serve` takes the forwarder's
+ * channel as soon as it is spawned and settles once the forwarder is ready there (so its
+ * namespace is set up), rejecting when it never is. Rejects where sandboxes cannot join one.
+ */
+export type ShareNetwork = (forwarder: SandboxCommand, serve: (channel: SandboxChannel) => Promise<void>) => Promise<SharedNetwork>;
 
 /** How a sandbox reaches the run's proxy. */
 export type ProxyRoute =

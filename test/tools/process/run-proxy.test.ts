@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ProxyConnection, SandboxChannel, SharedNetwork } from '../../../src/host/confinement/index.js';
+import type { ProxyConnection, SandboxChannel, SandboxCommand, SharedNetwork } from '../../../src/host/confinement/index.js';
 import { ToolError } from '../../../src/host/errors.js';
 import { SecretMasker } from '../../../src/host/masking.js';
 import { RunNetworkProxy } from '../../../src/tools/process/network-proxy/run-proxy.js';
@@ -27,6 +27,12 @@ function fakeNetwork(): SharedNetwork & { end(): void; closed: boolean } {
 
 const allowAll = async () => {};
 
+/** A backend's sharing that starts `network`: it serves the forwarder's channel and waits until it is ready, as a backend does. */
+const sharing = (network: SharedNetwork) => async (_forwarder: SandboxCommand, serve: (channel: SandboxChannel) => Promise<void>) => {
+  await serve(network.channel);
+  return network;
+};
+
 let proxy: RunNetworkProxy | undefined;
 afterEach(() => proxy?.close());
 
@@ -40,7 +46,7 @@ describe("the run's network proxy", () => {
     const masker = new SecretMasker();
     proxy = new RunNetworkProxy({ masker });
     const network = fakeNetwork();
-    const share = vi.fn(async () => network);
+    const share = vi.fn(sharing(network));
     const endpoint = proxy.endpoint(allowAll);
     const [first, second] = [shared(await endpoint.open(share)), shared(await endpoint.open(share))];
     expect(share).toHaveBeenCalledTimes(1);
@@ -78,10 +84,10 @@ describe("the run's network proxy", () => {
     proxy = new RunNetworkProxy();
     const network = fakeNetwork();
     const endpoint = proxy.endpoint(allowAll);
-    expect((await endpoint.open(async () => network)).route.kind).toBe('shared');
+    expect((await endpoint.open(sharing(network))).route.kind).toBe('shared');
     network.end();
     await network.ended;
     await new Promise((resolve) => setImmediate(resolve));
-    expect((await endpoint.open(async () => fakeNetwork())).route.kind).toBe('forwarder');
+    expect((await endpoint.open(sharing(fakeNetwork()))).route.kind).toBe('forwarder');
   });
 });

@@ -3,7 +3,7 @@ import { readlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SharedNetwork } from '../../../src/host/confinement/index.js';
+import type { SandboxChannel, SharedNetwork } from '../../../src/host/confinement/index.js';
 import { forwarderCommand, serveForwarder } from '../../../src/tools/process/network-proxy/forwarder.js';
 import { baseArguments } from '../../../src/tools/process/sandbox/bubblewrap/arguments.js';
 import { shareBubblewrapNetwork } from '../../../src/tools/process/sandbox/bubblewrap/shared-network.js';
@@ -19,12 +19,22 @@ afterEach(() => {
   network = undefined;
 });
 
-/** The shared namespace with the proxy's forwarder in it; resolves once the forwarder says its port. Each connection it hands over goes to `accepted`. */
+/** The shared namespace with the proxy's forwarder in it, ready: its forwarder has said its port. Each connection it hands over goes to `accepted`. */
 async function started(accepted: Socket[] = []): Promise<{ network: SharedNetwork; port: number }> {
-  network = await shareBubblewrapNetwork({ forwarder: forwarderCommand(process.execPath), location: bwrap, untrusted: [] });
-  const shared = network;
-  const port = await new Promise<number>((resolve) => serveForwarder(shared.channel, (socket) => accepted.push(socket), resolve));
-  return { network: shared, port };
+  let port = 0;
+  const serve = (channel: SandboxChannel) =>
+    new Promise<void>((resolve) =>
+      serveForwarder(
+        channel,
+        (socket) => accepted.push(socket),
+        (listening) => {
+          port = listening;
+          resolve();
+        },
+      ),
+    );
+  network = await shareBubblewrapNetwork({ forwarder: forwarderCommand(process.execPath), serve, location: bwrap, untrusted: [] });
+  return { network, port };
 }
 
 /** Runs a shell script in a sandbox that joins the namespace, as a step's does. */
@@ -60,7 +70,8 @@ describe("the run's shared network namespace under bubblewrap", () => {
 
   it('refuses to share where the nsenter it would run lies where steps write', async () => {
     const untrusted = ['/usr', '/bin', '/sbin'];
-    await expect(shareBubblewrapNetwork({ forwarder: forwarderCommand(process.execPath), location: bwrap, untrusted })).rejects.toMatchObject({
+    const serve = () => Promise.resolve();
+    await expect(shareBubblewrapNetwork({ forwarder: forwarderCommand(process.execPath), serve, location: bwrap, untrusted })).rejects.toMatchObject({
       kind: 'unsupported',
       message: expect.stringContaining('lies where steps can write'),
     });

@@ -1,4 +1,13 @@
-import type { AuthorizeConnection, NetworkProxy, ProxyConnection, ProxyEndpoint, ProxyRoute, SharedNetwork, ShareNetwork } from '../../../host/confinement/index.js';
+import type {
+  AuthorizeConnection,
+  NetworkProxy,
+  ProxyConnection,
+  ProxyEndpoint,
+  ProxyRoute,
+  SandboxChannel,
+  SharedNetwork,
+  ShareNetwork,
+} from '../../../host/confinement/index.js';
 import { denialKinds, ToolError } from '../../../host/errors.js';
 import type { SecretMasker } from '../../../host/masking.js';
 import { FilteringProxy } from './filtering-proxy.js';
@@ -109,22 +118,29 @@ export class RunNetworkProxy implements NetworkProxy {
   }
 
   private async startRelay(proxy: FilteringProxy, share: ShareNetwork): Promise<Relay | undefined> {
+    let port: number | undefined;
+    const serve = (channel: SandboxChannel) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new ToolError('unsupported', `the shared network's forwarder did not start within ${relayStartMs} ms`)), relayStartMs);
+        // A forwarder that never starts keeps no run alive.
+        timer.unref();
+        serveForwarder(
+          channel,
+          (socket) => proxy.accept(socket),
+          (listening) => {
+            clearTimeout(timer);
+            port = listening;
+            resolve();
+          },
+        );
+      });
     let network: SharedNetwork;
     try {
-      network = await share(forwarderCommand(this.node));
+      network = await share(forwarderCommand(this.node), serve);
     } catch {
       // This backend cannot share a namespace here: each sandbox gets a forwarder of its own.
       return undefined;
     }
-    const port = await new Promise<number | undefined>((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), relayStartMs);
-      const settle = (value: number | undefined) => {
-        clearTimeout(timer);
-        resolve(value);
-      };
-      serveForwarder(network.channel, (socket) => proxy.accept(socket), settle);
-      void network.ended.then(() => settle(undefined));
-    });
     if (port === undefined || this.closed) {
       network.close();
       return undefined;

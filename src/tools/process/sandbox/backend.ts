@@ -1,4 +1,4 @@
-import type { ResolvedPlan, SandboxCommand, SharedNetwork } from '../../../host/confinement/index.js';
+import type { ResolvedPlan, SandboxChannel, SandboxCommand, SharedNetwork } from '../../../host/confinement/index.js';
 import type { ProbeMemory } from './probe-memory.js';
 
 /*
@@ -55,6 +55,8 @@ export interface ConfinedStart {
 export interface ShareNetworkRequest {
   /** What the namespace's first process runs: the proxy's forwarder. */
   forwarder: SandboxCommand;
+  /** Takes the forwarder's channel right after the spawn; settles once the forwarder is ready (`ShareNetwork`). */
+  serve(channel: SandboxChannel): Promise<void>;
   location: string | undefined;
   /** Where steps can write: a program the backend needs from there is not trusted. */
   untrusted: readonly string[];

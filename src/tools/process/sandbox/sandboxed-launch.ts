@@ -51,7 +51,7 @@ export interface SandboxedLaunch extends LaunchTarget {
 /** How `backend` shares a network namespace among a run's sandboxes, if it can; a program it needs must lie outside `untrusted` (where steps write). */
 function networkSharing(backend: ConfinementBackend, location: string | undefined, untrusted: readonly string[]): ShareNetwork | undefined {
   const { shareNetwork } = backend;
-  return shareNetwork && ((forwarder) => shareNetwork({ forwarder, location, untrusted }));
+  return shareNetwork && ((forwarder, serve) => shareNetwork({ forwarder, serve, location, untrusted }));
 }
 
 /**

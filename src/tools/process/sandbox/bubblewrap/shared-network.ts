@@ -103,6 +103,15 @@ function holdNamespaces(report: { pid: number; network: number }): { user: numbe
   }
 }
 
+/** Sends SIGKILL to `pid` if it is still there. */
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
 /** Runs `file args` to its end and says whether it exited with 0 (within `trialMs`). */
 function succeeds(file: string, args: readonly string[]): Promise<boolean> {
   return new Promise((resolve) => {
@@ -127,13 +136,21 @@ export async function shareBubblewrapNetwork(request: ShareNetworkRequest): Prom
   if (location === undefined) throw new ToolError('internal', 'a bubblewrap sandbox needs the location of the bwrap its probe found (SandboxStatus.location)');
   const nsenter = trustedNsenter(request.untrusted);
   const child = startNamespace(location, forwarder);
+  const ready = request.serve(child);
+  // Awaited below, unless the start fails first.
+  ready.catch(() => undefined);
   const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let report: { pid: number; network: number } | undefined;
   const stop = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    // The namespace's first process first: stopped before it has set itself to die with bubblewrap, it would outlive it.
+    if (report) killQuietly(report.pid);
+    child.kill('SIGKILL');
   };
   let held: { user: number; network: number };
   try {
-    held = holdNamespaces(await readReport(child.stdio[infoDescriptor] as Readable, child));
+    report = await readReport(child.stdio[infoDescriptor] as Readable, child);
+    held = holdNamespaces(report);
   } catch (error) {
     stop();
     throw error;
@@ -150,12 +167,24 @@ export async function shareBubblewrapNetwork(request: ShareNetworkRequest): Prom
     file: nsenter,
     args: [`--user=/proc/${process.pid}/fd/${held.user}`, `--net=/proc/${process.pid}/fd/${held.network}`, '--preserve-credentials', '--', file, ...args],
   });
-  const trial = enter(location, [...baseArguments, '--', '/bin/sh', '-c', 'exit 0']);
-  if (!(await succeeds(trial.file, trial.args))) {
+  const fail = (error: ToolError) => {
     stop();
     release();
-    throw unsupported(`${nsenter} could not start a sandbox inside it`);
+    return error;
+  };
+  // Once the forwarder runs, bubblewrap has set the namespace up (its user namespace's maps among it): joining it before could fail.
+  const gone = ended.then(() => Promise.reject(unsupported('it ended as it started')));
+  gone.catch(() => undefined);
+  try {
+    await Promise.race([ready, gone]);
+  } catch (error) {
+    throw fail(error instanceof ToolError ? error : unsupported((error as Error).message));
   }
+  const trial = enter(location, [...baseArguments, '--', '/bin/sh', '-c', 'exit 0']);
+  if (!(await succeeds(trial.file, trial.args))) throw fail(unsupported(`${nsenter} could not start a sandbox inside it`));
+  // Started: the run closes it, and until then it keeps no event loop alive by itself.
+  child.unref();
+  child.channel?.unref();
   return {
     channel: child,
     ended,
@@ -179,8 +208,5 @@ function startNamespace(location: string, forwarder: SandboxCommand): ChildProce
   const filter = child.stdio[filterDescriptor] as Writable;
   filter.on('error', () => undefined);
   filter.end(seccompFilter({ unixSockets: false }));
-  // The run closes it; until then it keeps no event loop alive by itself.
-  child.unref();
-  child.channel?.unref();
   return child;
 }
