@@ -14,7 +14,6 @@ const mayNameBubblewrap: Readonly<Record<string, string>> = {
   [registration]: 'registers the backend',
   'src/cli/run-flags.ts': "--sandbox's help names the backend rho confines with",
   'src/workflow/schema.ts': "policy.sandbox's description names the backend rho confines with",
-  'src/tools/process/network-proxy/forwarder.ts': 'says how its channel crosses the sandbox; the network proxy is left as it is',
 };
 
 async function sourceFiles(): Promise<string[]> {

@@ -22,14 +22,14 @@ export async function writeEchoWorkflow(dir: string, count: number): Promise<str
   return file;
 }
 
-/** `count` steps each running `command args…` through the exec tool, allowed by one rule. */
-export async function writeExecWorkflow(dir: string, label: string, count: number, command: string, args: readonly string[]): Promise<string> {
+/** `count` steps each running `command args…` through the exec tool, allowed by one rule (and `rules` besides). */
+export async function writeExecWorkflow(dir: string, label: string, count: number, command: string, args: readonly string[], rules: readonly string[] = []): Promise<string> {
   const file = path.join(dir, `${label}-${count}.yml`);
   await writeFile(
     file,
     workflow(
       `${label}-${count}`,
-      [`process(${command})`],
+      [`process(${command})`, ...rules],
       range(count).map((index) => execStep(index, command, args)),
     ),
   );

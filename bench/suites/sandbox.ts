@@ -15,12 +15,17 @@ import { seccompFilter } from '../../src/tools/process/sandbox/bubblewrap/seccom
 import { prepareWriteChecks } from '../../src/tools/process/sandbox/write-checks.js';
 import { homeDirectories } from '../../src/workflow/user-home.js';
 
+/** A host rule: each confined step reaches the network only through the run's proxy. */
+const networkRule = 'network(127.0.0.1:9)';
+
 /**
  * What confinement costs a process step: `exec true` N times in sequence, confined
- * (`--sandbox required`) and unconfined (`--sandbox off`), beside a bash loop running the very
- * bubblewrap command rho builds for that step (same arguments, same program) and the same loop
- * running `true` bare. Marginal costs per step, so every start-up cancels out; the figure is
- * what rho adds for confinement ÷ what bubblewrap itself adds.
+ * (`--sandbox required`, with and without a `network(HOST)` rule) and unconfined
+ * (`--sandbox off`), beside a bash loop running the very bubblewrap command rho builds for that
+ * step (same arguments, same program) and the same loop running `true` bare. Marginal costs per
+ * step, so every start-up (the run's proxy and shared network namespace among them) cancels
+ * out; the figures are what rho adds for confinement ÷ what bubblewrap itself adds, and what a
+ * network rule adds to a confined step.
  */
 export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> {
   const status = await probeSandbox({ mode: 'required', hostEnv: process.env });
@@ -56,6 +61,10 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
       at: async (count) => rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', count, 'true', [])} --output plain --sandbox required`),
     },
     { tool: 'rho exec true, unconfined', at: async (count) => rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true', count, 'true', [])} --output plain --sandbox off`) },
+    {
+      tool: 'rho exec true, confined, network rule',
+      at: async (count) => rhoCommand(`run ${await writeExecWorkflow(context.dir, 'true-network', count, 'true', [], [networkRule])} --output plain --sandbox required`),
+    },
     { tool: 'bash loop: bwrap … true', at: (count) => loop('bwrap', bwrapLine, count) },
     { tool: 'bash loop: true', at: (count) => loop('true', truePath, count) },
   ];
@@ -63,7 +72,7 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
   for (const { tool, at } of runs) commands.push({ name: `${tool} ×1`, command: await at(1) }, { name: `${tool} ×${large}`, command: await at(large) });
   const raw = await measureWithLoad(commands, { ...repetitions(context, { runs: 3, rounds: 3 }), cwd: context.dir });
   const perStep = (tool: string) => marginal({ size: 1, time: medianOf(raw.measurements, `${tool} ×1`) }, { size: large, time: medianOf(raw.measurements, `${tool} ×${large}`) });
-  const [confined, unconfined, bwrap, bare] = runs.map(({ tool }) => perStep(tool)) as [number, number, number, number];
+  const [confined, unconfined, networked, bwrap, bare] = runs.map(({ tool }) => perStep(tool)) as [number, number, number, number, number];
   const figure = (name: string, value: number, basis: string, extra: Partial<Figure> = {}): Figure => ({
     suite: 'sandbox',
     name,
@@ -86,9 +95,17 @@ export async function sandboxSuite(context: BenchContext): Promise<SuiteResult> 
     figures: [
       figure(`rho exec true, confined: marginal cost per step (1 → ${large})`, confined, `${runs[0]!.tool}`),
       figure(`rho exec true, unconfined: marginal cost per step (1 → ${large})`, unconfined, `${runs[1]!.tool}`),
-      figure(`bare bwrap … true (rho's arguments): marginal cost per run in a bash loop`, bwrap, `${runs[2]!.tool}`),
+      figure(`bare bwrap … true (rho's arguments): marginal cost per run in a bash loop`, bwrap, `${runs[3]!.tool}`),
       figure(`what confinement adds to a rho step (confined − unconfined)`, added, `${formatNumber(confined)} − ${formatNumber(unconfined)} ms`),
       figure(`what bwrap adds to a bare process (bwrap … true − true)`, bwrapOwn, `${formatNumber(bwrap)} − ${formatNumber(bare)} ms`),
+      figure(
+        `confined step with a network rule − confined step without one (marginal, 1 → ${large} steps)`,
+        networked - confined,
+        `${formatNumber(networked)} − ${formatNumber(confined)} ms (${networkRule})`,
+        {
+          target: { limit: 5, text: '≤ 5 ms' },
+        },
+      ),
       {
         suite: 'sandbox',
         name: 'rho’s own work per confined launch (wrapping it in the sandbox) ÷ bare bwrap’s own cost',

@@ -78,7 +78,7 @@ export async function buildHost(config: HostConfig, ports: HostPorts, tools: Too
   // Confined processes reach network(HOST) hosts only through this run's proxy, ended with the run.
   // Loaded only when the policy's network rules call for it: it brings node:http.
   const needsProxy = config.sandbox?.confined === true && networkConfinement(policy).mode === 'proxy';
-  const networkProxy = needsProxy ? new (await import('../tools/process/network-proxy/run-proxy.js')).RunNetworkProxy() : undefined;
+  const networkProxy = needsProxy ? new (await import('../tools/process/network-proxy/run-proxy.js')).RunNetworkProxy({ masker: ports.masker }) : undefined;
   const host = await hostFromSetup(
     {
       workspace,

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runCli, temporaryDirectories, writeFiles } from '../support/cli.js';
@@ -115,5 +115,86 @@ steps:
     expect(answers(result.stdout)).toMatchObject({ mapped: refused, mapped_hex: refused, numeric: refused, tunnel: { status: 403 }, by_name: { status: 403 } });
     expect(result.stdout).toMatch(/localhost resolved to (127\.0\.0\.1|\[::1\]), a loopback address/);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('decides the requests of two steps that run at once each by its own rules', async () => {
+    server = await startServer((request, response) => response.end(`hello from ${request.url}`));
+    const dir = await temp.make();
+    // Each step waits until the other runs, so both are behind the proxy at once.
+    const step = (id: string, other: string) =>
+      `  - id: ${id}\n    tool: shell\n    writes: [out/${id}]\n    with: { script: 'touch out/${id}; while [ ! -e out/${other} ]; do sleep 0.02; done; node client.mjs get ${server!.origin}/${id}' }\n`;
+    await writeFiles(dir, {
+      'client.mjs': await readFile(proxyClient, 'utf8'),
+      'out/.keep': '',
+      'gate.mjs': `let input = '';
+process.stdin.on('data', (chunk) => (input += chunk));
+process.stdin.on('end', () => {
+  const { payload } = JSON.parse(input);
+  const refused = payload.step_id === 'refused' && payload.capability.class === 'network';
+  console.log(JSON.stringify(refused ? { decision: 'deny', reason: 'not for this step' } : { decision: 'continue' }));
+});
+`,
+      'flow.yml': `version: 1\nname: parallel\nmax_parallel: 2\npolicy:\n  allow: [shell, "network(${server.host})", "write(out/**)"]\nhooks:\n  pre_tool_use:\n    - command: [node, gate.mjs]\nsteps:\n${step('allowed', 'refused')}${step('refused', 'allowed')}`,
+    });
+    const result = await runCli(['run', 'flow.yml', '--sandbox', 'required', '--output', 'plain', '--events', 'events.ndjson'], { cwd: dir });
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(answers(result.stdout)).toEqual({ allowed: { status: 200, body: 'hello from /allowed' }, refused: { status: 403, body: expect.stringContaining('not for this step') } });
+    expect(server.requests.map((request) => request.url)).toEqual(['/allowed']);
+    const decisions = (await readFile(path.join(dir, 'events.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((event) => event.type === 'approval_decided' && event.class === 'network')
+      .map((event) => [event.stepId, event.result, event.decider]);
+    expect(decisions.sort()).toEqual([
+      ['allowed', 'allow', 'policy'],
+      ['refused', 'deny', 'hook'],
+    ]);
+  });
+
+  it("answers 407 to a request without a token or with an ended step's, decides nothing for it, and shows no token anywhere", async () => {
+    server = await startServer((request, response) => response.end(`hello from ${request.url}`));
+    const base = await temp.make();
+    const dir = path.join(base, 'work');
+    const logs = path.join(base, 'logs');
+    await writeFiles(dir, {
+      'client.mjs': await readFile(proxyClient, 'utf8'),
+      'out/.keep': '',
+      'flow.yml': `version: 1
+name: tokens
+policy:
+  allow: [shell, "process(node client.mjs)", "network(${server.host})", "write(out/**)"]
+steps:
+  - id: ended
+    tool: shell
+    with: { script: 'printf "%s" "$HTTP_PROXY" > out/proxy-url; echo "out: $HTTP_PROXY"; echo "err: $HTTPS_PROXY" >&2; node client.mjs get ${server.origin}/own' }
+  - id: anonymous
+    tool: exec
+    with: { command: node, args: [client.mjs, anonymous, "${server.origin}/anonymous"] }
+  - id: replayed
+    tool: exec
+    with: { command: node, args: [client.mjs, replay, out/proxy-url, "${server.origin}/replayed"] }
+`,
+    });
+    const result = await runCli(['run', 'flow.yml', '--sandbox', 'required', '--output', 'plain', '--events', path.join(base, 'events.ndjson'), '--logs', logs], { cwd: dir });
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    const challenged = { status: 407, body: expect.any(String), challenge: 'Basic realm="rho"' };
+    expect(answers(result.stdout)).toEqual({ ended: { status: 200, body: 'hello from /own' }, anonymous: challenged, replayed: challenged });
+    expect(server.requests.map((request) => request.url)).toEqual(['/own']);
+    const events = await readFile(path.join(base, 'events.ndjson'), 'utf8');
+    const decided = events
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((event) => event.type === 'approval_decided' && event.class === 'network');
+    expect(decided.map((event) => event.stepId)).toEqual(['ended']);
+    // The token the first step had, as the file it wrote holds it: no output, event or log shows it.
+    const token = /^http:\/\/rho:([0-9a-f]{64})@127\.0\.0\.1:\d+$/.exec(await readFile(path.join(dir, 'out', 'proxy-url'), 'utf8'))?.[1];
+    expect(token).toBeDefined();
+    expect(result.stdout).toMatch(/out: http:\/\/rho:\*\*\*[0-9a-f]{32}@127\.0\.0\.1:\d+/);
+    const logFiles = await readdir(logs, { recursive: true, withFileTypes: true });
+    const logged = await Promise.all(logFiles.filter((entry) => entry.isFile()).map((entry) => readFile(path.join(entry.parentPath, entry.name), 'utf8')));
+    expect(logged.join('')).toContain('err: http://rho:');
+    for (const text of [result.stdout, result.stderr, events, ...logged]) expect(text).not.toContain(token!);
   });
 });

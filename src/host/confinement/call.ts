@@ -21,18 +21,51 @@ export interface SandboxChannel {
 }
 
 /**
+ * A network namespace of the run's own with nothing but loopback, started once by the launch's
+ * backend, which the run's sandboxes behind the proxy join instead of making one each. Its first
+ * process is the proxy's forwarder, on `channel`, which hands over the connections it accepts.
+ */
+export interface SharedNetwork {
+  readonly channel: SandboxChannel;
+  /** Settles once the namespace's first process is gone: no sandbox joins it after that. */
+  readonly ended: Promise<void>;
+  /** The command that runs `file` with `args` inside this namespace (for the backend that started it). */
+  enter(file: string, args: readonly string[]): { file: string; args: readonly string[] };
+  close(): void;
+}
+
+/**
+ * Starts a `SharedNetwork` whose first process runs `forwarder`. `serve` takes the forwarder's
+ * channel as soon as it is spawned and settles once the forwarder is ready there (so its
+ * namespace is set up), rejecting when it never is. Rejects where sandboxes cannot join one.
+ */
+export type ShareNetwork = (forwarder: SandboxCommand, serve: (channel: SandboxChannel) => Promise<void>) => Promise<SharedNetwork>;
+
+/** How a sandbox reaches the run's proxy. */
+export type ProxyRoute =
+  /** It joins the run's shared network namespace, where the forwarder listens, and its program gets `variables`. */
+  | { kind: 'shared'; network: SharedNetwork; variables: Readonly<Record<string, string>> }
+  /**
+   * It has a namespace of its own and runs a forwarder of its own in front of the program
+   * (`command`); once it is spawned, `attach` sends the forwarder the program to start and takes
+   * every connection the program opens, handed over the sandbox's own channel.
+   */
+  | {
+      kind: 'forwarder';
+      /** A program the sandbox runs besides the target's (the forwarder's runtime): kept readable. */
+      program: string;
+      /** What the sandbox starts instead of the target: nothing of the target is on its argv or in its environment. */
+      command(): SandboxCommand;
+      attach(channel: SandboxChannel, target: SandboxCommand): void;
+    };
+
+/**
  * One confined process's way to the run's network proxy, open until `close`. No path leads to
- * it: the sandbox runs a forwarder instead of the program (`command`), and once it is spawned
- * `attach` sends the forwarder the program to start and takes every connection the program opens,
- * handed over the sandbox's own channel, so each is decided for this process and no other.
+ * it: every request the process sends presents a token of its own (in its proxy variables),
+ * dead once the process is gone, so each is decided for this process and no other.
  */
 export interface ProxyConnection {
-  /** A program the sandbox runs besides the target's (the forwarder's runtime): kept readable. */
-  program: string;
-  /** What the sandbox starts instead of the target: nothing of the target is on its argv or in its environment. */
-  command(): SandboxCommand;
-  /** Starts `target` behind the forwarder over the spawned sandbox's channel, and serves what it hands over. */
-  attach(channel: SandboxChannel, target: SandboxCommand): void;
+  readonly route: ProxyRoute;
   /** The first connection the proxy refused this process: the denial the authorization path gave. */
   refusal(): ToolError | undefined;
   close(): void;
@@ -40,11 +73,11 @@ export interface ProxyConnection {
 
 /**
  * A call's access to the run's filtering proxy, for a plan that says `proxy`. Nothing is opened
- * until a process starts (`open`, once for each process). Without one, such a process has no
- * network at all.
+ * until a process starts (`open`, once for each process; `share` is how the launch's backend
+ * shares a network namespace, where it can). Without one, such a process has no network at all.
  */
 export interface ProxyEndpoint {
-  open(): ProxyConnection;
+  open(share?: ShareNetwork): Promise<ProxyConnection>;
 }
 
 /**

@@ -2,9 +2,10 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type In
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { NetworkRequest } from '../../../host/capability.js';
-import { denialKinds, ToolError, toToolError } from '../../../host/errors.js';
+import { denialKinds, toToolError } from '../../../host/errors.js';
 import { resolveCheckedAddress } from '../../network/checked-address.js';
 import { pinnedLookup, type PinnedAddress } from '../../network/pinned-address.js';
+import { newTokenPart, presentedToken, proxyChallenge } from './proxy-credentials.js';
 import { parseForwardTarget, parseTunnelTarget, type TunnelTarget } from './proxy-targets.js';
 
 /**
@@ -15,12 +16,17 @@ import { parseForwardTarget, parseTunnelTarget, type TunnelTarget } from './prox
  */
 type AuthorizeConnection = (request: NetworkRequest) => Promise<void>;
 
-/** One process's way into the proxy: the connections its forwarder hands over, each decided for that process. */
-export interface ProxyChannel {
-  /** Serves one connection the process opened. */
-  accept(socket: Socket): void;
-  /** Ends the connections still open; later ones are closed as they arrive. */
+/** One process's admission to the proxy: the token its requests present, live until `close`. */
+export interface ProxyAdmission {
+  readonly token: string;
+  /** Ends the token: a later request that presents it gets 407, and the connections that used it are closed. */
   close(): void;
+}
+
+/** What a live token stands for: how its process's requests are decided, and the connections that carried them. */
+interface Admitted {
+  authorize: AuthorizeConnection;
+  connections: Set<Duplex>;
 }
 
 /** Headers that belong to one hop (RFC 9110 §7.6.1), and the proxy's own. */
@@ -48,6 +54,9 @@ function endToEndHeaders(headers: IncomingHttpHeaders): Record<string, string | 
   return kept;
 }
 
+/** What a request without a live token is told: it is decided for no process. */
+const unadmitted = 'the proxy serves only the processes rho started behind it, each with the credentials in its proxy variables';
+
 function messageOf(error: unknown): string {
   return toToolError(error).message;
 }
@@ -62,9 +71,10 @@ function isDenial(error: unknown): boolean {
  * tunnels, each target authorized before anything is sent, then connected to the address its
  * name resolved to right after the check (never resolved again: DNS rebinding cannot redirect
  * an allowed name), an address that is itself checked (`resolveCheckedAddress`). It never
- * listens anywhere: each confined process gets a channel of its own (`channel`), and the
- * connections its sandbox hands over through it are served here, so every connection is
- * decided for the process that made it.
+ * listens anywhere: the connections a sandbox's forwarder accepted are handed to it (`accept`),
+ * and every request in them is decided for the process whose token it presents
+ * (`proxy-credentials.ts`; `admit` gives a process its token). A request without a live token
+ * gets 407 and is decided for no one.
  *
  * Built on node:http's CONNECT handling rather than a proxy package: the well-kept ones
  * (`proxy`, `proxy-chain`) connect to targets by name, so they resolve again after any check
@@ -73,52 +83,67 @@ function isDenial(error: unknown): boolean {
  */
 export class FilteringProxy {
   private readonly server: Server;
-  private readonly callers = new WeakMap<Duplex, AuthorizeConnection>();
-  private readonly channels = new Set<ProxyChannel>();
-
-  constructor() {
+  private readonly admitted = new Map<string, Admitted>();
+  private readonly connections = new Set<Duplex>();
+  private closed = false;
+  /** @param key the first half of every token this proxy gives: a secret of the run, to be masked in its output. */
+  constructor(readonly key: string = newTokenPart()) {
     this.server = createServer((request, response) => void this.forward(request, response));
     this.server.on('connect', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.tunnel(request, socket, head));
     this.server.on('clientError', (_error, socket) => socket.destroy());
   }
 
-  /** A channel whose connections are decided by `authorize`. */
-  channel(authorize: AuthorizeConnection): ProxyChannel {
-    const open = new Set<Socket>();
-    let closed = false;
-    const channel: ProxyChannel = {
-      accept: (socket) => {
-        if (closed) return void socket.destroy();
-        open.add(socket);
-        socket.once('close', () => open.delete(socket));
-        this.callers.set(socket, authorize);
-        this.server.emit('connection', socket);
-      },
+  /** Serves one connection a forwarder accepted; once the proxy is closed, one is closed as it arrives. */
+  accept(socket: Socket): void {
+    if (this.closed) return void socket.destroy();
+    this.connections.add(socket);
+    socket.once('close', () => this.connections.delete(socket));
+    this.server.emit('connection', socket);
+  }
+
+  /** A fresh token (`key` and a part of its own) whose requests are decided by `authorize`. */
+  admit(authorize: AuthorizeConnection): ProxyAdmission {
+    const token = this.key + newTokenPart();
+    const admitted: Admitted = { authorize, connections: new Set() };
+    this.admitted.set(token, admitted);
+    return {
+      token,
       close: () => {
-        if (closed) return;
-        closed = true;
-        this.channels.delete(channel);
-        for (const socket of open) socket.destroy();
+        if (this.admitted.get(token) !== admitted) return;
+        this.admitted.delete(token);
+        for (const connection of admitted.connections) connection.destroy();
       },
     };
-    this.channels.add(channel);
-    return channel;
   }
 
-  /** Closes every channel (the run is over). */
+  /** Ends every token and connection (the run is over). */
   close(): void {
-    for (const channel of [...this.channels]) channel.close();
+    this.closed = true;
+    this.admitted.clear();
+    for (const connection of this.connections) connection.destroy();
   }
 
-  private authorizeFor(socket: Duplex): AuthorizeConnection {
-    return this.callers.get(socket) ?? (() => Promise.reject(new ToolError('internal', 'connection from an unknown listener')));
+  /** How the request's token says it is decided, tying its connection to that token; undefined without a live one. */
+  private authorizerOf(incoming: IncomingMessage, connection: Duplex): AuthorizeConnection | undefined {
+    const token = presentedToken(incoming.headers);
+    const admitted = token === undefined ? undefined : this.admitted.get(token);
+    if (!admitted) return undefined;
+    if (!admitted.connections.has(connection)) {
+      admitted.connections.add(connection);
+      connection.once('close', () => admitted.connections.delete(connection));
+    }
+    return admitted.authorize;
   }
 
   private async forward(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
     const refuse = (status: number, message: string) => {
       if (response.headersSent) return void response.destroy();
-      response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`rho: ${message}\n`);
+      response
+        .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close', ...(status === 407 && { 'proxy-authenticate': proxyChallenge }) })
+        .end(`rho: ${message}\n`);
     };
+    const authorize = this.authorizerOf(incoming, incoming.socket);
+    if (!authorize) return refuse(407, unadmitted);
     let parsed: ReturnType<typeof parseForwardTarget>;
     try {
       parsed = parseForwardTarget(incoming.method ?? 'GET', incoming.url ?? '');
@@ -126,7 +151,6 @@ export class FilteringProxy {
       return refuse(400, messageOf(error));
     }
     const { target } = parsed;
-    const authorize = this.authorizeFor(incoming.socket);
     try {
       await authorize(parsed.request);
     } catch (error) {
@@ -159,16 +183,17 @@ export class FilteringProxy {
 
   private async tunnel(incoming: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
-    const refuse = (status: string, message: string) => {
-      socket.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\nrho: ${message}\n`);
+    const refuse = (status: string, message: string, extra = '') => {
+      socket.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n${extra}\r\nrho: ${message}\n`);
     };
+    const authorize = this.authorizerOf(incoming, socket);
+    if (!authorize) return refuse('407 Proxy Authentication Required', unadmitted, `proxy-authenticate: ${proxyChallenge}\r\n`);
     let target: TunnelTarget;
     try {
       target = parseTunnelTarget(incoming.url ?? '');
     } catch (error) {
       return refuse('400 Bad Request', messageOf(error));
     }
-    const authorize = this.authorizeFor(socket);
     try {
       await authorize(target.request);
     } catch (error) {

@@ -1,4 +1,4 @@
-import type { ResolvedPlan, SandboxCommand } from '../../../host/confinement/index.js';
+import type { ResolvedPlan, SandboxChannel, SandboxCommand, SharedNetwork } from '../../../host/confinement/index.js';
 import type { ProbeMemory } from './probe-memory.js';
 
 /*
@@ -47,6 +47,19 @@ export interface ConfinedStart {
   writeMounts: readonly PathMount[];
   /** Where the probe found the backend's program (`SandboxStatus.location`). */
   location: string | undefined;
+  /** The run's shared network namespace (one this backend started) to join instead of making one: the plan's network is the proxy. */
+  network?: SharedNetwork;
+}
+
+/** What a backend is asked when a run's sandboxes behind the proxy are to share one network namespace. */
+export interface ShareNetworkRequest {
+  /** What the namespace's first process runs: the proxy's forwarder. */
+  forwarder: SandboxCommand;
+  /** Takes the forwarder's channel right after the spawn; settles once the forwarder is ready (`ShareNetwork`). */
+  serve(channel: SandboxChannel): Promise<void>;
+  location: string | undefined;
+  /** Where steps can write: a program the backend needs from there is not trusted. */
+  untrusted: readonly string[];
 }
 
 /** How a process ended, as a launch reports it. */
@@ -83,4 +96,10 @@ export interface ConfinementBackend {
   /** Whether it confines here, started for real as a run's processes will be (or remembered from such a start). */
   probe(request: BackendProbeRequest): Promise<BackendProbe>;
   launch(start: ConfinedStart): BackendLaunch;
+  /**
+   * Starts a network namespace with nothing but loopback that this backend's sandboxes can join
+   * (`ConfinedStart.network`), once its joining has been tried for real; rejects with why where
+   * it cannot. A backend without it gives each sandbox behind the proxy a forwarder of its own.
+   */
+  shareNetwork?(request: ShareNetworkRequest): Promise<SharedNetwork>;
 }

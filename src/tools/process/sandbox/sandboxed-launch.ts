@@ -1,7 +1,7 @@
-import { guardedDirectories, resolveConfinementPlan, type CallConfinement, type SandboxChannel } from '../../../host/confinement/index.js';
+import { guardedDirectories, resolveConfinementPlan, type CallConfinement, type SandboxChannel, type ShareNetwork } from '../../../host/confinement/index.js';
 import type { ToolError } from '../../../host/errors.js';
 import { terminateGroup } from '../process-tree.js';
-import type { ProcessEnd } from './backend.js';
+import type { ConfinementBackend, ProcessEnd } from './backend.js';
 import { acquireGuards, announceRoots, type GuardLease } from './guard-locks.js';
 import { backendNamed } from './probe.js';
 import type { UndoneWrite } from './undone-writes.js';
@@ -48,6 +48,12 @@ export interface SandboxedLaunch extends LaunchTarget {
   release(): readonly UndoneWrite[];
 }
 
+/** How `backend` shares a network namespace among a run's sandboxes, if it can; a program it needs must lie outside `untrusted` (where steps write). */
+function networkSharing(backend: ConfinementBackend, location: string | undefined, untrusted: readonly string[]): ShareNetwork | undefined {
+  const { shareNetwork } = backend;
+  return shareNetwork && ((forwarder, serve) => shareNetwork({ forwarder, serve, location, untrusted }));
+}
+
 /**
  * Wraps a launch in the sandbox when the run confines processes: the backend the run's probe
  * chose (`SandboxStatus.backend`) turns it into the process to spawn, with TMPDIR pointing at the
@@ -55,8 +61,10 @@ export interface SandboxedLaunch extends LaunchTarget {
  * waits until no other sandbox checks the directories it checks (`guard-locks.ts`); `signal`
  * ends that wait. The plan is then resolved on disk, and a
  * writable root that a link moved out of what the policy grants refuses the launch. A process
- * whose network is the proxy runs behind the proxy's forwarder, which learns the program and its
- * environment over the sandbox's channel (closed by `release`), so neither is on any argv.
+ * whose network is the proxy joins the run's shared network namespace where the backend can make
+ * one (`networkSharing`), or else runs behind a forwarder of its own, which learns the program
+ * and its environment over the sandbox's channel, so neither is on any argv; either way its way
+ * to the proxy is closed by `release`.
  * Granted trees that do not exist are created for the mount, and removed by `release` if left
  * empty. Unconfined launches are returned as they are.
  */
@@ -79,7 +87,9 @@ export async function sandboxLaunch(target: LaunchTarget, confinement: CallConfi
   const directories = confinement.guarded ? guardedDirectories(plan) : [];
   const checked = directories.filter((directory) => !directory.open).map((directory) => directory.path);
   const leases = checked.length > 0 ? await acquireGuards(checked, roots, signal) : new Map<string, GuardLease>();
-  const proxy = plan.network.mode === 'proxy' ? confinement.proxy?.open() : undefined;
+  const proxy = plan.network.mode === 'proxy' ? await confinement.proxy?.open(networkSharing(backend, status.location, plan.scope.places)) : undefined;
+  const route = proxy?.route;
+  const forwarder = route?.kind === 'forwarder' ? route : undefined;
   let trees: { release(): void } | undefined;
   let checks: WriteChecks | undefined;
   let released = false;
@@ -100,25 +110,26 @@ export async function sandboxLaunch(target: LaunchTarget, confinement: CallConfi
       directories.map((directory) => directory.path),
     );
     checks = prepareWriteChecks(resolved, directories, leases);
-    const env = { ...target.env, ...(plan.privateTemp && { TMPDIR: plan.privateTemp }) };
+    const env = { ...target.env, ...(plan.privateTemp && { TMPDIR: plan.privateTemp }), ...(route?.kind === 'shared' && route.variables) };
     const program = { file: target.file, args: target.args, env };
     const launch = backend.launch({
       plan: resolved,
-      command: proxy ? proxy.command() : program,
+      command: forwarder ? forwarder.command() : program,
       cwd: target.cwd,
-      programs: proxy ? [target.file, proxy.program] : [target.file],
+      programs: forwarder ? [target.file, forwarder.program] : [target.file],
       writeMounts: checks.mounts,
       location: status.location,
+      ...(route?.kind === 'shared' && { network: route.network }),
     });
     return {
       file: launch.file,
       args: launch.args,
       cwd: target.cwd,
       env: launch.env,
-      extraStdio: proxy ? [...launch.extraStdio, 'ipc'] : launch.extraStdio,
+      extraStdio: forwarder ? [...launch.extraStdio, 'ipc'] : launch.extraStdio,
       attach(child) {
         launch.attach(child);
-        proxy?.attach(child, program);
+        forwarder?.attach(child, program);
       },
       networkRefusal: () => proxy?.refusal(),
       terminate: (leader, graceMs) => launch.terminate(leader, graceMs),

@@ -41,6 +41,8 @@ export interface ConfinedProcess {
   cwd: string;
   /** The mounts that make the writable roots writable and keep protected places read-only (`prepareWriteChecks`). */
   writeMounts: readonly PathMount[];
+  /** It joins the run's shared network namespace (`shared-network.ts`) rather than making one of its own. */
+  joinsNetwork?: boolean;
 }
 
 /** bubblewrap's arguments for mounts applied in order, each path on itself. */
@@ -114,7 +116,7 @@ export function bubblewrapArguments(plan: ResolvedPlan, target: ConfinedProcess)
   }
   args.push(...emptyReadOnly(privateMounts(plan).hides));
   for (const home of plan.hiddenHomes) args.push('--remount-ro', home);
-  if (plan.network.mode !== 'host') args.push('--unshare-net');
+  if (plan.network.mode !== 'host' && !target.joinsNetwork) args.push('--unshare-net');
   args.push(...seccompArguments, '--chdir', target.cwd);
   return args;
 }

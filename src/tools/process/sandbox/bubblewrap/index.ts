@@ -1,6 +1,7 @@
 import type { ConfinementBackend } from '../backend.js';
 import { launchBubblewrap } from './launch.js';
 import { bubblewrapSetting, probeBubblewrap } from './probe.js';
+import { shareBubblewrapNetwork } from './shared-network.js';
 
 /**
  * Confinement with bubblewrap (`bwrap`, what Flatpak uses): namespaces, read-only binds of the
@@ -13,4 +14,5 @@ export const bubblewrapBackend: ConfinementBackend = {
   relocationFix: `install bubblewrap in a system directory, or set ${bubblewrapSetting} to one outside the workspace and the granted roots`,
   probe: probeBubblewrap,
   launch: launchBubblewrap,
+  shareNetwork: shareBubblewrapNetwork,
 };

@@ -9,16 +9,19 @@ import { terminateSandbox } from './signals.js';
 /**
  * Runs a confined start under bubblewrap: the program becomes bubblewrap (the one the probe
  * found), the command follows `--`, and bubblewrap installs the seccomp filter it reads on
- * descriptor 3 before it starts anything.
+ * descriptor 3 before it starts anything. A start that joins the run's shared network runs
+ * bubblewrap inside it (`shared-network.ts`), without a network namespace of its own.
  */
 export function launchBubblewrap(start: ConfinedStart): BackendLaunch {
   if (start.location === undefined) throw new ToolError('internal', 'a bubblewrap sandbox needs the location of the bwrap its probe found (SandboxStatus.location)');
-  const args = bubblewrapArguments(start.plan, { programs: start.programs, cwd: start.cwd, writeMounts: start.writeMounts });
+  const args = bubblewrapArguments(start.plan, { programs: start.programs, cwd: start.cwd, writeMounts: start.writeMounts, joinsNetwork: start.network !== undefined });
+  const command = [...args, '--', start.command.file, ...start.command.args];
+  const spawned = start.network ? start.network.enter(start.location, command) : { file: start.location, args: command };
   const filter = seccompFilter({ unixSockets: start.plan.unixSockets });
   let stopped = false;
   return {
-    file: start.location,
-    args: [...args, '--', start.command.file, ...start.command.args],
+    file: spawned.file,
+    args: spawned.args,
     env: start.command.env,
     extraStdio: ['pipe'],
     attach(child) {
