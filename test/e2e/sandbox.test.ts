@@ -417,4 +417,18 @@ steps:
       sandbox: { confined: false, reason: expect.stringContaining('lies where steps can write (the workspace or a granted root)') },
     });
   });
+
+  it('refuses to run under auto when bubblewrap does not answer its probe in time, rather than run unconfined', async () => {
+    const { dir, env } = await setUp({ 'flow.yml': flow });
+    const bin = path.join(path.dirname(dir), 'silent-bin');
+    // A bwrap that never answers, as one on a machine too busy to start it within the probe's 5 s would.
+    await writeFiles(bin, { bwrap: '#!/bin/sh\nexec sleep 30\n' });
+    await chmod(path.join(bin, 'bwrap'), 0o755);
+    const program = path.join(bin, 'bwrap');
+    const result = await runCli(['run', 'flow.yml', '--output', 'json'], { cwd: dir, env: { ...env, RHO_BWRAP: program } });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`rho: sandbox: auto, but ${program} did not answer its probe within 5 s, so whether it confines here is unknown; nothing was run`);
+    expect(result.stdout).toBe('');
+    expect(existsSync(path.join(dir, 'made'))).toBe(false);
+  });
 });

@@ -57,11 +57,12 @@ let createToolHost: typeof import('../../../src/index.js').createToolHost;
 let probeSandbox: typeof import('../../../src/index.js').probeSandbox;
 let distrustWritableProgram: typeof import('../../../src/tools/process/sandbox/probe.js').distrustWritableProgram;
 let probeSettings: typeof import('../../../src/tools/process/sandbox/probe.js').probeSettings;
+let probeTimeoutMs: number;
 beforeAll(async () => {
   vi.resetModules();
   vi.doMock(registry, () => ({ confinementBackends: [fake.backend] }));
   ({ builtinTools, createToolHost, probeSandbox } = await import('../../../src/index.js'));
-  ({ distrustWritableProgram, probeSettings } = await import('../../../src/tools/process/sandbox/probe.js'));
+  ({ distrustWritableProgram, probeSettings, probeTimeoutMs } = await import('../../../src/tools/process/sandbox/probe.js'));
 });
 afterAll(() => {
   vi.doUnmock(registry);
@@ -83,10 +84,10 @@ afterEach(async () => {
 });
 
 describe('a confinement backend, through the interface alone', () => {
-  it('is probed with the host environment, the homes and no memory, and names itself and its program in the status', async () => {
+  it('is probed with the host environment, the homes, no memory and the time it has to answer, and names itself and its program in the status', async () => {
     const status = await probeSandbox({ mode: 'required', hostEnv: { RHO_FAKE_SANDBOX: '/opt/fake/sandbox' }, homes: ['/home/someone'] });
     expect(status).toEqual({ confined: true, mode: 'required', backend: 'fake', location: '/opt/fake/sandbox' });
-    expect(fake.probes).toEqual([{ hostEnv: { RHO_FAKE_SANDBOX: '/opt/fake/sandbox' }, homes: ['/home/someone'], memory: undefined }]);
+    expect(fake.probes).toEqual([{ hostEnv: { RHO_FAKE_SANDBOX: '/opt/fake/sandbox' }, homes: ['/home/someone'], memory: undefined, timeoutMs: probeTimeoutMs }]);
     expect(await probeSandbox({ mode: 'auto', hostEnv: {} })).toEqual({ confined: false, mode: 'auto', reason: 'RHO_FAKE_SANDBOX is not set', fix: 'set RHO_FAKE_SANDBOX' });
   });
 

@@ -68,3 +68,38 @@ describe('the sandbox probe', () => {
     expect(valuesOf('--seccomp')).toEqual(['3']);
   });
 });
+
+describe('a probe that does not answer in time', () => {
+  /** A `bwrap` that never answers: `exec` keeps it one process, so the probe's SIGKILL ends it. */
+  async function silentBubblewrap(): Promise<string> {
+    const dir = await realpath(await temp.make());
+    const program = path.join(dir, 'bwrap');
+    await writeFile(program, '#!/bin/sh\nexec sleep 30\n');
+    await chmod(program, 0o755);
+    return program;
+  }
+
+  it.each(['auto', 'required'] as const)('leaves the answer unknown, so sandbox: %s refuses to run rather than run unconfined', async (mode) => {
+    const program = await silentBubblewrap();
+    const probing = probeSandbox({ mode, hostEnv: { RHO_BWRAP: program }, homes: [], timeoutMs: 200 });
+    await expect(probing).rejects.toMatchObject({
+      name: 'HostError',
+      kind: 'usage',
+      message: `sandbox: ${mode}, but ${program} did not answer its probe within 0.2 s, so whether it confines here is unknown; nothing was run: run again when the machine is less busy, or choose --sandbox off to run unconfined`,
+    });
+  });
+
+  it('is not asked at all under sandbox: off', async () => {
+    const program = await silentBubblewrap();
+    await expect(probeSandbox({ mode: 'off', hostEnv: { RHO_BWRAP: program }, timeoutMs: 200 })).resolves.toMatchObject({ confined: false, mode: 'off' });
+  });
+
+  it('differs from a bubblewrap that answers and fails, which leaves auto unconfined with the reason', async () => {
+    const dir = await realpath(await temp.make());
+    const program = path.join(dir, 'bwrap');
+    await writeFile(program, '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n');
+    await chmod(program, 0o755);
+    const status = await probeSandbox({ mode: 'auto', hostEnv: { RHO_BWRAP: program }, homes: [], timeoutMs: 10_000 });
+    expect(status).toMatchObject({ confined: false, mode: 'auto', reason: expect.stringContaining('cannot create a user namespace') });
+  });
+});

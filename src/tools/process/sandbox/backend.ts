@@ -29,10 +29,15 @@ export interface BackendProbeRequest {
   homes: readonly string[];
   /** Where a working backend is remembered between runs (`probe-memory.ts`); none: always probe. */
   memory: ProbeMemory | undefined;
+  /** How long the backend's program may take to answer before its answer counts as unknown (`BackendProbe.undecided`). */
+  timeoutMs: number;
 }
 
-/** A backend's answer: it works here (and where its program is), or why not and what would fix it. */
-export type BackendProbe = { works: true; location?: string } | { works: false; reason: string; fix?: string };
+/**
+ * A backend's answer: it works here (and where its program is), or why not and what would fix it.
+ * `undecided`: it did not answer in time, so whether it confines is unknown, not refuted.
+ */
+export type BackendProbe = { works: true; location?: string } | { works: false; reason: string; fix?: string; undecided?: true };
 
 /** One process to start confined, as the launch layer prepared it right before the start. */
 export interface ConfinedStart {

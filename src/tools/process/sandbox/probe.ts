@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import type { SandboxMode, SandboxStatus } from '../../../host/confinement/index.js';
-import { ToolError } from '../../../host/errors.js';
+import { HostError, ToolError } from '../../../host/errors.js';
 import { isWritableLocation } from '../executable.js';
 import type { BackendProbe, ConfinementBackend } from './backend.js';
 import { confinementBackends } from './backends.js';
@@ -15,7 +15,12 @@ export interface SandboxProbeOptions {
   memory?: ProbeMemory;
   /** The home directories a run hides: the probe hides them too, as every confined process will. */
   homes?: readonly string[];
+  /** How long a backend's program may take to answer its probe (`probeTimeoutMs` without it). */
+  timeoutMs?: number;
 }
+
+/** A probe's program that has not answered after this long is taken as unknown, not as failed: a busy machine is slow to start a process. */
+export const probeTimeoutMs = 5000;
 
 const platformNames: Partial<Record<NodeJS.Platform, string>> = { linux: 'Linux', darwin: 'macOS', win32: 'Windows', freebsd: 'FreeBSD' };
 
@@ -49,7 +54,9 @@ export function probeSettings(hostEnv: Readonly<Record<string, string | undefine
  * Decides once per run whether processes will be confined: never with `off`; otherwise by the
  * first backend for this system whose probe works (a real start of it, as a run's processes
  * will be started, or one remembered within the hour). Each unconfined answer says why and what
- * would fix it: with no backend that works, the first one's reason.
+ * would fix it: with no backend that works, the first one's reason. When no backend works and one
+ * did not answer in time, whether the run could be confined is unknown: that is a usage error
+ * rather than an unconfined run, for `auto` as for `required` (fail closed).
  */
 export async function probeSandbox(options: SandboxProbeOptions): Promise<SandboxStatus> {
   const { mode } = options;
@@ -57,13 +64,16 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
   const platform = options.platform ?? process.platform;
   const candidates = confinementBackends.filter((backend) => backend.platforms.includes(platform));
   if (candidates.length === 0) return unconfined(mode, noBackendReason());
-  const request = { hostEnv: options.hostEnv ?? {}, homes: options.homes ?? [], memory: options.memory };
+  const request = { hostEnv: options.hostEnv ?? {}, homes: options.homes ?? [], memory: options.memory, timeoutMs: options.timeoutMs ?? probeTimeoutMs };
   let first: Extract<BackendProbe, { works: false }> | undefined;
+  let undecided: Extract<BackendProbe, { works: false }> | undefined;
   for (const backend of candidates) {
     const probe = await backend.probe(request);
     if (probe.works) return { confined: true, mode, backend: backend.name, ...(probe.location !== undefined && { location: probe.location }) };
     first ??= probe;
+    if (probe.undecided) undecided ??= probe;
   }
+  if (undecided) throw new HostError('usage', `sandbox: ${mode}, but ${undecided.reason}, so whether it confines here is unknown; nothing was run: ${undecided.fix}`);
   return unconfined(mode, first!.reason, first!.fix);
 }
 

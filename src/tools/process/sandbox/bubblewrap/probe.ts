@@ -16,7 +16,6 @@ import { filterKnowsArchitecture, seccompFilter } from './seccomp-filter.js';
  */
 export const bubblewrapSetting = 'RHO_BWRAP';
 
-const probeTimeoutMs = 5000;
 /** More than the probe prints: a program that writes on and on is not bubblewrap. */
 const probeOutputBytes = 64 * 1024;
 
@@ -96,12 +95,16 @@ function probeArguments(homes: readonly string[]): string[] {
 }
 
 /** Runs bubblewrap once as a confined process would be run (namespaces, filter, hidden homes), and reports what it printed. */
-function runProbe(program: string, args: readonly string[]): Promise<{ ok: boolean; output: string }> {
+function runProbe(program: string, args: readonly string[], timeoutMs: number): Promise<{ ok: boolean; output: string; timedOut: boolean }> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
+    let timedOut = false;
     const child = spawn(program, args, { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => child.kill('SIGKILL'), probeTimeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     const take = (append: (text: string) => void) => (chunk: Buffer) => {
       if (stdout.length + stderr.length < probeOutputBytes) append(chunk.toString('utf8'));
     };
@@ -118,13 +121,13 @@ function runProbe(program: string, args: readonly string[]): Promise<{ ok: boole
     filter.end(seccompFilter({ unixSockets: false }));
     child.once('error', (error) => {
       clearTimeout(timer);
-      resolve({ ok: false, output: error.message });
+      resolve({ ok: false, output: error.message, timedOut: false });
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       const [pid, seccomp] = stdout.trim().split('\n');
       const failed = code !== 0 ? `${program} ${signal ? `was killed by ${signal}` : `exited with code ${code}`}` : '';
-      resolve({ ok: code === 0 && (pid === '1' || pid === '2') && seccomp === '2', output: (stderr.trim() || failed).trim() });
+      resolve({ ok: !timedOut && code === 0 && (pid === '1' || pid === '2') && seccomp === '2', output: (stderr.trim() || failed).trim(), timedOut });
     });
   });
 }
@@ -143,10 +146,18 @@ export async function probeBubblewrap(request: BackendProbeRequest): Promise<Bac
   const args = probeArguments(request.homes);
   const remembered = request.memory === undefined ? undefined : { memory: request.memory, circumstances: sandboxCircumstances(program, args) };
   if (remembered?.circumstances && rememberedWorking(remembered.memory, remembered.circumstances)) return { works: true, location: program };
-  const probe = await runProbe(program, args);
+  const probe = await runProbe(program, args, request.timeoutMs);
   if (probe.ok) {
     if (remembered?.circumstances) rememberWorking(remembered.memory, remembered.circumstances);
     return { works: true, location: program };
+  }
+  if (probe.timedOut) {
+    return {
+      works: false,
+      undecided: true,
+      reason: `${program} did not answer its probe within ${request.timeoutMs / 1000} s`,
+      fix: 'run again when the machine is less busy, or choose --sandbox off to run unconfined',
+    };
   }
   const said = probe.output.split('\n')[0] ?? '';
   const known = knownFailures.find((failure) => failure.pattern.test(probe.output));
