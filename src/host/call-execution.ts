@@ -23,6 +23,8 @@ export interface ExecutionDeps {
   /** Masks secrets in progress text before it is cut to its bound. */
   redact: (text: string) => string;
   emit(event: HostEvent): void;
+  /** While the host's event listeners are behind on output they must keep, a promise of room (`ExecuteContext.outputRoom`). */
+  outputRoom(): Promise<void> | undefined;
   /** For exclusive tools, which authorize as they go, on the same path as prepared calls. */
   authorize(request: CapabilityRequest, signal: AbortSignal): Promise<void>;
 }
@@ -48,6 +50,7 @@ export async function executeCall(prepared: PreparedCall, signal: AbortSignal, d
     withheld: deps.withheld,
     progress: boundedProgress((update) => deps.emit({ type: 'step_progress', stepId, ...update }), deps.redact),
     output: (stream, chunk) => output.write(stream, chunk),
+    outputRoom: deps.outputRoom,
     ask: (input) =>
       detached
         ? Promise.reject(new ToolError('unsupported', `${call.tool} asked a question, but a detached (async) step cannot ask questions`))

@@ -12,14 +12,19 @@ const sliceMs = 10;
 
 /** One listener and the events waiting for it. */
 class Subscription {
-  readonly queue = new ProgressQueue<RunEvent>((dropped, stepId) => ({ type: 'step_progress', stepId, message: droppedProgressMessage(dropped) }));
+  readonly queue: ProgressQueue<RunEvent>;
   /** Its promise for an earlier event has not settled yet. */
   busy = false;
   /** It threw once already: later failures are not reported again. */
   failed = false;
   removed = false;
 
-  constructor(readonly listener: EventListener) {}
+  constructor(
+    readonly listener: EventListener,
+    keepOutput: boolean,
+  ) {
+    this.queue = new ProgressQueue<RunEvent>((dropped, stepId) => ({ type: 'step_progress', stepId, message: droppedProgressMessage(dropped) }), keepOutput);
+  }
 
   get idle(): boolean {
     return this.removed || (!this.busy && this.queue.empty);
@@ -33,18 +38,25 @@ class Subscription {
  * listener does — throwing, rejecting, never settling, taking long — holds a call back or
  * changes an outcome: what it throws or rejects with is reported once through `warn`. A listener
  * that falls behind keeps at most `maxQueuedProgress` progress messages (the rest are dropped
- * and counted in a notice); every other event is kept.
+ * and counted in a notice); every other event is kept. With `keepOutput` (every byte of output
+ * is to be shown), the progress carrying a process's output is kept too, and `room()` tells its
+ * writers to wait while a listener is that far behind: the output slows down, as a pipe's writer
+ * waits for its reader, instead of being lost.
  */
 export class EventDelivery {
   readonly #subscriptions: Subscription[] = [];
   #scheduled = false;
   #waiters: (() => void)[] = [];
+  #roomWaiters: (() => void)[] = [];
 
-  constructor(private readonly warn: (message: string) => void) {}
+  constructor(
+    private readonly warn: (message: string) => void,
+    private readonly keepOutput = false,
+  ) {}
 
   /** Adds a listener; returns a function that removes it (events still queued for it are dropped). */
   add(listener: EventListener): () => void {
-    const subscription = new Subscription(listener);
+    const subscription = new Subscription(listener, this.keepOutput);
     this.#subscriptions.push(subscription);
     return () => {
       subscription.removed = true;
@@ -52,7 +64,17 @@ export class EventDelivery {
       const index = this.#subscriptions.indexOf(subscription);
       if (index >= 0) this.#subscriptions.splice(index, 1);
       this.#settleWaiters();
+      this.#settleRoom();
     };
+  }
+
+  /**
+   * While a listener is `maxQueuedProgress` output messages behind (only with `keepOutput`), a
+   * promise that settles once every listener has room again; otherwise undefined, at no cost.
+   */
+  room(): Promise<void> | undefined {
+    if (!this.#subscriptions.some((subscription) => subscription.queue.full)) return undefined;
+    return new Promise((resolve) => this.#roomWaiters.push(resolve));
   }
 
   deliver(event: RunEvent): void {
@@ -85,6 +107,7 @@ export class EventDelivery {
         const event = subscription.queue.take();
         if (!event) break;
         this.#call(subscription, event);
+        this.#settleRoom();
         if (performance.now() - started > sliceMs) {
           // Listeners have had their turn: the calls go on, delivery resumes on the next one.
           this.#schedule();
@@ -118,6 +141,11 @@ export class EventDelivery {
     if (subscription.failed) return;
     subscription.failed = true;
     this.warn(`an event listener failed (${(thrown as Error)?.message ?? String(thrown)}); its later failures are not reported`);
+  }
+
+  #settleRoom(): void {
+    if (this.#roomWaiters.length === 0 || this.#subscriptions.some((subscription) => subscription.queue.full)) return;
+    for (const resolve of this.#roomWaiters.splice(0)) resolve();
   }
 
   #settleWaiters(): void {

@@ -4,6 +4,8 @@ export const maxQueuedProgress = 1024;
 interface Progressive {
   type: string;
   stepId?: string;
+  /** Set on progress that carries a process's output (`step_progress` of a stream). */
+  stream?: string;
 }
 
 type ProgressEvent<E> = Extract<E, { type: 'step_progress' }>;
@@ -18,19 +20,35 @@ class Dropped {
  * The events waiting for one slow reader, in order. Progress is cosmetic: past
  * `maxQueuedProgress` queued messages it is dropped rather than kept without bound, and a
  * notice of how many were dropped takes their place in the order. Every other event is kept.
+ * With `keepOutput`, so is the progress that carries a process's output: its writers are to
+ * wait while the queue is `full` instead (`EventDelivery.room`).
  */
 export class ProgressQueue<E extends Progressive> {
   private readonly items: (E | Dropped)[] = [];
   private queuedProgress = 0;
+  private queuedOutput = 0;
 
-  constructor(private readonly notice: (dropped: number, stepId: string) => ProgressEvent<E>) {}
+  constructor(
+    private readonly notice: (dropped: number, stepId: string) => ProgressEvent<E>,
+    private readonly keepOutput = false,
+  ) {}
 
   get empty(): boolean {
     return this.items.length === 0;
   }
 
+  /** Holds as much kept output as a slow reader may be behind by: its writers should wait. */
+  get full(): boolean {
+    return this.queuedOutput >= maxQueuedProgress;
+  }
+
+  private kept(event: E | undefined): boolean {
+    return this.keepOutput && event?.type === 'step_progress' && event.stream !== undefined;
+  }
+
   push(event: E): void {
-    if (event.type === 'step_progress') {
+    if (this.kept(event)) this.queuedOutput += 1;
+    else if (event.type === 'step_progress') {
       if (this.queuedProgress >= maxQueuedProgress) {
         const last = this.items.at(-1);
         if (last instanceof Dropped) last.count += 1;
@@ -46,7 +64,8 @@ export class ProgressQueue<E extends Progressive> {
   take(): E | undefined {
     const item = this.items.shift();
     if (item instanceof Dropped) return this.notice(item.count, item.stepId);
-    if (item?.type === 'step_progress') this.queuedProgress -= 1;
+    if (this.kept(item)) this.queuedOutput -= 1;
+    else if (item?.type === 'step_progress') this.queuedProgress -= 1;
     return item;
   }
 
@@ -54,6 +73,7 @@ export class ProgressQueue<E extends Progressive> {
   clear(): void {
     this.items.length = 0;
     this.queuedProgress = 0;
+    this.queuedOutput = 0;
   }
 }
 

@@ -92,6 +92,13 @@ export interface ExecuteContext extends CallContext {
    */
   output(stream: OutputStream, chunk: Uint8Array): void;
   /**
+   * A promise while the readers of the host's events are too far behind on output they must not
+   * lose (`ToolHostOptions.output` with `limitBytes: Infinity`), settled once they have room;
+   * otherwise undefined. A tool reading a stream stops reading until it settles, as a pipe's
+   * writer waits for its reader.
+   */
+  outputRoom?(): Promise<void> | undefined;
+  /**
    * Whether a path met while walking an authorized directory tree is still kept back by a deny
    * or ask read rule; walks skip such paths (a tree read is authorized as one request). A file with
    * more than one name (`links`) is withheld whenever such rules name paths, as a read of it is.

@@ -135,7 +135,8 @@ export class ToolHost {
     validateMaxParallel(this.maxParallel);
     this.#order = new CallOrder(this.maxParallel);
     this.#environment = options.environment ?? emptyEnvironment;
-    this.#delivery = new EventDelivery((message) => this.#warn(message));
+    // Every byte of output asked for (`limitBytes: Infinity`): a listener behind slows the output rather than lose it.
+    this.#delivery = new EventDelivery((message) => this.#warn(message), options.output?.limitBytes === Infinity);
     if (options.onEvent) this.#delivery.add(options.onEvent);
     this.#observer = options.observer;
     this.#authorizer = new Authorizer({
@@ -438,6 +439,7 @@ export class ToolHost {
         questioner: flight?.questioner ?? this.#options.questioner,
         redact: this.#options.redact ?? ((text) => text),
         emit: (event) => this.#emitFor(call.id, event),
+        outputRoom: () => this.#delivery.room(),
         authorize: (request, callSignal) => this.#authorizeOne(call, request, callSignal),
       },
       detached,

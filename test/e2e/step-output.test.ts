@@ -227,6 +227,27 @@ steps:
     const wrong = await runCli(['run', 'flow.yml', '--output-limit', 'lots'], { cwd: dir });
     expect([wrong.exitCode, wrong.stderr.trim()]).toEqual([2, 'rho: --output-limit: "lots" is not a size; write bytes with a unit (10MiB, 500KB, 1GiB) or none for no limit']);
   });
+
+  it('with none, loses no line when the output comes faster than the events are written: the step waits instead', { timeout: 60_000 }, async () => {
+    const dir = await directories.make();
+    // About 30 MB in one burst: more than the events a reader may be behind by (1,024 of up to 16 KiB each).
+    const count = 4_000_000;
+    await writeFiles(dir, {
+      'flow.yml': `version: 1\nname: burst\npolicy:\n  allow: ["process(seq)"]\nsteps:\n  - { id: burst, tool: exec, with: { command: seq, args: ["${count}"] } }\n`,
+    });
+    const result = await runCli(['run', 'flow.yml', '--output', 'json', '--output-limit', 'none', '--logs', 'logs', '--sandbox', 'off'], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const progress = events.filter((event) => event['type'] === 'step_progress');
+    expect(progress.filter((event) => event['stream'] === undefined)).toEqual([]);
+    const printed = progress.flatMap((event) => String(event['message']).split('\n'));
+    expect(printed).toHaveLength(count);
+    expect(printed[0]).toBe('1');
+    expect(printed.at(-1)).toBe(String(count));
+  });
 });
 
 describe('a report that cannot be written while the run goes on', () => {

@@ -31,6 +31,8 @@ export interface RunObserver {
   signal: AbortSignal;
   /** Everything the process prints, as it comes: the host masks it, logs it and shows its lines. */
   output(stream: OutputStream, chunk: Uint8Array): void;
+  /** While the output's readers are behind, a promise that settles once they have room (`ExecuteContext.outputRoom`). */
+  outputRoom?(): Promise<void> | undefined;
   /** The run's secrets, masked in the captured output before it is cut at its limit. */
   host?: { masker?: SecretMasker };
 }
@@ -50,6 +52,13 @@ function captureStream(stream: Readable, name: OutputStream, limitBytes: number,
     else capture.skip(chunk.length);
     // What a stopped process prints (its cleanup trap) is output too: the host drops what comes after the call ends.
     observer.output(name, chunk);
+    // The process waits on a full pipe meanwhile, as it would for any slow reader (once it exits,
+    // Node reads what is left in the pipe anyway: at most a pipe's worth, which the host keeps).
+    const room = stream.isPaused() ? undefined : observer.outputRoom?.();
+    if (room !== undefined) {
+      stream.pause();
+      void room.then(() => stream.resume());
+    }
   });
   return {
     capture,
