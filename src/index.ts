@@ -15,6 +15,7 @@ export {
 export { createToolHost, type ToolHostSetup, type ApproveFunction } from './host/create-host.js';
 export type { ResultRewriter, ResultRewriteInput } from './host/result-rewrite.js';
 export { ToolHostRun, maxQueuedProgress, type ToolHostRunEvent } from './host/tool-host-run.js';
+export { maxQueuedOutput } from './host/progress-queue.js';
 export { maxProgressChars } from './host/progress.js';
 export { defaultOutputShownBytes, type OutputLog, type OutputLogs, type OutputOptions, type OutputStream } from './host/step-output.js';
 export { SecretMasker } from './host/masking.js';

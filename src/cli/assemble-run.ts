@@ -15,7 +15,7 @@ import { terminalFront, type RunAnswerers } from '../ui/terminal-front.js';
 import type { RunPorts } from '../workflow/launch.js';
 import { timeoutReason } from '../workflow/runner.js';
 import { privateStoreOf, workflowParseCache } from './cache-places.js';
-import type { CliEnvironment, RunStreams } from './environment.js';
+import { drainOf, type CliEnvironment, type RunStreams } from './environment.js';
 import { guardedOutput } from './guarded-output.js';
 import { abortOnSignals } from './interrupts.js';
 import { openStepLogs } from './log-places.js';
@@ -57,8 +57,12 @@ export interface AssembledRun {
   readonly signal: AbortSignal;
   /** Approvals, questions, hooks, output limits and logs, for the workflow's host. */
   readonly ports: RunPorts;
-  /** The one point every event passes on its way to every display and report: masked here, once. */
-  emit(event: RunEvent): void;
+  /**
+   * The one point every event passes on its way to every display and report: masked here, once.
+   * With every byte of output asked for (`--output-limit none`), while stdout's reader is behind,
+   * a promise that settles once it has caught up: the host holds the steps' output back meanwhile.
+   */
+  emit(event: RunEvent): Promise<void> | undefined;
 }
 
 /**
@@ -91,10 +95,13 @@ export async function assembleRun(settings: RunSettings, rawStreams: RunStreams,
   const controller = new AbortController();
   const timer = settings.timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(timeoutReason), settings.timeoutMs);
   const stopListening = control.stop ? followStop(control.stop, controller) : abortOnSignals(controller, () => process.exit(exitCodes.interrupted));
+  const keepsEveryByte = settings.reports?.limitBytes === Infinity;
   const emit = (event: RunEvent) => {
     const masked = masker.maskDeep(event);
     if (client) client.events(masked);
     else reports?.handle(masked);
+    // Bounded output is held in full (at most the bound a step); unbounded output waits for stdout instead.
+    return keepsEveryByte ? drainOf(rawStreams.stdout) : undefined;
   };
   const front: RunAnswerers =
     client ??

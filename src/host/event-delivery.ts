@@ -69,7 +69,7 @@ export class EventDelivery {
   }
 
   /**
-   * While a listener is `maxQueuedProgress` output messages behind (only with `keepOutput`), a
+   * While a listener is `maxQueuedOutput` output messages behind (only with `keepOutput`), a
    * promise that settles once every listener has room again; otherwise undefined, at no cost.
    */
   room(): Promise<void> | undefined {

@@ -1,6 +1,12 @@
 /** Progress events a slow reader keeps; more are dropped (and counted), other events never are. */
 export const maxQueuedProgress = 1024;
 
+/**
+ * Output events (up to 16 KiB of text each) a slow reader may be behind by before their writers
+ * wait, when output is kept (`keepOutput`): a few MiB held, whatever the output's size.
+ */
+export const maxQueuedOutput = 128;
+
 interface Progressive {
   type: string;
   stepId?: string;
@@ -39,7 +45,7 @@ export class ProgressQueue<E extends Progressive> {
 
   /** Holds as much kept output as a slow reader may be behind by: its writers should wait. */
   get full(): boolean {
-    return this.queuedOutput >= maxQueuedProgress;
+    return this.queuedOutput >= maxQueuedOutput;
   }
 
   private kept(event: E | undefined): boolean {

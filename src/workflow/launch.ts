@@ -5,7 +5,7 @@ import type { EnvMode } from '../host/capability.js';
 import { describeUnconfined, type SandboxMode, type SandboxStatus } from '../host/confinement/index.js';
 import { HostError } from '../host/errors.js';
 import { SecretMasker } from '../host/masking.js';
-import type { ToolHost } from '../host/tool-host.js';
+import type { EventListener, ToolHost } from '../host/tool-host.js';
 import type { HookSandbox, RunHooks, RunHooksFactory } from '../host/run-observer.js';
 import { buildHost, type HostConfig, type HostPorts } from './build-host.js';
 import type { RunChoices } from './run-choices.js';
@@ -85,8 +85,11 @@ export interface OpenOptions {
 
 export interface LaunchOptions extends OpenOptions {
   signal: AbortSignal;
-  /** Every event of the run, as the host emits it: the front end masks it on its way out (`ports.masker` holds the run's secrets). */
-  emit(event: RunEvent): void;
+  /**
+   * Every event of the run, as the host emits it: the front end masks it on its way out
+   * (`ports.masker` holds the run's secrets). A promise it returns holds back the next event (`EventListener`).
+   */
+  emit: EventListener;
 }
 
 /** Values of the workflow's declared secrets, refused when missing or too short to mask. */

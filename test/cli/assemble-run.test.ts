@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assembleRun } from '../../src/cli/assemble-run.js';
 import type { CliEnvironment } from '../../src/cli/environment.js';
@@ -49,6 +50,38 @@ describe('a run assembled from its settings', () => {
       expect(channel).toContain('out-***.txt');
       expect(channel).not.toContain(secret);
     }
+  });
+
+  it('holds events back while stdout’s reader is behind when every byte is asked for, and only then', async () => {
+    /** A stdout whose reader takes nothing until `release()`. */
+    function slowStdout() {
+      const held: (() => void)[] = [];
+      const stream = new Writable({
+        highWaterMark: 16,
+        write: (_chunk, _encoding, done) => void held.push(done),
+      });
+      return { stream, release: () => held.splice(0).forEach((done) => done()) };
+    }
+    const event = { type: 'step_progress', stepId: 's', message: 'a line longer than the buffer holds', stream: 'stdout' } as const;
+    const unbounded = slowStdout();
+    await assembleRun(settings({ output: 'json', 'output-limit': 'none' }), { stdout: unbounded.stream, stderr: capture() }, {}, async (run) => {
+      const waiting = run.emit(event);
+      expect(waiting).toBeInstanceOf(Promise);
+      let drained = false;
+      void waiting!.then(() => (drained = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(drained).toBe(false);
+      unbounded.release();
+      await waiting;
+      return exitCodes.success;
+    });
+    const bounded = slowStdout();
+    await assembleRun(settings({ output: 'json' }), { stdout: bounded.stream, stderr: capture() }, {}, async (run) => {
+      expect(run.emit(event)).toBeUndefined();
+      expect(bounded.stream.writableNeedDrain).toBe(true);
+      bounded.release();
+      return exitCodes.success;
+    });
   });
 
   it('exits as the table says for an error of rho’s, and throws a bug on', async () => {
