@@ -11,7 +11,6 @@ import { buildHost, type HostConfig, type HostPorts } from './build-host.js';
 import type { RunChoices } from './run-choices.js';
 import { builtinRegistry } from './builtin-registry.js';
 import { distrustWritableProgram, probeSandbox, type SandboxProbeOptions } from '../tools/process/sandbox/probe.js';
-import type { RunEvent } from '../host/events.js';
 import type { OutputLogs, OutputOptions } from '../host/step-output.js';
 import { evaluateDeep, type ExpressionContext } from './expressions/index.js';
 import { parseInputs, type InputValue } from './inputs.js';

@@ -32,7 +32,7 @@ describe('a run assembled from its settings', () => {
     const stderr = capture();
     const code = await assembleRun(settings({ output: 'json', events: eventsFile }), { stdout, stderr }, { stop: new AbortController().signal }, async (run) => {
       run.masker.add(secret);
-      run.emit({ type: 'step_progress', stepId: 's', message: `wrote out-${secret}.txt` });
+      expect(run.emit({ type: 'step_progress', stepId: 's', message: `wrote out-${secret}.txt` })).toBeUndefined();
       const request = { class: 'network', method: 'GET', scheme: 'https', host: 'example.org', path: '/' } as const;
       run.ports.onScriptedDecision?.({
         callId: 'c',
@@ -60,7 +60,10 @@ describe('a run assembled from its settings', () => {
         highWaterMark: 16,
         write: (_chunk, _encoding, done) => void held.push(done),
       });
-      return { stream, release: () => held.splice(0).forEach((done) => done()) };
+      const release = () => {
+        for (const done of held.splice(0)) done();
+      };
+      return { stream, release };
     }
     const event = { type: 'step_progress', stepId: 's', message: 'a line longer than the buffer holds', stream: 'stdout' } as const;
     const unbounded = slowStdout();
