@@ -27,17 +27,22 @@ export class ToolHostRun implements AsyncDisposable {
   private readonly queue: ProgressQueue<ToolHostRunEvent>;
   private readonly waiting: ((event: IteratorResult<ToolHostRunEvent>) => void)[] = [];
   private readonly questions = new Map<string, PendingQuestion>();
+  private readonly roomWaiters: (() => void)[] = [];
   private nextQuestion = 0;
   private finished = false;
 
-  /** @param launch runs the call with the given questioner and signal; it is called once, at once. */
+  /**
+   * @param keepOutput every byte of output was asked for: events carrying it are kept, and the call waits while its reader is behind (`room`)
+   * @param launch runs the call with the given questioner and signal; it is called once, at once.
+   */
   constructor(
     readonly callId: string,
     stepId: string,
     private readonly controller: AbortController,
+    keepOutput: boolean,
     launch: (questioner: Questioner) => Promise<ToolResult>,
   ) {
-    this.queue = new ProgressQueue((dropped) => ({ type: 'step_progress', stepId, message: droppedProgressMessage(dropped) }));
+    this.queue = new ProgressQueue((dropped) => ({ type: 'step_progress', stepId, message: droppedProgressMessage(dropped) }), keepOutput);
     const questioner: Questioner = { ask: (request, signal) => this.ask(request, signal) };
     this.result = launch(questioner)
       .then((result) => {
@@ -63,6 +68,12 @@ export class ToolHostRun implements AsyncDisposable {
     pending.resolve(response);
   }
 
+  /** While the reader of `events()` is `maxQueuedOutput` output events behind, a promise that settles once it has read on; otherwise undefined. */
+  room(): Promise<void> | undefined {
+    if (!this.queue.full) return undefined;
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
   cancel(): void {
     if (!this.finished) this.controller.abort('cancelled');
   }
@@ -70,6 +81,7 @@ export class ToolHostRun implements AsyncDisposable {
   events(): AsyncIterableIterator<ToolHostRunEvent> {
     const next = (): Promise<IteratorResult<ToolHostRunEvent>> => {
       const event = this.queue.take();
+      if (!this.queue.full) for (const resolve of this.roomWaiters.splice(0)) resolve();
       if (event) return Promise.resolve({ value: event, done: false });
       if (this.finished) return Promise.resolve({ value: undefined, done: true });
       return new Promise((resolve) => this.waiting.push(resolve));
@@ -78,6 +90,9 @@ export class ToolHostRun implements AsyncDisposable {
       next,
       return: async () => {
         this.cancel();
+        // Nobody reads on: what waited for room goes on (and ends, cancelled).
+        this.queue.clear();
+        for (const resolve of this.roomWaiters.splice(0)) resolve();
         return { value: undefined, done: true };
       },
       [Symbol.asyncIterator]: () => iterator,

@@ -87,6 +87,8 @@ export type CallPreview = Pick<PreparedCall, 'kind' | 'requests' | 'resources' |
 interface CallExtras {
   sink: ((event: HostEvent) => void) | undefined;
   questioner: Questioner | undefined;
+  /** While the reader of its events is behind on output it must keep, a promise of room (`ToolHostRun.room`). */
+  room?: () => Promise<void> | undefined;
 }
 
 /** A call in flight: where its own events go, and how `dispose()` ends it. */
@@ -290,7 +292,7 @@ export class ToolHost {
 
   /** Runs one call to completion, scheduled with the host's other calls. Never throws for a tool's failure. */
   async invoke(call: ToolCall, signal: AbortSignal = new AbortController().signal): Promise<ToolResult> {
-    return this.#invokeWith(call, signal, undefined, undefined);
+    return this.#invokeWith(call, signal, { sink: undefined, questioner: undefined });
   }
 
   /**
@@ -299,7 +301,10 @@ export class ToolHost {
    */
   start(call: ToolCall): ToolHostRun {
     const controller = new AbortController();
-    const run = new ToolHostRun(call.id, call.stepId ?? call.id, controller, (questioner) => this.#invokeWith(call, controller.signal, (event) => run.accept(event), questioner));
+    const keepOutput = this.#options.output?.limitBytes === Infinity;
+    const run: ToolHostRun = new ToolHostRun(call.id, call.stepId ?? call.id, controller, keepOutput, (questioner) =>
+      this.#invokeWith(call, controller.signal, { sink: (event) => run.accept(event), questioner, room: () => run.room() }),
+    );
     return run;
   }
 
@@ -335,8 +340,8 @@ export class ToolHost {
     return notices;
   }
 
-  async #invokeWith(call: ToolCall, signal: AbortSignal, sink: InFlight['sink'], questioner: Questioner | undefined): Promise<ToolResult> {
-    const ticket = this.#reserveFor({ sink, questioner });
+  async #invokeWith(call: ToolCall, signal: AbortSignal, extras: CallExtras): Promise<ToolResult> {
+    const ticket = this.#reserveFor(extras);
     const startedAt = performance.now();
     const outcome = await ticket.submit(call, { signal });
     if (outcome.kind === 'result') return outcome.result;
@@ -363,6 +368,7 @@ export class ToolHost {
       done: new Promise<void>((resolve) => (finished = resolve)),
       sink: extras.sink,
       questioner: extras.questioner,
+      ...(extras.room && { room: extras.room }),
       authorized: undefined,
       executions: 0,
     };
@@ -439,7 +445,7 @@ export class ToolHost {
         questioner: flight?.questioner ?? this.#options.questioner,
         redact: this.#options.redact ?? ((text) => text),
         emit: (event) => this.#emitFor(call.id, event),
-        outputRoom: () => this.#delivery.room(),
+        outputRoom: () => bothRooms(this.#delivery.room(), flight?.room?.()),
         authorize: (request, callSignal) => this.#authorizeOne(call, request, callSignal),
       },
       detached,
@@ -497,3 +503,10 @@ export class ToolHost {
 
 export { interruptReason };
 export type { ToolOutput, CallOutcome, SubmitOptions, RunObserver, EventListener };
+
+/** Room for output once both readers have it: the host's listeners and a started call's own event stream. */
+function bothRooms(listeners: Promise<void> | undefined, stream: Promise<void> | undefined): Promise<void> | undefined {
+  if (listeners === undefined) return stream;
+  if (stream === undefined) return listeners;
+  return Promise.all([listeners, stream]).then(() => undefined);
+}
