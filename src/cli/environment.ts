@@ -49,24 +49,24 @@ export interface RunStreams {
   stderr: TextSink;
 }
 
-/** The part of a Node stream a sink may also be: whether its buffer is past its high-water mark, and its events. */
-type DrainingSink = TextSink & Partial<Pick<NodeJS.WritableStream, 'on' | 'off'>> & { writableNeedDrain?: boolean };
+/** A sink that may also be a Node stream: whether its buffer is past its high-water mark, and its events. */
+type DrainingSink = TextSink & Partial<Pick<NodeJS.WritableStream, 'once' | 'off'>> & { writableNeedDrain?: boolean };
 
 /**
  * While a sink that is a Node stream holds more than its high-water mark (its reader is behind),
  * a promise that settles once it has drained or closed; otherwise undefined.
  */
 export function drainOf(sink: TextSink): Promise<void> | undefined {
-  const stream = sink as DrainingSink;
-  const { on, off } = stream;
-  if (stream.writableNeedDrain !== true || on === undefined || off === undefined) return undefined;
+  const stream: DrainingSink = sink;
+  if (stream.writableNeedDrain !== true || stream.once === undefined || stream.off === undefined) return undefined;
+  const { once, off } = stream;
   return new Promise((resolve) => {
     const done = () => {
       off.call(stream, 'drain', done);
       off.call(stream, 'close', done);
       resolve();
     };
-    on.call(stream, 'drain', done);
-    on.call(stream, 'close', done);
+    once.call(stream, 'drain', done);
+    once.call(stream, 'close', done);
   });
 }

@@ -1,5 +1,5 @@
 import type { RunEvent } from './events.js';
-import { droppedProgressMessage, ProgressQueue } from './progress-queue.js';
+import { droppedProgressMessage, ProgressQueue, roomOfAll } from './progress-queue.js';
 
 /**
  * Receives the events of a host's calls and of the runs it reports. A listener may be
@@ -47,7 +47,6 @@ export class EventDelivery {
   readonly #subscriptions: Subscription[] = [];
   #scheduled = false;
   #waiters: (() => void)[] = [];
-  #roomWaiters: (() => void)[] = [];
 
   constructor(
     private readonly warn: (message: string) => void,
@@ -64,7 +63,6 @@ export class EventDelivery {
       const index = this.#subscriptions.indexOf(subscription);
       if (index >= 0) this.#subscriptions.splice(index, 1);
       this.#settleWaiters();
-      this.#settleRoom();
     };
   }
 
@@ -73,8 +71,7 @@ export class EventDelivery {
    * promise that settles once every listener has room again; otherwise undefined, at no cost.
    */
   room(): Promise<void> | undefined {
-    if (!this.#subscriptions.some((subscription) => subscription.queue.full)) return undefined;
-    return new Promise((resolve) => this.#roomWaiters.push(resolve));
+    return roomOfAll(this.#subscriptions.map((subscription) => subscription.queue.room()));
   }
 
   deliver(event: RunEvent): void {
@@ -107,7 +104,6 @@ export class EventDelivery {
         const event = subscription.queue.take();
         if (!event) break;
         this.#call(subscription, event);
-        this.#settleRoom();
         if (performance.now() - started > sliceMs) {
           // Listeners have had their turn: the calls go on, delivery resumes on the next one.
           this.#schedule();
@@ -141,11 +137,6 @@ export class EventDelivery {
     if (subscription.failed) return;
     subscription.failed = true;
     this.warn(`an event listener failed (${(thrown as Error)?.message ?? String(thrown)}); its later failures are not reported`);
-  }
-
-  #settleRoom(): void {
-    if (this.#roomWaiters.length === 0 || this.#subscriptions.some((subscription) => subscription.queue.full)) return;
-    for (const resolve of this.#roomWaiters.splice(0)) resolve();
   }
 
   #settleWaiters(): void {

@@ -27,12 +27,13 @@ class Dropped {
  * `maxQueuedProgress` queued messages it is dropped rather than kept without bound, and a
  * notice of how many were dropped takes their place in the order. Every other event is kept.
  * With `keepOutput`, so is the progress that carries a process's output: its writers are to
- * wait while the queue is `full` instead (`EventDelivery.room`).
+ * wait for `room()` instead.
  */
 export class ProgressQueue<E extends Progressive> {
   private readonly items: (E | Dropped)[] = [];
   private queuedProgress = 0;
   private queuedOutput = 0;
+  private readonly roomWaiters: (() => void)[] = [];
 
   constructor(
     private readonly notice: (dropped: number, stepId: string) => ProgressEvent<E>,
@@ -43,9 +44,18 @@ export class ProgressQueue<E extends Progressive> {
     return this.items.length === 0;
   }
 
-  /** Holds as much kept output as a slow reader may be behind by: its writers should wait. */
-  get full(): boolean {
-    return this.queuedOutput >= maxQueuedOutput;
+  /**
+   * While it holds as much kept output as a slow reader may be behind by (`maxQueuedOutput`), a
+   * promise that settles once the reader has taken some or the queue is cleared; otherwise undefined.
+   */
+  room(): Promise<void> | undefined {
+    if (this.queuedOutput < maxQueuedOutput) return undefined;
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  private settleRoom(): void {
+    if (this.queuedOutput >= maxQueuedOutput) return;
+    for (const resolve of this.roomWaiters.splice(0)) resolve();
   }
 
   private kept(event: E | undefined): boolean {
@@ -70,8 +80,10 @@ export class ProgressQueue<E extends Progressive> {
   take(): E | undefined {
     const item = this.items.shift();
     if (item instanceof Dropped) return this.notice(item.count, item.stepId);
-    if (this.kept(item)) this.queuedOutput -= 1;
-    else if (item?.type === 'step_progress') this.queuedProgress -= 1;
+    if (this.kept(item)) {
+      this.queuedOutput -= 1;
+      this.settleRoom();
+    } else if (item?.type === 'step_progress') this.queuedProgress -= 1;
     return item;
   }
 
@@ -80,7 +92,15 @@ export class ProgressQueue<E extends Progressive> {
     this.items.length = 0;
     this.queuedProgress = 0;
     this.queuedOutput = 0;
+    this.settleRoom();
   }
+}
+
+/** Room once every reader has it: the promises of those that have none yet, joined; undefined when all have room. */
+export function roomOfAll(rooms: readonly (Promise<void> | undefined)[]): Promise<void> | undefined {
+  const waits = rooms.filter((room) => room !== undefined);
+  if (waits.length === 0) return undefined;
+  return waits.length === 1 ? waits[0] : Promise.all(waits).then(() => undefined);
 }
 
 /** The notice that stands for dropped progress messages. */

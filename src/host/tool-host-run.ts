@@ -27,7 +27,6 @@ export class ToolHostRun implements AsyncDisposable {
   private readonly queue: ProgressQueue<ToolHostRunEvent>;
   private readonly waiting: ((event: IteratorResult<ToolHostRunEvent>) => void)[] = [];
   private readonly questions = new Map<string, PendingQuestion>();
-  private readonly roomWaiters: (() => void)[] = [];
   private nextQuestion = 0;
   private finished = false;
 
@@ -70,8 +69,7 @@ export class ToolHostRun implements AsyncDisposable {
 
   /** While the reader of `events()` is `maxQueuedOutput` output events behind, a promise that settles once it has read on; otherwise undefined. */
   room(): Promise<void> | undefined {
-    if (!this.queue.full) return undefined;
-    return new Promise((resolve) => this.roomWaiters.push(resolve));
+    return this.queue.room();
   }
 
   cancel(): void {
@@ -81,7 +79,6 @@ export class ToolHostRun implements AsyncDisposable {
   events(): AsyncIterableIterator<ToolHostRunEvent> {
     const next = (): Promise<IteratorResult<ToolHostRunEvent>> => {
       const event = this.queue.take();
-      if (!this.queue.full) for (const resolve of this.roomWaiters.splice(0)) resolve();
       if (event) return Promise.resolve({ value: event, done: false });
       if (this.finished) return Promise.resolve({ value: undefined, done: true });
       return new Promise((resolve) => this.waiting.push(resolve));
@@ -92,7 +89,6 @@ export class ToolHostRun implements AsyncDisposable {
         this.cancel();
         // Nobody reads on: what waited for room goes on (and ends, cancelled).
         this.queue.clear();
-        for (const resolve of this.roomWaiters.splice(0)) resolve();
         return { value: undefined, done: true };
       },
       [Symbol.asyncIterator]: () => iterator,

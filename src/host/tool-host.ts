@@ -19,6 +19,7 @@ import type { AuditRecord, HostEvent, RunEvent } from './events.js';
 import type { PreToolGate } from './gates.js';
 import type { Questioner } from './host-input.js';
 import type { Policy, PolicyEvaluation } from './policy.js';
+import { roomOfAll } from './progress-queue.js';
 import type { PreparedCall, ToolCall } from './prepared-call.js';
 import type { ToolRegistry } from './registry.js';
 import { validateMaxParallel } from './schedule-book.js';
@@ -116,6 +117,7 @@ export class ToolHost {
   readonly session = new SessionState();
   readonly #authorizer: Authorizer;
   readonly #delivery: EventDelivery;
+  readonly #keepsOutput: boolean;
   readonly #environment: HostEnvironment;
   /** Tools whose declaration warnings were reported. */
   readonly #reportedTools = new WeakSet<Tool>();
@@ -137,8 +139,9 @@ export class ToolHost {
     validateMaxParallel(this.maxParallel);
     this.#order = new CallOrder(this.maxParallel);
     this.#environment = options.environment ?? emptyEnvironment;
-    // Every byte of output asked for (`limitBytes: Infinity`): a listener behind slows the output rather than lose it.
-    this.#delivery = new EventDelivery((message) => this.#warn(message), options.output?.limitBytes === Infinity);
+    // Every byte of output asked for (`limitBytes: Infinity`): a reader behind slows the output rather than lose it.
+    this.#keepsOutput = options.output?.limitBytes === Infinity;
+    this.#delivery = new EventDelivery((message) => this.#warn(message), this.#keepsOutput);
     if (options.onEvent) this.#delivery.add(options.onEvent);
     this.#observer = options.observer;
     this.#authorizer = new Authorizer({
@@ -301,8 +304,7 @@ export class ToolHost {
    */
   start(call: ToolCall): ToolHostRun {
     const controller = new AbortController();
-    const keepOutput = this.#options.output?.limitBytes === Infinity;
-    const run: ToolHostRun = new ToolHostRun(call.id, call.stepId ?? call.id, controller, keepOutput, (questioner) =>
+    const run: ToolHostRun = new ToolHostRun(call.id, call.stepId ?? call.id, controller, this.#keepsOutput, (questioner) =>
       this.#invokeWith(call, controller.signal, { sink: (event) => run.accept(event), questioner, room: () => run.room() }),
     );
     return run;
@@ -445,7 +447,7 @@ export class ToolHost {
         questioner: flight?.questioner ?? this.#options.questioner,
         redact: this.#options.redact ?? ((text) => text),
         emit: (event) => this.#emitFor(call.id, event),
-        outputRoom: () => bothRooms(this.#delivery.room(), flight?.room?.()),
+        outputRoom: () => roomOfAll([this.#delivery.room(), flight?.room?.()]),
         authorize: (request, callSignal) => this.#authorizeOne(call, request, callSignal),
       },
       detached,
@@ -503,10 +505,3 @@ export class ToolHost {
 
 export { interruptReason };
 export type { ToolOutput, CallOutcome, SubmitOptions, RunObserver, EventListener };
-
-/** Room for output once both readers have it: the host's listeners and a started call's own event stream. */
-function bothRooms(listeners: Promise<void> | undefined, stream: Promise<void> | undefined): Promise<void> | undefined {
-  if (listeners === undefined) return stream;
-  if (stream === undefined) return listeners;
-  return Promise.all([listeners, stream]).then(() => undefined);
-}
